@@ -1,0 +1,65 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8000
+STAGE ?= dev
+
+# python3.12 on PATH if it runs, else the newest 3.12 under pyenv's versions directory.
+PYTHON312 := $(shell \
+  if python3.12 --version >/dev/null 2>&1; then command -v python3.12; \
+  else root=$$(pyenv root 2>/dev/null || echo $$HOME/.pyenv); \
+    ls -d $$root/versions/3.12*/bin/python3.12 2>/dev/null | sort -V | tail -n 1; fi)
+
+.PHONY: help venv run test test-unit test-integration test-e2e lint bench build deploy clean
+
+help:
+	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
+	@echo "make test   - run the whole test suite"
+	@echo "make lint   - ruff + mypy"
+	@echo "make bench  - benchmarks (figures quoted in issue notes)"
+	@echo "make build  - sam build;  make deploy STAGE=dev|prod - sam deploy"
+
+$(STAMP): pyproject.toml
+	@if [ -z "$(PYTHON312)" ]; then \
+	  echo "error: Python 3.12 not found (need python3.12 on PATH or \$$(pyenv root)/versions/3.12*)" >&2; exit 1; fi
+	@test -x $(PY) || $(PYTHON312) -m venv $(VENV)
+	@$(PY) -m pip install -q --upgrade pip
+	@$(PY) -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	PORT=$(PORT) $(VENV)/bin/trainer local
+
+test: $(STAMP)
+	$(VENV)/bin/pytest -q -n 2 --dist loadfile tests
+
+test-unit: $(STAMP)
+	$(VENV)/bin/pytest -q tests/unit
+
+test-integration: $(STAMP)
+	$(VENV)/bin/pytest -q tests/integration
+
+test-e2e: $(STAMP)
+	$(VENV)/bin/pytest -q tests/e2e
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+build: $(STAMP)
+	PATH="$(dir $(PYTHON312)):$$PATH" $(VENV)/bin/sam build --template-file template.yaml
+
+deploy: build
+	$(VENV)/bin/sam deploy --config-env $(STAGE)
+
+clean:
+	rm -rf .aws-sam .local .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Pure training logic and schemas: no I/O."""

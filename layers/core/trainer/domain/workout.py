@@ -1,0 +1,215 @@
+"""The structured workout payload (seed 002 §6.4), validated strictly so a bad workout comes back
+to the model as an observation it can fix."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from trainer.domain.muscles import Muscle
+
+ExerciseType = Literal["reps", "hold", "duration", "intervals"]
+GroupType = Literal["circuit", "superset", "giant_set", "warmup", "cooldown", "sequence"]
+LoadUnit = Literal["kg", "lbs"]
+DistanceUnit = Literal["km", "mi"]
+
+SHARE_TOLERANCE = 0.01
+
+TYPE_REQUIRED: dict[str, tuple[str, ...]] = {
+    "reps": ("sets", "reps", "rest_sec"),
+    "hold": ("sets", "hold_sec", "rest_sec"),
+    "duration": ("duration_min",),
+    "intervals": ("rounds", "work_sec", "rest_sec"),
+}
+TYPE_FIELDS: dict[str, frozenset[str]] = {
+    "reps": frozenset({"sets", "reps", "rest_sec", "load_each", "load_unit"}),
+    "hold": frozenset({"sets", "hold_sec", "rest_sec"}),
+    "duration": frozenset({"duration_min", "distance", "distance_unit", "target_pace"}),
+    "intervals": frozenset({"rounds", "work_sec", "rest_sec"}),
+}
+ALL_TYPE_FIELDS: frozenset[str] = frozenset().union(*TYPE_FIELDS.values())
+
+
+class MuscleShare(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    muscle: Muscle
+    share: float = Field(ge=0, le=1)
+
+
+class GoalShare(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    goal: str = Field(min_length=1, max_length=80)
+    share: float = Field(ge=0, le=1)
+
+
+class ExerciseGroup(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1, max_length=60, description="Shared by every exercise of the group")
+    type: GroupType
+    position: int = Field(ge=1, description="Order within the group, 1-indexed")
+    name: str | None = Field(default=None, description="First exercise of the group only")
+    rounds: int | None = Field(default=None, ge=1, description="First exercise of the group only")
+    rest_between_rounds_sec: int | None = Field(default=None, ge=0, description="First exercise only")
+
+
+class Exercise(BaseModel):
+    """One exercise. Fields beyond the common ones depend on `exercise_type`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = Field(default=None, description="Assigned by the server; omit when creating")
+    exercise_name: str = Field(min_length=1, max_length=120)
+    exercise_type: ExerciseType
+    order: int = Field(ge=1, description="Position in the workout, 1-indexed")
+    muscles_utilized: list[MuscleShare] = Field(min_length=1, description="Shares sum to 1.0")
+    goals_addressed: list[GoalShare] = Field(min_length=1, description="Shares sum to 1.0")
+    reasoning: str = Field(min_length=1, max_length=300)
+    equipment: list[str] = Field(default_factory=list, description="Equipment needed; [] for none")
+    group: ExerciseGroup | None = None
+    sets: int | None = Field(default=None, ge=1, le=20)
+    reps: list[int] | None = Field(default=None, description="Target reps per set (reps type)")
+    load_each: list[float] | None = Field(default=None, description="Load per set; omit for bodyweight")
+    load_unit: LoadUnit | None = None
+    hold_sec: list[int] | None = Field(default=None, description="Hold seconds per set (hold type)")
+    rest_sec: int | None = Field(default=None, ge=0, le=900)
+    duration_min: float | None = Field(default=None, gt=0, le=600)
+    distance: float | None = Field(default=None, gt=0)
+    distance_unit: DistanceUnit | None = None
+    target_pace: str | None = None
+    rounds: int | None = Field(default=None, ge=1, le=100)
+    work_sec: int | None = Field(default=None, ge=1, le=3600)
+    completed: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        problems: list[str] = []
+        kind = self.exercise_type
+        for name in TYPE_REQUIRED[kind]:
+            if getattr(self, name) is None:
+                problems.append(f"'{name}' is required for {kind} exercises")
+        foreign = sorted(
+            f for f in ALL_TYPE_FIELDS - TYPE_FIELDS[kind] if getattr(self, f) is not None
+        )
+        if foreign:
+            problems.append(f"{', '.join(foreign)} not allowed for {kind} exercises")
+        for name in ("reps", "hold_sec", "load_each"):
+            values = getattr(self, name)
+            if values is not None:
+                if self.sets is not None and len(values) != self.sets:
+                    problems.append(f"'{name}' needs one value per set ({self.sets}), got {len(values)}")
+                if any(v <= 0 for v in values) and name != "load_each":
+                    problems.append(f"'{name}' values must be positive")
+                if name == "load_each" and any(v < 0 for v in values):
+                    problems.append("'load_each' values must not be negative")
+        if self.load_each is not None and self.load_unit is None:
+            problems.append("'load_unit' is required with 'load_each'")
+        if self.distance is not None and self.distance_unit is None:
+            problems.append("'distance_unit' is required with 'distance'")
+        muscle_sum = sum(m.share for m in self.muscles_utilized)
+        if abs(muscle_sum - 1.0) > SHARE_TOLERANCE:
+            problems.append(f"muscles_utilized shares sum to {muscle_sum:.2f}, must be 1.0")
+        if len({m.muscle for m in self.muscles_utilized}) != len(self.muscles_utilized):
+            problems.append("muscles_utilized lists a muscle twice")
+        goal_sum = sum(g.share for g in self.goals_addressed)
+        if abs(goal_sum - 1.0) > SHARE_TOLERANCE:
+            problems.append(f"goals_addressed shares sum to {goal_sum:.2f}, must be 1.0")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+class WorkoutSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    estimated_duration_min: float | None = Field(default=None, gt=0)
+    primary_goals: list[str] = Field(default_factory=list)
+    muscles_targeted: list[str] = Field(default_factory=list)
+
+
+class Workout(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    title: str | None = Field(default=None, max_length=120)
+    exercises: list[Exercise] = Field(min_length=1, max_length=30)
+    summary: WorkoutSummary | None = None
+
+    @model_validator(mode="after")
+    def _check_order_and_groups(self) -> Self:
+        problems: list[str] = []
+        orders = [e.order for e in self.exercises]
+        if sorted(orders) != list(range(1, len(orders) + 1)):
+            problems.append(f"'order' values must be 1..{len(orders)} without gaps or repeats, got {orders}")
+        problems.extend(group_problems(self.exercises))
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+def group_problems(exercises: list[Exercise]) -> list[str]:
+    """Group rules: shared id and type, positions 1..n, name/rounds/rest only on position 1,
+    members contiguous in order, supersets of 2 and circuits/giant sets of 3+."""
+    problems: list[str] = []
+    groups: dict[str, list[Exercise]] = {}
+    for ex in sorted(exercises, key=lambda e: e.order):
+        if ex.group is not None:
+            groups.setdefault(ex.group.id, []).append(ex)
+    for gid, members in groups.items():
+        types = {m.group.type for m in members if m.group}
+        if len(types) > 1:
+            problems.append(f"group '{gid}' mixes types {sorted(types)}")
+        positions = sorted(m.group.position for m in members if m.group)
+        if positions != list(range(1, len(members) + 1)):
+            problems.append(f"group '{gid}' positions must be 1..{len(members)}, got {positions}")
+        for m in members:
+            g = m.group
+            if g and g.position != 1 and (g.name or g.rounds or g.rest_between_rounds_sec is not None):
+                problems.append(f"group '{gid}': name/rounds/rest_between_rounds_sec belong on position 1 only")
+        orders = [m.order for m in members]
+        if orders != list(range(orders[0], orders[0] + len(orders))):
+            problems.append(f"group '{gid}' members must be consecutive in the workout order")
+        kind = next(iter(types)) if len(types) == 1 else None
+        if kind == "superset" and len(members) != 2:
+            problems.append(f"superset '{gid}' needs exactly 2 exercises, has {len(members)}")
+        if kind in ("circuit", "giant_set") and len(members) < 3:
+            problems.append(f"{kind} '{gid}' needs 3 or more exercises, has {len(members)}")
+    return problems
+
+
+def workout_units(workout: Workout) -> set[str]:
+    """Every load and distance unit a workout uses (mixed units are a problem to report)."""
+    units: set[str] = set()
+    for ex in workout.exercises:
+        if ex.load_unit:
+            units.add(ex.load_unit)
+        if ex.distance_unit:
+            units.add(ex.distance_unit)
+    return units
+
+
+def exercise_line(ex: Exercise | dict[str, Any]) -> str:
+    """Compact one-line description used by formatters: '4x[10,10,8,6] @ 60kg', '3x[45]s hold'."""
+    e = ex if isinstance(ex, Exercise) else Exercise.model_validate(ex)
+    match e.exercise_type:
+        case "reps":
+            reps = ",".join(str(r) for r in e.reps or [])
+            load = ""
+            if e.load_each:
+                loads = sorted(set(e.load_each))
+                shown = f"{_num(loads[0])}" if len(loads) == 1 else f"{_num(loads[0])}-{_num(loads[-1])}"
+                load = f" @ {shown}{e.load_unit}"
+            return f"{e.sets}x[{reps}]{load}, rest {e.rest_sec}s"
+        case "hold":
+            holds = ",".join(str(h) for h in e.hold_sec or [])
+            return f"{e.sets}x[{holds}]s hold, rest {e.rest_sec}s"
+        case "duration":
+            extra = f", {_num(e.distance)}{e.distance_unit}" if e.distance else ""
+            pace = f" @ {e.target_pace}" if e.target_pace else ""
+            return f"{_num(e.duration_min)} min{extra}{pace}"
+        case "intervals":
+            return f"{e.rounds} rounds x {e.work_sec}s on / {e.rest_sec}s off"
+    return ""
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"

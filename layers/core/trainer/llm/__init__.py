@@ -1,0 +1,1 @@
+"""Model ports and adapters: Anthropic main agent, OpenAI initializer, offline policies."""

@@ -1,0 +1,1 @@
+"""Persistence: the DynamoDB session/event store and Postgres domain repositories."""

@@ -1,0 +1,86 @@
+"""The session/event store port. The DynamoDB adapter implements it; unit tests use a fake.
+
+Every method is synchronous (boto3); async callers run them in worker threads.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
+
+
+class SessionNotFound(LookupError):
+    """The session does not exist, has expired, or belongs to another user."""
+
+
+class LeaseHeld(RuntimeError):
+    """Another turn (or a checkpoint) holds the session's lease."""
+
+
+class SessionStore(Protocol):
+    def create_session(self, user_id: str) -> Session: ...
+
+    def get_or_create_session(self, user_id: str, session_id: str | None = None) -> Session:
+        """The named session (SessionNotFound if not the user's), else the most recent active one, else new."""
+        ...
+
+    def get_session(self, user_id: str, session_id: str) -> Session:
+        """User-scoped read; raises SessionNotFound."""
+        ...
+
+    def load_session(self, session_id: str) -> Session:
+        """Unscoped read for trusted back-end jobs (checkpoint, costs)."""
+        ...
+
+    def list_sessions(self, user_id: str, limit: int = 10) -> list[Session]: ...
+
+    def delete_session(self, user_id: str, session_id: str) -> None:
+        """Deletes the session with its events and state; raises SessionNotFound."""
+        ...
+
+    def append_event(
+        self,
+        session_id: str,
+        event_type: EventType,
+        data: dict[str, Any],
+        duration_ms: int | None = None,
+    ) -> Event:
+        """Appends with the next gap-free sequence number (conditional write, bounded retry)."""
+        ...
+
+    def read_events(
+        self,
+        session_id: str,
+        after: int = 0,
+        limit: int | None = None,
+        types: frozenset[EventType] | None = None,
+    ) -> EventPage:
+        """Events with sequence_number > after, ascending; `limit` pages, `types` filters."""
+        ...
+
+    def update_session(self, session_id: str, **fields: Any) -> Session:
+        """Sets status, context_start_sequence, knowledge_in_context, metadata and the like."""
+        ...
+
+    def add_knowledge(self, session_id: str, refs: list[KnowledgeRef]) -> None:
+        """Appends to knowledge_in_context atomically."""
+        ...
+
+    def add_usage(self, session_id: str, **increments: float) -> Session:
+        """Atomically increments token/cost totals (total_tokens, cached_tokens, total_cost_cents...)."""
+        ...
+
+    def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
+        """Raises LeaseHeld if an unexpired lease belongs to another holder."""
+        ...
+
+    def release_lease(self, session_id: str, holder: str) -> None: ...
+
+    def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
+        """Per-session state that must survive invocations (current workout, displayables)."""
+        ...
+
+    def put_state(self, session_id: str, key: str, value: dict[str, Any]) -> None: ...
+
+    def delete_state(self, session_id: str, key: str) -> None: ...

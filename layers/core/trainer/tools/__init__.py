@@ -1,0 +1,1 @@
+"""The trainer's tools, one module per family."""

@@ -1,0 +1,1 @@
+"""moto server fixtures (filled in by the store work)."""

@@ -1,0 +1,1 @@
+"""embedded Postgres fixtures (filled in by the domain-data work)."""
