@@ -55,11 +55,18 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
-build: $(STAMP)
-	PATH="$(dir $(PYTHON312)):$$PATH" $(VENV)/bin/sam build --template-file template.yaml
+# SAM CLI pins its own dependencies, so it lives in a venv of its own.
+SAM_VENV := .venv-sam
+$(SAM_VENV)/.installed:
+	@test -x $(SAM_VENV)/bin/python || $(PYTHON312) -m venv $(SAM_VENV)
+	@$(SAM_VENV)/bin/pip install -q --upgrade pip aws-sam-cli
+	@touch $@
+
+build: $(STAMP) $(SAM_VENV)/.installed
+	PATH="$(dir $(PYTHON312)):$$PATH" $(SAM_VENV)/bin/sam build --template-file template.yaml
 
 deploy: build
-	$(VENV)/bin/sam deploy --config-env $(STAGE)
+	$(SAM_VENV)/bin/sam deploy --config-env $(STAGE)
 
 clean:
-	rm -rf .aws-sam .local .pytest_cache .mypy_cache .ruff_cache
+	rm -rf .aws-sam .venv-sam .local .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""The agent core: loop, context builder, initializer, prompts and the tool registry."""

@@ -1,0 +1,1 @@
+"""The HTTP layer: `trainer.api.app.create_app` builds the FastAPI application."""

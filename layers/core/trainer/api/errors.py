@@ -1,0 +1,195 @@
+"""One JSON error shape for every failure: {"error": {"code", "message"}} (plus `details` for
+validation errors). Nothing reaches the client as a traceback."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from trainer.api.logging import logger
+from trainer.store.ports import LeaseHeld, SessionNotFound
+
+
+class ApiError(HTTPException):
+    """An expected failure with its HTTP status and a stable machine-readable code. It is an
+    HTTPException so FastAPI re-raises it untouched when it surfaces while reading a body."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        headers: dict[str, str] | None = None,
+        details: list[dict[str, Any]] | None = None,
+    ) -> None:
+        super().__init__(status_code=status, detail=message, headers=headers)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+        self.details = details
+
+
+def error_body(code: str, message: str, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if details:
+        error["details"] = details
+    return {"error": error}
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    *,
+    headers: dict[str, str] | None = None,
+    details: list[dict[str, Any]] | None = None,
+) -> JSONResponse:
+    return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
+
+
+def _status_code_name(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase.lower().replace(" ", "_").replace("-", "_")
+    except ValueError:
+        return "error"
+
+
+def validation_details(errors: list[Any]) -> list[dict[str, Any]]:
+    """Pydantic/FastAPI errors reduced to what a client can act on (no echoed input)."""
+    details = []
+    for err in errors:
+        loc = [str(part) for part in err.get("loc", ()) if part != "body"]
+        details.append({"field": ".".join(loc) or None, "message": str(err.get("msg", "invalid value"))})
+    return details
+
+
+def is_malformed_json(errors: list[Any]) -> bool:
+    return any(err.get("type") == "json_invalid" for err in errors)
+
+
+async def _api_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    headers = dict(exc.headers) if exc.headers else None
+    return error_response(exc.status, exc.code, exc.message, headers=headers, details=exc.details)
+
+
+async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = list(exc.errors())
+    if is_malformed_json(errors):
+        return error_response(400, "malformed_json", "The request body is not valid JSON.")
+    return error_response(
+        422, "invalid_request", "The request is not valid.", details=validation_details(errors)
+    )
+
+
+async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    message = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+    return error_response(
+        exc.status_code, _status_code_name(exc.status_code), message, headers=dict(exc.headers or {})
+    )
+
+
+async def _session_not_found(_: Request, exc: Exception) -> JSONResponse:
+    return error_response(404, "session_not_found", "Session not found.")
+
+
+async def _lease_held(_: Request, exc: Exception) -> JSONResponse:
+    return error_response(
+        409, "turn_in_progress", "Another turn is running on this session; retry when it has finished."
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(SessionNotFound, _session_not_found)
+    app.add_exception_handler(LeaseHeld, _lease_held)
+
+
+def body_too_large(limit: int) -> ApiError:
+    return ApiError(413, "body_too_large", f"The request body exceeds {limit} bytes.")
+
+
+class BodySizeLimitMiddleware:
+    """413 for bodies over `max_bytes`: by Content-Length up front, else while the body streams in
+    (the overflow surfaces as an ApiError inside the route, where the handlers turn it into JSON)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            err = body_too_large(self.max_bytes)
+            response = error_response(err.status, err.code, err.message)
+            await response(scope, receive, send)
+            return
+
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise body_too_large(self.max_bytes)
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+class CatchAllMiddleware:
+    """The last line: an unexpected exception is logged with its traceback and answered with a
+    JSON 500, or, if the response has already started (a stream), the response is just ended."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception:
+            logger.exception(
+                "unhandled error", extra={"path": scope.get("path"), "method": scope.get("method")}
+            )
+            if started:
+                return
+            response = error_response(500, "internal", "An unexpected error occurred.")
+            await response(scope, receive, send)

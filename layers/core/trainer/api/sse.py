@@ -1,0 +1,164 @@
+"""Server-Sent Events for agent turns.
+
+A turn runs as a detached asyncio task that feeds a queue; the response generator drains the queue,
+writing `id: <n>\\ndata: <json>\\n\\n` frames (n counts the frames of this stream) and a heartbeat
+comment whenever nothing was sent for `heartbeat_seconds`. If the client goes away the generator
+stops and the emitter drops further events, but the task runs on: the turn still completes and
+persists its events (a phone that lost its stream catches up with GET /agent/sessions/{id}/events).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from trainer.api.logging import logger
+
+Event = dict[str, Any]
+Emit = Callable[[Event], Awaitable[None]]
+
+SSE_HEADERS = {
+    "Cache-Control": "no-cache",
+    "Connection": "keep-alive",
+    "X-Accel-Buffering": "no",
+}
+SSE_MEDIA_TYPE = "text/event-stream"
+HEARTBEAT = b": heartbeat\n\n"
+
+
+def encode_frame(event: Event, event_id: int) -> bytes:
+    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+    return f"id: {event_id}\ndata: {data}\n\n".encode()
+
+
+def done_event(session_id: str | None) -> Event:
+    return {"type": "done", "sessionId": session_id}
+
+
+def error_event(message: str) -> Event:
+    return {"type": "error", "message": message}
+
+
+class BackgroundTurns:
+    """Keeps detached turn tasks referenced until they finish, so neither a client disconnect nor
+    the garbage collector cancels them; `wait()` lets shutdown let them complete."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def start[T](self, coro: Awaitable[T]) -> asyncio.Task[T]:
+        task: asyncio.Task[T] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    async def wait(self, grace_seconds: float | None = None) -> None:
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=grace_seconds)
+
+
+class _End:
+    def __init__(self, session_id: str | None, error: str | None) -> None:
+        self.session_id = session_id
+        self.error = error
+
+
+class TurnStream:
+    """One turn streamed as SSE.
+
+    `await start()` launches `run(emit)` detached and waits (up to `first_event_timeout`) for its
+    first event; a failure of a type in `early_errors` raised before any event (a held lease, an
+    unknown session) is re-raised there, so the route can still answer with a JSON error status.
+    After that, failures become an `error` frame. `frames()` yields the SSE body, `done` last.
+    """
+
+    def __init__(
+        self,
+        run: Callable[[Emit], Awaitable[Any]],
+        *,
+        turns: BackgroundTurns,
+        heartbeat_seconds: float,
+        session_id_of: Callable[[Any], str | None],
+        describe_error: Callable[[BaseException], tuple[str, str | None]],
+        early_errors: tuple[type[BaseException], ...] = (),
+    ) -> None:
+        self._run = run
+        self._turns = turns
+        self._heartbeat = heartbeat_seconds
+        self._session_id_of = session_id_of
+        self._describe_error = describe_error
+        self._early_errors = early_errors
+        self._queue: asyncio.Queue[Event | _End] = asyncio.Queue()
+        self._signal = asyncio.Event()
+        self._listening = True
+        self._committed = False
+        self._early: BaseException | None = None
+
+    async def _emit(self, event: Event) -> None:
+        self._signal.set()
+        if self._listening:
+            self._queue.put_nowait(event)
+
+    async def _run_to_end(self) -> None:
+        try:
+            result = await self._run(self._emit)
+        except Exception as exc:
+            if not self._committed and isinstance(exc, self._early_errors):
+                self._early = exc
+            else:
+                message, session_id = self._describe_error(exc)
+                self._queue.put_nowait(_End(session_id, message))
+        else:
+            self._queue.put_nowait(_End(self._session_id_of(result), None))
+        finally:
+            self._signal.set()
+
+    async def start(self, first_event_timeout: float) -> None:
+        self._turns.start(self._run_to_end())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._signal.wait(), timeout=first_event_timeout)
+        self._committed = True
+        if self._early is not None:
+            raise self._early
+
+    async def frames(self) -> AsyncIterator[bytes]:
+        """A `done` emitted by the turn itself is held back and sent once, last; an `error` the
+        turn already emitted is not repeated."""
+        frame_id = 0
+        finished = False
+        error_sent = False
+        done_session: str | None = None
+        try:
+            while True:
+                try:
+                    item = await asyncio.wait_for(self._queue.get(), timeout=self._heartbeat)
+                except TimeoutError:
+                    yield HEARTBEAT
+                    continue
+                if isinstance(item, _End):
+                    if item.error is not None and not error_sent:
+                        yield encode_frame(error_event(item.error), frame_id)
+                    finished = True
+                    yield encode_frame(done_event(item.session_id or done_session), frame_id)
+                    return
+                if item.get("type") == "done":
+                    done_session = item.get("sessionId") or done_session
+                    continue
+                error_sent = error_sent or item.get("type") == "error"
+                seq = item.get("seq")
+                if isinstance(seq, int) and seq > frame_id:
+                    frame_id = seq
+                yield encode_frame(item, frame_id)
+        finally:
+            self._listening = False
+            if not finished:
+                logger.info("client left the stream; the turn runs to completion")
+            with contextlib.suppress(asyncio.QueueEmpty):
+                while True:
+                    self._queue.get_nowait()

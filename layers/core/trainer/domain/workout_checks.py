@@ -1,0 +1,262 @@
+"""Checks a workout against the user's situation, and the preference reading they share with the
+offline composer. Problems are reported, never enforced: the model sees them and can fix them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from trainer.domain.equipment import _ALIASES, BODYWEIGHT, missing_equipment
+from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, hours_left
+from trainer.domain.workout import Exercise, Workout
+
+_MUSCLE_WORDS: list[tuple[str, tuple[str, ...]]] = [
+    (r"lower[\s-]?back|lumbar|spine", ("Lower Back",)),
+    (r"chest|pecs?|pectorals?", ("Chest",)),
+    (r"(?<!lower )(?<!lower-)\bback\b|lats|upper[\s-]?back", ("Back",)),
+    (r"shoulders?|delts?|deltoids?|rotator cuff", ("Shoulders",)),
+    (r"biceps?|bis", ("Biceps",)),
+    (r"triceps?|tris", ("Triceps",)),
+    (r"abs|core|abdominals?|stomach|obliques?", ("Abs",)),
+    (r"quads?|quadriceps", ("Quadriceps",)),
+    (r"hamstrings?|hammies", ("Hamstrings",)),
+    (r"glutes?|butt|bum", ("Glutes",)),
+    (r"calf|calves", ("Calves",)),
+    (r"traps|trapezius", ("Trapezius",)),
+    (r"abductors?|outer thighs?", ("Abductors",)),
+    (r"adductors?|inner thighs?|groin", ("Adductors",)),
+    (r"forearms?|grip", ("Forearms",)),
+    (r"neck", ("Neck",)),
+    (r"arms", ("Biceps", "Triceps")),
+    (r"legs?|lower[\s-]?body|leg day", ("Quadriceps", "Hamstrings", "Glutes", "Calves")),
+    (r"upper[\s-]?body", ("Chest", "Back", "Shoulders", "Biceps", "Triceps")),
+    (r"push(?![\s-]?ups?)", ("Chest", "Shoulders", "Triceps")),
+    (r"pull(?![\s-]?ups?)(?!downs?)", ("Back", "Biceps", "Trapezius")),
+]
+_JOINT_WORDS: list[tuple[str, tuple[str, ...]]] = [
+    (r"knees?|acl|meniscus|patella", ("Quadriceps", "Hamstrings")),
+    (r"wrists?", ("Forearms",)),
+    (r"elbows?|tennis elbow|golfer'?s elbow", ("Biceps", "Triceps", "Forearms")),
+    (r"ankles?|achilles", ("Calves",)),
+    (r"hips?|hip flexors?", ("Glutes", "Adductors", "Abductors")),
+]
+_NEGATIVE = re.compile(
+    r"\b(avoid\w*|no|not|never|skip\w*|without|exclud\w*|hate[sd]?|dislike[sd]?|don'?t|do not|can'?t|cannot|"
+    r"less|injur\w*|pain\w*|hurts?|sore|strain\w*|sprain\w*|rest(ing)?|off)\b",
+    re.I,
+)
+_EXERCISE_DISLIKE = re.compile(
+    r"\b(?:hate[sd]?|dislike[sd]?|avoid|avoiding|skip|exclude|no more|no|never|without|"
+    r"don'?t (?:like|want|do)|do not (?:like|want|do)|can'?t do|cannot do|not)\s+"
+    r"(?:doing\s+|any\s+|the\s+|more\s+)*"
+    r"([a-z][a-z0-9\s\-/]*?)(?=$|[.,;!?()]| and | or | because| since| for | in | from | anymore| any more)",
+    re.I,
+)
+_LIGHT = re.compile(r"\b(easy|easier|light|lighter|deload|gentle|low intensity|recover\w*)\b", re.I)
+_HARD = re.compile(r"\b(hard|harder|intense|heavy|heavier|challeng\w*|push me)\b", re.I)
+_GENERIC = {
+    "exercise",
+    "exercises",
+    "workout",
+    "workouts",
+    "it",
+    "that",
+    "this",
+    "them",
+    "cardio",
+    "weights",
+    "gym",
+}
+
+
+def muscles_in_text(text: str, *, include_joints: bool = False) -> set[str]:
+    """Canonical muscles named in free text ('legs', 'upper body', 'push', 'knee' with joints...)."""
+    found: set[str] = set()
+    lowered = text.lower()
+    for pattern, muscles in _MUSCLE_WORDS + (_JOINT_WORDS if include_joints else []):
+        if re.search(rf"\b(?:{pattern})\b", lowered):
+            found.update(muscles)
+    return found
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+@lru_cache(maxsize=8192)
+def name_key(text: str) -> str:
+    """Lower-case, punctuation-free, singular words: 'Push-Ups' -> 'push up'."""
+    return " ".join(_singular(w) for w in re.sub(r"[^a-z0-9]+", " ", text.lower()).split())
+
+
+def exercise_matches(name: str, phrase: str) -> bool:
+    """True when the exercise name contains the phrase as whole words (plural-insensitive)."""
+    key = name_key(phrase)
+    return bool(key) and f" {key} " in f" {name_key(name)} "
+
+
+def is_temporary(pref: Mapping[str, Any]) -> bool:
+    return bool(pref.get("temporary") or pref.get("expires_at") or pref.get("delete_after_use"))
+
+
+def parse_time_budget(text: str) -> int | None:
+    """Minutes mentioned in text: '30 minutes', '45 min', 'an hour', '1.5 hours', 'half an hour'."""
+    lowered = text.lower()
+    if re.search(r"\bhalf an? hour\b", lowered):
+        return 30
+    match = re.search(r"(\d+(?:\.\d+)?)\s*(?:-\s*)?(minutes?|mins?|m|hours?|hrs?|h)\b", lowered)
+    if match:
+        value = float(match[1])
+        minutes = value * 60 if match[2].startswith("h") else value
+        return int(min(240, max(5, round(minutes))))
+    if re.search(r"\b(an|one) hour\b", lowered):
+        return 60
+    return None
+
+
+def _equipment_in_text(text: str) -> set[str]:
+    lowered = f" {re.sub(r'[^a-z0-9-]+', ' ', text.lower())} "
+    names = {**_ALIASES, **{canon: canon for canon in _ALIASES.values()}}
+    return {
+        canon for alias, canon in names.items() if alias and f" {alias} " in lowered and canon != BODYWEIGHT
+    }
+
+
+def _dislike_phrases(text: str) -> list[str]:
+    phrases = []
+    for match in _EXERCISE_DISLIKE.finditer(text):
+        phrase = name_key(match[1])
+        if phrase and phrase not in _GENERIC and not muscles_in_text(phrase):
+            phrases.append(phrase)
+    return phrases
+
+
+@dataclass
+class PreferenceConstraints:
+    """What the active preferences mean for exercise choice."""
+
+    avoided_muscles: dict[str, str] = field(default_factory=dict)
+    """muscle -> the preference text that rules it out (injuries, 'avoid shoulders')."""
+    excluded_exercises: dict[str, str] = field(default_factory=dict)
+    """name phrase -> the preference text ('burpee' from 'I hate burpees')."""
+    unavailable_equipment: set[str] = field(default_factory=set)
+    temporary_muscles: set[str] = field(default_factory=set)
+    permanent_muscles: set[str] = field(default_factory=set)
+    time_budget_min: int | None = None
+    intensity: str | None = None
+    """'light' or 'hard'; a temporary preference wins over a permanent one."""
+
+
+def preference_constraints(preferences: Iterable[Mapping[str, Any]]) -> PreferenceConstraints:
+    result = PreferenceConstraints()
+    ordered = sorted(preferences, key=is_temporary)  # permanent first, so temporary ones win
+    for pref in ordered:
+        kind = str(pref.get("type") or "other").lower()
+        text = f"{pref.get('description') or ''}. {pref.get('guidance') or ''}"
+        label = str(pref.get("description") or pref.get("guidance") or kind)
+        negative = bool(_NEGATIVE.search(text))
+        if kind in ("injury", "recovery"):
+            for muscle in muscles_in_text(text, include_joints=True):
+                result.avoided_muscles.setdefault(muscle, label)
+        elif kind in ("muscle_group", "goal", "workout", "other") and muscles_in_text(text):
+            if negative:
+                for muscle in muscles_in_text(text):
+                    result.avoided_muscles.setdefault(muscle, label)
+            else:
+                target = result.temporary_muscles if is_temporary(pref) else result.permanent_muscles
+                target.update(muscles_in_text(text))
+        if kind in ("exercise", "workout", "other"):
+            for phrase in _dislike_phrases(text):
+                result.excluded_exercises.setdefault(phrase, label)
+        if kind == "equipment" and negative:
+            result.unavailable_equipment |= _equipment_in_text(text)
+        if kind == "time" and (minutes := parse_time_budget(text)):
+            result.time_budget_min = minutes
+        if kind in ("intensity", "recovery", "workout"):
+            if _LIGHT.search(text):
+                result.intensity = "light"
+            elif _HARD.search(text):
+                result.intensity = "hard"
+    return result
+
+
+@dataclass
+class UserTrainingContext:
+    available_equipment: set[str] | None = None
+    """Canonical names at the current location; None when unknown (no equipment check)."""
+    recovering_muscles: dict[str, datetime] = field(default_factory=dict)
+    preferences: list[dict[str, Any]] = field(default_factory=list)
+    weight_unit: str = "kg"
+    distance_unit: str = "km"
+    requested_muscles: set[str] = field(default_factory=set)
+    """Muscles the user explicitly asked for this turn: recovery is not flagged for them."""
+    now: datetime | None = None
+
+
+def _label(ex: Exercise) -> str:
+    return f"#{ex.order} {ex.exercise_name}"
+
+
+def check_workout(workout: Workout, user: UserTrainingContext) -> list[str]:
+    """Human-readable problems: missing equipment, recovering muscles, preference conflicts, units."""
+    problems: list[str] = []
+    prefs = preference_constraints(user.preferences)
+    available = user.available_equipment
+    if available is not None:
+        available = set(available) - prefs.unavailable_equipment
+    for ex in sorted(workout.exercises, key=lambda e: e.order):
+        if available is not None:
+            missing = sorted(missing_equipment(ex.equipment, available))
+            if missing:
+                problems.append(
+                    f"{_label(ex)} needs {', '.join(missing)}, not available at the current location"
+                )
+        worked = {m.muscle for m in ex.muscles_utilized if m.share >= WORKED_SHARE_THRESHOLD}
+        for muscle in sorted(worked & set(user.recovering_muscles) - user.requested_muscles):
+            ready = user.recovering_muscles[muscle]
+            left = f" (about {hours_left(ready, user.now):.0f} h left)" if user.now else ""
+            problems.append(
+                f"{_label(ex)} works {muscle}, still recovering until {ready:%Y-%m-%d %H:%M} UTC{left}"
+            )
+        involved = {m.muscle for m in ex.muscles_utilized if m.share > 0}
+        for muscle in sorted(involved & set(prefs.avoided_muscles)):
+            problems.append(
+                f"{_label(ex)} works {muscle}, which conflicts with: {prefs.avoided_muscles[muscle]}"
+            )
+        for phrase, reason in prefs.excluded_exercises.items():
+            if exercise_matches(ex.exercise_name, phrase):
+                problems.append(f"{_label(ex)} conflicts with the preference: {reason}")
+    problems.extend(_unit_problems(workout, user))
+    return problems
+
+
+def _unit_problems(workout: Workout, user: UserTrainingContext) -> list[str]:
+    problems: list[str] = []
+    load_units = sorted({e.load_unit for e in workout.exercises if e.load_unit})
+    distance_units = sorted({e.distance_unit for e in workout.exercises if e.distance_unit})
+    if len(load_units) > 1:
+        problems.append(
+            f"mixed weight units in one workout ({', '.join(load_units)}); use {user.weight_unit}"
+        )
+    elif load_units and load_units[0] != user.weight_unit:
+        problems.append(f"loads are in {load_units[0]} but the user's weight unit is {user.weight_unit}")
+    if len(distance_units) > 1:
+        problems.append(
+            f"mixed distance units in one workout ({', '.join(distance_units)}); use {user.distance_unit}"
+        )
+    elif distance_units and distance_units[0] != user.distance_unit:
+        problems.append(
+            f"distances are in {distance_units[0]} but the user's distance unit is {user.distance_unit}"
+        )
+    for ex in workout.exercises:
+        if (
+            ex.target_pace
+            and "/" in ex.target_pace
+            and not ex.target_pace.rstrip().endswith(user.distance_unit)
+        ):
+            problems.append(f"{_label(ex)} pace '{ex.target_pace}' is not per {user.distance_unit}")
+    return problems

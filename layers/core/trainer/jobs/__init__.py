@@ -1,0 +1,1 @@
+"""Asynchronous work behind EventBridge: the bus adapters, checkpointing and cost aggregation."""

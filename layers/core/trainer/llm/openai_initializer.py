@@ -1,0 +1,203 @@
+"""The initializer on OpenAI structured output (seed 000 §3.2, seed 002 §5): picks which data
+sources to append before the main agent runs."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import httpx2
+import openai
+from openai import AsyncOpenAI
+
+from trainer.llm.deterministic_selector import KNOWN_SOURCES
+from trainer.llm.ports import InitializerResponse, InitializerResult, ModelError
+from trainer.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MAX_COMPLETION_TOKENS = 500
+TEMPERATURE = 0.1
+TEMPERATURE_MODEL_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4-", "gpt-3.5")
+"""Chat models that accept a sampling temperature; reasoning models (o-series, gpt-5) reject one."""
+
+SOURCE_GUIDE = """\
+| source | contents | params |
+| user_profile | name, body stats | - |
+| user_settings | unit preferences (kg/lbs, km/mi) | - |
+| all_locations | every location with its equipment | - |
+| current_location | the current location with its equipment | - |
+| category_goals | category goals with weights AND distribution (actual vs target, debt) | - |
+| muscle_goals | muscle goals with weights AND distribution (actual vs target, debt) | - |
+| active_preferences | temporary and permanent preferences, injuries | - |
+| workout_history | past exercises | days_back (default 14) |
+| exercise_distribution | running totals per category and muscle | - |
+| current_workout_session | the workout in progress or most recently generated | - |
+| scheduled_workouts | future planned workouts | days_ahead (default 7) |
+| workout_plans | multi-week plans | status: active, completed or all |
+| milestone_goals | specific achievement goals (e.g. run a 5K) | status: active, achieved or all |"""
+
+SYSTEM_PROMPT = f"""You are a Context Initializer for a Personal Trainer AI agent.
+
+Your job is to analyze the user's message and determine which data sources the main agent needs.
+The system uses an APPEND-ONLY architecture for KV-cache efficiency.
+
+<your_task>
+1. Read the user's message
+2. Review which data sources are already in context (and their parameters)
+3. Determine if any NEW data sources should be APPENDED
+4. Return ONLY the JSON object described below
+</your_task>
+
+<important>
+APPEND-ONLY RULES:
+- Knowledge is APPENDED to the context, never replaced or removed
+- If a data source is already in context, you can still add MORE of it with different parameters
+- Example: workout_history with days_back:14 is in context, but user asks about this month
+  -> Append workout_history with days_back:30 (the agent sees both and uses the combined info)
+- Only request NEW data or EXPANDED data, not data already covered
+</important>
+
+<rules>
+- You can ONLY ADD data sources, never remove existing ones
+- If a source exists with SUFFICIENT scope, do NOT add it again
+- If a source exists but with INSUFFICIENT scope (e.g., 14 days but need 30), ADD it with expanded params
+- Select the MINIMUM data sources needed - avoid over-fetching
+- Use ONLY the source names listed in <data_sources>
+</rules>
+
+<data_sources>
+{SOURCE_GUIDE}
+</data_sources>
+
+<task_to_data_mapping>
+WORKOUT GENERATION / EXERCISE RECOMMENDATIONS:
+- category_goals, muscle_goals, active_preferences (if not in context)
+- workout_history (days_back: 14, or expand if need more)
+- current_location (if not in context)
+
+GOAL SETTING / ADJUSTMENTS:
+- category_goals, muscle_goals
+
+VIEWING STATISTICS / PROGRESS:
+- workout_history (days_back by request: week=7, month=30, quarter=90, year=365)
+- category_goals
+
+SCHEDULING / PLANNING:
+- scheduled_workouts (days_ahead by request)
+- workout_plans (if discussing multi-week plans)
+- milestone_goals (if discussing specific goals)
+
+PREFERENCE MANAGEMENT:
+- active_preferences
+
+TIMER / INTERVAL REQUESTS, LOGGING, CHANGING THE CURRENT WORKOUT:
+- current_workout_session
+
+LOCATION QUESTIONS:
+- all_locations
+
+INJURY / RECOVERY DISCUSSION:
+- active_preferences
+- workout_history (days_back: 7)
+
+GENERAL QUESTIONS / CONVERSATION:
+- Usually nothing; add only if specifically relevant
+</task_to_data_mapping>
+
+<output_format>
+- reasoning: brief explanation of what data is needed and why
+- append_knowledge: one entry per source to add, each with
+  source, reason ("not_in_context" | "expand_range" | "refresh_state"),
+  days_back (workout_history only, else null), days_ahead (scheduled_workouts only, else null),
+  status (workout_plans / milestone_goals only, else null)
+- use_existing: sources already in context that the agent will use
+If nothing needs adding, return an empty append_knowledge list.
+</output_format>"""
+
+
+def format_existing(existing: list[dict[str, Any]]) -> str:
+    if not existing:
+        return "None"
+    lines = []
+    for ref in existing:
+        params = ref.get("params") or {}
+        suffix = f" ({json.dumps(params, sort_keys=True)})" if params else ""
+        lines.append(f"- {ref.get('source')}{suffix}")
+    return "\n".join(lines)
+
+
+def user_prompt(message: str, existing: list[dict[str, Any]]) -> str:
+    return (
+        f"<user_message>\n{message}\n</user_message>\n\n"
+        f"<knowledge_already_in_context>\n{format_existing(existing)}\n</knowledge_already_in_context>\n\n"
+        "Analyze the user's message and determine if any additional data sources should be APPENDED.\n"
+        "Remember: you can expand existing data (e.g., more days of history) by adding it with new params."
+    )
+
+
+def accepts_temperature(model_id: str) -> bool:
+    return model_id.startswith(TEMPERATURE_MODEL_PREFIXES)
+
+
+class OpenAIKnowledgeSelector:
+    def __init__(
+        self,
+        settings: Settings,
+        http_client: httpx2.AsyncClient | None = None,
+        *,
+        max_retries: int = 1,
+    ) -> None:
+        if settings.openai_api_key is None:
+            raise ValueError("OPENAI_API_KEY is not set; use the deterministic selector instead")
+        self.model = settings.initializer_model
+        self._client = AsyncOpenAI(
+            api_key=settings.openai_api_key.get_secret_value(),
+            base_url=settings.openai_base_url or DEFAULT_BASE_URL,
+            http_client=http_client,
+            max_retries=max_retries,
+        )
+
+    async def select(self, message: str, existing: list[dict[str, Any]]) -> InitializerResult:
+        extra: dict[str, Any] = {"temperature": TEMPERATURE} if accepts_temperature(self.model) else {}
+        try:
+            completion = await self._client.chat.completions.parse(
+                model=self.model,
+                response_format=InitializerResponse,
+                messages=[
+                    {"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": user_prompt(message, existing)},
+                ],
+                max_completion_tokens=MAX_COMPLETION_TOKENS,
+                **extra,
+            )
+        except openai.APIStatusError as exc:
+            raise ModelError(f"the initializer call failed: HTTP {exc.status_code}: {exc.message}") from exc
+        except (openai.OpenAIError, ValueError) as exc:
+            raise ModelError(f"the initializer call failed: {type(exc).__name__}: {exc}") from exc
+        choice = completion.choices[0]
+        parsed = choice.message.parsed
+        if parsed is None:
+            raise ModelError(f"the initializer returned no selection (refusal: {choice.message.refusal!r})")
+        unknown = [s.source for s in parsed.append_knowledge if s.source not in KNOWN_SOURCES]
+        if unknown:
+            log.warning("initializer selected unknown sources %s; dropped", unknown)
+        selection = InitializerResponse(
+            reasoning=parsed.reasoning,
+            append_knowledge=[s for s in parsed.append_knowledge if s.source in KNOWN_SOURCES],
+            use_existing=[s for s in parsed.use_existing if s in KNOWN_SOURCES],
+        )
+        usage = completion.usage
+        details = usage.prompt_tokens_details if usage else None
+        return InitializerResult(
+            selection=selection,
+            usage={
+                "prompt_tokens": usage.prompt_tokens if usage else 0,
+                "cached_tokens": (details.cached_tokens or 0) if details else 0,
+                "completion_tokens": usage.completion_tokens if usage else 0,
+            },
+            model=completion.model or self.model,
+            provider="openai",
+        )

@@ -1,0 +1,560 @@
+"""A loopback HTTP server that speaks enough of Anthropic's Messages API (JSON and SSE) and
+OpenAI's chat completions for the real SDKs to run against it, with prompt caching simulated
+from the request's cache_control breakpoints (ARCHITECTURE §4, §9)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Self
+
+from trainer.llm.deterministic_selector import decide
+from trainer.llm.models import MODELS
+from trainer.llm.offline import OfflineAgentModel
+from trainer.llm.ports import AgentModel, ModelRequest, ModelResponse
+
+CACHE_TTL_S = 300.0
+LOOKBACK_BLOCKS = 20
+OPENAI_MIN_CACHED = 1024
+OPENAI_CACHE_STEP = 128
+REJECTED_SAMPLING_PARAMS = ("temperature", "top_p", "top_k")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def estimate_tokens(text: str) -> int:
+    return len(text) // 4
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+@dataclass
+class CacheUsage:
+    input_tokens: int
+    cache_creation_input_tokens: int
+    cache_read_input_tokens: int
+    cache_creation_1h_input_tokens: int = 0
+
+
+@dataclass
+class _Segment:
+    text: str
+    cache_control: dict[str, Any] | None
+
+
+def prompt_segments(body: dict[str, Any]) -> list[_Segment]:
+    """The request in cache order (tools, system, messages), one segment per block, with the
+    block's cache_control (stripped from the text so moving a breakpoint keeps the prefix)."""
+    segments: list[_Segment] = []
+
+    def add(prefix: str, block: Any) -> None:
+        if isinstance(block, dict):
+            control = block.get("cache_control")
+            clean = {k: v for k, v in block.items() if k != "cache_control"}
+            segments.append(_Segment(prefix + _dumps(clean), control if isinstance(control, dict) else None))
+        else:
+            segments.append(_Segment(prefix + _dumps(block), None))
+
+    for tool in body.get("tools") or []:
+        add("tool:", tool)
+    system = body.get("system")
+    if isinstance(system, str):
+        add("system:", {"type": "text", "text": system})
+    else:
+        for block in system or []:
+            add("system:", block)
+    for message in body.get("messages") or []:
+        role = str(message.get("role"))
+        content = message.get("content")
+        if isinstance(content, str):
+            add(f"{role}:", {"type": "text", "text": content})
+        else:
+            for block in content or []:
+                add(f"{role}:", block)
+    return segments
+
+
+class PromptCache:
+    """Prefixes written at breakpoints live for 5 minutes (refreshed on read). A read is looked up
+    at each breakpoint and up to 20 blocks before it, like the real API; nothing below the model's
+    minimum cacheable length is cached."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, ttl_s: float = CACHE_TTL_S) -> None:
+        self._clock = clock
+        self._ttl = ttl_s
+        self._entries: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def account(self, body: dict[str, Any], min_tokens: int) -> CacheUsage:
+        segments = prompt_segments(body)
+        digest = hashlib.sha256()
+        hashes: list[str] = []
+        tokens: list[int] = []
+        chars = 0
+        for segment in segments:
+            digest.update(segment.text.encode())
+            chars += len(segment.text)
+            hashes.append(digest.copy().hexdigest())
+            tokens.append(chars // 4)
+        total = chars // 4
+        breakpoints = [i for i, s in enumerate(segments) if s.cache_control]
+        now = self._clock()
+        with self._lock:
+            self._entries = {h: t for h, t in self._entries.items() if now - t < self._ttl}
+            read = 0
+            for bp in breakpoints:
+                for j in range(bp, max(-1, bp - LOOKBACK_BLOCKS), -1):
+                    if hashes[j] in self._entries:
+                        self._entries[hashes[j]] = now
+                        read = max(read, tokens[j])
+                        break
+            created = 0
+            created_1h = 0
+            if breakpoints and tokens[breakpoints[-1]] >= min_tokens:
+                created = max(0, tokens[breakpoints[-1]] - read)
+                if (segments[breakpoints[-1]].cache_control or {}).get("ttl") == "1h":
+                    created_1h = created
+                for bp in breakpoints:
+                    if tokens[bp] >= min_tokens:
+                        self._entries[hashes[bp]] = now
+        return CacheUsage(
+            input_tokens=max(0, total - read - created),
+            cache_creation_input_tokens=created,
+            cache_read_input_tokens=read,
+            cache_creation_1h_input_tokens=created_1h,
+        )
+
+
+class DemoPlanner:
+    """A stand-in planner for a server started without a policy: a fixed bodyweight workout."""
+
+    async def compose_workout(self, user_id: str, request_text: str) -> dict[str, Any]:
+        def ex(order: int, name: str, muscle: str, reps: int) -> dict[str, Any]:
+            return {
+                "exercise_name": name,
+                "exercise_type": "reps",
+                "order": order,
+                "muscles_utilized": [{"muscle": muscle, "share": 1.0}],
+                "goals_addressed": [{"goal": "Strength", "share": 1.0}],
+                "reasoning": "Bodyweight staple",
+                "equipment": [],
+                "sets": 3,
+                "reps": [reps, reps, reps],
+                "rest_sec": 60,
+            }
+
+        return {
+            "title": "Bodyweight Basics",
+            "exercises": [ex(1, "Push-up", "Chest", 12), ex(2, "Air Squat", "Quadriceps", 15)],
+        }
+
+    async def current_workout(self, session_id: str) -> dict[str, Any] | None:
+        return None
+
+    async def compose_replacement(
+        self, user_id: str, session_id: str, exercise: dict[str, Any], request_text: str
+    ) -> dict[str, Any]:
+        workout = await self.compose_workout(user_id, request_text)
+        replacement = dict(workout["exercises"][0])
+        current = str(exercise.get("exercise_name", ""))
+        replacement["exercise_name"] = "Knee Push-up" if current == "Incline Push-up" else "Incline Push-up"
+        replacement["order"] = int(exercise.get("order") or 1)
+        return replacement
+
+
+@dataclass
+class _Failures:
+    stream_error_next: bool = False
+    statuses: list[int] = field(default_factory=list)
+
+
+class FakeLLMServer:
+    """`with FakeLLMServer(policy) as server:` then point ANTHROPIC_BASE_URL at `server.base_url`
+    and OPENAI_BASE_URL at `server.openai_base_url`. `policy_loop` runs the policy on an existing
+    event loop (when the policy's planner is bound to it)."""
+
+    def __init__(
+        self,
+        policy: AgentModel | None = None,
+        *,
+        latency_s: float = 0.0,
+        simulate_cache: bool = True,
+        api_key: str | None = None,
+        chunk_chars: int = 12,
+        policy_loop: asyncio.AbstractEventLoop | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.policy: AgentModel = policy or OfflineAgentModel(DemoPlanner())
+        self.latency_s = latency_s
+        self.simulate_cache = simulate_cache
+        self.api_key = api_key
+        self.chunk_chars = max(1, chunk_chars)
+        self.policy_loop = policy_loop
+        self.cache = PromptCache(clock)
+        self._clock = clock
+        self._openai_prefixes: dict[str, float] = {}
+        self.requests: list[RecordedRequest] = []
+        self.fail_next_stream_with_error = False
+        self.fail_next_with_status: list[int] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the fake LLM server is not running")
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"{self.base_url}/v1"
+
+    def anthropic_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path == "/v1/messages"]
+
+    def start(self) -> Self:
+        if self._server is not None:
+            return self
+        handler = _make_handler(self)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-llm", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> None:
+        with self._lock:
+            self.requests.append(RecordedRequest(path, headers, body))
+
+    def take_failure(self) -> _Failures:
+        with self._lock:
+            failures = _Failures(self.fail_next_stream_with_error, list(self.fail_next_with_status[:1]))
+            self.fail_next_stream_with_error = False
+            self.fail_next_with_status = self.fail_next_with_status[1:]
+        return failures
+
+    def seen_openai_prefix(self, text: str) -> bool:
+        """OpenAI caches long prompt prefixes automatically; True when this one was seen recently."""
+        if not self.simulate_cache:
+            return False
+        key = hashlib.sha256(text.encode()).hexdigest()
+        now = self._clock()
+        with self._lock:
+            seen = key in self._openai_prefixes and now - self._openai_prefixes[key] < CACHE_TTL_S
+            self._openai_prefixes[key] = now
+        return seen
+
+    def decide(self, body: dict[str, Any]) -> ModelResponse:
+        metadata = body.get("metadata") or {}
+        request = ModelRequest(
+            model=str(body["model"]),
+            system=_as_blocks(body.get("system")),
+            tools=list(body.get("tools") or []),
+            messages=list(body["messages"]),
+            max_tokens=int(body["max_tokens"]),
+            tool_choice=dict(body.get("tool_choice") or {}),
+            user_id=metadata.get("user_id"),
+        )
+        coro = self.policy.complete(request)
+        if self.policy_loop is not None:
+            return asyncio.run_coroutine_threadsafe(coro, self.policy_loop).result(timeout=60)
+        return asyncio.run(coro)
+
+    def usage_for(self, body: dict[str, Any]) -> CacheUsage:
+        model = MODELS.get(str(body.get("model")))
+        min_tokens = model.min_cacheable_tokens if model else 1024
+        if self.simulate_cache:
+            return self.cache.account(body, min_tokens)
+        total = sum(len(s.text) for s in prompt_segments(body)) // 4
+        return CacheUsage(input_tokens=total, cache_creation_input_tokens=0, cache_read_input_tokens=0)
+
+
+def _as_blocks(system: Any) -> list[dict[str, Any]]:
+    if isinstance(system, str):
+        return [{"type": "text", "text": system}]
+    return list(system or [])
+
+
+def _usage_json(usage: CacheUsage, output_tokens: int) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": output_tokens,
+        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+        "cache_read_input_tokens": usage.cache_read_input_tokens,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": usage.cache_creation_input_tokens
+            - usage.cache_creation_1h_input_tokens,
+            "ephemeral_1h_input_tokens": usage.cache_creation_1h_input_tokens,
+        },
+    }
+
+
+def _error_body(kind: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+ERROR_KINDS = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error",
+               429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}  # fmt: skip
+
+
+def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                self._json(400, _error_body("invalid_request_error", "body is not JSON"))
+                return
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            server.record(self.path, headers, body)
+            if not self._authorized(headers):
+                self._json(401, _error_body("authentication_error", "invalid x-api-key"))
+                return
+            if self.path == "/v1/messages":
+                self._messages(body)
+            elif self.path == "/v1/chat/completions":
+                self._chat_completions(body)
+            else:
+                self._json(404, _error_body("not_found_error", f"no route {self.path}"))
+
+        def _authorized(self, headers: dict[str, str]) -> bool:
+            bearer = headers.get("authorization", "")
+            key = bearer[7:] if bearer.lower().startswith("bearer ") else headers.get("x-api-key", "")
+            if not key:
+                return False
+            return server.api_key is None or key == server.api_key
+
+        def _json(self, status: int, payload: dict[str, Any], extra: dict[str, str] | None = None) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.send_header("request-id", f"req_fake_{uuid.uuid4().hex[:12]}")
+            for name, value in (extra or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _messages(self, body: dict[str, Any]) -> None:
+            rejected = [p for p in REJECTED_SAMPLING_PARAMS if p in body]
+            if rejected:
+                message = f"{rejected[0]}: not supported by this API version"
+                self._json(400, _error_body("invalid_request_error", message))
+                return
+            missing = [k for k in ("model", "max_tokens", "messages") if k not in body]
+            if missing:
+                self._json(400, _error_body("invalid_request_error", f"{missing[0]}: Field required"))
+                return
+            failures = server.take_failure()
+            if failures.statuses:
+                status = failures.statuses[0]
+                error = _error_body(ERROR_KINDS.get(status, "api_error"), f"simulated {status}")
+                self._json(status, error, {"retry-after-ms": "1"})
+                return
+            if server.latency_s:
+                time.sleep(server.latency_s)
+            response = server.decide(body)
+            usage = server.usage_for(body)
+            call = response.tool_call
+            args_json = _dumps(call.arguments) if call else ""
+            output_tokens = max(1, len(args_json) // 4)
+            message_id = f"msg_fake_{uuid.uuid4().hex[:20]}"
+            if body.get("stream"):
+                self._stream(body, message_id, response, usage, args_json, output_tokens, failures)
+                return
+            content: list[dict[str, Any]] = (
+                [{"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}]
+                if call
+                else [{"type": "text", "text": response.text or "..."}]
+            )
+            self._json(
+                200,
+                {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body["model"],
+                    "content": content,
+                    "stop_reason": "tool_use" if call else "end_turn",
+                    "stop_sequence": None,
+                    "usage": _usage_json(usage, output_tokens),
+                },
+            )
+
+        def _stream(
+            self,
+            body: dict[str, Any],
+            message_id: str,
+            response: ModelResponse,
+            usage: CacheUsage,
+            args_json: str,
+            output_tokens: int,
+            failures: _Failures,
+        ) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.send_header("request-id", f"req_fake_{uuid.uuid4().hex[:12]}")
+            self.end_headers()
+            call = response.tool_call
+            start_usage = _usage_json(usage, 1)
+            self._event(
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": message_id,
+                        "type": "message",
+                        "role": "assistant",
+                        "model": body["model"],
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": start_usage,
+                    },
+                },
+            )
+            if call is None:
+                block: dict[str, Any] = {"type": "text", "text": ""}
+                pieces = [response.text or "..."]
+            else:
+                block = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
+                pieces = [
+                    args_json[i : i + server.chunk_chars]
+                    for i in range(0, len(args_json), server.chunk_chars)
+                ]
+            self._event(
+                "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
+            )
+            self._event("ping", {"type": "ping"})
+            for number, piece in enumerate(pieces):
+                if failures.stream_error_next and number == min(2, len(pieces) - 1):
+                    self._event("error", _error_body("overloaded_error", "Overloaded"))
+                    return
+                delta = (
+                    {"type": "input_json_delta", "partial_json": piece}
+                    if call
+                    else {"type": "text_delta", "text": piece}
+                )
+                self._event(
+                    "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
+                )
+                if server.latency_s:
+                    time.sleep(server.latency_s / 10)
+            self._event("content_block_stop", {"type": "content_block_stop", "index": 0})
+            final_usage = _usage_json(usage, output_tokens)
+            final_usage.pop("cache_creation")
+            self._event(
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use" if call else "end_turn", "stop_sequence": None},
+                    "usage": final_usage,
+                },
+            )
+            self._event("message_stop", {"type": "message_stop"})
+
+        def _event(self, name: str, payload: dict[str, Any]) -> None:
+            self.wfile.write(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
+            self.wfile.flush()
+
+        def _chat_completions(self, body: dict[str, Any]) -> None:
+            messages = body.get("messages") or []
+            user_text = "\n".join(str(m.get("content")) for m in messages if m.get("role") == "user")
+            message_m = re.search(r"<user_message>\n?(.*?)\n?</user_message>", user_text, re.DOTALL)
+            known_m = re.search(
+                r"<knowledge_already_in_context>\n?(.*?)\n?</knowledge_already_in_context>",
+                user_text,
+                re.DOTALL,
+            )
+            existing: list[dict[str, Any]] = []
+            for line in (known_m.group(1) if known_m else "").splitlines():
+                if m := re.match(r"-\s+(\w+)(?:\s+\((.*)\))?\s*$", line.strip()):
+                    try:
+                        params = json.loads(m.group(2)) if m.group(2) else {}
+                    except ValueError:
+                        params = {}
+                    existing.append({"source": m.group(1), "params": params})
+            selection = decide(message_m.group(1) if message_m else user_text, existing)
+            content = selection.model_dump_json()
+            prompt_tokens = sum(len(str(m.get("content"))) for m in messages) // 4
+            system_text = str(messages[0].get("content")) if messages else ""
+            cached = 0
+            if server.seen_openai_prefix(system_text) and prompt_tokens >= OPENAI_MIN_CACHED:
+                cached = (
+                    min(prompt_tokens, estimate_tokens(system_text)) // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
+                )
+            completion_tokens = max(1, len(content) // 4)
+            self._json(
+                200,
+                {
+                    "id": f"chatcmpl-fake{uuid.uuid4().hex[:12]}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": content, "refusal": None},
+                            "finish_reason": "stop",
+                            "logprobs": None,
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": completion_tokens,
+                        "total_tokens": prompt_tokens + completion_tokens,
+                        "prompt_tokens_details": {"cached_tokens": cached},
+                    },
+                },
+            )
+
+    return Handler

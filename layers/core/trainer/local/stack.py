@@ -1,0 +1,219 @@
+"""The local stack behind `make run` / `trainer local`.
+
+Embedded Postgres (data kept under the data directory, `.local/` by default, between runs;
+migrations applied), moto (DynamoDB tables and the EventBridge bus created from template.yaml),
+an in-process bus that hands `TurnCompleted` to the checkpoint and cost handlers the way Lambda
+would, and the API under uvicorn on 127.0.0.1. DATABASE_URL / AWS_ENDPOINT_URL, when set, are
+used instead of the embedded servers. Ctrl-C (or SIGTERM) stops everything in reverse order.
+
+This is the one place that writes environment variables: the process gets dummy AWS credentials
+and AWS_ENDPOINT_URL pointing at moto, so every boto3 client in it (including Powertools'
+idempotency layer) talks to moto and never to a real AWS account.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from trainer.api.auth import mint_dev_token
+from trainer.settings import Settings
+
+DEMO_USER_ID = "00000000-0000-4000-8000-000000000001"
+DEMO_TOKEN_TTL_SECONDS = 30 * 24 * 3600
+LOCAL_HOST = "127.0.0.1"
+DUMMY_AWS_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_SESSION_TOKEN": "local",
+}
+
+
+def default_template_path() -> Path:
+    """template.yaml at the repository root (this file is layers/core/trainer/local/stack.py)."""
+    beside_source = Path(__file__).resolve().parents[4] / "template.yaml"
+    return beside_source if beside_source.exists() else Path.cwd() / "template.yaml"
+
+
+@dataclass(frozen=True)
+class StackOptions:
+    data_dir: Path
+    port: int
+    template_path: Path
+    log_level: str = "info"
+
+
+def _say(line: str = "") -> None:
+    print(line, flush=True)
+
+
+def _use_moto_environment(endpoint_url: str, region: str, *, dummy_credentials: bool) -> None:
+    if dummy_credentials:
+        os.environ.update(DUMMY_AWS_CREDENTIALS)
+    os.environ["AWS_ENDPOINT_URL"] = endpoint_url
+    os.environ.setdefault("AWS_DEFAULT_REGION", region)
+    os.environ.setdefault("AWS_REGION", region)
+    from trainer.settings import get_settings
+
+    get_settings.cache_clear()
+
+
+def banner(base_url: str, token: str, settings: Settings) -> list[str]:
+    auth = f'-H "Authorization: Bearer {token}"'
+    return [
+        "",
+        f"trainer API on {base_url}  (model: {settings.model_mode} {settings.model}, "
+        f"initializer: {settings.initializer_mode})",
+        f"demo user: {DEMO_USER_ID}",
+        f"dev token: {token}",
+        "",
+        "try:",
+        f"  curl -s {auth} {base_url}/agent/sessions",
+        f"  curl -N {auth} -H 'Content-Type: application/json' "
+        f'-d \'{{"message": "Give me a quick chest workout"}}\' {base_url}/agent/stream',
+        "",
+        "Ctrl-C stops the stack.",
+    ]
+
+
+async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
+    import uvicorn
+
+    from trainer.api.app import create_app
+    from trainer.container import build_container
+    from trainer.store.db import Database
+
+    async with contextlib.AsyncExitStack() as stack:
+        database_url = settings.database_url
+        if database_url is None:
+            from trainer.local.postgres import start_postgres
+
+            _say(f"starting embedded Postgres in {options.data_dir / 'pgdata'} ...")
+            pg = await asyncio.to_thread(start_postgres, options.data_dir / "pgdata")
+            stack.callback(pg.stop)
+            database_url = pg.url
+        from trainer.store.migrate import apply_migrations
+
+        applied = await asyncio.to_thread(apply_migrations, database_url)
+        _say(f"migrations applied: {', '.join(applied) if applied else 'none pending'}")
+
+        endpoint_url = settings.aws_endpoint_url
+        if endpoint_url is None:
+            from trainer.local.moto_server import start_moto
+
+            moto = await asyncio.to_thread(start_moto, 0)
+            stack.callback(moto.stop)
+            endpoint_url = moto.endpoint_url
+            _say(f"moto (DynamoDB, EventBridge) on {endpoint_url}")
+        _use_moto_environment(
+            endpoint_url, settings.aws_region, dummy_credentials=settings.aws_endpoint_url is None
+        )
+        settings = settings.model_copy(
+            update={"aws_endpoint_url": endpoint_url, "database_url": database_url}
+        )
+
+        from trainer.local.moto_server import create_resources
+
+        await asyncio.to_thread(create_resources, settings, options.template_path)
+
+        db = Database(database_url)
+        await db.open()
+        stack.push_async_callback(db.close)
+        from trainer.local.seed import seed_demo_user
+
+        await seed_demo_user(db, DEMO_USER_ID)
+
+        bus = _local_bus(settings)
+        stack.callback(bus.close)
+        stack.push_async_callback(bus.drain)
+
+        container = await build_container(settings, db=db, publisher=bus)
+        stack.push_async_callback(container.aclose)
+
+        config = uvicorn.Config(
+            create_app(container),
+            host=LOCAL_HOST,
+            port=options.port,
+            log_level=options.log_level,
+            lifespan="on",
+            timeout_graceful_shutdown=30,
+        )
+        server = _ForegroundServer(config)
+        base_url = f"http://{LOCAL_HOST}:{options.port}"
+        token = mint_dev_token(
+            settings.jwt_secret.get_secret_value(),
+            DEMO_USER_ID,
+            ttl_seconds=DEMO_TOKEN_TTL_SECONDS,
+            issuer=settings.jwt_issuer,
+            audience=settings.jwt_audience,
+        )
+        server.on_started = partial(_say, "\n".join(banner(base_url, token, settings)))
+        await server.serve()
+        _say("stopping the local stack ...")
+    _say("local stack stopped")
+
+
+def _local_bus(settings: Settings) -> Any:
+    from trainer.jobs import checkpoint, costs
+    from trainer.local.bus import InProcessBus
+
+    bus = InProcessBus(region=settings.aws_region)
+    checkpoint_deps = checkpoint.CheckpointDeps.from_settings(settings)
+    cost_deps = costs.CostDeps.from_settings(settings)
+    bus.subscribe("TurnCompleted", partial(checkpoint.handle_turn_completed, deps=checkpoint_deps))
+    bus.subscribe("TurnCompleted", partial(costs.handle_turn_completed, deps=cost_deps))
+    return bus
+
+
+class _ForegroundServer:
+    """uvicorn.Server that stops on SIGINT/SIGTERM without re-raising the signal afterwards, so the
+    stack can tear down the databases cleanly and exit 0."""
+
+    def __init__(self, config: Any) -> None:
+        import uvicorn
+
+        outer = self
+
+        class Server(uvicorn.Server):
+            @contextlib.contextmanager
+            def capture_signals(self) -> Generator[None, None, None]:
+                if threading.current_thread() is not threading.main_thread():
+                    yield
+                    return
+                handled = (signal.SIGINT, signal.SIGTERM)
+                originals = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+                try:
+                    yield
+                finally:
+                    for sig, handler in originals.items():
+                        signal.signal(sig, handler)
+
+            async def startup(self, sockets: Any = None) -> None:
+                await super().startup(sockets)
+                if self.started and outer.on_started is not None:
+                    outer.on_started()
+
+        self._server = Server(config)
+        self.on_started: Callable[[], Any] | None = None
+
+    async def serve(self) -> None:
+        await self._server.serve()
+        if not self._server.started:
+            raise RuntimeError(f"the API could not start on port {self._server.config.port}")
+
+
+def run_local_stack(settings: Settings, options: StackOptions) -> int:
+    try:
+        asyncio.run(serve_local_stack(settings, options))
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return 130
+    return 0

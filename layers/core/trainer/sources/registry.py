@@ -1,0 +1,298 @@
+"""The data-source registry (seed 000 §3.2, seed 002 §9): name -> fetch + formatter + parameters.
+
+`fetch_sources` runs the requested sources concurrently, each on its own pooled connection. A failing or
+unknown source yields a SourceResult with `error` set; it never fails the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from trainer.domain.distribution import distribution_report
+from trainer.sources import formatters as fmt
+from trainer.sources.user_data import build_user_data_xml
+from trainer.store.db import Database
+from trainer.store.repositories import (
+    Conn,
+    RepositoryError,
+    UserId,
+    goals,
+    history,
+    locations,
+    milestones,
+    plans,
+    preferences,
+    profiles,
+    schedule,
+    settings,
+)
+
+__all__ = [
+    "DISPLAY_NAMES",
+    "SOURCES",
+    "SOURCE_NAMES",
+    "CurrentWorkoutProvider",
+    "DataSource",
+    "SourceResult",
+    "build_user_data_xml",
+    "describe_sources",
+    "fetch_sources",
+]
+
+logger = logging.getLogger(__name__)
+
+CurrentWorkoutProvider = Callable[[], Awaitable[dict[str, Any] | None]]
+
+
+@dataclass(frozen=True)
+class SourceResult:
+    source: str
+    params: dict[str, Any]
+    data: Any
+    formatted: str
+    error: str | None = None
+
+    @property
+    def display_name(self) -> str:
+        return DISPLAY_NAMES.get(self.source, self.source)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: Any
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def parse(self, value: Any) -> Any:
+        if self.choices:
+            if value not in self.choices:
+                raise RepositoryError(f"{self.name} must be one of {', '.join(self.choices)}")
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+            raise RepositoryError(f"{self.name} must be a whole number")
+        if not (self.minimum or 0) <= value <= (self.maximum or value):
+            raise RepositoryError(f"{self.name} must be between {self.minimum} and {self.maximum}")
+        return int(value)
+
+
+@dataclass(frozen=True)
+class FetchContext:
+    now: datetime
+    current_workout: CurrentWorkoutProvider | None
+
+
+Fetch = Callable[[Conn, UserId, dict[str, Any], FetchContext], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class DataSource:
+    name: str
+    display_name: str
+    description: str
+    fetch: Fetch
+    format: Callable[[Any], str]
+    params: tuple[Param, ...] = field(default_factory=tuple)
+    uses_database: bool = True
+
+    def resolve_params(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        given = dict(given or {})
+        known = {p.name for p in self.params}
+        unknown = sorted(set(given) - known)
+        if unknown:
+            allowed = ", ".join(sorted(known)) or "none"
+            raise RepositoryError(
+                f"unknown parameter(s) {', '.join(unknown)} for {self.name} (allowed: {allowed})"
+            )
+        return {
+            p.name: p.parse(given[p.name]) if given.get(p.name) is not None else p.default
+            for p in self.params
+        }
+
+
+# --- fetchers -----------------------------------------------------------------------------------
+
+
+async def _user_profile(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    profile = await profiles.get_profile(conn, user_id)
+    user_settings = await settings.get_user_settings(conn, user_id)
+    today = ctx.now.astimezone(fmt.zone(user_settings["timezone"])).date()
+    return {"profile": profile, "settings": user_settings, "today": today}
+
+
+async def _user_settings(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return await settings.get_user_settings(conn, user_id)
+
+
+async def _all_locations(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return await locations.list_locations(conn, user_id)
+
+
+async def _current_location(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return await locations.get_current(conn, user_id)
+
+
+def _match_case_insensitively(targets: Mapping[str, Any], totals: Mapping[str, Any]) -> dict[str, float]:
+    """Totals keyed by the goal's spelling when the names differ only in case."""
+    spelling = {name.lower(): name for name in targets}
+    merged: dict[str, float] = {}
+    for name, total in totals.items():
+        key = spelling.get(name.lower(), name)
+        merged[key] = merged.get(key, 0.0) + float(total)
+    return merged
+
+
+async def _category_goals(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await goals.list_category_goals(conn, user_id)
+    totals = await history.distribution_totals(conn, user_id)
+    targets = {row["category"]: float(row["weight"]) for row in rows}
+    report = distribution_report(targets, _match_case_insensitively(targets, totals["category"]))
+    return {"goals": rows, "distribution": report, "logged_count": totals["logged_count"]}
+
+
+async def _muscle_goals(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await goals.list_muscle_goals(conn, user_id)
+    totals = await history.distribution_totals(conn, user_id)
+    targets = {row["muscle"]: float(row["weight"]) for row in rows}
+    report = distribution_report(targets, _match_case_insensitively(targets, totals["muscle"]))
+    return {"goals": rows, "distribution": report, "logged_count": totals["logged_count"]}
+
+
+async def _active_preferences(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await preferences.list_active(conn, user_id, ctx.now)
+    user_settings = await settings.get_user_settings(conn, user_id)
+    return {"rows": rows, "timezone": user_settings["timezone"]}
+
+
+async def _workout_history(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await history.list_recent(
+        conn, user_id, days_back=params["days_back"], limit=params["limit"], now=ctx.now
+    )
+    return {"rows": rows, "settings": await settings.get_user_settings(conn, user_id), "params": params}
+
+
+async def _exercise_distribution(
+    conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext
+) -> Any:
+    return await history.distribution_totals(conn, user_id)
+
+
+async def _current_workout(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    if ctx.current_workout is None:
+        raise RepositoryError("the current workout is not available here")
+    return await ctx.current_workout()
+
+
+async def _scheduled_workouts(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await schedule.list_upcoming(conn, user_id, days_ahead=params["days_ahead"], now=ctx.now)
+    return {"rows": rows, "settings": await settings.get_user_settings(conn, user_id), "params": params}
+
+
+async def _workout_plans(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return {"rows": await plans.list_plans(conn, user_id, params["status"]), "params": params}
+
+
+async def _milestone_goals(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return {"rows": await milestones.list_milestones(conn, user_id, params["status"]), "params": params}
+
+
+SOURCES: dict[str, DataSource] = {
+    source.name: source
+    for source in (
+        DataSource("user_profile", "User profile", "Name and body stats (sex, age, height, weight, body fat)",
+                   _user_profile, fmt.format_user_profile),
+        DataSource("user_settings", "User settings", "Units (kg/lbs, km/mi), timezone, preferred days",
+                   _user_settings, fmt.format_user_settings),
+        DataSource("all_locations", "Locations", "Every saved location with its equipment; current marked",
+                   _all_locations, fmt.format_all_locations),
+        DataSource("current_location", "Current location", "The current location and its equipment",
+                   _current_location, fmt.format_current_location),
+        DataSource("category_goals", "Category goals",
+                   "Category goal weights with distribution: actual vs target share and debt",
+                   _category_goals, fmt.format_category_goals),
+        DataSource("muscle_goals", "Muscle goals",
+                   "Muscle goal weights with distribution: actual vs target share and debt",
+                   _muscle_goals, fmt.format_muscle_goals),
+        DataSource("active_preferences", "Preferences", "Active temporary and permanent preferences",
+                   _active_preferences, lambda d: fmt.format_preferences(d["rows"], d["timezone"])),
+        DataSource("workout_history", "Workout history", "Recently logged exercises, newest first (with ids)",
+                   _workout_history, fmt.format_workout_history,
+                   (Param("days_back", 14, 1, 3650), Param("limit", 15, 1, 100))),
+        DataSource("exercise_distribution", "Exercise distribution",
+                   "Running totals of work per goal category and per muscle",
+                   _exercise_distribution, fmt.format_exercise_distribution),
+        DataSource("current_workout_session", "Current workout", "The workout in progress or last generated",
+                   _current_workout, fmt.format_current_workout, uses_database=False),
+        DataSource("scheduled_workouts", "Scheduled workouts", "Upcoming scheduled workouts (with ids)",
+                   _scheduled_workouts, fmt.format_schedule, (Param("days_ahead", 7, 1, 365),)),
+        DataSource("workout_plans", "Workout plans", "Multi-week workout plans",
+                   _workout_plans, fmt.format_plans,
+                   (Param("status", "active", choices=(*plans.PLAN_STATUSES, "all")),)),
+        DataSource("milestone_goals", "Milestone goals", "Specific achievement goals with progress",
+                   _milestone_goals, fmt.format_milestones,
+                   (Param("status", "active", choices=(*milestones.MILESTONE_STATUSES, "all")),)),
+    )
+}  # fmt: skip
+
+SOURCE_NAMES: tuple[str, ...] = tuple(SOURCES)
+DISPLAY_NAMES: dict[str, str] = {name: source.display_name for name, source in SOURCES.items()}
+
+
+def describe_sources() -> str:
+    """One line per source: name, what it holds, parameters with defaults (for prompts)."""
+    lines = []
+    for source in SOURCES.values():
+        params = ", ".join(
+            f"{p.name} (default {p.default}" + (f"; one of {'|'.join(p.choices)})" if p.choices else ")")
+            for p in source.params
+        )
+        lines.append(f"- {source.name}: {source.description}" + (f". Params: {params}" if params else ""))
+    return "\n".join(lines)
+
+
+async def fetch_sources(
+    db: Database,
+    user_id: UserId,
+    requests: Sequence[tuple[str, Mapping[str, Any] | None]],
+    *,
+    now: datetime | None = None,
+    current_workout: CurrentWorkoutProvider | None = None,
+) -> list[SourceResult]:
+    """Fetch and format each (source, params) concurrently; results in request order."""
+    ctx = FetchContext(now or datetime.now(UTC), current_workout)
+    return list(
+        await asyncio.gather(*(_fetch_one(db, user_id, name, params, ctx) for name, params in requests))
+    )
+
+
+async def _fetch_one(
+    db: Database, user_id: UserId, name: str, given: Mapping[str, Any] | None, ctx: FetchContext
+) -> SourceResult:
+    requested = dict(given or {})
+    source = SOURCES.get(name)
+    if source is None:
+        message = f"unknown data source {name!r}; available: {', '.join(SOURCE_NAMES)}"
+        return SourceResult(name, requested, None, "", message)
+    try:
+        params = source.resolve_params(requested)
+    except RepositoryError as exc:
+        return SourceResult(name, requested, None, "", str(exc))
+    try:
+        if source.uses_database:
+            async with db.connection() as conn:
+                raw = await source.fetch(conn, user_id, params, ctx)
+        else:
+            raw = await source.fetch(None, user_id, params, ctx)  # type: ignore[arg-type]
+        formatted = source.format(raw)
+    except RepositoryError as exc:
+        return SourceResult(name, params, None, "", str(exc))
+    except Exception:
+        logger.exception("data source %s failed", name)
+        return SourceResult(name, params, None, "", f"could not load {source.display_name.lower()}")
+    return SourceResult(name, params, fmt.jsonable(raw), formatted)

@@ -1,0 +1,80 @@
+"""The `<user_data>` block (seed 002 §4.4): units, body stats, current location with equipment.
+
+Fetched fresh on every context build; deterministic (same rows, same day -> byte-identical text) so the
+prompt-cache breakpoint after it keeps hitting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+from trainer.sources.formatters import body_stat_lines, esc, location_lines, zone
+from trainer.store.db import Database
+from trainer.store.repositories import UserId, locations, profiles, settings
+
+
+async def build_user_data_xml(db: Database, user_id: UserId, *, today: date | None = None) -> str:
+    """Profile, settings and locations fetched concurrently (one pooled connection each)."""
+
+    async def profile() -> dict[str, Any] | None:
+        async with db.connection() as conn:
+            return await profiles.get_profile(conn, user_id)
+
+    async def user_settings() -> dict[str, Any]:
+        async with db.connection() as conn:
+            return await settings.get_user_settings(conn, user_id)
+
+    async def all_locations() -> list[dict[str, Any]]:
+        async with db.connection() as conn:
+            return await locations.list_locations(conn, user_id)
+
+    profile_row, settings_row, location_rows = await asyncio.gather(
+        profile(), user_settings(), all_locations()
+    )
+    if today is None:
+        today = datetime.now(UTC).astimezone(zone(settings_row["timezone"])).date()
+    return render_user_data(profile_row, settings_row, location_rows, today)
+
+
+def render_user_data(
+    profile: Mapping[str, Any] | None,
+    settings_row: Mapping[str, Any],
+    location_rows: Sequence[Mapping[str, Any]],
+    today: date,
+) -> str:
+    parts = [
+        "<user_data>",
+        "<unit_preferences>",
+        f"Weight: {settings_row['weight_unit']}",
+        f"Distance: {settings_row['distance_unit']}",
+        "</unit_preferences>",
+        "",
+        "<body_stats>",
+    ]
+    if profile and profile.get("display_name"):
+        parts.append(f"Name: {esc(profile['display_name'])}")
+    stats = body_stat_lines(profile, settings_row, today)
+    parts.extend(stats or ["Not provided"])
+    parts += ["</body_stats>", "", "<current_location>"]
+    ordered = sorted(
+        location_rows, key=lambda r: (not r.get("is_current"), str(r["name"]).lower(), str(r["id"]))
+    )
+    current = ordered[0] if ordered and ordered[0].get("is_current") else None
+    if current:
+        parts.extend(location_lines(current))
+        parts.append(f"Location id: {current['id']}")
+    else:
+        parts.append("None set")
+    parts.append("</current_location>")
+    others = [loc for loc in ordered if loc is not current]
+    if others:
+        parts += ["", "<other_locations>"]
+        for loc in others:
+            count = len(loc.get("equipment") or [])
+            parts.append(f"  - {esc(loc['name'])} ({count} equipment items) [id: {loc['id']}]")
+        parts.append("</other_locations>")
+    parts.append("</user_data>")
+    return "\n".join(parts)

@@ -1,0 +1,125 @@
+"""DynamoDB table definitions read from template.yaml, and the boto3 clients the adapters use.
+
+The template is the single source of truth for keys and indexes: the local stack and the tests
+create their tables from the same definitions CloudFormation deploys (ARCHITECTURE §9).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from trainer.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    import yaml
+
+SESSIONS_TABLE_ID = "SessionsTable"
+IDEMPOTENCY_TABLE_ID = "IdempotencyTable"
+EVENT_BUS_ID = "TrainerBus"
+
+_CREATE_TABLE_KEYS = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "BillingMode")
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+class TemplateError(ValueError):
+    """template.yaml is missing a resource or property the store needs."""
+
+
+def _cfn_loader() -> type[yaml.SafeLoader]:
+    import yaml
+
+    class CloudFormationLoader(yaml.SafeLoader):
+        """SafeLoader that turns short intrinsic tags (!Ref, !Sub, !GetAtt...) into their long form."""
+
+    def construct_intrinsic(loader: yaml.SafeLoader, tag_suffix: str, node: yaml.Node) -> dict[str, Any]:
+        name = "Ref" if tag_suffix == "Ref" else f"Fn::{tag_suffix}"
+        value: Any
+        if isinstance(node, yaml.ScalarNode):
+            value = loader.construct_scalar(node)
+        elif isinstance(node, yaml.SequenceNode):
+            value = loader.construct_sequence(node, deep=True)
+        else:
+            value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+        return {name: value}
+
+    CloudFormationLoader.add_multi_constructor("!", construct_intrinsic)
+    return CloudFormationLoader
+
+
+def parse_template(text: str) -> dict[str, Any]:
+    import yaml
+
+    document = yaml.load(text, Loader=_cfn_loader())
+    if not isinstance(document, dict) or not isinstance(document.get("Resources"), dict):
+        raise TemplateError("template has no Resources section")
+    return document
+
+
+def _resource_properties(template: dict[str, Any], logical_id: str) -> dict[str, Any]:
+    resource = template["Resources"].get(logical_id)
+    if not isinstance(resource, dict) or not isinstance(resource.get("Properties"), dict):
+        raise TemplateError(f"template has no {logical_id} resource with Properties")
+    properties: dict[str, Any] = resource["Properties"]
+    return properties
+
+
+def _table_names(settings: Settings) -> dict[str, str]:
+    return {SESSIONS_TABLE_ID: settings.table_name, IDEMPOTENCY_TABLE_ID: settings.idempotency_table_name}
+
+
+def table_definitions(template: dict[str, Any], settings: Settings) -> list[dict[str, Any]]:
+    """boto3 `create_table` kwargs for the sessions and idempotency tables of a parsed template."""
+    definitions = []
+    for logical_id, table_name in _table_names(settings).items():
+        properties = _resource_properties(template, logical_id)
+        for required in ("AttributeDefinitions", "KeySchema"):
+            if required not in properties:
+                raise TemplateError(f"{logical_id} has no {required}")
+        kwargs: dict[str, Any] = {"TableName": table_name}
+        kwargs.update({key: properties[key] for key in _CREATE_TABLE_KEYS if key in properties})
+        definitions.append(kwargs)
+    return definitions
+
+
+def time_to_live_attributes(template: dict[str, Any], settings: Settings) -> dict[str, str]:
+    """Table name -> TTL attribute, for the tables whose template enables TimeToLiveSpecification."""
+    attributes = {}
+    for logical_id, table_name in _table_names(settings).items():
+        spec = _resource_properties(template, logical_id).get("TimeToLiveSpecification") or {}
+        if spec.get("Enabled") is True and spec.get("AttributeName"):
+            attributes[table_name] = str(spec["AttributeName"])
+    return attributes
+
+
+def load_table_definitions(template_path: Path, settings: Settings | None = None) -> list[dict[str, Any]]:
+    """boto3 `create_table` kwargs for SessionsTable and IdempotencyTable, named from Settings."""
+    template = parse_template(Path(template_path).read_text(encoding="utf-8"))
+    return table_definitions(template, settings or get_settings())
+
+
+def aws_client(service: str, settings: Settings, **config: Any) -> Any:
+    """A boto3 client for `service` honouring AWS_ENDPOINT_URL and AWS_REGION from Settings.
+
+    Against a loopback endpoint (moto) dummy credentials are supplied, so the local stack needs none.
+    """
+    import boto3
+    from botocore.config import Config
+
+    options: dict[str, Any] = {
+        "region_name": settings.aws_region,
+        "config": Config(
+            retries={"max_attempts": 5, "mode": "standard"},
+            connect_timeout=5,
+            read_timeout=30,
+            max_pool_connections=config.pop("max_pool_connections", 32),
+            **config,
+        ),
+    }
+    if settings.aws_endpoint_url:
+        options["endpoint_url"] = settings.aws_endpoint_url
+        if urlparse(settings.aws_endpoint_url).hostname in _LOOPBACK_HOSTS:
+            options["aws_access_key_id"] = "testing"
+            options["aws_secret_access_key"] = "testing"
+    return boto3.client(service, **options)

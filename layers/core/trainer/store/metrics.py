@@ -1,0 +1,75 @@
+"""Daily usage metrics per user (seed 002 §7.8 `agent_daily_metrics`), in the sessions table.
+
+Item `PK=USER#<uid>, SK=DAY#<yyyy-mm-dd>`; counters are incremented atomically with `ADD`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from trainer.settings import Settings
+from trainer.store.dynamo_tables import aws_client
+
+_COUNTER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_RESERVED = frozenset({"user_id", "day", "updated_at", "expires_at"})
+
+
+def _key(user_id: str, day: date) -> dict[str, Any]:
+    return {"PK": {"S": f"USER#{user_id}"}, "SK": {"S": f"DAY#{day.isoformat()}"}}
+
+
+def _counter_value(value: float) -> dict[str, str]:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"counter increments must be numbers, got {type(value).__name__}")
+    if isinstance(value, float) and (value != value or abs(value) == float("inf")):
+        raise ValueError("counter increments must be finite")
+    return {"N": repr(value) if isinstance(value, float) else str(value)}
+
+
+def _plain(attribute: dict[str, str]) -> int | float:
+    text = attribute["N"]
+    return int(text) if text.lstrip("-").isdigit() else float(text)
+
+
+class DailyMetricsStore:
+    def __init__(self, settings: Settings, client: Any = None) -> None:
+        self._table = settings.table_name
+        self._client = client if client is not None else aws_client("dynamodb", settings)
+
+    def add(self, user_id: str, day: date, **increments: float) -> dict[str, int | float]:
+        """Adds each increment to its counter (created at zero) and returns the day's counters."""
+        if not user_id:
+            raise ValueError("user_id is required")
+        bad = [name for name in increments if not _COUNTER_NAME.match(name) or name in _RESERVED]
+        if bad:
+            raise ValueError(f"invalid counter name(s): {', '.join(sorted(bad))}")
+        if not increments:
+            return self.get(user_id, day)
+        names = {f"#c{i}": name for i, name in enumerate(sorted(increments))}
+        values: dict[str, Any] = {f":c{i}": _counter_value(increments[n]) for i, n in enumerate(sorted(increments))}
+        values[":uid"] = {"S": user_id}
+        values[":day"] = {"S": day.isoformat()}
+        response = self._client.update_item(
+            TableName=self._table,
+            Key=_key(user_id, day),
+            UpdateExpression="SET user_id = :uid, #day = :day ADD "
+            + ", ".join(f"{placeholder} :{placeholder[1:]}" for placeholder in names),
+            ExpressionAttributeNames={**names, "#day": "day"},
+            ExpressionAttributeValues=values,
+            ReturnValues="ALL_NEW",
+        )
+        return self._counters(response.get("Attributes") or {})
+
+    def get(self, user_id: str, day: date) -> dict[str, int | float]:
+        response = self._client.get_item(TableName=self._table, Key=_key(user_id, day), ConsistentRead=True)
+        return self._counters(response.get("Item") or {})
+
+    @staticmethod
+    def _counters(item: dict[str, Any]) -> dict[str, int | float]:
+        return {
+            name: _plain(value)
+            for name, value in item.items()
+            if "N" in value and name not in _RESERVED and name not in {"PK", "SK"}
+        }

@@ -1,0 +1,99 @@
+"""Versioned SQL migrations (`store/migrations/NNNN_name.sql`), applied in order, each once.
+
+Safe to run concurrently (cold Lambdas, `make run`, test workers): a session advisory lock serialises
+runners, `schema_migrations` records what is applied, and each file runs in its own transaction.
+An applied file whose text changed is an error, never silently re-run.
+
+Usable from AWS as `python -m trainer.store.migrate` (DATABASE_URL from Settings) or by calling
+`apply_migrations(url)` from a deploy hook.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from dataclasses import dataclass
+from importlib import resources
+
+import psycopg
+
+ADVISORY_LOCK_KEY = 0x7472_6169_6E65_72  # "trainer"
+_FILE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+class MigrationError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: str
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def load_migrations() -> list[Migration]:
+    """The packaged migration files, sorted by version; duplicate versions are an error."""
+    found: dict[str, Migration] = {}
+    for entry in (resources.files("trainer.store") / "migrations").iterdir():
+        match = _FILE_NAME.match(entry.name)
+        if not match:
+            continue
+        version = match.group(1)
+        if version in found:
+            raise MigrationError(f"two migrations share version {version}")
+        found[version] = Migration(version, entry.name, entry.read_text(encoding="utf-8"))
+    return [found[v] for v in sorted(found)]
+
+
+def apply_migrations(url: str) -> list[str]:
+    """Apply pending migrations; returns the names of the files applied by this call."""
+    migrations = load_migrations()
+    applied_now: list[str] = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (ADVISORY_LOCK_KEY,))
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version text PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,"
+                " applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            rows = conn.execute("SELECT version, name, checksum FROM schema_migrations").fetchall()
+            done = {version: (name, checksum) for version, name, checksum in rows}
+            for migration in migrations:
+                if migration.version in done:
+                    name, checksum = done[migration.version]
+                    if checksum != migration.checksum:
+                        raise MigrationError(f"migration {name} was changed after it was applied")
+                    continue
+                with conn.transaction():
+                    conn.execute(migration.sql.encode())
+                    conn.execute(
+                        "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
+                        (migration.version, migration.name, migration.checksum),
+                    )
+                applied_now.append(migration.name)
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_LOCK_KEY,))
+    return applied_now
+
+
+def main() -> int:
+    from trainer.settings import get_settings
+
+    url = get_settings().database_url
+    if not url:
+        print("DATABASE_URL is not set", file=sys.stderr)
+        return 2
+    applied = apply_migrations(url)
+    print(f"applied {len(applied)} migration(s): {', '.join(applied) or 'none pending'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

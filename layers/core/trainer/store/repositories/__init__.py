@@ -1,0 +1,54 @@
+"""Postgres repositories: async functions taking a connection (so callers compose transactions) and the
+authenticated user id first. Every statement is scoped by `user_id`.
+
+Errors are plain exceptions with messages fit to show the model or the user.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from psycopg import AsyncConnection, sql
+
+UserId = str | uuid.UUID
+Conn = AsyncConnection[Any]
+"""Connections from `trainer.store.db.Database` (dict rows; typed Any since the pool is untyped)."""
+
+
+class RepositoryError(ValueError):
+    """Bad input or a state the request cannot apply to (message is user-facing)."""
+
+
+class NotFound(RepositoryError):
+    pass
+
+
+class Ambiguous(RepositoryError):
+    pass
+
+
+def as_uuid(value: Any, what: str = "id") -> uuid.UUID:
+    """Parse an id from user/model input, with a clear error instead of a database exception."""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value).strip())
+    except ValueError:
+        raise RepositoryError(f"{what} {str(value)[:60]!r} is not a valid UUID") from None
+
+
+def user_uuid(subject: str) -> uuid.UUID:
+    """Map an identity-provider subject to the users.id: UUID subjects as is, others via uuid5."""
+    try:
+        return uuid.UUID(subject)
+    except ValueError:
+        return uuid.uuid5(uuid.NAMESPACE_URL, f"trainer-user:{subject}")
+
+
+def set_clause(columns: Iterable[str]) -> sql.Composed:
+    """`a = %(a)s, b = %(b)s` for a fixed, validated set of column names."""
+    return sql.SQL(", ").join(
+        sql.SQL("{} = {}").format(sql.Identifier(name), sql.Placeholder(name)) for name in columns
+    )

@@ -1,0 +1,415 @@
+"""Calendar tools (seed 000 §4.7): scheduled workouts, multi-week plans laid out on the preferred days,
+and milestone goals. Dates are ISO dates or datetimes, read in the user's timezone."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Any, Literal, Self
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from trainer.store.repositories import RepositoryError
+from trainer.store.repositories import milestones as milestone_repo
+from trainer.store.repositories import plans as plan_repo
+from trainer.store.repositories import schedule as schedule_repo
+from trainer.store.repositories.settings import WEEKDAYS, get_user_settings, normalise_weekdays
+from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.data import db_user, number_text, plain, transaction
+from trainer.tools.data import user_settings as load_user_settings
+
+ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled"]
+MilestoneType = Literal["distance", "weight", "reps", "time", "event", "other"]
+DEFAULT_WORKOUT_TYPES = ("Full Body",)
+DEFAULT_DAYS_BY_COUNT: dict[int, tuple[str, ...]] = {
+    1: ("Monday",),
+    2: ("Monday", "Thursday"),
+    3: ("Monday", "Wednesday", "Friday"),
+    4: ("Monday", "Tuesday", "Thursday", "Friday"),
+    5: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"),
+    6: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"),
+    7: WEEKDAYS,
+}
+MAX_PLAN_WEEKS = 52
+
+
+def user_zone(settings: dict[str, Any]) -> ZoneInfo:
+    try:
+        return ZoneInfo(str(settings.get("timezone") or "UTC"))
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def parse_when(value: str, what: str, zone: ZoneInfo) -> tuple[datetime, bool]:
+    """(moment, is_date_only): an ISO date means midnight in the user's zone; a naive datetime is read
+    in the user's zone."""
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            return datetime.combine(date.fromisoformat(text), time(0), tzinfo=zone), True
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ToolError(f"{what} {text[:40]!r} is not an ISO date or datetime") from None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=zone)), False
+
+
+def parse_day(value: str, what: str) -> date:
+    try:
+        return date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        raise ToolError(f"{what} {value[:40]!r} is not an ISO date") from None
+
+
+def _check_not_past(moment: datetime, date_only: bool, now: datetime, zone: ZoneInfo, what: str) -> None:
+    today = now.astimezone(zone).date()
+    if (date_only and moment.date() < today) or (not date_only and moment < now):
+        raise ToolError(f"{what} {moment.date().isoformat()} is in the past (today is {today.isoformat()})")
+
+
+def _local_day(value: Any, zone: ZoneInfo) -> str:
+    return value.astimezone(zone).date().isoformat() if isinstance(value, datetime) else str(value)[:10]
+
+
+def _short_day(iso_day: str) -> str:
+    day = date.fromisoformat(iso_day)
+    return f"{day.strftime('%a')} {iso_day}"
+
+
+def _scheduled(row: dict[str, Any], zone: ZoneInfo) -> dict[str, Any]:
+    data = plain(row)
+    data["date"] = _local_day(row["scheduled_date"], zone)
+    return data
+
+
+class ScheduleWorkoutArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    scheduled_date: str = Field(
+        max_length=40, description="ISO date (2026-03-02) or datetime, not in the past"
+    )
+    workout_type: str = Field(
+        min_length=1, max_length=100, description="e.g. 'Upper Body Strength', 'Zone 2 Run'"
+    )
+    duration_minutes: int | None = Field(default=None, ge=1, le=600)
+    notes: str | None = Field(default=None, max_length=2000)
+    exercises: list[dict[str, Any]] | None = Field(
+        default=None, max_length=30, description="Optional planned exercises"
+    )
+
+
+class ScheduleWorkout(Tool):
+    name = "schedule_workout"
+    description = "Put a workout on the user's calendar for a future date (and optional time)."
+    Args = ScheduleWorkoutArgs
+    status = StatusMessage(start="Scheduling your workout...", done="Workout scheduled")
+    category = "summary"
+
+    async def execute(self, args: ScheduleWorkoutArgs, ctx: ToolContext) -> dict[str, Any]:
+        user = db_user(ctx)
+        async with transaction(ctx) as conn:
+            zone = user_zone(await get_user_settings(conn, user))
+            moment, date_only = parse_when(args.scheduled_date, "scheduled_date", zone)
+            _check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
+            row = await schedule_repo.schedule_workout(
+                conn,
+                user,
+                scheduled_date=moment,
+                workout_type=args.workout_type,
+                duration_minutes=args.duration_minutes,
+                notes=args.notes,
+                exercises=args.exercises,
+            )
+        return {"success": True, "workout": _scheduled(row, zone)}
+
+    def format(self, result: dict[str, Any]) -> str:
+        w = result["workout"]
+        minutes = f", {w['duration_minutes']} min" if w.get("duration_minutes") else ""
+        return f"scheduled: {w['workout_type']} on {_short_day(w['date'])}{minutes} (id={w['id']})"
+
+
+class UpdateScheduledWorkoutArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    workout_id: str = Field(min_length=1, max_length=64, description="id of the scheduled workout")
+    scheduled_date: str | None = Field(default=None, max_length=40, description="New ISO date or datetime")
+    workout_type: str | None = Field(default=None, min_length=1, max_length=100)
+    duration_minutes: int | None = Field(default=None, ge=1, le=600)
+    notes: str | None = Field(default=None, max_length=2000)
+    exercises: list[dict[str, Any]] | None = Field(default=None, max_length=30)
+    status: ScheduleStatus | None = None
+
+
+class UpdateScheduledWorkout(Tool):
+    name = "update_scheduled_workout"
+    description = "Change a scheduled workout: move it, rename it, change its plan, or set its status."
+    Args = UpdateScheduledWorkoutArgs
+    status = StatusMessage(start="Updating your calendar...", done="Calendar updated")
+    category = "summary"
+
+    async def execute(self, args: UpdateScheduledWorkoutArgs, ctx: ToolContext) -> dict[str, Any]:
+        changes = args.model_dump(exclude_none=True, exclude={"workout_id"})
+        if not changes:
+            raise ToolError("nothing to change: give scheduled_date, workout_type, duration_minutes, notes, "
+                            "exercises or status")  # fmt: skip
+        user = db_user(ctx)
+        async with transaction(ctx) as conn:
+            zone = user_zone(await get_user_settings(conn, user))
+            if args.scheduled_date is not None:
+                moment, date_only = parse_when(args.scheduled_date, "scheduled_date", zone)
+                _check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
+                changes["scheduled_date"] = moment
+            try:
+                row = await schedule_repo.update_scheduled(conn, user, args.workout_id, **changes)
+            except RepositoryError as exc:
+                if "valid UUID" not in str(exc):
+                    raise
+                row = None
+        if row is None:
+            raise ToolError(f"scheduled workout {args.workout_id} not found")
+        return {"success": True, "workout": _scheduled(row, zone), "changed": sorted(changes)}
+
+    def format(self, result: dict[str, Any]) -> str:
+        w = result["workout"]
+        return (
+            f"updated: {w['workout_type']} on {_short_day(w['date'])} [{w['status']}] "
+            f"({', '.join(result['changed'])}; id={w['id']})"
+        )
+
+
+class DeleteScheduledWorkoutArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    workout_id: str = Field(min_length=1, max_length=64, description="id of the scheduled workout")
+
+
+class DeleteScheduledWorkout(Tool):
+    name = "delete_scheduled_workout"
+    description = "Remove a scheduled workout from the calendar."
+    Args = DeleteScheduledWorkoutArgs
+    status = StatusMessage(start="Removing from your calendar...", done="Workout removed")
+    category = "confirmation"
+
+    async def execute(self, args: DeleteScheduledWorkoutArgs, ctx: ToolContext) -> dict[str, Any]:
+        async with transaction(ctx) as conn:
+            try:
+                row = await schedule_repo.delete_scheduled(conn, db_user(ctx), args.workout_id)
+            except RepositoryError:
+                row = None
+        if row is None:
+            raise ToolError(f"scheduled workout {args.workout_id} not found")
+        return {"success": True, "workout": plain(row)}
+
+    def format(self, result: dict[str, Any]) -> str:
+        return "deleted"
+
+
+class CreateWorkoutPlanArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    plan_name: str = Field(min_length=1, max_length=200, description="e.g. '5K Training Plan'")
+    start_date: str = Field(max_length=40, description="ISO date the plan starts (today or later)")
+    duration_weeks: int = Field(ge=1, le=MAX_PLAN_WEEKS)
+    goal_description: str = Field(min_length=1, max_length=2000, description="What the user wants to achieve")
+    workouts_per_week: int | None = Field(default=None, ge=1, le=7)
+    preferred_days: list[str] | None = Field(
+        default=None, max_length=7, description="Weekday names, e.g. ['Monday', 'Wednesday', 'Friday']"
+    )
+    workout_types: list[str] | None = Field(
+        default=None,
+        max_length=14,
+        description="Workout types rotated through the sessions, e.g. ['Upper', 'Lower']",
+    )
+
+
+def plan_days(
+    explicit: list[str] | None, settings_days: list[str], workouts_per_week: int | None
+) -> tuple[list[str], int]:
+    """(weekdays to train on, workouts per week). Explicit days must cover workouts_per_week; the
+    user's preferred days (else Mon/Wed/Fri) fall back to a standard spread when too few."""
+    try:
+        days = normalise_weekdays(explicit) if explicit else list(settings_days)
+    except RepositoryError as exc:
+        raise ToolError(str(exc)) from None
+    if explicit:
+        per_week = workouts_per_week or len(days)
+        if per_week > len(days):
+            raise ToolError(
+                f"workouts_per_week ({per_week}) is more than the preferred days ({', '.join(days)})"
+            )
+    else:
+        per_week = workouts_per_week or len(days) or 3
+        if len(days) < per_week:
+            days = list(DEFAULT_DAYS_BY_COUNT[per_week])
+    if len(days) > per_week:
+        days = [days[round(i * len(days) / per_week)] for i in range(per_week)]
+    return days, per_week
+
+
+class CreateWorkoutPlan(Tool):
+    name = "create_workout_plan"
+    description = (
+        "Create a multi-week plan: scheduled workouts laid out on the preferred days (default: the user's "
+        "preferred days, else Mon/Wed/Fri), rotating through workout_types."
+    )
+    Args = CreateWorkoutPlanArgs
+    status = StatusMessage(start="Building your plan...", done="Plan ready")
+    category = "full"
+
+    async def execute(self, args: CreateWorkoutPlanArgs, ctx: ToolContext) -> dict[str, Any]:
+        settings = await load_user_settings(ctx)
+        zone = user_zone(settings)
+        start = parse_day(args.start_date, "start_date")
+        today = ctx.now().astimezone(zone).date()
+        if start < today:
+            raise ToolError(f"start_date {start.isoformat()} is in the past (today is {today.isoformat()})")
+        days, per_week = plan_days(
+            args.preferred_days, settings.get("preferred_days") or [], args.workouts_per_week
+        )
+        types = [t.strip() for t in args.workout_types or [] if t.strip()] or list(DEFAULT_WORKOUT_TYPES)
+        sessions = [
+            start + timedelta(days=offset)
+            for offset in range(args.duration_weeks * 7)
+            if WEEKDAYS[(start + timedelta(days=offset)).weekday()] in days
+        ]
+        user = db_user(ctx)
+        async with transaction(ctx) as conn:
+            plan = await plan_repo.create_plan(
+                conn,
+                user,
+                plan_name=args.plan_name,
+                start_date=start,
+                duration_weeks=args.duration_weeks,
+                goal_description=args.goal_description,
+                workouts_per_week=per_week,
+                preferred_days=days,
+                workout_types=types,
+            )
+            weeks: list[dict[str, Any]] = [
+                {"week_number": n + 1, "workouts": []} for n in range(args.duration_weeks)
+            ]
+            for index, day in enumerate(sessions):
+                week = (day - start).days // 7
+                row = await schedule_repo.schedule_workout(
+                    conn,
+                    user,
+                    scheduled_date=datetime.combine(day, time(0), tzinfo=zone),
+                    workout_type=types[index % len(types)],
+                    notes=f"{args.plan_name}, week {week + 1}",
+                    plan_id=plan["id"],
+                )
+                weeks[week]["workouts"].append(
+                    {"id": str(row["id"]), "date": day.isoformat(), "workout_type": row["workout_type"]}
+                )
+        result_plan = plain(plan)
+        result_plan["weeks"] = weeks
+        return {"success": True, "plan": result_plan, "scheduled_count": len(sessions)}
+
+    def format(self, result: dict[str, Any]) -> str:
+        plan = result["plan"]
+        lines = [
+            f"Plan: {plan['plan_name']} (id={plan['id']}) {plan['start_date']}..{plan['end_date']}, "
+            f"{plan['workouts_per_week']}/week on {', '.join(plan['preferred_days'])}; "
+            f"{result['scheduled_count']} workouts scheduled"
+        ]
+        for week in plan["weeks"]:
+            items = ", ".join(
+                f"{_short_day(w['date'])[:3]} {w['date'][5:]} {w['workout_type']}" for w in week["workouts"]
+            )
+            lines.append(f"  Week {week['week_number']}: {len(week['workouts'])} workouts ({items})")
+        return "\n".join(lines)
+
+
+class ManageMilestoneArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["create", "update_progress", "mark_achieved", "abandon"]
+    milestone_id: str | None = Field(default=None, max_length=64, description="Required except for create")
+    goal_name: str | None = Field(default=None, min_length=1, max_length=200, description="e.g. 'Run a 5K'")
+    goal_type: MilestoneType | None = None
+    target_value: float | None = Field(default=None, ge=0)
+    target_unit: str | None = Field(default=None, max_length=50)
+    target_date: date | None = None
+    current_value: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _fields_for_action(self) -> Self:
+        if self.action == "create" and not self.goal_name:
+            raise ValueError("goal_name is required to create a milestone")
+        if self.action != "create" and not self.milestone_id:
+            raise ValueError(f"milestone_id is required to {self.action.replace('_', ' ')}")
+        if self.action == "update_progress" and self.current_value is None:
+            raise ValueError("current_value is required to update progress")
+        return self
+
+
+class ManageMilestone(Tool):
+    name = "manage_milestone"
+    description = (
+        "Create a milestone goal (e.g. run a 5K, bench 100 kg), update its progress, mark it achieved, "
+        "or abandon it."
+    )
+    Args = ManageMilestoneArgs
+    status = StatusMessage(start="Updating your milestones...", done="Milestones updated")
+    category = "summary"
+
+    async def execute(self, args: ManageMilestoneArgs, ctx: ToolContext) -> dict[str, Any]:
+        user = db_user(ctx)
+        async with transaction(ctx) as conn:
+            try:
+                row = await self._apply(conn, user, args)
+            except RepositoryError as exc:
+                if "valid UUID" not in str(exc):
+                    raise
+                row = None
+        if row is None:
+            raise ToolError(f"milestone {args.milestone_id} not found")
+        return {"success": True, "action": args.action, "milestone": plain(row)}
+
+    @staticmethod
+    async def _apply(conn: Any, user: Any, args: ManageMilestoneArgs) -> dict[str, Any] | None:
+        if args.action == "create":
+            return await milestone_repo.create_milestone(
+                conn,
+                user,
+                goal_name=args.goal_name or "",
+                goal_type=args.goal_type or "other",
+                target_value=args.target_value,
+                target_unit=args.target_unit,
+                target_date=args.target_date,
+                current_value=args.current_value,
+            )
+        if args.action == "update_progress":
+            assert args.current_value is not None
+            return await milestone_repo.update_progress(conn, user, args.milestone_id, args.current_value)
+        if args.action == "mark_achieved" and args.current_value is not None:
+            updated = await milestone_repo.update_progress(conn, user, args.milestone_id, args.current_value)
+            if updated is None:
+                return None
+        status = "achieved" if args.action == "mark_achieved" else "abandoned"
+        return await milestone_repo.set_status(conn, user, args.milestone_id, status)
+
+    def format(self, result: dict[str, Any]) -> str:
+        m = result["milestone"]
+        verb = {"create": "created", "update_progress": "progress", "mark_achieved": "achieved",
+                "abandon": "abandoned"}[result["action"]]  # fmt: skip
+        return f"milestone {verb}: {m['goal_name']} {_progress(m)}(id={m['id']})"
+
+
+def _progress(m: dict[str, Any]) -> str:
+    unit = f" {m['target_unit']}" if m.get("target_unit") else ""
+    parts: list[str] = []
+    if m.get("target_value") is not None:
+        current = number_text(m.get("current_value") or 0)
+        pct = ""
+        if m["target_value"]:
+            pct = f" ({100 * float(m.get('current_value') or 0) / float(m['target_value']):.0f}%)"
+        parts.append(f"{current}/{number_text(m['target_value'])}{unit}{pct}")
+    elif m.get("current_value") is not None:
+        parts.append(f"current {number_text(m['current_value'])}{unit}")
+    if m.get("target_date"):
+        parts.append(f"by {m['target_date']}")
+    return " ".join(parts) + " " if parts else ""
+
+
+TOOLS: list[Tool] = [
+    ScheduleWorkout(),
+    UpdateScheduledWorkout(),
+    DeleteScheduledWorkout(),
+    CreateWorkoutPlan(),
+    ManageMilestone(),
+]

@@ -1,0 +1,168 @@
+"""Communication and state-control tools (seed 002 §6.3, seed 000 §4.1, §4.1.1, §4.10)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trainer.tools.base import StatusMessage, Tool, ToolContext
+
+ARTIFACTS_KEY = "artifacts"
+DISPLAYABLES_KEY = "displayables"
+
+
+class NotifyArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    message: str = Field(min_length=1, max_length=4000, description="Message text to display to the user")
+    artifact_id: str | None = Field(
+        default=None,
+        description="ID (art_...) of an artifact to deliver, e.g. the workout from generate_workout",
+    )
+    attachments: list[str] | None = Field(
+        default=None,
+        description="IDs of displayables to show: workout ids (workout_1) or exercise ids (ex_...)",
+    )
+
+
+def resolve_attachments(
+    ids: list[str], displayables: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Seed 000 §4.1.1 resolveAttachments: (resolved items, unknown ids)."""
+    workouts = displayables.get("workouts") or {}
+    exercises = displayables.get("exercises") or {}
+    resolved: list[dict[str, Any]] = []
+    unknown: list[str] = []
+    for item_id in ids:
+        if item_id in workouts:
+            workout = workouts[item_id]
+            resolved.append(
+                {
+                    "type": "workout",
+                    "id": item_id,
+                    "data": {
+                        "metadata": workout.get("metadata", {}),
+                        "exercises": [
+                            exercises[e] for e in workout.get("exercise_ids", []) if e in exercises
+                        ],
+                    },
+                }
+            )
+        elif item_id in exercises:
+            resolved.append({"type": "exercise", "id": item_id, "data": exercises[item_id]})
+        else:
+            unknown.append(item_id)
+    return resolved, unknown
+
+
+class MessageNotifyUser(Tool):
+    name = "message_notify_user"
+    description = (
+        "Send a message to the user without requiring a response. Use for acknowledging receipt, "
+        "progress updates, reporting results, answering questions, and delivering workouts: after "
+        "generate_workout, pass its artifact_id so the user sees the workout."
+    )
+    Args = NotifyArgs
+    status = None
+    category = "confirmation"
+
+    async def execute(self, args: NotifyArgs, ctx: ToolContext) -> dict[str, Any]:
+        result: dict[str, Any] = {"success": True, "message": args.message}
+        warnings: list[str] = []
+        artifacts = await ctx.get_state(ARTIFACTS_KEY) or {}
+        artifact_id = args.artifact_id
+        if args.attachments:
+            displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
+            ids = [a for a in args.attachments if a not in artifacts]
+            artifact_refs = [a for a in args.attachments if a in artifacts]
+            resolved, unknown = resolve_attachments(ids, displayables)
+            if resolved:
+                result["attachments"] = resolved
+            if unknown:
+                warnings.append(f"unknown attachment ids: {', '.join(unknown)}")
+            if artifact_id is None:
+                artifact_id = next(iter(artifact_refs), None) or _artifact_of_workouts(resolved, displayables)
+        if artifact_id is not None:
+            artifact = artifacts.get(artifact_id)
+            if artifact is None:
+                known = ", ".join(sorted(artifacts)) or "none"
+                warnings.append(f"artifact {artifact_id} not found (known: {known}); message sent without it")
+            else:
+                result["artifact_id"] = artifact_id
+                result["artifact"] = artifact
+        if warnings:
+            result["warning"] = "; ".join(warnings)
+        return result
+
+    def format(self, result: dict[str, Any]) -> str:
+        if result.get("warning"):
+            return f"ok (warning: {result['warning']})"
+        return "ok"
+
+
+def _artifact_of_workouts(resolved: list[dict[str, Any]], displayables: dict[str, Any]) -> str | None:
+    workouts = displayables.get("workouts") or {}
+    for item in resolved:
+        if item["type"] == "workout":
+            art = workouts.get(item["id"], {}).get("artifact_id")
+            if art:
+                return str(art)
+    return None
+
+
+class AskArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(min_length=1, max_length=2000, description="Question text to present to the user")
+    options: list[str] | None = Field(
+        default=None, max_length=8, description="Suggested response options for quick selection"
+    )
+
+
+class MessageAskUser(Tool):
+    name = "message_ask_user"
+    description = (
+        "Ask the user a question and wait for the response. Use for clarification, confirmation or "
+        "missing information. This ENDS the current turn until the user replies."
+    )
+    Args = AskArgs
+    status = None
+    category = "full"
+    terminal = True
+
+    async def execute(self, args: AskArgs, ctx: ToolContext) -> dict[str, Any]:
+        return {
+            "success": True,
+            "question": args.question,
+            "options": list(args.options or []),
+            "awaiting_response": True,
+        }
+
+    def format(self, result: dict[str, Any]) -> str:
+        return "asked; waiting for the user's reply"
+
+
+class IdleArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: str = Field(max_length=500, description="Why the agent is going idle (e.g. 'workout delivered')")
+
+
+class Idle(Tool):
+    name = "idle"
+    description = (
+        "Signal that all tasks are complete and enter standby until the next user message. "
+        "Call it only after messaging results to the user."
+    )
+    Args = IdleArgs
+    status: ClassVar[StatusMessage | None] = StatusMessage(start="Wrapping up...", done="All done")
+    category = "confirmation"
+    terminal = True
+
+    async def execute(self, args: IdleArgs, ctx: ToolContext) -> dict[str, Any]:
+        return {"success": True, "idle": True, "reason": args.reason}
+
+    def format(self, result: dict[str, Any]) -> str:
+        return ""
+
+
+def communication_tools() -> list[Tool]:
+    return [MessageNotifyUser(), MessageAskUser(), Idle()]

@@ -1,0 +1,158 @@
+"""fetch_data (seed 002 §6.5, seed 000 §4.2): several data sources fetched in parallel and appended to
+the session as knowledge events. Also the user-scoped database access every domain tool shares."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from psycopg import AsyncConnection
+from pydantic import BaseModel, ConfigDict, Field
+
+from trainer.sources.registry import DISPLAY_NAMES, SOURCE_NAMES, fetch_sources
+from trainer.store.models import EventType, KnowledgeRef
+from trainer.store.repositories import RepositoryError, user_uuid
+from trainer.store.repositories.settings import get_user_settings
+from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+
+CURRENT_WORKOUT_KEY = "current_workout"
+
+
+def db_user(ctx: ToolContext) -> uuid.UUID:
+    """The users.id of the authenticated subject."""
+    return user_uuid(ctx.user_id)
+
+
+@asynccontextmanager
+async def transaction(ctx: ToolContext) -> AsyncIterator[AsyncConnection]:
+    """One transaction on the domain database; repository errors become tool errors."""
+    try:
+        async with ctx.require_db().transaction() as conn:
+            yield conn
+    except RepositoryError as exc:
+        raise ToolError(str(exc)) from None
+
+
+async def user_settings(ctx: ToolContext) -> dict[str, Any]:
+    async with transaction(ctx) as conn:
+        return await get_user_settings(conn, db_user(ctx))
+
+
+def plain(value: Any) -> Any:
+    """A database row (or anything nested in one) as JSON-ready values: ids and timestamps as strings,
+    decimals as ints or floats."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return value
+
+
+def number_text(value: float | int | Decimal | None, places: int = 1) -> str:
+    """'60', '62.5', '0.3': rounded, without trailing zeros."""
+    if value is None:
+        return "-"
+    text = f"{float(value):.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+class SourceParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    days_back: int | None = Field(default=None, ge=1, le=3650)
+    days_ahead: int | None = Field(default=None, ge=1, le=365)
+    limit: int | None = Field(default=None, ge=1, le=500)
+    status: str | None = Field(default=None, max_length=20)
+
+
+class FetchDataArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sources: list[str] = Field(
+        min_length=1,
+        max_length=16,
+        description="Data sources to fetch: " + ", ".join(SOURCE_NAMES),
+    )
+    params: dict[str, SourceParams] | None = Field(
+        default=None,
+        description="Optional per-source parameters, e.g. {'workout_history': {'days_back': 30}}",
+    )
+
+
+class FetchData(Tool):
+    name = "fetch_data"
+    description = (
+        "Fetch additional user data into context, several sources in one call. Use when the data you "
+        "need is not already in context (or a wider range is needed). The data arrives as knowledge "
+        "after the result."
+    )
+    Args = FetchDataArgs
+    status = StatusMessage(start="Gathering your info...", done="Context ready")
+    category = "full"
+
+    async def execute(self, args: FetchDataArgs, ctx: ToolContext) -> dict[str, Any]:
+        params = args.params or {}
+        errors: dict[str, str] = {}
+        requests: list[tuple[str, dict[str, Any]]] = []
+        for source in dict.fromkeys(args.sources):
+            source_params = params.get(source)
+            requests.append((source, source_params.model_dump(exclude_none=True) if source_params else {}))
+        for extra in sorted(set(params) - set(args.sources)):
+            errors[extra] = "params given for a source that was not requested"
+
+        async def workout_in_progress() -> dict[str, Any] | None:
+            return await ctx.get_state(CURRENT_WORKOUT_KEY)
+
+        fetched = await fetch_sources(
+            ctx.require_db(), db_user(ctx), requests, now=ctx.now(), current_workout=workout_in_progress
+        )
+        data: dict[str, str] = {}
+        refs: list[KnowledgeRef] = []
+        for item in fetched:
+            if item.error:
+                errors[item.source] = item.error
+                continue
+            data[item.source] = item.formatted
+            await ctx.append_event(
+                EventType.KNOWLEDGE, {"source": item.source, "params": item.params, "data": item.formatted}
+            )
+            refs.append(KnowledgeRef(source=item.source, params=item.params))
+            await ctx.emit(
+                {
+                    "type": "knowledge",
+                    "data": {
+                        "source": item.source,
+                        "displayName": DISPLAY_NAMES.get(item.source, item.source),
+                        "status": "done",
+                    },
+                }
+            )
+        if refs:
+            await asyncio.to_thread(ctx.store.add_knowledge, ctx.session_id, refs)
+        if not data:
+            raise ToolError("nothing fetched: " + _error_list(errors))
+        return {"success": True, "data": data, "errors": errors}
+
+    def format(self, result: dict[str, Any]) -> str:
+        fetched = list(result.get("data") or {})
+        text = f"Fetched: {', '.join(fetched)} (see knowledge below)" if fetched else "Fetched nothing"
+        errors = result.get("errors") or {}
+        if errors:
+            text += "\nFailed: " + _error_list(errors)
+        return text
+
+
+def _error_list(errors: dict[str, str]) -> str:
+    return "; ".join(f"{source}: {message}" for source, message in errors.items())
+
+
+TOOLS: list[Tool] = [FetchData()]

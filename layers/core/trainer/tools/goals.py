@@ -1,0 +1,102 @@
+"""set_goals (seed 000 §4.3): category goals with free names, muscle goals over the 16 canonical
+muscles; percentages are normalised to 100% and the set of that type is replaced in one transaction."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from trainer.domain.muscles import MUSCLES, canonical_muscle
+from trainer.store.repositories.goals import set_category_goals, set_muscle_goals
+from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.data import db_user, number_text, transaction
+
+
+class CategoryGoalIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    category: str = Field(
+        min_length=1, max_length=80, description="Any name, e.g. 'Strength', 'Zone 2 Cardio'"
+    )
+    description: str | None = Field(default=None, max_length=500, description="What this category means")
+    percentage: float = Field(ge=0, le=100, description="Weight as a percentage (e.g. 50 for 50%)")
+
+
+class SetGoalsArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    goal_type: Literal["category", "muscle"] = Field(description="Which goal set to replace")
+    category_goals: list[CategoryGoalIn] | None = Field(
+        default=None, max_length=20, description="Required for goal_type 'category'"
+    )
+    muscle_goals: dict[str, float] | None = Field(
+        default=None,
+        description="Required for goal_type 'muscle': {muscle: percentage} over " + ", ".join(MUSCLES),
+    )
+
+    @model_validator(mode="after")
+    def _matching_payload(self) -> Self:
+        if self.goal_type == "category" and not self.category_goals:
+            raise ValueError("category_goals is required when goal_type is 'category'")
+        if self.goal_type == "muscle" and not self.muscle_goals:
+            raise ValueError("muscle_goals is required when goal_type is 'muscle'")
+        return self
+
+
+class SetGoals(Tool):
+    name = "set_goals"
+    description = (
+        "Replace the user's category goals or muscle goals. Check the current goals first (fetch_data). "
+        "Percentages should roughly sum to 100 and are normalised. Category names are free; muscle goals "
+        "use the 16 canonical muscle names."
+    )
+    Args = SetGoalsArgs
+    status = StatusMessage(start="Updating your goals...", done="Goals updated")
+    category = "summary"
+
+    async def execute(self, args: SetGoalsArgs, ctx: ToolContext) -> dict[str, Any]:
+        if args.goal_type == "muscle":
+            muscle_goals = _canonical_muscles(args.muscle_goals or {})
+            async with transaction(ctx) as conn:
+                rows = await set_muscle_goals(conn, db_user(ctx), muscle_goals)
+            goals = [{"name": r["muscle"], "percentage": _percent(r["weight"])} for r in rows]
+        else:
+            entries = args.category_goals or []
+            if all(e.percentage == 0 for e in entries):
+                raise ToolError("percentages must not all be zero")
+            async with transaction(ctx) as conn:
+                rows = await set_category_goals(conn, db_user(ctx), [e.model_dump() for e in entries])
+            goals = [
+                {"name": r["category"], "description": r["description"], "percentage": _percent(r["weight"])}
+                for r in rows
+            ]
+        return {"success": True, "goal_type": args.goal_type, "count": len(goals), "goals": goals}
+
+    def format(self, result: dict[str, Any]) -> str:
+        noun = "categories" if result.get("goal_type") == "category" else "muscles"
+        parts = ", ".join(f"{g['name']} {number_text(g['percentage'])}%" for g in result.get("goals", []))
+        return f"{result.get('count', 0)} {noun} updated: {parts}"
+
+
+def _canonical_muscles(raw: dict[str, float]) -> dict[str, float]:
+    unknown = [name for name in raw if canonical_muscle(name) is None]
+    if unknown:
+        raise ToolError(f"unknown muscle(s): {', '.join(unknown)}. Valid muscles: {', '.join(MUSCLES)}")
+    goals: dict[str, float] = {}
+    for name, value in raw.items():
+        muscle = canonical_muscle(name)
+        assert muscle is not None
+        if muscle in goals:
+            raise ToolError(f"muscle {muscle} is listed twice")
+        if not 0 <= value <= 100:
+            raise ToolError(f"percentage of {muscle} must be between 0 and 100")
+        goals[muscle] = value
+    if all(v == 0 for v in goals.values()):
+        raise ToolError("percentages must not all be zero")
+    return goals
+
+
+def _percent(weight: Any) -> float:
+    return round(float(weight) * 100, 1)
+
+
+TOOLS: list[Tool] = [SetGoals()]

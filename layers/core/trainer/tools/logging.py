@@ -1,0 +1,502 @@
+"""Exercise logging (seed 000 §4.5, seed 002 §6.4 log_workout): history rows and distribution tracking
+change together in one transaction, and undo reverses both.
+
+The current workout lives in session state under `current_workout`; its exercises carry ids
+('ex_...') and `completed` flags. log_workout logs from it and then clears it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from trainer.domain.catalog import CatalogEntry, load_catalog
+from trainer.domain.workout import GoalShare, LoadUnit, MuscleShare
+from trainer.store.repositories import RepositoryError
+from trainer.store.repositories.history import delete_logged, log_exercises
+from trainer.store.repositories.settings import get_user_settings
+from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.data import CURRENT_WORKOUT_KEY, db_user, number_text, plain, transaction
+
+DistanceUnitArg = Literal["km", "mi"]
+
+CATALOG_CATEGORY_GOALS: dict[str, str] = {
+    "strength": "Strength", "powerlifting": "Strength", "olympic weightlifting": "Strength",
+    "strongman": "Strength", "cardio": "Cardio", "stretching": "Flexibility", "plyometrics": "Power",
+}  # fmt: skip
+TYPE_GOALS: dict[str, str] = {
+    "reps": "Strength",
+    "hold": "Stability",
+    "duration": "Cardio",
+    "intervals": "Cardio",
+}
+
+
+async def current_workout(ctx: ToolContext) -> dict[str, Any]:
+    workout = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    if not workout or not workout.get("exercises"):
+        raise ToolError("no active workout: generate a workout first (or use log_completed_exercise)")
+    return workout
+
+
+def find_exercise(workout: dict[str, Any], ref: str, *, by_name: bool = False) -> dict[str, Any]:
+    """An exercise of the workout by id ('ex_...'), order number ('2'), or (optionally) name."""
+    exercises: list[dict[str, Any]] = workout.get("exercises") or []
+    key = ref.strip()
+    for ex in exercises:
+        if ex.get("id") == key:
+            return ex
+    if key.isdigit():
+        for ex in exercises:
+            if ex.get("order") == int(key):
+                return ex
+    if by_name:
+        matches = [ex for ex in exercises if str(ex.get("exercise_name", "")).strip().lower() == key.lower()]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise ToolError(f"{key!r} appears {len(matches)} times in the workout; give the exercise_id")
+    listed = ", ".join(f"{ex.get('order')}. {ex.get('exercise_name')} ({ex.get('id')})" for ex in exercises)
+    raise ToolError(f"exercise {key!r} is not in the current workout: {listed}")
+
+
+def _fit(values: list[Any] | None, sets: int | None) -> list[Any] | None:
+    """A per-set list resized to `sets` (extra values dropped, the last value repeated)."""
+    if not values or not sets or len(values) == sets:
+        return values
+    return values[:sets] if len(values) > sets else values + [values[-1]] * (sets - len(values))
+
+
+def _join_notes(*parts: str | None) -> str | None:
+    text = "; ".join(p.strip() for p in parts if p and p.strip())
+    return text or None
+
+
+def planned_entry(
+    planned: dict[str, Any],
+    *,
+    sets: int | None = None,
+    reps: list[int] | None = None,
+    load: float | None = None,
+    load_unit: str | None = None,
+    duration_min: float | None = None,
+    distance: float | None = None,
+    distance_unit: str | None = None,
+    rpe: float | None = None,
+    notes: str | None = None,
+    weight_unit: str,
+    default_distance_unit: str,
+) -> dict[str, Any]:
+    """The history entry for a planned exercise: what was actually done, defaulting to the plan."""
+    kind = planned["exercise_type"]
+    actual_sets = sets or (len(reps) if reps else None) or planned.get("sets")
+    entry: dict[str, Any] = {
+        "exercise_name": planned["exercise_name"],
+        "exercise_type": kind,
+        "sets": actual_sets if kind in ("reps", "hold") else None,
+        "muscles": planned.get("muscles_utilized") or [],
+        "goals": planned.get("goals_addressed") or [],
+        "rpe": rpe,
+        "notes": notes,
+        "rest_sec": planned.get("rest_sec"),
+    }
+    if kind == "reps":
+        entry["reps"] = reps or _fit(planned.get("reps"), actual_sets)
+        if load is not None:
+            entry["load_each"] = [load] * (actual_sets or 1)
+            entry["load_unit"] = load_unit or weight_unit
+        elif planned.get("load_each"):
+            entry["load_each"] = _fit(planned["load_each"], actual_sets)
+            entry["load_unit"] = planned.get("load_unit") or weight_unit
+    elif kind == "hold":
+        entry["hold_sec"] = _fit(planned.get("hold_sec"), actual_sets)
+    elif kind == "duration":
+        entry["duration_min"] = duration_min or planned.get("duration_min")
+        entry["distance"] = distance if distance is not None else planned.get("distance")
+        if entry["distance"] is not None:
+            entry["distance_unit"] = distance_unit or planned.get("distance_unit") or default_distance_unit
+    else:
+        entry["rounds"] = planned.get("rounds")
+        entry["work_sec"] = planned.get("work_sec")
+        entry["duration_min"] = duration_min
+    return entry
+
+
+def logged_line(row: dict[str, Any]) -> str:
+    """'Bench Press 3x10 @60kg RPE 8' (seed 000 §4.11 Category 2) with the history id."""
+    parts = [str(row["exercise_name"])]
+    reps = row.get("reps") or []
+    holds = row.get("hold_sec") or []
+    sets = row.get("sets") or len(reps) or len(holds)
+    if reps:
+        parts.append(f"{sets}x{reps[0]}" if len(set(reps)) == 1 else f"{sets}x[{','.join(map(str, reps))}]")
+    elif holds:
+        parts.append(
+            f"{sets}x{holds[0]}s" if len(set(holds)) == 1 else f"{sets}x[{','.join(map(str, holds))}]s"
+        )
+    loads = [float(v) for v in row.get("load_each") or [] if v]
+    if loads:
+        low, high = min(loads), max(loads)
+        shown = number_text(low) if low == high else f"{number_text(low)}-{number_text(high)}"
+        parts.append(f"@{shown}{row.get('load_unit') or ''}")
+    if row.get("rounds"):
+        parts.append(f"{row['rounds']} rounds")
+    if row.get("duration_min"):
+        parts.append(f"{number_text(row['duration_min'])} min")
+    if row.get("distance"):
+        parts.append(f"{number_text(row['distance'], 2)}{row.get('distance_unit') or ''}")
+    if row.get("rpe") is not None:
+        parts.append(f"RPE {number_text(row['rpe'])}")
+    return " ".join(parts) + f" (id={row['id']})"
+
+
+class CompletedExerciseIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    exercise_id: str | None = Field(default=None, max_length=64, description="Current-workout id or order")
+    exercise_name: str | None = Field(default=None, max_length=120, description="Name, when no id is known")
+    sets: int | None = Field(default=None, ge=1, le=20)
+    reps: list[int] | None = Field(default=None, description="Reps done per set")
+    load: float | None = Field(default=None, ge=0, le=2000, description="Load used per set")
+    load_unit: LoadUnit | None = None
+    duration_min: float | None = Field(default=None, gt=0, le=600)
+    distance: float | None = Field(default=None, gt=0)
+    distance_unit: DistanceUnitArg | None = None
+    rpe: float | None = Field(default=None, ge=1, le=10)
+    notes: str | None = Field(default=None, max_length=1000)
+
+    @model_validator(mode="after")
+    def _identified(self) -> Self:
+        if not (self.exercise_id or self.exercise_name):
+            raise ValueError("give exercise_id or exercise_name")
+        if self.reps and any(r < 1 for r in self.reps):
+            raise ValueError("reps must be positive")
+        return self
+
+
+class LogWorkoutArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    completed_exercises: list[CompletedExerciseIn] = Field(
+        min_length=1, max_length=40, description="Exercises of the current workout that were done"
+    )
+    workout_notes: str | None = Field(default=None, max_length=1000)
+
+
+def _planned_for(workout: dict[str, Any], item: CompletedExerciseIn) -> dict[str, Any]:
+    """The planned exercise an entry refers to: by id or order, else by name."""
+    if item.exercise_id:
+        try:
+            return find_exercise(workout, item.exercise_id, by_name=True)
+        except ToolError:
+            if not item.exercise_name:
+                raise
+    return find_exercise(workout, item.exercise_name or "", by_name=True)
+
+
+class LogWorkout(Tool):
+    name = "log_workout"
+    description = (
+        "Log the completed exercises of the current workout to history (actual sets/reps/load default to "
+        "the plan). Ends the workout session."
+    )
+    Args = LogWorkoutArgs
+    status = StatusMessage(start="Saving your workout...", done="Workout logged")
+    category = "summary"
+
+    async def execute(self, args: LogWorkoutArgs, ctx: ToolContext) -> dict[str, Any]:
+        workout = await current_workout(ctx)
+        chosen: list[tuple[dict[str, Any], CompletedExerciseIn]] = []
+        skipped: list[str] = []
+        for item in args.completed_exercises:
+            planned = _planned_for(workout, item)
+            if any(p is planned for p, _ in chosen):
+                raise ToolError(f"{planned['exercise_name']} is listed twice")
+            if planned.get("completed"):
+                skipped.append(planned["exercise_name"])
+            else:
+                chosen.append((planned, item))
+        user = db_user(ctx)
+        async with transaction(ctx) as conn:
+            settings = await get_user_settings(conn, user)
+            entries = [
+                {
+                    **planned_entry(
+                        planned,
+                        sets=item.sets,
+                        reps=item.reps,
+                        load=item.load,
+                        load_unit=item.load_unit,
+                        duration_min=item.duration_min,
+                        distance=item.distance,
+                        distance_unit=item.distance_unit,
+                        rpe=item.rpe,
+                        notes=_join_notes(item.notes, args.workout_notes),
+                        weight_unit=settings["weight_unit"],
+                        default_distance_unit=settings["distance_unit"],
+                    ),
+                    "workout_id": workout.get("workout_id"),
+                    "session_id": ctx.session_id,
+                }
+                for planned, item in chosen
+            ]
+            rows = await log_exercises(
+                conn,
+                user,
+                entries,
+                default_weight_unit=settings["weight_unit"],
+                default_distance_unit=settings["distance_unit"],
+                now=ctx.now(),
+            )
+        await ctx.delete_state(CURRENT_WORKOUT_KEY)
+        return {
+            "success": True,
+            "logged_count": len(rows),
+            "total_in_workout": len(workout["exercises"]),
+            "logged": [plain(r) for r in rows],
+            "already_logged": skipped,
+            "workout_id": workout.get("workout_id"),
+        }
+
+    def format(self, result: dict[str, Any]) -> str:
+        lines = [f"logged {result['logged_count']} of {result['total_in_workout']} exercises; workout closed"]
+        lines.extend(f"  {logged_line(r)}" for r in result.get("logged", []))
+        if result.get("already_logged"):
+            lines.append(f"  already logged before: {', '.join(result['already_logged'])}")
+        return "\n".join(lines)
+
+
+class MarkExerciseCompleteArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    exercise_id: str = Field(
+        min_length=1, max_length=64, description="Current-workout exercise id or order number"
+    )
+    actual_sets: int | None = Field(default=None, ge=1, le=20)
+    actual_reps: list[int] | None = Field(default=None, description="Reps done per set")
+    actual_load: float | None = Field(default=None, ge=0, le=2000, description="Load used (user's unit)")
+    actual_duration_min: float | None = Field(default=None, gt=0, le=600)
+    rpe: float | None = Field(default=None, ge=1, le=10)
+    notes: str | None = Field(default=None, max_length=1000)
+
+
+class MarkExerciseComplete(Tool):
+    name = "mark_exercise_complete"
+    description = (
+        "Mark one exercise of the current workout as done, logging the actual performance (defaults to "
+        "the plan). The workout stays open."
+    )
+    Args = MarkExerciseCompleteArgs
+    status = StatusMessage(start="Logging exercise...", done="Exercise logged")
+    category = "summary"
+
+    async def execute(self, args: MarkExerciseCompleteArgs, ctx: ToolContext) -> dict[str, Any]:
+        workout = await current_workout(ctx)
+        planned = find_exercise(workout, args.exercise_id)
+        if planned.get("completed"):
+            raise ToolError(f"{planned['exercise_name']} is already logged (undo_logged_exercise to redo it)")
+        if args.actual_reps and any(r < 1 for r in args.actual_reps):
+            raise ToolError("actual_reps must be positive")
+        user = db_user(ctx)
+        async with transaction(ctx) as conn:
+            settings = await get_user_settings(conn, user)
+            entry = planned_entry(
+                planned,
+                sets=args.actual_sets,
+                reps=args.actual_reps,
+                load=args.actual_load,
+                duration_min=args.actual_duration_min,
+                rpe=args.rpe,
+                notes=args.notes,
+                weight_unit=settings["weight_unit"],
+                default_distance_unit=settings["distance_unit"],
+            )
+            entry.update(workout_id=workout.get("workout_id"), session_id=ctx.session_id)
+            rows = await log_exercises(
+                conn,
+                user,
+                [entry],
+                default_weight_unit=settings["weight_unit"],
+                default_distance_unit=settings["distance_unit"],
+                now=ctx.now(),
+            )
+        planned["completed"] = True
+        await ctx.put_state(CURRENT_WORKOUT_KEY, workout)
+        remaining = sum(1 for ex in workout["exercises"] if not ex.get("completed"))
+        return {
+            "success": True,
+            "exercise_id": planned.get("id"),
+            "logged": plain(rows[0]),
+            "remaining": remaining,
+        }
+
+    def format(self, result: dict[str, Any]) -> str:
+        return f"logged: {logged_line(result['logged'])}; {result['remaining']} exercises left"
+
+
+class LogCompletedExerciseArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    exercise_name: str = Field(min_length=1, max_length=120)
+    exercise_type: Literal["reps", "hold", "duration", "intervals"]
+    sets: int | None = Field(default=None, ge=1, le=20)
+    reps: list[int] | None = Field(default=None, description="Reps per set (reps type)")
+    load: float | None = Field(default=None, ge=0, le=2000, description="Load per set; omit for bodyweight")
+    load_unit: LoadUnit | None = Field(default=None, description="Defaults to the user's weight unit")
+    hold_sec: list[int] | None = Field(default=None, description="Seconds per hold (hold type)")
+    duration_min: float | None = Field(default=None, gt=0, le=600)
+    distance: float | None = Field(default=None, gt=0)
+    distance_unit: DistanceUnitArg | None = Field(default=None, description="Defaults to the user's unit")
+    rpe: float | None = Field(default=None, ge=1, le=10)
+    muscles_utilized: list[MuscleShare] | None = Field(
+        default=None, description="Defaults from the exercise catalog when the name is known"
+    )
+    goals_addressed: list[GoalShare] | None = None
+    performed_at: datetime | None = Field(default=None, description="ISO timestamp; defaults to now")
+    notes: str | None = Field(default=None, max_length=1000)
+
+    @model_validator(mode="after")
+    def _fields_for_type(self) -> Self:
+        needs = {"reps": "reps", "hold": "hold_sec"}
+        required = needs.get(self.exercise_type)
+        if required and not getattr(self, required):
+            raise ValueError(f"'{required}' is required for {self.exercise_type} exercises")
+        if (
+            self.exercise_type in ("duration", "intervals")
+            and self.duration_min is None
+            and self.distance is None
+        ):
+            raise ValueError(f"'duration_min' (or distance) is required for {self.exercise_type} exercises")
+        for name in ("reps", "hold_sec"):
+            values = getattr(self, name)
+            if values and any(v < 1 for v in values):
+                raise ValueError(f"'{name}' values must be positive")
+            if values and self.sets is not None and len(values) not in (1, self.sets):
+                raise ValueError(f"'{name}' needs one value per set ({self.sets}), got {len(values)}")
+        return self
+
+
+class LogCompletedExercise(Tool):
+    name = "log_completed_exercise"
+    description = (
+        "Log an exercise the user did outside the current workout to their history (updates distribution "
+        "tracking). Muscles default from the exercise catalog; give muscles_utilized for unknown names."
+    )
+    Args = LogCompletedExerciseArgs
+    status = StatusMessage(start="Logging exercise...", done="Exercise logged")
+    category = "summary"
+
+    async def execute(self, args: LogCompletedExerciseArgs, ctx: ToolContext) -> dict[str, Any]:
+        entry = args.model_dump(exclude_none=True, exclude={"muscles_utilized", "goals_addressed", "load"})
+        muscles, goals, matched = _default_shares(args)
+        entry.update(muscles=muscles, goals=goals, session_id=ctx.session_id)
+        if args.load is not None:
+            sets = args.sets or len(args.reps or []) or 1
+            entry["load_each"] = [args.load] * sets
+        user = db_user(ctx)
+        async with transaction(ctx) as conn:
+            settings = await get_user_settings(conn, user)
+            if args.load is not None:
+                entry["load_unit"] = args.load_unit or settings["weight_unit"]
+            if args.distance is not None:
+                entry["distance_unit"] = args.distance_unit or settings["distance_unit"]
+            rows = await log_exercises(
+                conn,
+                user,
+                [entry],
+                default_weight_unit=settings["weight_unit"],
+                default_distance_unit=settings["distance_unit"],
+                now=ctx.now(),
+            )
+        result: dict[str, Any] = {"success": True, "logged": plain(rows[0])}
+        if matched:
+            result["catalog_match"] = matched
+        return result
+
+    def format(self, result: dict[str, Any]) -> str:
+        text = f"logged: {logged_line(result['logged'])}"
+        if result.get("catalog_match"):
+            text += f" (muscles from catalog: {result['catalog_match']})"
+        return text
+
+
+def _compact(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum()).rstrip("s")
+
+
+def catalog_entry(name: str) -> CatalogEntry | None:
+    """The catalog entry named `name`, ignoring case, punctuation, spacing and a plural 's'."""
+    catalog = load_catalog()
+    exact = catalog.get(name)
+    if exact is not None:
+        return exact
+    wanted = _compact(name)
+    return next((e for e in catalog.search(name, limit=25) if _compact(e.name) == wanted), None)
+
+
+def _default_shares(
+    args: LogCompletedExerciseArgs,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
+    """Muscle and goal shares from the arguments, else from the catalog entry for the name."""
+    entry = catalog_entry(args.exercise_name)
+    if args.muscles_utilized:
+        muscles = [m.model_dump() for m in args.muscles_utilized]
+    elif entry is not None:
+        muscles = [{"muscle": m, "share": s} for m, s in entry.muscles]
+    else:
+        similar = ", ".join(e.name for e in load_catalog().search(args.exercise_name, limit=5))
+        hint = f" (similar catalog names: {similar})" if similar else ""
+        raise ToolError(
+            f"'{args.exercise_name}' is not in the exercise catalog{hint}: give muscles_utilized "
+            "([{muscle, share}] over the 16 muscles)"
+        )
+    if args.goals_addressed:
+        goals = [g.model_dump() for g in args.goals_addressed]
+    else:
+        goal = CATALOG_CATEGORY_GOALS.get(entry.category, "") if entry else ""
+        goals = [{"goal": goal or TYPE_GOALS[args.exercise_type], "share": 1.0}]
+    matched = entry.name if entry is not None and not args.muscles_utilized else None
+    return muscles, goals, matched
+
+
+class UndoLoggedExerciseArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    exercise_id: str = Field(
+        min_length=1, max_length=64, description="History id (uuid) of the logged exercise"
+    )
+
+
+class UndoLoggedExercise(Tool):
+    name = "undo_logged_exercise"
+    description = "Delete a logged exercise from history (a mistake or the wrong exercise) by its history id."
+    Args = UndoLoggedExerciseArgs
+    status = StatusMessage(start="Removing logged exercise...", done="Exercise removed")
+    category = "confirmation"
+
+    async def execute(self, args: UndoLoggedExerciseArgs, ctx: ToolContext) -> dict[str, Any]:
+        async with transaction(ctx) as conn:
+            try:
+                row = await delete_logged(conn, db_user(ctx), args.exercise_id)
+            except RepositoryError:
+                row = None
+        if row is None:
+            raise ToolError(f"logged exercise {args.exercise_id} not found")
+        await _reopen_in_current_workout(ctx, row)
+        return {"success": True, "removed": plain(row)}
+
+    def format(self, result: dict[str, Any]) -> str:
+        return f"removed: {result['removed']['exercise_name']}"
+
+
+async def _reopen_in_current_workout(ctx: ToolContext, row: dict[str, Any]) -> None:
+    """An undone exercise of the still-open workout becomes not completed again."""
+    workout = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    if not workout or not row.get("workout_id") or workout.get("workout_id") != row["workout_id"]:
+        return
+    name = str(row["exercise_name"]).lower()
+    for ex in workout.get("exercises") or []:
+        if ex.get("completed") and str(ex.get("exercise_name", "")).lower() == name:
+            ex["completed"] = False
+            await ctx.put_state(CURRENT_WORKOUT_KEY, workout)
+            return
+
+
+TOOLS: list[Tool] = [LogWorkout(), LogCompletedExercise(), UndoLoggedExercise(), MarkExerciseComplete()]

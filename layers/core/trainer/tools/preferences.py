@@ -1,0 +1,108 @@
+"""set_preference / delete_preference (seed 000 §4.4). A preference is permanent, expires at
+`expires_at`, or is consumed by the next workout generation (`delete_after_use`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trainer.store.repositories import RepositoryError
+from trainer.store.repositories import preferences as repo
+from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.data import db_user, plain, transaction
+
+PreferenceType = Literal[
+    "workout", "injury", "time", "equipment", "intensity", "muscle_group", "exercise", "goal", "recovery",
+    "other",
+]  # fmt: skip
+
+
+class SetPreferenceArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: PreferenceType = Field(description="Category of preference")
+    description: str = Field(min_length=1, max_length=1000, description="What the user wants or doesn't want")
+    guidance: str = Field(
+        min_length=1, max_length=2000, description="How this affects workout recommendations"
+    )
+    expires_at: datetime | None = Field(
+        default=None, description="ISO timestamp when it expires; omit for permanent or one-shot preferences"
+    )
+    delete_after_use: bool = Field(
+        default=False, description="True for an immediate, one-off request: removed after the next workout"
+    )
+
+
+class SetPreference(Tool):
+    name = "set_preference"
+    description = (
+        "Save a user preference (injury, dislikes, time limits, equipment, intensity...). Choose the type "
+        "and the temporal behaviour from what the user said: permanent, expires_at for a while, or "
+        "delete_after_use for the next workout only."
+    )
+    Args = SetPreferenceArgs
+    status = StatusMessage(start="Saving your preference...", done="Preference saved")
+    category = "summary"
+
+    async def execute(self, args: SetPreferenceArgs, ctx: ToolContext) -> dict[str, Any]:
+        async with transaction(ctx) as conn:
+            row = await repo.create_preference(
+                conn,
+                db_user(ctx),
+                type=args.type,
+                description=args.description,
+                guidance=args.guidance,
+                expires_at=args.expires_at,
+                delete_after_use=args.delete_after_use,
+                now=ctx.now(),
+            )
+        return {"success": True, "preference": plain(row)}
+
+    def format(self, result: dict[str, Any]) -> str:
+        pref = result["preference"]
+        description = pref["description"]
+        short = description if len(description) <= 50 else description[:49] + "…"
+        if pref.get("delete_after_use"):
+            temporal = " (next workout only)"
+        elif pref.get("expires_at"):
+            temporal = f" (until {pref['expires_at'][:10]})"
+        else:
+            temporal = ""
+        return f"saved: {pref['type']} - {short}{temporal} id={pref['id']}"
+
+
+class DeletePreferenceArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    preference_id: str = Field(min_length=1, max_length=64, description="id of the preference to delete")
+
+
+class DeletePreference(Tool):
+    name = "delete_preference"
+    description = "Delete one of the user's preferences by id (see active_preferences)."
+    Args = DeletePreferenceArgs
+    status = StatusMessage(start="Removing preference...", done="Preference removed")
+    category = "confirmation"
+
+    async def execute(self, args: DeletePreferenceArgs, ctx: ToolContext) -> dict[str, Any]:
+        async with transaction(ctx) as conn:
+            try:
+                row = await repo.delete_preference(conn, db_user(ctx), args.preference_id)
+            except RepositoryError:
+                row = None
+        if row is None:
+            raise ToolError(f"preference {args.preference_id} not found")
+        return {"success": True, "preference": plain(row)}
+
+    def format(self, result: dict[str, Any]) -> str:
+        return "deleted"
+
+
+async def consume_after_generation(ctx: ToolContext) -> list[dict[str, Any]]:
+    """Delete the user's delete_after_use preferences once a workout has been generated; returns them."""
+    async with transaction(ctx) as conn:
+        rows = await repo.consume_delete_after_use(conn, db_user(ctx))
+    return [plain(r) for r in rows]
+
+
+TOOLS: list[Tool] = [SetPreference(), DeletePreference()]

@@ -1,0 +1,126 @@
+"""generate_exercise_timer / generate_workout_timers (seed 000 §4.6): timer phases computed by
+trainer.domain.timers from the current workout or an inline exercise."""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from trainer.domain.timers import Timer, exercise_timer, workout_timers
+from trainer.domain.workout import Exercise
+from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.logging import current_workout, find_exercise
+
+
+def duration_text(seconds: int) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    if not minutes:
+        return f"{secs}s"
+    return f"{minutes}m {secs:02d}s" if secs else f"{minutes}m"
+
+
+def _timer_result(timers: list[Timer]) -> dict[str, Any]:
+    data = [t.to_dict() for t in timers]
+    return {"success": True, "timers": data, "total_duration_sec": sum(t["total_duration_sec"] for t in data)}
+
+
+def _timer_line(timer: dict[str, Any]) -> str:
+    phases = timer["phases"]
+    counts: dict[str, int] = {}
+    for phase in phases:
+        counts[phase["phase_type"]] = counts.get(phase["phase_type"], 0) + 1
+    shape = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    total = timer["total_duration_sec"]
+    return f"{timer['exercise_name']}: {duration_text(total)} ({total}s; {len(phases)} phases: {shape})"
+
+
+class ExerciseTimerArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    exercise_id: str | None = Field(
+        default=None, max_length=64, description="Current-workout exercise id or order"
+    )
+    exercise: dict[str, Any] | None = Field(
+        default=None,
+        description="An exercise not in the workout: exercise_name, exercise_type "
+        "(reps|hold|duration|intervals) and its fields "
+        "(sets, reps, hold_sec, rest_sec, duration_min, rounds, work_sec)",
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        if (self.exercise_id is None) == (self.exercise is None):
+            raise ValueError("give exactly one of exercise_id or exercise")
+        return self
+
+
+class GenerateExerciseTimer(Tool):
+    name = "generate_exercise_timer"
+    description = (
+        "Build the timer (work, rest, hold and transition phases) for one exercise of the current workout "
+        "or for an exercise given inline."
+    )
+    Args = ExerciseTimerArgs
+    status = StatusMessage(start="Building your timer...", done="Timer ready")
+    category = "full"
+
+    async def execute(self, args: ExerciseTimerArgs, ctx: ToolContext) -> dict[str, Any]:
+        if args.exercise_id is not None:
+            source: dict[str, Any] = find_exercise(await current_workout(ctx), args.exercise_id)
+        else:
+            source = args.exercise or {}
+        try:
+            timer = exercise_timer(source)
+        except ValueError as exc:
+            raise ToolError(f"cannot build a timer: {exc}") from None
+        return _timer_result([timer])
+
+    def format(self, result: dict[str, Any]) -> str:
+        timer = result["timers"][0]
+        phases = "\n".join(
+            f"  {p['phase_type']} {p['duration_sec']}s: {p['cue']}"
+            + (f" ({p['detail']})" if p["detail"] else "")
+            for p in timer["phases"]
+        )
+        return f"{_timer_line(timer)}\n{phases}"
+
+
+class WorkoutTimersArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    exercise_ids: list[str] | None = Field(
+        default=None,
+        max_length=30,
+        description="Current-workout exercise ids or orders; omit for the whole workout",
+    )
+
+
+class GenerateWorkoutTimers(Tool):
+    name = "generate_workout_timers"
+    description = (
+        "Build timers for the current workout (or the listed exercises of it): one timer per exercise, "
+        "one per group (circuit, superset...) with its rounds."
+    )
+    Args = WorkoutTimersArgs
+    status = StatusMessage(start="Building your timers...", done="Timers ready")
+    category = "full"
+
+    async def execute(self, args: WorkoutTimersArgs, ctx: ToolContext) -> dict[str, Any]:
+        workout = await current_workout(ctx)
+        if args.exercise_ids:
+            chosen = [find_exercise(workout, ref) for ref in args.exercise_ids]
+            selected = list({id(ex): ex for ex in chosen}.values())
+        else:
+            selected = list(workout["exercises"])
+        try:
+            exercises = [Exercise.model_validate(ex) for ex in selected]
+            timers = workout_timers(exercises)
+        except (ValidationError, ValueError) as exc:
+            raise ToolError(f"cannot build timers: {exc}") from None
+        return _timer_result(timers)
+
+    def format(self, result: dict[str, Any]) -> str:
+        lines = [f"  {_timer_line(t)}" for t in result["timers"]]
+        return "\n".join([*lines, f"Total: {duration_text(result['total_duration_sec'])}"])
+
+
+TOOLS: list[Tool] = [GenerateExerciseTimer(), GenerateWorkoutTimers()]

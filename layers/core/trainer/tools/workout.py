@@ -1,0 +1,546 @@
+"""Workout generation and modification tools (seed 002 §6.4, seed 000 §4.9).
+
+The current workout, the displayables and the artifacts are session state in the session store
+(not process memory: Lambda keeps none between invocations).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from trainer.agent.tool_registry import validation_summary
+from trainer.domain.workout import Exercise, Workout, exercise_line
+from trainer.store.models import EventType
+from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.communication import ARTIFACTS_KEY, DISPLAYABLES_KEY
+
+logger = logging.getLogger(__name__)
+
+CURRENT_WORKOUT_KEY = "current_workout"
+ARTIFACT_TYPE = "exercise_list"
+SCHEMA_VERSION = "1"
+PROTECTED_FIELDS = frozenset({"id", "exercise_type", "type"})
+PER_SET_FIELDS = ("reps", "hold_sec", "load_each")
+SECONDS_PER_REP = 3.0
+
+
+def _new_id(prefix: str, nbytes: int, taken: set[str]) -> str:
+    while True:
+        candidate = f"{prefix}{secrets.token_hex(nbytes)}"
+        if candidate not in taken:
+            return candidate
+
+
+def estimate_duration_min(exercises: list[Exercise]) -> int:
+    """Rough session length: work plus rest for every exercise."""
+    seconds = 0.0
+    for ex in exercises:
+        match ex.exercise_type:
+            case "reps":
+                seconds += sum(r * SECONDS_PER_REP for r in ex.reps or []) + (ex.sets or 0) * (
+                    ex.rest_sec or 0
+                )
+            case "hold":
+                seconds += sum(ex.hold_sec or []) + (ex.sets or 0) * (ex.rest_sec or 0)
+            case "duration":
+                seconds += (ex.duration_min or 0) * 60
+            case "intervals":
+                seconds += (ex.rounds or 0) * ((ex.work_sec or 0) + (ex.rest_sec or 0))
+    return max(1, round(seconds / 60))
+
+
+def muscles_targeted(exercises: list[Exercise]) -> list[str]:
+    totals: dict[str, float] = {}
+    for ex in exercises:
+        for m in ex.muscles_utilized:
+            totals[m.muscle] = totals.get(m.muscle, 0.0) + m.share
+    return [name for name, _ in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def workout_summary(workout: Workout, exercises: list[Exercise]) -> dict[str, Any]:
+    given = workout.summary
+    return {
+        "exercise_count": len(exercises),
+        "estimated_duration_min": (
+            given.estimated_duration_min
+            if given and given.estimated_duration_min
+            else estimate_duration_min(exercises)
+        ),
+        "muscles_targeted": (
+            given.muscles_targeted if given and given.muscles_targeted else muscles_targeted(exercises)
+        ),
+        "primary_goals": list(given.primary_goals) if given else [],
+    }
+
+
+def _dump(ex: Exercise) -> dict[str, Any]:
+    return ex.model_dump(mode="json", exclude_none=True)
+
+
+def _brief(ex: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": ex["id"],
+        "exercise_name": ex["exercise_name"],
+        "exercise_type": ex["exercise_type"],
+        "order": ex["order"],
+        "detail": _line(ex),
+    }
+
+
+def _line(ex: dict[str, Any]) -> str:
+    try:
+        return exercise_line(ex)
+    except (ValidationError, ValueError):
+        return ""
+
+
+class GenerateArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    workout: Workout = Field(description="The complete workout: title, exercises (1-indexed order), summary")
+
+
+class GenerateWorkout(Tool):
+    name = "generate_workout"
+    description = (
+        "Create a structured workout (an exercise_list artifact) that becomes the current workout. "
+        "Each exercise follows one of 4 types: reps, hold, duration or intervals. Returns artifact_id, "
+        "workout_id and an id per exercise. Afterwards you MUST call message_notify_user with the "
+        "artifact_id to show it."
+    )
+    Args = GenerateArgs
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Creating your workout...", done="Workout ready"
+    )
+    category = "full"
+
+    async def execute(self, args: GenerateArgs, ctx: ToolContext) -> dict[str, Any]:
+        workout = args.workout
+        displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
+        workouts: dict[str, Any] = displayables.setdefault("workouts", {})
+        known_exercises: dict[str, Any] = displayables.setdefault("exercises", {})
+        artifacts = await ctx.get_state(ARTIFACTS_KEY) or {}
+
+        taken = set(known_exercises)
+        exercises: list[Exercise] = []
+        for ex in sorted(workout.exercises, key=lambda e: e.order):
+            ex_id = _new_id("ex_", 3, taken)
+            taken.add(ex_id)
+            exercises.append(ex.model_copy(update={"id": ex_id}))
+        workout_id = f"workout_{len(workouts) + 1}"
+        artifact_id = _new_id("art_", 6, set(artifacts))
+        summary = workout_summary(workout, exercises)
+        title = workout.title or _default_title(summary["muscles_targeted"])
+        dumped = [_dump(ex) for ex in exercises]
+        created_at = ctx.now().isoformat()
+
+        current = {
+            "workout_id": workout_id,
+            "title": title,
+            "exercises": dumped,
+            "summary": summary,
+            "artifact_id": artifact_id,
+            "created_at": created_at,
+        }
+        artifact = {
+            "artifact_id": artifact_id,
+            "type": ARTIFACT_TYPE,
+            "schema_version": SCHEMA_VERSION,
+            "title": title,
+            "summary": {
+                "exercise_count": summary["exercise_count"],
+                "estimated_duration_min": summary["estimated_duration_min"],
+                "muscles_targeted": summary["muscles_targeted"],
+            },
+            "auto_start": False,
+            "payload": {"workout_id": workout_id, "title": title, "exercises": dumped, "summary": summary},
+        }
+        workouts[workout_id] = {
+            "exercise_ids": [ex["id"] for ex in dumped],
+            "metadata": {"title": title, **summary},
+            "artifact_id": artifact_id,
+        }
+        for item in dumped:
+            known_exercises[item["id"]] = item
+        artifacts[artifact_id] = artifact
+
+        await ctx.put_state(CURRENT_WORKOUT_KEY, current)
+        await ctx.put_state(DISPLAYABLES_KEY, displayables)
+        await ctx.put_state(ARTIFACTS_KEY, artifacts)
+        await ctx.append_event(EventType.ARTIFACT, artifact)
+
+        problems = await _check(workout.model_copy(update={"exercises": exercises}), ctx)
+        await _after_generation(ctx)
+        return {
+            "success": True,
+            "artifact_id": artifact_id,
+            "workout_id": workout_id,
+            "title": title,
+            "exercise_count": len(dumped),
+            "summary": summary,
+            "exercises": [_brief(ex) for ex in dumped],
+            "problems": problems,
+        }
+
+    def format(self, result: dict[str, Any]) -> str:
+        lines = [
+            f'Created {result["workout_id"]} "{result["title"]}" with {result["exercise_count"]} exercises:',
+            *(
+                f"  {ex['id']}: {ex['exercise_name']} ({ex['exercise_type']}) [order: {ex['order']}]"
+                + (f" - {ex['detail']}" if ex.get("detail") else "")
+                for ex in result["exercises"]
+            ),
+        ]
+        if result.get("problems"):
+            lines.append("Problems to fix before delivering:")
+            lines.extend(f"  - {p}" for p in result["problems"])
+        lines.append(
+            f"IMPORTANT: You MUST now call message_notify_user with artifact_id={result['artifact_id']} "
+            "to show this workout to the user."
+        )
+        return "\n".join(lines)
+
+
+def _default_title(muscles: list[str]) -> str:
+    return f"{' & '.join(muscles[:2])} Workout" if muscles else "Your Workout"
+
+
+async def _check(workout: Workout, ctx: ToolContext) -> list[str]:
+    checker = ctx.extras.get("workout_checker")
+    if checker is None:
+        return []
+    try:
+        return [str(p) for p in await checker(workout, ctx)]
+    except Exception:
+        logger.exception("workout checker failed")
+        return []
+
+
+async def _after_generation(ctx: ToolContext) -> None:
+    hook = ctx.extras.get("after_generation")
+    if hook is None:
+        return
+    try:
+        await hook(ctx)
+    except Exception:
+        logger.exception("after_generation hook failed")
+
+
+async def load_current_workout(ctx: ToolContext) -> dict[str, Any]:
+    current = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    if not current or not current.get("exercises"):
+        raise ToolError("No active workout in this session. Create one with generate_workout first.")
+    return current
+
+
+def find_exercise(exercises: list[dict[str, Any]], exercise_id: str) -> int:
+    """Index of the exercise named by its id (ex_...) or its order number ("1")."""
+    key = exercise_id.strip()
+    for i, ex in enumerate(exercises):
+        if ex.get("id") == key:
+            return i
+    number = key.lstrip("#")
+    if number.isdigit():
+        for i, ex in enumerate(exercises):
+            if ex.get("order") == int(number):
+                return i
+    valid = ", ".join(
+        f"{ex.get('id')} (order {ex.get('order')}: {ex.get('exercise_name')})" for ex in exercises
+    )
+    raise ToolError(f"Exercise '{exercise_id}' not found in the current workout. Valid: {valid}")
+
+
+def _renumber(exercises: list[dict[str, Any]]) -> None:
+    for i, ex in enumerate(exercises, start=1):
+        ex["order"] = i
+
+
+def _repair_groups(exercises: list[dict[str, Any]]) -> None:
+    """After a removal: positions 1..n again, group header on the new first member, and a group
+    too small for its type dissolves."""
+    members: dict[str, list[dict[str, Any]]] = {}
+    for ex in exercises:
+        if ex.get("group"):
+            members.setdefault(ex["group"]["id"], []).append(ex)
+    for group in members.values():
+        group.sort(key=lambda e: e["group"]["position"])
+        header = {k: group[0]["group"].get(k) for k in ("name", "rounds", "rest_between_rounds_sec")}
+        for position, ex in enumerate(group, start=1):
+            ex["group"]["position"] = position
+        for ex in group:
+            for k in header:
+                ex["group"].pop(k, None)
+        for k, v in header.items():
+            if v is not None:
+                group[0]["group"][k] = v
+        kind = group[0]["group"]["type"]
+        too_small = (kind == "superset" and len(group) != 2) or (
+            kind in ("circuit", "giant_set") and len(group) < 3
+        )
+        if too_small or not group:
+            for ex in group:
+                ex.pop("group", None)
+
+
+def _validated_workout(current: dict[str, Any], exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    try:
+        workout = Workout.model_validate({"title": current.get("title"), "exercises": exercises})
+    except ValidationError as exc:
+        raise ToolError(f"The change would make the workout invalid: {validation_summary(exc)}") from exc
+    return [_dump(ex) for ex in workout.exercises]
+
+
+async def save_current_workout(
+    ctx: ToolContext, current: dict[str, Any], exercises: list[dict[str, Any]]
+) -> None:
+    """Writes the workout back and keeps the displayables and the artifact payload in step."""
+    exercises = sorted(exercises, key=lambda e: e["order"])
+    summary = dict(current.get("summary") or {})
+    models = [Exercise.model_validate(e) for e in exercises]
+    summary["exercise_count"] = len(exercises)
+    summary["estimated_duration_min"] = estimate_duration_min(models)
+    summary["muscles_targeted"] = muscles_targeted(models)
+    current = {**current, "exercises": exercises, "summary": summary}
+    await ctx.put_state(CURRENT_WORKOUT_KEY, current)
+
+    displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
+    workouts = displayables.setdefault("workouts", {})
+    known = displayables.setdefault("exercises", {})
+    workout_id = current.get("workout_id")
+    if workout_id:
+        entry = workouts.setdefault(workout_id, {"artifact_id": current.get("artifact_id")})
+        entry["exercise_ids"] = [e["id"] for e in exercises]
+        entry["metadata"] = {"title": current.get("title"), **summary}
+    for ex in exercises:
+        known[ex["id"]] = ex
+    await ctx.put_state(DISPLAYABLES_KEY, displayables)
+
+    artifact_id = current.get("artifact_id")
+    if artifact_id:
+        artifacts = await ctx.get_state(ARTIFACTS_KEY) or {}
+        artifact = artifacts.get(artifact_id)
+        if artifact is not None:
+            artifact["summary"] = {
+                "exercise_count": summary["exercise_count"],
+                "estimated_duration_min": summary["estimated_duration_min"],
+                "muscles_targeted": summary["muscles_targeted"],
+            }
+            artifact["payload"] = {**artifact.get("payload", {}), "exercises": exercises, "summary": summary}
+            await ctx.put_state(ARTIFACTS_KEY, artifacts)
+
+
+class ReplacementExercise(Exercise):
+    """An exercise for swap_exercise: `order` defaults to the replaced exercise's position."""
+
+    order: int | None = Field(default=None, ge=1, description="Defaults to the replaced exercise's order")  # type: ignore[assignment]
+
+
+class SwapArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    exercise_id: str = Field(min_length=1, description="Exercise id (ex_...) or order number ('1')")
+    new_exercise: ReplacementExercise = Field(description="The full replacement exercise")
+    reason: str | None = Field(default=None, max_length=300)
+
+
+class SwapExercise(Tool):
+    name = "swap_exercise"
+    description = (
+        "Replace one exercise of the current workout with a new one (same schema as generate_workout "
+        "exercises). Identify it by id (ex_...) or order number."
+    )
+    Args = SwapArgs
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Finding alternative...", done="Exercise swapped"
+    )
+    category = "summary"
+
+    async def execute(self, args: SwapArgs, ctx: ToolContext) -> dict[str, Any]:
+        current = await load_current_workout(ctx)
+        exercises = [dict(e) for e in current["exercises"]]
+        index = find_exercise(exercises, args.exercise_id)
+        old = exercises[index]
+        taken = {e["id"] for e in exercises}
+        displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
+        taken |= set(displayables.get("exercises") or {})
+        replacement = args.new_exercise.model_dump(mode="json", exclude_none=True)
+        replacement["id"] = _new_id("ex_", 3, taken)
+        replacement["order"] = old["order"]
+        if "group" not in replacement and old.get("group"):
+            replacement["group"] = old["group"]
+        requested_order = args.new_exercise.order
+        exercises[index] = replacement
+        if requested_order is not None and requested_order != old["order"]:
+            exercises.pop(index)
+            exercises.insert(min(requested_order, len(exercises) + 1) - 1, replacement)
+            _renumber(exercises)
+        exercises = _validated_workout(current, exercises)
+        await save_current_workout(ctx, current, exercises)
+        new = next(e for e in exercises if e["id"] == replacement["id"])
+        return {
+            "success": True,
+            "old_id": old["id"],
+            "old_name": old["exercise_name"],
+            "old_exercise": {"id": old["id"], "exercise_name": old["exercise_name"]},
+            "new_exercise": new,
+            "new_id": new["id"],
+            "reason": args.reason,
+            "workout_id": current.get("workout_id"),
+            "artifact_id": current.get("artifact_id"),
+        }
+
+    def format(self, result: dict[str, Any]) -> str:
+        new = result["new_exercise"]
+        return (
+            f"Replaced {result['old_id']} ({result['old_name']}) → {new['id']}: {new['exercise_name']} "
+            f"({new['exercise_type']}) [order: {new['order']}] - {_line(new)}"
+        )
+
+
+class AdjustArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    exercise_id: str = Field(min_length=1, description="Exercise id (ex_...) or order number ('1')")
+    adjustments: dict[str, Any] = Field(
+        min_length=1,
+        description=(
+            'Fields to change, e.g. {"sets": 4, "reps": [8, 8, 8, 8], "load_each": [60, 60, 60, 60], '
+            '"rest_sec": 90} or {"order": 1}. Not id or exercise_type (use swap_exercise).'
+        ),
+    )
+
+
+class AdjustExercise(Tool):
+    name = "adjust_exercise"
+    description = (
+        "Modify fields of one exercise in the current workout (sets, reps, load_each, rest_sec, "
+        "hold_sec, duration_min, rounds, work_sec, order, ...). Only include fields you want to change."
+    )
+    Args = AdjustArgs
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Adjusting exercise...", done="Exercise updated"
+    )
+    category = "summary"
+
+    async def execute(self, args: AdjustArgs, ctx: ToolContext) -> dict[str, Any]:
+        protected = sorted(PROTECTED_FIELDS & set(args.adjustments))
+        if protected:
+            raise ToolError(
+                f"Cannot change {', '.join(protected)} with adjust_exercise; "
+                "use swap_exercise to replace the exercise with one of another type"
+            )
+        current = await load_current_workout(ctx)
+        exercises = [dict(e) for e in current["exercises"]]
+        index = find_exercise(exercises, args.exercise_id)
+        old = exercises[index]
+        changes = dict(args.adjustments)
+        new_order = changes.pop("order", None)
+        merged = {**old, **changes}
+        if "sets" in changes:
+            _resize_per_set_lists(merged, changes)
+        merged = {k: v for k, v in merged.items() if v is not None}
+        try:
+            validated = _dump(Exercise.model_validate(merged))
+        except ValidationError as exc:
+            raise ToolError(f"Invalid adjustment for {old['id']}: {validation_summary(exc)}") from exc
+        exercises[index] = validated
+        if new_order is not None:
+            if not isinstance(new_order, int) or new_order < 1:
+                raise ToolError("'order' must be a positive integer")
+            exercises.pop(index)
+            exercises.insert(min(new_order, len(exercises) + 1) - 1, validated)
+            _renumber(exercises)
+        exercises = _validated_workout(current, exercises)
+        await save_current_workout(ctx, current, exercises)
+        updated = next(e for e in exercises if e["id"] == old["id"])
+        changed_keys = sorted(k for k in set(old) | set(updated) if old.get(k) != updated.get(k))
+        old_values = {k: old.get(k) for k in changed_keys}
+        summary = ", ".join(f"{k} {_short(old.get(k))}→{_short(updated.get(k))}" for k in changed_keys)
+        return {
+            "success": True,
+            "exercise_id": old["id"],
+            "exercise_name": updated["exercise_name"],
+            "adjustments": args.adjustments,
+            "old_values": old_values,
+            "changes_summary": summary or "no change",
+            "exercise": updated,
+            "workout_id": current.get("workout_id"),
+            "artifact_id": current.get("artifact_id"),
+        }
+
+    def format(self, result: dict[str, Any]) -> str:
+        return f"Updated {result['exercise_id']}: {result['exercise_name']} - {result['changes_summary']}"
+
+
+def _resize_per_set_lists(merged: dict[str, Any], changes: dict[str, Any]) -> None:
+    """Changing `sets` alone stretches or trims the per-set lists (repeating the last value)."""
+    sets = merged.get("sets")
+    if not isinstance(sets, int) or sets < 1:
+        return
+    for name in PER_SET_FIELDS:
+        values = merged.get(name)
+        if name in changes or not isinstance(values, list) or not values:
+            continue
+        merged[name] = values[:sets] + [values[-1]] * max(0, sets - len(values))
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ",".join(str(v) for v in value) + "]"
+    if value is None:
+        return "none"
+    text = str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class RemoveArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    exercise_id: str = Field(min_length=1, description="Exercise id (ex_...) or order number ('1')")
+    reason: str | None = Field(default=None, max_length=300)
+
+
+class RemoveExercise(Tool):
+    name = "remove_exercise"
+    description = "Remove one exercise from the current workout; the exercises after it move up one position."
+    Args = RemoveArgs
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Removing exercise...", done="Exercise removed"
+    )
+    category = "confirmation"
+
+    async def execute(self, args: RemoveArgs, ctx: ToolContext) -> dict[str, Any]:
+        current = await load_current_workout(ctx)
+        exercises = [dict(e) for e in current["exercises"]]
+        index = find_exercise(exercises, args.exercise_id)
+        if len(exercises) == 1:
+            raise ToolError(
+                "This is the only exercise in the workout; generate a new workout instead of removing it"
+            )
+        removed = exercises.pop(index)
+        _renumber(exercises)
+        exercises = [{**e, "group": dict(e["group"])} if e.get("group") else e for e in exercises]
+        _repair_groups(exercises)
+        exercises = _validated_workout(current, exercises)
+        await save_current_workout(ctx, current, exercises)
+        return {
+            "success": True,
+            "exercise_id": removed["id"],
+            "removed_exercise": {"id": removed["id"], "exercise_name": removed["exercise_name"]},
+            "remaining_count": len(exercises),
+            "remaining": [{"id": e["id"], "order": e["order"]} for e in exercises],
+            "reason": args.reason,
+            "workout_id": current.get("workout_id"),
+            "artifact_id": current.get("artifact_id"),
+        }
+
+    def format(self, result: dict[str, Any]) -> str:
+        orders = ", ".join(f"{e['id']} {e['order']}" for e in result.get("remaining", []))
+        return (
+            f"Removed {result['exercise_id']} ({result['removed_exercise']['exercise_name']}); "
+            f"{result['remaining_count']} remain, orders now: {orders}"
+        )
+
+
+def workout_tools() -> list[Tool]:
+    return [GenerateWorkout(), SwapExercise(), AdjustExercise(), RemoveExercise()]

@@ -1,0 +1,146 @@
+"""Build the compact exercise catalog shipped with the package.
+
+Reads free-exercise-db (public domain) and keeps only structured fields: name, muscles, equipment,
+level, mechanic, force, category. Instructions and images are left out.
+
+    python scripts/build_catalog.py [--source ../shared/data/free-exercise-db/exercises.json]
+                                    [--out layers/core/trainer/domain/data/catalog.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_SOURCE = REPO.parent / "shared" / "data" / "free-exercise-db" / "exercises.json"
+DEFAULT_OUT = REPO / "layers" / "core" / "trainer" / "domain" / "data" / "catalog.json"
+
+MUSCLE_MAP: dict[str, str] = {
+    "abdominals": "Abs", "abductors": "Abductors", "adductors": "Adductors", "biceps": "Biceps",
+    "calves": "Calves", "chest": "Chest", "forearms": "Forearms", "glutes": "Glutes",
+    "hamstrings": "Hamstrings", "lats": "Back", "lower back": "Lower Back", "middle back": "Back",
+    "neck": "Neck", "quadriceps": "Quadriceps", "shoulders": "Shoulders", "traps": "Trapezius",
+    "triceps": "Triceps",
+}  # fmt: skip
+
+EQUIPMENT_MAP: dict[str | None, list[str]] = {
+    None: [], "body only": [], "barbell": ["barbell"], "dumbbell": ["dumbbell"], "cable": ["cable"],
+    "machine": ["machine"], "kettlebells": ["kettlebell"], "bands": ["bands"],
+    "medicine ball": ["medicine ball"], "exercise ball": ["exercise ball"], "foam roll": ["foam roll"],
+    "e-z curl bar": ["ez curl bar"],
+    "other": ["other"],
+}  # fmt: skip
+
+PRIMARY_SHARE = 0.6
+"""With secondary muscles, the primary muscle takes 60% and the secondaries split the other 40%."""
+
+_NEEDS_BENCH_FROM = {"barbell", "dumbbell", "e-z curl bar", "cable", "body only", None}
+_BENCH_WORDS = re.compile(r"\b(bench|incline|decline|preacher)\b", re.I)
+_NOT_BENCH = re.compile(r"no hyperextension bench|bench sprint|bench jump", re.I)
+_PULL_UP = re.compile(r"pull-?ups?\b|chin-?ups?\b|\bchins?\b|hanging|muscle up|scapular pull", re.I)
+
+EQUIPMENT_OVERRIDES: list[tuple[re.Pattern[str], list[str]]] = [
+    (re.compile(r"^bench dips$", re.I), ["bench"]),
+    (re.compile(r"^(dips - (chest|triceps) version|parallel bar dip|ring dips)$", re.I), ["dip station"]),
+    (re.compile(r"knee/hip raise on parallel bars", re.I), ["dip station"]),
+    (re.compile(r"^band assisted pull-up$", re.I), ["pull-up bar", "bands"]),
+    (re.compile(r"treadmill", re.I), ["treadmill"]),
+    (re.compile(r"^(bicycling, stationary|recumbent bike)$", re.I), ["stationary bike"]),
+    (re.compile(r"^bicycling$", re.I), ["bicycle"]),
+    (re.compile(r"^elliptical trainer$", re.I), ["elliptical"]),
+    (re.compile(r"^rowing, stationary$", re.I), ["rowing machine"]),
+    (re.compile(r"^(stairmaster|step mill)$", re.I), ["stair climber"]),
+    (re.compile(r"^rope jumping$", re.I), ["jump rope"]),
+    (re.compile(r"box (jump|skip)|^front box jump|^lateral box jump", re.I), ["box"]),
+]
+"""Exact equipment for exercises the source describes too coarsely (first match wins)."""
+
+
+def derive_equipment(name: str, equipment: str | None) -> list[str]:
+    for pattern, items in EQUIPMENT_OVERRIDES:
+        if pattern.search(name):
+            return sorted(items)
+    items = list(EQUIPMENT_MAP.get(equipment, [equipment or "other"]))
+    lowered = name.lower()
+    machine_free = "machine" not in items and "smith" not in lowered and "leverage" not in lowered
+    bar_exercise = equipment in ("body only", "other", None) and machine_free and "stretch" not in lowered
+    bench_exercise = equipment in _NEEDS_BENCH_FROM and not _NOT_BENCH.search(name)
+    if _PULL_UP.search(name) and bar_exercise:
+        items = [i for i in items if i != "other"] + ["pull-up bar"]
+    elif (_BENCH_WORDS.search(name) and bench_exercise) or re.search(r"step[- ]?ups?\b", name, re.I):
+        items.append("bench")
+    return sorted(set(items))
+
+
+def derive_muscles(primary: list[str], secondary: list[str]) -> list[tuple[str, float]]:
+    """Shares that sum to exactly 1.0: primary muscles share 60% (all of it without secondaries),
+    secondary muscles split the rest; duplicates after mapping merge into the first occurrence."""
+    prim = list(dict.fromkeys(MUSCLE_MAP[m] for m in primary))
+    sec = [m for m in dict.fromkeys(MUSCLE_MAP[m] for m in secondary) if m not in prim]
+    if not prim:
+        raise ValueError("exercise without primary muscles")
+    prim_total = PRIMARY_SHARE if sec else 1.0
+    shares: list[tuple[str, float]] = [(m, round(prim_total / len(prim), 2)) for m in prim]
+    shares += [(m, round((1.0 - prim_total) / len(sec), 2)) for m in sec]
+    remainder = round(1.0 - sum(s for _, s in shares), 2)
+    first, share = shares[0]
+    shares[0] = (first, round(share + remainder, 2))
+    return shares
+
+
+def derive_entry(record: dict[str, Any]) -> dict[str, Any]:
+    name = " ".join(str(record["name"]).split())
+    muscles = derive_muscles(record.get("primaryMuscles") or [], record.get("secondaryMuscles") or [])
+    return {
+        "id": record.get("id") or re.sub(r"\W+", "_", name),
+        "name": name,
+        "muscles": [[m, s] for m, s in muscles],
+        "equipment": derive_equipment(name, record.get("equipment")),
+        "level": record.get("level") or "beginner",
+        "mechanic": record.get("mechanic"),
+        "force": record.get("force"),
+        "category": record.get("category") or "strength",
+    }
+
+
+def build(records: list[dict[str, Any]]) -> dict[str, Any]:
+    entries = sorted((derive_entry(r) for r in records), key=lambda e: e["name"].lower())
+    return {
+        "source": "free-exercise-db (public domain, github.com/yuhonas/free-exercise-db)",
+        "fields": ["id", "name", "muscles", "equipment", "level", "mechanic", "force", "category"],
+        "exercises": entries,
+    }
+
+
+def render(catalog: dict[str, Any]) -> str:
+    """One exercise per line: small, stable, reviewable diffs."""
+    head = {k: v for k, v in catalog.items() if k != "exercises"}
+    lines = [json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in catalog["exercises"]]
+    body = ",\n".join(lines)
+    header = json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1]
+    return f'{header},"exercises":[\n{body}\n]}}\n'
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args(argv)
+    if not args.source.exists():
+        print(f"source not found: {args.source}", file=sys.stderr)
+        return 1
+    records = json.loads(args.source.read_text(encoding="utf-8"))
+    catalog = build(records)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(render(catalog), encoding="utf-8")
+    print(f"wrote {len(catalog['exercises'])} exercises to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""In-memory fakes of the ports, for unit tests (no I/O)."""

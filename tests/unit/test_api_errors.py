@@ -1,0 +1,253 @@
+"""Every failure the API can produce has the one JSON error shape and the right status
+(in-process TestClient over an in-memory store and a scripted agent; no sockets)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from trainer.agent.loop import TurnFailed
+from trainer.api.app import create_app
+from trainer.api.auth import TokenVerifier, mint_dev_token
+from trainer.container import Container
+from trainer.settings import Settings
+from trainer.store.ports import LeaseHeld
+
+from tests.fakes.memory_store import InMemorySessionStore as MemoryStore
+
+SECRET = "unit-test-secret-0123456789abcdef0123"
+ALICE = "11111111-1111-4111-8111-111111111111"
+BOB = "22222222-2222-4222-8222-222222222222"
+
+
+@dataclass
+class TurnResult:
+    session_id: str
+    actions: list[dict[str, Any]]
+    iterations: int
+    status: str
+    response: dict[str, Any]
+
+
+@dataclass
+class ScriptedAgent:
+    store: MemoryStore
+    fail_with: BaseException | None = None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    async def run_turn(self, user_id: str, message: str, **kwargs: Any) -> TurnResult:
+        self.calls.append({"user_id": user_id, "message": message, **kwargs})
+        if self.fail_with is not None:
+            raise self.fail_with
+        session_id = kwargs.get("session_id") or self.store.create_session(user_id).id
+        self.store.get_session(user_id, session_id)
+        emit = kwargs.get("emit")
+        if emit is not None:
+            await emit({"type": "message_notify_user", "data": {"status": "running", "args": {}}})
+        return TurnResult(session_id, [{"tool": "idle"}], 2, "completed", {"messages": ["hi"]})
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    return MemoryStore()
+
+
+@pytest.fixture
+def agent(store: MemoryStore) -> ScriptedAgent:
+    return ScriptedAgent(store)
+
+
+@pytest.fixture
+def client(store: MemoryStore, agent: ScriptedAgent) -> TestClient:
+    settings = Settings.model_validate(
+        {"TRAINER_JWT_SECRET": SECRET, "TRAINER_MAX_BODY_BYTES": 4096, "TRAINER_MAX_MESSAGE_CHARS": 100}
+    )
+    container = Container(settings=settings, store=store, agent=agent, verifier=TokenVerifier(settings))  # type: ignore[arg-type]
+    return TestClient(create_app(container), raise_server_exceptions=False)
+
+
+def auth(user: str = ALICE) -> dict[str, str]:
+    return {"Authorization": f"Bearer {mint_dev_token(SECRET, user)}"}
+
+
+def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}
+    assert body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    assert "Traceback" not in response.text
+    return body["error"]
+
+
+def test_missing_token_is_401_json_with_challenge(client: TestClient) -> None:
+    response = client.get("/agent/sessions")
+    assert_error(response, 401, "missing_token")
+    assert response.headers["www-authenticate"] == "Bearer"
+
+
+def test_expired_token_is_401_json(client: TestClient) -> None:
+    token = mint_dev_token(SECRET, ALICE, ttl_seconds=1, now=0)
+    assert_error(
+        client.get("/agent/sessions", headers={"Authorization": f"Bearer {token}"}), 401, "token_expired"
+    )
+
+
+@pytest.mark.parametrize("path", ["/agent/chat", "/agent/stream"])
+def test_malformed_json_is_400(client: TestClient, path: str) -> None:
+    response = client.post(
+        path, content=b'{"message": "hi"', headers={**auth(), "content-type": "application/json"}
+    )
+    assert_error(response, 400, "malformed_json")
+
+
+def test_malformed_json_on_a_model_bound_route_is_400(client: TestClient) -> None:
+    response = client.put(
+        "/user-settings", content=b"{nope", headers={**auth(), "content-type": "application/json"}
+    )
+    assert_error(response, 400, "malformed_json")
+
+
+@pytest.mark.parametrize("body", [{}, {"message": ""}, {"message": "   "}, {"sessionId": "x"}])
+@pytest.mark.parametrize("path", ["/agent/chat", "/agent/stream"])
+def test_missing_message_is_400(client: TestClient, path: str, body: dict[str, Any]) -> None:
+    assert_error(client.post(path, json=body, headers=auth()), 400, "missing_message")
+
+
+@pytest.mark.parametrize("path", ["/agent/chat", "/agent/stream"])
+def test_non_object_body_is_400(client: TestClient, path: str) -> None:
+    assert_error(client.post(path, json=["hi"], headers=auth()), 400, "invalid_body")
+
+
+@pytest.mark.parametrize("path", ["/agent/chat", "/agent/stream"])
+def test_message_over_the_limit_is_413(client: TestClient, agent: ScriptedAgent, path: str) -> None:
+    error = assert_error(
+        client.post(path, json={"message": "x" * 101}, headers=auth()), 413, "message_too_long"
+    )
+    assert "100" in error["message"]
+    assert agent.calls == []
+
+
+def test_message_at_the_limit_is_accepted(client: TestClient) -> None:
+    assert client.post("/agent/chat", json={"message": "x" * 100}, headers=auth()).status_code == 200
+
+
+def test_oversize_body_is_413_by_content_length(client: TestClient) -> None:
+    body = json.dumps({"message": "hi", "currentWorkout": {"pad": "y" * 5000}})
+    response = client.post(
+        "/agent/chat", content=body, headers={**auth(), "content-type": "application/json"}
+    )
+    assert_error(response, 413, "body_too_large")
+
+
+def test_oversize_chunked_body_is_413(client: TestClient) -> None:
+    def chunks() -> Any:
+        yield b'{"message": "hi", "pad": "'
+        for _ in range(10):
+            yield b"y" * 1000
+        yield b'"}'
+
+    response = client.post(
+        "/agent/chat", content=chunks(), headers={**auth(), "content-type": "application/json"}
+    )
+    assert_error(response, 413, "body_too_large")
+
+
+def test_wrongly_typed_field_is_422(client: TestClient) -> None:
+    error = assert_error(
+        client.post("/agent/chat", json={"message": "hi", "currentWorkout": "nope"}, headers=auth()),
+        422,
+        "invalid_request",
+    )
+    assert error["details"][0]["field"] == "currentWorkout"
+
+
+def test_unknown_model_is_422(client: TestClient, agent: ScriptedAgent) -> None:
+    response = client.post("/agent/chat", json={"message": "hi", "model": "gpt-2"}, headers=auth())
+    assert_error(response, 422, "unknown_model")
+    assert agent.calls == []
+
+
+def test_known_model_is_passed_to_the_agent(client: TestClient, agent: ScriptedAgent) -> None:
+    response = client.post(
+        "/agent/chat", json={"message": "hi", "model": "claude-sonnet-4-6"}, headers=auth()
+    )
+    assert response.status_code == 200
+    assert agent.calls[0]["model"] == "claude-sonnet-4-6"
+
+
+@pytest.mark.parametrize("limit", [0, 101, "ten"])
+def test_sessions_limit_out_of_range_is_422(client: TestClient, limit: Any) -> None:
+    assert_error(client.get(f"/agent/sessions?limit={limit}", headers=auth()), 422, "invalid_request")
+
+
+def test_another_users_session_is_404_everywhere(client: TestClient, store: MemoryStore) -> None:
+    bobs = store.create_session(BOB).id
+    for method, path in [
+        ("GET", f"/agent/sessions/{bobs}"),
+        ("GET", f"/agent/sessions/{bobs}/events"),
+        ("DELETE", f"/agent/sessions/{bobs}"),
+    ]:
+        assert_error(client.request(method, path, headers=auth(ALICE)), 404, "session_not_found")
+    chat = client.post("/agent/chat", json={"message": "hi", "sessionId": bobs}, headers=auth(ALICE))
+    assert_error(chat, 404, "session_not_found")
+    stream = client.post("/agent/stream", json={"message": "hi", "sessionId": bobs}, headers=auth(ALICE))
+    assert_error(stream, 404, "session_not_found")
+    assert store.get_session(BOB, bobs).id == bobs
+
+
+@pytest.mark.parametrize("path", ["/agent/chat", "/agent/stream"])
+def test_concurrent_turn_is_409(client: TestClient, agent: ScriptedAgent, path: str) -> None:
+    agent.fail_with = LeaseHeld("held by another turn")
+    assert_error(client.post(path, json={"message": "hi"}, headers=auth()), 409, "turn_in_progress")
+
+
+def test_model_failure_on_chat_is_502(client: TestClient, agent: ScriptedAgent) -> None:
+    agent.fail_with = TurnFailed("The trainer is unavailable right now.", session_id="s-1")
+    error = assert_error(
+        client.post("/agent/chat", json={"message": "hi"}, headers=auth()), 502, "turn_failed"
+    )
+    assert error["message"] == "The trainer is unavailable right now."
+
+
+def test_unexpected_error_is_a_json_500_without_internals(client: TestClient, store: MemoryStore) -> None:
+    def boom(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("secret internals /etc/passwd")
+
+    store.list_sessions = boom  # type: ignore[method-assign]
+    error = assert_error(client.get("/agent/sessions", headers=auth()), 500, "internal")
+    assert "passwd" not in error["message"]
+
+
+def test_unknown_route_and_method_are_json(client: TestClient) -> None:
+    assert_error(client.get("/nope", headers=auth()), 404, "not_found")
+    assert_error(client.put("/agent/sessions", headers=auth()), 405, "method_not_allowed")
+
+
+def test_stream_frames_and_headers(client: TestClient) -> None:
+    with client.stream("POST", "/agent/stream", json={"message": "hi"}, headers=auth()) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        assert response.headers["cache-control"] == "no-cache"
+        assert response.headers["x-accel-buffering"] == "no"
+        text = "".join(response.iter_text())
+    frames = [f for f in text.split("\n\n") if f]
+    assert all(f.startswith("id: ") for f in frames)
+    assert json.loads(frames[-1].split("data: ", 1)[1])["type"] == "done"
+
+
+def test_chat_response_shape(client: TestClient) -> None:
+    body = client.post("/agent/chat", json={"message": "hi"}, headers=auth()).json()
+    assert set(body) >= {"sessionId", "response", "iterations", "actions"}
+    assert body["response"] == {"messages": ["hi"]}
+
+
+def test_correlation_id_is_echoed(client: TestClient) -> None:
+    response = client.get("/agent/sessions", headers={**auth(), "x-request-id": "req-123"})
+    assert response.headers["x-request-id"] == "req-123"
+    lambda_ctx = json.dumps({"request_id": "lambda-abc"})
+    response = client.get("/agent/sessions", headers={**auth(), "x-amzn-lambda-context": lambda_ctx})
+    assert response.headers["x-request-id"] == "lambda-abc"

@@ -1,0 +1,359 @@
+"""The offline rule-based agent: reads the Anthropic-shaped request and picks the next tool call."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from trainer.domain.workout import Workout
+from trainer.llm.offline import OfflineAgentModel, classify, read_conversation
+from trainer.llm.ports import ModelRequest
+
+NOW = datetime(2026, 5, 6, 12, 0, tzinfo=UTC)  # a Wednesday
+
+
+def _exercise(order: int, name: str, **extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "exercise_name": name,
+        "exercise_type": "reps",
+        "order": order,
+        "muscles_utilized": [{"muscle": "Chest", "share": 1.0}],
+        "goals_addressed": [{"goal": "Strength", "share": 1.0}],
+        "reasoning": "test",
+        "equipment": [],
+        "sets": 3,
+        "reps": [10, 10, 10],
+        "rest_sec": 90,
+    }
+    base.update(extra)
+    return base
+
+
+class FakePlanner:
+    def __init__(self, current: dict[str, Any] | None = None) -> None:
+        self.current = current
+        self.composed: list[str] = []
+        self.replaced: list[dict[str, Any]] = []
+
+    async def compose_workout(self, user_id: str, request_text: str) -> dict[str, Any]:
+        self.composed.append(request_text)
+        return {"title": "Push Day", "exercises": [_exercise(1, "Bench Press"), _exercise(2, "Push-up")]}
+
+    async def current_workout(self, session_id: str) -> dict[str, Any] | None:
+        return self.current
+
+    async def compose_replacement(
+        self, user_id: str, session_id: str, exercise: dict[str, Any], request_text: str
+    ) -> dict[str, Any]:
+        self.replaced.append(exercise)
+        return _exercise(exercise["order"], "Dumbbell Press")
+
+
+CURRENT = {
+    "workout_id": "w1",
+    "title": "Push Day",
+    "exercises": [
+        {**_exercise(1, "Barbell Bench Press", load_each=[60.0] * 3, load_unit="kg"), "id": "ex_aaa111"},
+        {**_exercise(2, "Dumbbell Fly"), "id": "ex_bbb222"},
+        {**_exercise(3, "Back Squat", load_each=[80.0, 80.0, 80.0], load_unit="kg"), "id": "ex_ccc333"},
+    ],
+}  # fmt: skip
+
+
+class Convo:
+    """Builds messages the way the context builder does (seed 002 §4.3)."""
+
+    def __init__(self, text: str) -> None:
+        self.messages: list[dict[str, Any]] = [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": '<knowledge source="active_preferences">\nnone\n</knowledge>'},
+                    {"type": "text", "text": text},
+                ],
+            }
+        ]
+        self.n = 0
+
+    def call(self, name: str, args: dict[str, Any], observation: str, *, is_error: bool = False) -> Convo:
+        self.n += 1
+        call_id = f"toolu_{self.n}"
+        self.messages.append(
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": call_id, "name": name, "input": args}],
+            }
+        )
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": observation}
+        if is_error:
+            result["is_error"] = True
+        self.messages.append({"role": "user", "content": [result]})
+        return self
+
+    def say(self, text: str) -> Convo:
+        self.messages.append({"role": "user", "content": text})
+        return self
+
+    def request(self) -> ModelRequest:
+        return ModelRequest(
+            model="claude-haiku-4-5",
+            system=[{"type": "text", "text": "system prompt"}],
+            tools=[{"name": "idle", "input_schema": {"type": "object"}}],
+            messages=self.messages,
+            user_id="u1",
+            session_id="s1",
+        )
+
+
+async def _next(convo: Convo, planner: FakePlanner | None = None) -> tuple[str, dict[str, Any]]:
+    model = OfflineAgentModel(planner or FakePlanner(CURRENT), clock=lambda: NOW)
+    response = await model.complete(convo.request())
+    assert response.tool_call is not None
+    return response.tool_call.name, response.tool_call.arguments
+
+
+async def test_workout_flow_generates_then_notifies_with_the_artifact_then_idles() -> None:
+    planner = FakePlanner()
+    convo = Convo("Give me a quick chest workout")
+    name, args = await _next(convo, planner)
+    assert name == "generate_workout"
+    Workout.model_validate(args["workout"])
+    assert planner.composed == ["Give me a quick chest workout"]
+
+    convo.call(name, args, '<result status="ok">Created 2 exercises artifact_id=art_9XyZ12</result>')
+    name, args = await _next(convo, planner)
+    assert name == "message_notify_user"
+    assert args["artifact_id"] == "art_9XyZ12"
+    assert "Bench Press" in args["message"]
+
+    convo.call(name, args, "<result>ok</result>")
+    assert (await _next(convo, planner))[0] == "idle"
+
+
+async def test_failed_tool_is_reported_honestly_then_idle() -> None:
+    convo = Convo("Give me a workout").call(
+        "generate_workout", {"workout": {}}, '<result status="error">exercise 1: sets required</result>'
+    )
+    name, args = await _next(convo)
+    assert name == "message_notify_user"
+    assert "couldn't build that workout" in args["message"]
+    assert "sets required" in args["message"]
+    convo.call(name, args, "<result>ok</result>")
+    assert (await _next(convo))[0] == "idle"
+
+
+async def test_is_error_flag_also_counts_as_failure() -> None:
+    convo = Convo("I hate burpees").call("set_preference", {}, "database unavailable", is_error=True)
+    name, args = await _next(convo)
+    assert name == "message_notify_user" and "database unavailable" in args["message"]
+
+
+async def test_swap_by_name_uses_the_planner_replacement() -> None:
+    planner = FakePlanner(CURRENT)
+    name, args = await _next(Convo("Swap the bench press for something with dumbbells"), planner)
+    assert name == "swap_exercise"
+    assert args["exercise_id"] == "ex_aaa111"
+    assert args["new_exercise"]["exercise_name"] == "Dumbbell Press"
+    assert planner.replaced[0]["id"] == "ex_aaa111"
+
+
+async def test_swap_by_position() -> None:
+    name, args = await _next(Convo("replace the second exercise"))
+    assert (name, args["exercise_id"]) == ("swap_exercise", "ex_bbb222")
+
+
+async def test_unknown_exercise_asks_which_one() -> None:
+    name, args = await _next(Convo("swap that one please"))
+    assert name == "message_ask_user"
+    assert args["options"] == ["Barbell Bench Press", "Dumbbell Fly", "Back Squat"]
+
+
+async def test_change_without_a_workout_says_so() -> None:
+    name, args = await _next(Convo("remove the squats"), FakePlanner(None))
+    assert name == "message_notify_user" and "no active workout" in args["message"]
+
+
+async def test_adjust_heavier_rounds_the_load() -> None:
+    name, args = await _next(Convo("make the squats heavier"))
+    assert name == "adjust_exercise"
+    assert args == {"exercise_id": "ex_ccc333", "adjustments": {"load_each": [87.5, 87.5, 87.5]}}
+
+
+async def test_adjust_more_sets_extends_per_set_lists() -> None:
+    _, args = await _next(Convo("more sets on the bench press"))
+    assert args["adjustments"] == {"sets": 4, "reps": [10, 10, 10, 10], "load_each": [60.0, 60.0, 60.0, 60.0]}
+
+
+async def test_remove_exercise() -> None:
+    name, args = await _next(Convo("remove the dumbbell fly"))
+    assert (name, args["exercise_id"]) == ("remove_exercise", "ex_bbb222")
+
+
+async def test_goals_with_percentages() -> None:
+    name, args = await _next(Convo("I want to focus on strength 60%, cardio 40%"))
+    assert name == "set_goals"
+    assert args["goal_type"] == "category"
+    assert [(g["category"], g["percentage"]) for g in args["category_goals"]] == [
+        ("Strength", 60),
+        ("Cardio", 40),
+    ]
+
+
+async def test_muscle_goals_split_evenly_without_percentages() -> None:
+    _, args = await _next(Convo("set my goals to glutes and hamstrings"))
+    assert args == {"goal_type": "muscle", "muscle_goals": {"Glutes": 50.0, "Hamstrings": 50.0}}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I hate burpees", {"type": "exercise", "description": "User dislikes burpees"}),
+        ("avoid shoulders for 2 weeks", {"type": "muscle_group", "expires_at": "2026-05-20T12:00:00+00:00"}),
+        ("I only have 20 minutes today", {"type": "time", "delete_after_use": True}),
+        ("my knee hurts", {"type": "injury", "expires_at": "2026-05-13T12:00:00+00:00"}),
+    ],
+)
+async def test_preferences_follow_the_temporal_rules(text: str, expected: dict[str, Any]) -> None:
+    name, args = await _next(Convo(text))
+    assert name == "set_preference"
+    assert expected.items() <= args.items()
+    if "hate" in text:
+        assert "expires_at" not in args and "delete_after_use" not in args
+
+
+async def test_injury_and_workout_in_one_message_runs_both_then_notifies() -> None:
+    convo = Convo("My knee hurts, give me an upper body workout")
+    name, args = await _next(convo)
+    assert name == "set_preference"
+    convo.call(name, args, "<result>saved: injury (temporary)</result>")
+    name, args = await _next(convo)
+    assert name == "generate_workout"
+    convo.call(name, args, "<result>Created 2 exercises artifact_id=art_k1</result>")
+    name, args = await _next(convo)
+    assert name == "message_notify_user"
+    assert "Knee pain" in args["message"] and args["artifact_id"] == "art_k1"
+
+
+async def test_logging_parses_sets_reps_and_load() -> None:
+    name, args = await _next(Convo("I did 3x10 bench press at 60kg"), FakePlanner(None))
+    assert name == "log_completed_exercise"
+    assert args == {
+        "exercise_name": "Bench Press",
+        "exercise_type": "reps",
+        "sets": 3,
+        "reps": [10, 10, 10],
+        "load": 60.0,
+        "load_unit": "kg",
+    }
+
+
+async def test_logging_a_run() -> None:
+    _, args = await _next(Convo("ran 5 km in 28 minutes"), FakePlanner(None))
+    assert args == {"exercise_name": "Running", "exercise_type": "duration", "duration_min": 28,
+                    "distance": 5.0, "distance_unit": "km"}  # fmt: skip
+
+
+async def test_finishing_the_current_workout_logs_it() -> None:
+    name, args = await _next(Convo("I finished the workout"))
+    assert name == "log_workout"
+    assert [e["exercise_id"] for e in args["completed_exercises"]] == ["ex_aaa111", "ex_bbb222", "ex_ccc333"]
+    assert args["completed_exercises"][0]["load"] == 60.0
+
+
+async def test_undo_takes_the_logged_id_from_an_earlier_observation() -> None:
+    logged = "<result>Logged Bench Press id=3f2b9c1e-1111-4a2b-9c3d-0123456789ab</result>"
+    convo = Convo("I did 3x10 bench press at 60kg").call("log_completed_exercise", {}, logged)
+    convo.call("message_notify_user", {"message": "Logged"}, "<result>ok</result>").say("undo that")
+    name, args = await _next(convo)
+    assert (name, args) == ("undo_logged_exercise", {"exercise_id": "3f2b9c1e-1111-4a2b-9c3d-0123456789ab"})
+
+
+async def test_stats_then_notify_includes_the_observation() -> None:
+    convo = Convo("Show me my stats for this week")
+    name, args = await _next(convo)
+    assert (name, args) == ("get_workout_statistics", {"time_period": "week"})
+    convo.call(name, args, "<result>4 workouts, 12,300 kg volume</result>")
+    name, args = await _next(convo)
+    assert name == "message_notify_user" and "4 workouts, 12,300 kg volume" in args["message"]
+
+
+async def test_schedule_plan_milestone_timer_location() -> None:
+    assert await _next(Convo("Schedule a leg workout on Monday for 45 minutes")) == (
+        "schedule_workout",
+        {"scheduled_date": "2026-05-11", "workout_type": "legs", "duration_minutes": 45,
+         "notes": "Schedule a leg workout on Monday for 45 minutes"},
+    )  # fmt: skip
+    name, args = await _next(Convo("Make me a 6-week strength plan, 4 times a week"))
+    assert name == "create_workout_plan"
+    assert (args["duration_weeks"], args["workouts_per_week"], args["start_date"]) == (6, 4, "2026-05-11")
+    name, args = await _next(Convo("I want to run a 5k by June"))
+    assert name == "manage_milestone"
+    assert (args["target_value"], args["target_unit"], args["target_date"]) == (5.0, "km", "2026-06-30")
+    assert await _next(Convo("start a timer for my workout")) == ("generate_workout_timers", {})
+    name, args = await _next(Convo("tabata timer 20s on 10s off 8 rounds"), FakePlanner(None))
+    assert name == "generate_exercise_timer"
+    assert args["exercise"]["rounds"] == 8 and args["exercise"]["work_sec"] == 20
+    assert await _next(Convo("I'm at the commercial gym")) == (
+        "set_current_location",
+        {"location_name": "commercial gym"},
+    )
+
+
+async def test_questions_get_a_deterministic_answer_and_unclear_asks() -> None:
+    name, args = await _next(Convo("How long should I rest between sets?"))
+    assert name == "message_notify_user" and "2-3 minutes" in args["message"]
+    name, args = await _next(Convo("hi"))
+    assert name == "message_ask_user" and args["options"]
+
+
+async def test_after_asking_the_user_the_policy_idles() -> None:
+    convo = Convo("hi").call("message_ask_user", {"question": "What?"}, "<result>ok</result>")
+    assert (await _next(convo))[0] == "idle"
+
+
+async def test_text_deltas_stream_the_message_and_usage_is_estimated() -> None:
+    convo = Convo("How long should I rest between sets?")
+    deltas: list[str] = []
+
+    async def on_delta(tool: str, text: str) -> None:
+        deltas.append(text)
+
+    model = OfflineAgentModel(FakePlanner(), clock=lambda: NOW, delta_chunk_chars=10)
+    response = await model.complete(convo.request(), on_delta)
+    assert response.tool_call is not None
+    assert len(deltas) > 3 and "".join(deltas) == response.tool_call.arguments["message"]
+    assert response.usage.input_tokens > 0 and response.usage.output_tokens > 0
+    assert response.raw["content"][0]["type"] == "tool_use"
+    assert response.raw["usage"]["input_tokens"] == response.usage.input_tokens
+    assert response.model == "claude-haiku-4-5"
+
+
+def test_read_conversation_skips_knowledge_and_finds_calls_since_the_latest_user_text() -> None:
+    convo = Convo("first").call("idle", {"reason": "x"}, "").say("second")
+    convo.call("generate_workout", {"workout": {}}, "ok")
+    read = read_conversation(convo.messages)
+    assert read.user_text == "second"
+    assert [c.name for c in read.calls] == ["generate_workout"]
+    assert [c.name for c in read.history] == ["idle", "generate_workout"]
+
+
+def test_classify_core_intents() -> None:
+    assert classify("Give me a quick chest workout") == ["workout"]
+    assert classify("I'm at the commercial gym, give me a workout") == ["location", "workout"]
+    assert classify("How many workouts did I do this week?") == ["stats"]
+    assert classify("log my workout") == ["log"]
+
+
+async def test_without_session_state_the_workout_is_read_from_the_conversation() -> None:
+    workout = {"title": "Push Day", "exercises": [_exercise(1, "Bench Press"), _exercise(2, "Push-up")]}
+    listing = (
+        '<tool_result tool="generate_workout" status="ok">Created workout_1 with 2 exercises:\n'
+        "  ex_11aa22: Bench Press (reps) [order: 1] - 3x[10,10,10]\n"
+        "  ex_33bb44: Push-up (reps) [order: 2] - 3x[10,10,10]\nartifact_id=art_x1</tool_result>"
+    )
+    convo = Convo("Give me a workout").call("generate_workout", {"workout": workout}, listing)
+    convo.call("message_notify_user", {"message": "here"}, "ok").say("make the push-up more reps")
+    name, args = await _next(convo, FakePlanner(None))
+    assert name == "adjust_exercise"
+    assert args == {"exercise_id": "ex_33bb44", "adjustments": {"reps": [12, 12, 12]}}

@@ -1,0 +1,169 @@
+"""SSE framing and the detached turn behind /agent/stream (no sockets: the generator is driven directly)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from trainer.api.sse import HEARTBEAT, BackgroundTurns, Emit, TurnStream, encode_frame
+from trainer.store.ports import LeaseHeld
+
+
+class Result:
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+
+
+def parse(frame: bytes) -> tuple[int, dict[str, Any]]:
+    text = frame.decode()
+    assert text.endswith("\n\n")
+    id_line, data_line = text.strip("\n").split("\n")
+    assert id_line.startswith("id: ") and data_line.startswith("data: ")
+    return int(id_line[4:]), json.loads(data_line[6:])
+
+
+def make_stream(run: Any, turns: BackgroundTurns, heartbeat: float = 5.0, early: tuple = ()) -> TurnStream:
+    return TurnStream(
+        run,
+        turns=turns,
+        heartbeat_seconds=heartbeat,
+        session_id_of=lambda r: r.session_id,
+        describe_error=lambda exc: (f"failed: {exc}", "s-err"),
+        early_errors=early,
+    )
+
+
+async def collect(stream: TurnStream) -> list[bytes]:
+    return [frame async for frame in stream.frames()]
+
+
+def test_frame_has_id_and_single_line_json() -> None:
+    frame = encode_frame({"type": "message_delta", "data": {"text": "two\nlines é"}}, 7)
+    event_id, event = parse(frame)
+    assert event_id == 7
+    assert event["data"]["text"] == "two\nlines é"
+
+
+async def test_frame_ids_follow_the_persisted_sequence_and_done_is_last() -> None:
+    async def run(emit: Emit) -> Result:
+        await emit(
+            {"type": "status", "data": {"message": "Thinking", "tool": "idle", "phase": "start"}, "seq": 3}
+        )
+        await emit({"type": "generate_workout", "data": {"status": "running", "args": {}}, "seq": 5})
+        await emit({"type": "message_delta", "data": {"tool": "message_notify_user", "text": "Hi"}})
+        return Result("s-1")
+
+    stream = make_stream(run, BackgroundTurns())
+    await stream.start(1.0)
+    frames = [parse(f) for f in await collect(stream)]
+    assert [i for i, _ in frames] == [3, 5, 5, 5]
+    assert [e["type"] for _, e in frames] == ["status", "generate_workout", "message_delta", "done"]
+    assert frames[-1][1] == {"type": "done", "sessionId": "s-1"}
+
+
+async def test_heartbeat_comment_is_sent_while_the_turn_is_quiet() -> None:
+    release = asyncio.Event()
+
+    async def run(emit: Emit) -> Result:
+        await release.wait()
+        return Result("s-1")
+
+    stream = make_stream(run, BackgroundTurns(), heartbeat=0.02)
+    await stream.start(0.01)
+    frames = stream.frames()
+    assert await anext(frames) == HEARTBEAT
+    release.set()
+    rest = [f async for f in frames]
+    assert parse(rest[-1])[1]["type"] == "done"
+
+
+async def test_failure_after_streaming_began_gives_error_then_done() -> None:
+    async def run(emit: Emit) -> Result:
+        await emit({"type": "status", "data": {}})
+        raise RuntimeError("model down")
+
+    stream = make_stream(run, BackgroundTurns())
+    await stream.start(1.0)
+    events = [parse(f)[1] for f in await collect(stream)]
+    assert events[-2:] == [
+        {"type": "error", "message": "failed: model down"},
+        {"type": "done", "sessionId": "s-err"},
+    ]
+
+
+async def test_early_lease_conflict_is_raised_before_any_byte_is_sent() -> None:
+    async def run(emit: Emit) -> Result:
+        raise LeaseHeld("busy")
+
+    stream = make_stream(run, BackgroundTurns(), early=(LeaseHeld,))
+    with pytest.raises(LeaseHeld):
+        await stream.start(1.0)
+
+
+async def test_client_disconnect_does_not_cancel_the_turn() -> None:
+    turns = BackgroundTurns()
+    progressed = asyncio.Event()
+    finished: list[str] = []
+
+    async def run(emit: Emit) -> Result:
+        await emit({"type": "status", "data": {}})
+        await progressed.wait()
+        for i in range(5):
+            await emit({"type": "message_delta", "data": {"text": str(i)}})
+            await asyncio.sleep(0)
+        finished.append("persisted")
+        return Result("s-1")
+
+    stream = make_stream(run, turns)
+    await stream.start(1.0)
+    frames = stream.frames()
+    await anext(frames)
+    await frames.aclose()  # type: ignore[attr-defined]
+    progressed.set()
+    await turns.wait(2.0)
+    assert finished == ["persisted"]
+    assert len(turns) == 0
+
+
+async def test_background_turns_survive_cancellation_of_the_awaiting_request() -> None:
+    turns = BackgroundTurns()
+    done = asyncio.Event()
+
+    async def turn() -> str:
+        await asyncio.sleep(0.01)
+        done.set()
+        return "ok"
+
+    task = turns.start(turn())
+    waiter = asyncio.ensure_future(asyncio.shield(task))
+    await asyncio.sleep(0)
+    waiter.cancel()
+    await turns.wait(1.0)
+    assert done.is_set() and task.result() == "ok"
+
+
+async def test_done_from_the_turn_is_sent_once_and_last() -> None:
+    async def run(emit: Emit) -> Result:
+        await emit({"type": "done", "sessionId": "s-1"})
+        await emit({"type": "status", "data": {"phase": "done"}})
+        return Result("s-1")
+
+    stream = make_stream(run, BackgroundTurns())
+    await stream.start(1.0)
+    events = [parse(f)[1] for f in await collect(stream)]
+    assert [e["type"] for e in events] == ["status", "done"]
+    assert events[-1]["sessionId"] == "s-1"
+
+
+async def test_error_already_emitted_by_the_turn_is_not_repeated() -> None:
+    async def run(emit: Emit) -> Result:
+        await emit({"type": "status", "data": {}})
+        await emit({"type": "error", "message": "The trainer is unavailable"})
+        raise RuntimeError("model down")
+
+    stream = make_stream(run, BackgroundTurns())
+    await stream.start(1.0)
+    events = [parse(f)[1] for f in await collect(stream)]
+    assert [e["type"] for e in events] == ["status", "error", "done"]

@@ -1,0 +1,323 @@
+"""Tool formatters (seed 000 §4.11): confirmations stay one word, summaries one line naming what
+changed, full-data results compact with rounded numbers. Also the argument contract the offline model
+and the system prompt rely on."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, date, datetime
+from decimal import Decimal
+
+import pytest
+from pydantic import ValidationError
+from trainer.tools import analytics, calendar, data, goals, location, logging, preferences, timers
+from trainer.tools.base import Tool
+from trainer.tools.data import number_text, plain
+from trainer.tools.logging import logged_line
+from trainer.tools.timers import duration_text
+
+ALL_TOOLS: list[Tool] = [
+    *data.TOOLS,
+    *goals.TOOLS,
+    *preferences.TOOLS,
+    *logging.TOOLS,
+    *timers.TOOLS,
+    *calendar.TOOLS,
+    *analytics.TOOLS,
+    *location.TOOLS,
+]
+BY_NAME = {t.name: t for t in ALL_TOOLS}
+
+AGREED_ARGS: dict[str, set[str]] = {
+    "fetch_data": {"sources", "params"},
+    "set_goals": {"goal_type", "category_goals", "muscle_goals"},
+    "set_preference": {"type", "description", "guidance", "expires_at", "delete_after_use"},
+    "delete_preference": {"preference_id"},
+    "log_workout": {"completed_exercises", "workout_notes"},
+    "log_completed_exercise": {
+        "exercise_name",
+        "exercise_type",
+        "sets",
+        "reps",
+        "load",
+        "load_unit",
+        "hold_sec",
+        "duration_min",
+        "distance",
+        "distance_unit",
+        "rpe",
+        "muscles_utilized",
+        "goals_addressed",
+        "performed_at",
+        "notes",
+    },
+    "undo_logged_exercise": {"exercise_id"},
+    "mark_exercise_complete": {
+        "exercise_id",
+        "actual_sets",
+        "actual_reps",
+        "actual_load",
+        "actual_duration_min",
+        "rpe",
+        "notes",
+    },
+    "generate_exercise_timer": {"exercise_id", "exercise"},
+    "generate_workout_timers": {"exercise_ids"},
+    "schedule_workout": {"scheduled_date", "workout_type", "duration_minutes", "notes", "exercises"},
+    "update_scheduled_workout": {
+        "workout_id",
+        "scheduled_date",
+        "workout_type",
+        "duration_minutes",
+        "notes",
+        "exercises",
+        "status",
+    },
+    "delete_scheduled_workout": {"workout_id"},
+    "create_workout_plan": {
+        "plan_name",
+        "start_date",
+        "duration_weeks",
+        "goal_description",
+        "workouts_per_week",
+        "preferred_days",
+        "workout_types",
+    },
+    "manage_milestone": {
+        "action",
+        "milestone_id",
+        "goal_name",
+        "goal_type",
+        "target_value",
+        "target_unit",
+        "target_date",
+        "current_value",
+    },
+    "get_workout_statistics": {"time_period", "start_date", "end_date"},
+    "get_exercise_breakdown": {"breakdown_type", "time_period"},
+    "get_progress_trends": {"metric", "exercise_name", "time_period"},
+    "generate_stats_summary": {"time_period", "include_sections"},
+    "set_current_location": {"location_id", "location_name"},
+}
+COMPLETED_EXERCISE_FIELDS = {
+    "exercise_id",
+    "exercise_name",
+    "sets",
+    "reps",
+    "load",
+    "load_unit",
+    "duration_min",
+    "distance",
+    "distance_unit",
+    "rpe",
+    "notes",
+}
+
+
+def test_every_agreed_tool_exists_with_exactly_the_agreed_arguments() -> None:
+    assert set(BY_NAME) == set(AGREED_ARGS)
+    assert len(BY_NAME) == len(ALL_TOOLS)
+    for name, fields in AGREED_ARGS.items():
+        schema = BY_NAME[name].input_schema()
+        assert set(schema["properties"]) == fields, name
+        json.dumps(schema)
+    completed = BY_NAME["log_workout"].input_schema()["$defs"]["CompletedExerciseIn"]["properties"]
+    assert set(completed) == COMPLETED_EXERCISE_FIELDS
+
+
+def status_of(name: str) -> dict[str, str]:
+    status = BY_NAME[name].status
+    assert status is not None
+    return status.model_dump()
+
+
+def test_every_tool_has_a_status_message_and_a_description() -> None:
+    for tool in ALL_TOOLS:
+        assert tool.status is not None and tool.status.start.endswith("...") and tool.status.done, tool.name
+        assert len(tool.description) > 30, tool.name
+    assert status_of("fetch_data") == {
+        "start": "Gathering your info...",
+        "done": "Context ready",
+    }
+    assert status_of("log_workout") == {
+        "start": "Saving your workout...",
+        "done": "Workout logged",
+    }
+    assert status_of("set_current_location") == {
+        "start": "Switching location...",
+        "done": "Location updated",
+    }
+    assert status_of("set_goals") == {
+        "start": "Updating your goals...",
+        "done": "Goals updated",
+    }
+
+
+def test_categories_follow_the_seed() -> None:
+    confirmation = {t.name for t in ALL_TOOLS if t.category == "confirmation"}
+    assert confirmation == {"delete_preference", "undo_logged_exercise", "delete_scheduled_workout"}
+    full = {t.name for t in ALL_TOOLS if t.category == "full"}
+    assert {"fetch_data", "generate_workout_timers", "get_workout_statistics", "create_workout_plan"} <= full
+
+
+def test_confirmation_formatters() -> None:
+    assert BY_NAME["delete_preference"].format({"success": True, "preference": {}}) == "deleted"
+    assert BY_NAME["delete_scheduled_workout"].format({"success": True, "workout": {}}) == "deleted"
+    assert BY_NAME["undo_logged_exercise"].format(
+        {"success": True, "removed": {"exercise_name": "Squat"}}
+    ) == ("removed: Squat")
+
+
+def test_logged_line_category_two() -> None:
+    row = {
+        "id": "h1",
+        "exercise_name": "Bench Press",
+        "sets": 3,
+        "reps": [10, 10, 10],
+        "load_each": [60.0] * 3,
+        "load_unit": "kg",
+        "rpe": 8.0,
+    }
+    assert logged_line(row) == "Bench Press 3x10 @60kg RPE 8 (id=h1)"
+    pyramid = {**row, "reps": [12, 10, 8], "load_each": [50, 55, 62.5], "rpe": None}
+    assert logged_line(pyramid) == "Bench Press 3x[12,10,8] @50-62.5kg (id=h1)"
+    run = {"id": "h2", "exercise_name": "Run", "duration_min": 30.0, "distance": 5.126, "distance_unit": "km"}
+    assert logged_line(run) == "Run 30 min 5.13km (id=h2)"
+    hold = {"id": "h3", "exercise_name": "Plank", "sets": 2, "hold_sec": [45, 60]}
+    assert logged_line(hold) == "Plank 2x[45,60]s (id=h3)"
+    assert (
+        BY_NAME["log_completed_exercise"].format({"logged": row})
+        == "logged: Bench Press 3x10 @60kg RPE 8 (id=h1)"
+    )
+    marked = BY_NAME["mark_exercise_complete"].format({"logged": row, "remaining": 2})
+    assert marked == "logged: Bench Press 3x10 @60kg RPE 8 (id=h1); 2 exercises left"
+
+
+def test_summary_formatters() -> None:
+    pref = {
+        "preference": {
+            "id": "p1",
+            "type": "time",
+            "description": "Only 20 min",
+            "delete_after_use": True,
+            "expires_at": None,
+        }
+    }
+    assert BY_NAME["set_preference"].format(pref) == "saved: time - Only 20 min (next workout only) id=p1"
+    expiring = {
+        "preference": {
+            **pref["preference"],
+            "delete_after_use": False,
+            "expires_at": "2026-04-01T00:00:00+00:00",
+        }
+    }
+    assert BY_NAME["set_preference"].format(expiring) == "saved: time - Only 20 min (until 2026-04-01) id=p1"
+    goal_result = {
+        "goal_type": "muscle",
+        "count": 2,
+        "goals": [{"name": "Chest", "percentage": 66.66667}, {"name": "Back", "percentage": 33.33333}],
+    }
+    assert BY_NAME["set_goals"].format(goal_result) == "2 muscles updated: Chest 66.7%, Back 33.3%"
+    scheduled = {
+        "workout": {"id": "w1", "workout_type": "Legs", "date": "2026-03-05", "duration_minutes": None}
+    }
+    assert BY_NAME["schedule_workout"].format(scheduled) == "scheduled: Legs on Thu 2026-03-05 (id=w1)"
+    milestone = {
+        "action": "create",
+        "milestone": {
+            "id": "m1",
+            "goal_name": "Run a 5K",
+            "target_value": None,
+            "current_value": None,
+            "target_unit": None,
+            "target_date": None,
+        },
+    }
+    assert BY_NAME["manage_milestone"].format(milestone) == "milestone created: Run a 5K (id=m1)"
+    loc = {
+        "location": {"id": "l1", "name": "Home", "equipment_count": 0, "equipment_summary": "bodyweight only"}
+    }
+    assert (
+        BY_NAME["set_current_location"].format(loc)
+        == "current location: Home (id=l1); 0 equipment: bodyweight only"
+    )
+
+
+def test_full_data_formatters_stay_compact() -> None:
+    fetched = {"data": {"user_profile": "<x/>", "workout_history": "<y/>"}, "errors": {}}
+    assert (
+        BY_NAME["fetch_data"].format(fetched)
+        == "Fetched: user_profile, workout_history (see knowledge below)"
+    )
+    breakdown = {
+        "breakdown_type": "exercise_name",
+        "time_period": "month",
+        "exercise_count": 40,
+        "breakdown": [{"name": f"Ex {i}", "percentage": 100 / 15, "sets": 3} for i in range(15)],
+    }
+    lines = BY_NAME["get_exercise_breakdown"].format(breakdown).splitlines()
+    assert len(lines) == 14 and lines[1] == "  Ex 0: 6.7% (3 sets)" and lines[-1] == "  ... 3 more"
+    stats = {"stats": {"start": None, "end": None, "total_exercises": 0}}
+    assert (
+        BY_NAME["get_workout_statistics"].format(stats) == "no exercises logged in this period (start..now)"
+    )
+    trends = {
+        "trends": {
+            "metric": "frequency",
+            "exercise_name": None,
+            "period": "year",
+            "unit": "kg",
+            "series": [{"week": f"2026-W{w:02d}", "value": 1.0} for w in range(1, 21)],
+            "percent_change": 0.0,
+            "slope_per_week": 0.0,
+            "direction": "flat",
+        }
+    }
+    text = BY_NAME["get_progress_trends"].format(trends)
+    assert text.startswith("frequency, year (workouts): flat, 0%, slope 0/week")
+    assert "2026-W08" not in text and text.count("2026-W") == 12
+    summary = {"time_period": "week", "summary": "No workouts logged in this period."}
+    assert BY_NAME["generate_stats_summary"].format(summary) == "week:\nNo workouts logged in this period."
+
+
+def test_helpers() -> None:
+    assert [number_text(v) for v in (60, 62.5, 0.04, 1234567.0, None)] == ["60", "62.5", "0", "1234567", "-"]
+    assert number_text(5.126, 2) == "5.13"
+    assert [duration_text(s) for s in (45, 60, 125)] == ["45s", "1m", "2m 05s"]
+    ident = uuid.uuid4()
+    row = {
+        "id": ident,
+        "w": Decimal("2.50"),
+        "n": Decimal("3"),
+        "at": datetime(2026, 1, 2, tzinfo=UTC),
+        "d": date(2026, 1, 2),
+        "nested": [{"x": Decimal("1.5")}],
+    }
+    assert plain(row) == {
+        "id": str(ident),
+        "w": 2.5,
+        "n": 3,
+        "at": "2026-01-02T00:00:00+00:00",
+        "d": "2026-01-02",
+        "nested": [{"x": 1.5}],
+    }
+
+
+def test_argument_validation_messages() -> None:
+    with pytest.raises(ValidationError, match="give exercise_id or exercise_name"):
+        BY_NAME["log_workout"].Args.model_validate({"completed_exercises": [{"sets": 3}]})
+    with pytest.raises(ValidationError, match="'hold_sec' is required for hold"):
+        BY_NAME["log_completed_exercise"].Args.model_validate(
+            {"exercise_name": "Plank", "exercise_type": "hold"}
+        )
+    with pytest.raises(ValidationError, match="needs one value per set"):
+        BY_NAME["log_completed_exercise"].Args.model_validate(
+            {"exercise_name": "Row", "exercise_type": "reps", "sets": 3, "reps": [10, 8]}
+        )
+    with pytest.raises(ValidationError, match="muscle_goals is required"):
+        BY_NAME["set_goals"].Args.model_validate({"goal_type": "muscle"})
+    with pytest.raises(ValidationError):
+        BY_NAME["fetch_data"].Args.model_validate({"sources": []})
+    with pytest.raises(ValidationError):
+        BY_NAME["get_exercise_breakdown"].Args.model_validate({"breakdown_type": "color"})

@@ -1,0 +1,139 @@
+from datetime import UTC, datetime
+from typing import Any
+
+from trainer.domain.equipment import available_equipment, missing_equipment, normalise_equipment
+from trainer.domain.workout import Workout
+from trainer.domain.workout_checks import (
+    UserTrainingContext,
+    check_workout,
+    parse_time_budget,
+    preference_constraints,
+)
+
+NOW = datetime(2025, 3, 10, 12, tzinfo=UTC)
+
+
+def _ex(
+    order: int, name: str, muscles: dict[str, float], equipment: list[str], **extra: Any
+) -> dict[str, Any]:
+    return {
+        "exercise_name": name,
+        "exercise_type": "reps",
+        "order": order,
+        "sets": 1,
+        "reps": [8],
+        "rest_sec": 60,
+        "muscles_utilized": [{"muscle": m, "share": s} for m, s in muscles.items()],
+        "goals_addressed": [{"goal": "Strength", "share": 1}],
+        "reasoning": "r",
+        "equipment": equipment,
+        **extra,
+    }
+
+
+WORKOUT = Workout.model_validate(
+    {
+        "exercises": [
+            _ex(
+                1,
+                "Barbell Squat",
+                {"Quadriceps": 0.7, "Glutes": 0.3},
+                ["barbell"],
+                load_each=[60],
+                load_unit="kg",
+            ),
+            _ex(
+                2,
+                "Dumbbell Shoulder Press",
+                {"Shoulders": 0.8, "Triceps": 0.2},
+                ["Dumbbells"],
+                load_each=[30],
+                load_unit="lbs",
+            ),
+            _ex(3, "Burpees", {"Quadriceps": 0.5, "Chest": 0.5}, []),
+        ]
+    }
+)
+
+
+def test_clean_workout_has_no_problems() -> None:
+    user = UserTrainingContext(available_equipment={"barbell", "dumbbell"}, weight_unit="kg")
+    clean = Workout.model_validate({"exercises": [WORKOUT.exercises[0].model_dump()]})
+    assert check_workout(clean, user) == []
+
+
+def test_flags_each_problem_class() -> None:
+    user = UserTrainingContext(
+        available_equipment={"dumbbell", "bodyweight"},
+        recovering_muscles={"Quadriceps": datetime(2025, 3, 11, 8, tzinfo=UTC)},
+        preferences=[
+            {"type": "injury", "description": "Left shoulder impingement", "guidance": "no overhead work"},
+            {"type": "exercise", "description": "I hate burpees", "guidance": "never include them"},
+        ],
+        weight_unit="kg",
+        now=NOW,
+    )
+    problems = check_workout(WORKOUT, user)
+    text = "\n".join(problems)
+    assert "#1 Barbell Squat needs barbell" in text
+    assert (
+        "#1 Barbell Squat works Quadriceps, still recovering until 2025-03-11 08:00 UTC (about 20 h left)"
+        in text
+    )
+    assert (
+        "#2 Dumbbell Shoulder Press works Shoulders, which conflicts with: Left shoulder impingement" in text
+    )
+    assert "#3 Burpees conflicts with the preference: I hate burpees" in text
+    assert "mixed weight units in one workout (kg, lbs); use kg" in text
+
+
+def test_explicit_request_silences_recovery_and_wrong_unit_is_flagged() -> None:
+    user = UserTrainingContext(
+        recovering_muscles={"Quadriceps": NOW}, requested_muscles={"Quadriceps"}, weight_unit="lbs"
+    )
+    single = Workout.model_validate({"exercises": [WORKOUT.exercises[0].model_dump()]})
+    assert check_workout(single, user) == ["loads are in kg but the user's weight unit is lbs"]
+
+
+def test_equipment_names_normalise() -> None:
+    assert normalise_equipment("Dumbbells") == "dumbbell"
+    assert normalise_equipment("Pull-up Bar") == "pull-up bar"
+    assert normalise_equipment("body only") == "bodyweight" and normalise_equipment("none") == "bodyweight"
+    assert normalise_equipment("Leg Press Machine") == "machine"
+    have = available_equipment(
+        [{"name": "Dumbbells"}, "Smith Machine", {"name": "Bench", "available": False}]
+    )
+    assert have == {"bodyweight", "dumbbell", "smith machine", "machine"}
+    assert missing_equipment(["barbell", "Dumbbells", "body only"], have) == {"barbell"}
+    assert "treadmill" in available_equipment(["Full gym"])
+
+
+def test_preference_reading() -> None:
+    prefs = preference_constraints(
+        [
+            {"type": "injury", "description": "bad knee", "guidance": "protect it"},
+            {"type": "exercise", "description": "I don't like lunges", "guidance": ""},
+            {"type": "equipment", "description": "I don't have a barbell", "guidance": ""},
+            {"type": "time", "description": "an hour max", "guidance": "", "temporary": False},
+            {"type": "time", "description": "only 20 minutes this week", "guidance": "", "temporary": True},
+            {
+                "type": "muscle_group",
+                "description": "more glutes",
+                "guidance": "",
+                "expires_at": "2030-01-01",
+            },
+        ]
+    )
+    assert set(prefs.avoided_muscles) == {"Quadriceps", "Hamstrings"}
+    assert "lunge" in prefs.excluded_exercises
+    assert prefs.unavailable_equipment == {"barbell"}
+    assert prefs.time_budget_min == 20
+    assert prefs.temporary_muscles == {"Glutes"}
+
+
+def test_parse_time_budget() -> None:
+    assert parse_time_budget("I have 30 minutes") == 30
+    assert parse_time_budget("half an hour") == 30
+    assert parse_time_budget("1.5 hours") == 90
+    assert parse_time_budget("a quick 20-min session") == 20
+    assert parse_time_budget("chest day") is None
