@@ -33,7 +33,11 @@ def _notify_with_artifact(request: ModelRequest) -> Any:
 
 
 def _turn_script() -> list[Any]:
-    return [call("generate_workout", workout=chest_workout()), _notify_with_artifact, call("idle", reason="done")]
+    return [
+        call("generate_workout", workout=chest_workout()),
+        _notify_with_artifact,
+        call("idle", reason="done"),
+    ]
 
 
 class TimedModel(ScriptedModel):

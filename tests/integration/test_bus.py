@@ -77,23 +77,28 @@ async def test_published_turn_reaches_a_rule_target(aws_settings: Settings) -> N
     assert delivered["detail"] == TURN
 
 
-async def test_only_failed_entries_are_resent(aws_settings: Settings) -> None:
+@pytest.fixture
+def bus_settings() -> Settings:
+    return Settings(TRAINER_EVENT_BUS_NAME="trainer-test-bus")
+
+
+async def test_only_failed_entries_are_resent(bus_settings: Settings) -> None:
     client = FlakyEventsClient(reject={"B"}, failures=2)
-    publisher = EventBridgePublisher(aws_settings, client=client, sleep=lambda _: None)
+    publisher = EventBridgePublisher(bus_settings, client=client, sleep=lambda _: None)
 
     await publisher.publish_many([("A", {"n": 1}), ("B", {"n": 2}), ("C", {"n": 3})])
 
     assert [[entry["DetailType"] for entry in call] for call in client.calls] == [["A", "B", "C"], ["B"], ["B"]]
     first = client.calls[0][0]
     assert first["Source"] == SOURCE
-    assert first["EventBusName"] == aws_settings.event_bus_name
+    assert first["EventBusName"] == "trainer-test-bus"
     assert json.loads(first["Detail"]) == {"n": 1}
 
 
-async def test_publishing_gives_up_after_bounded_resends(aws_settings: Settings) -> None:
+async def test_publishing_gives_up_after_bounded_resends(bus_settings: Settings) -> None:
     client = FlakyEventsClient(reject={"TurnCompleted"}, failures=100)
     delays: list[float] = []
-    publisher = EventBridgePublisher(aws_settings, client=client, max_attempts=3, sleep=delays.append)
+    publisher = EventBridgePublisher(bus_settings, client=client, max_attempts=3, sleep=delays.append)
 
     with pytest.raises(PublishError) as raised:
         await publisher.publish("TurnCompleted", TURN)
@@ -103,8 +108,8 @@ async def test_publishing_gives_up_after_bounded_resends(aws_settings: Settings)
     assert raised.value.failed[0]["ErrorCode"] == "ThrottlingException"
 
 
-async def test_oversized_detail_is_a_clear_error(aws_settings: Settings) -> None:
-    publisher = EventBridgePublisher(aws_settings, client=FlakyEventsClient(set(), 0))
+async def test_oversized_detail_is_a_clear_error(bus_settings: Settings) -> None:
+    publisher = EventBridgePublisher(bus_settings, client=FlakyEventsClient(set(), 0))
     with pytest.raises(ValueError, match="exceeds"):
         await publisher.publish("TurnCompleted", {"blob": "x" * 300_000})
 

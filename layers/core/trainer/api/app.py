@@ -56,9 +56,12 @@ class ContainerProvider:
 
 
 async def _container_from_environment() -> Container:
+    """Settings from the environment, with secrets named there (SSM / Secrets Manager) resolved."""
     from trainer.container import build_container
+    from trainer.runtime_secrets import resolve_runtime_secrets
 
-    return await build_container(get_settings())
+    settings = await asyncio.to_thread(resolve_runtime_secrets, get_settings())
+    return await build_container(settings)
 
 
 def create_app(container: Container | None = None) -> FastAPI:

@@ -26,6 +26,7 @@ CATALOG_CATEGORY_GOALS: dict[str, str] = {
     "strength": "Strength", "powerlifting": "Strength", "olympic weightlifting": "Strength",
     "strongman": "Strength", "cardio": "Cardio", "stretching": "Flexibility", "plyometrics": "Power",
 }  # fmt: skip
+CATALOG_EQUIPMENT_PREFIXES = ("barbell", "dumbbell", "bodyweight", "machine")
 TYPE_GOALS: dict[str, str] = {
     "reps": "Strength",
     "hold": "Stability",
@@ -422,14 +423,34 @@ def _compact(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum()).rstrip("s")
 
 
+def _word_set(name: str) -> set[str]:
+    words = "".join(ch if ch.isalnum() else " " for ch in name.lower()).split()
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words}
+
+
 def catalog_entry(name: str) -> CatalogEntry | None:
-    """The catalog entry named `name`, ignoring case, punctuation, spacing and a plural 's'."""
+    """The catalog entry for a logged name: exact (ignoring case, punctuation, spacing and a plural
+    's'), else its barbell/dumbbell/bodyweight/machine form ('Squat' -> 'Barbell Squat'), else the
+    shortest strength or cardio name containing every word ('Running' -> 'Running, Treadmill')."""
     catalog = load_catalog()
     exact = catalog.get(name)
     if exact is not None:
         return exact
+    hits = catalog.search(name, limit=60)
     wanted = _compact(name)
-    return next((e for e in catalog.search(name, limit=25) if _compact(e.name) == wanted), None)
+    for candidate in ("", *CATALOG_EQUIPMENT_PREFIXES):
+        found = next((e for e in hits if _compact(e.name) == candidate + wanted), None)
+        if found is not None:
+            return found
+    words = _word_set(name)
+    close = [
+        e
+        for e in hits
+        if words <= _word_set(e.name)
+        and len(_word_set(e.name)) <= len(words) + 2
+        and e.category in ("strength", "cardio")
+    ]
+    return min(close, key=lambda e: (len(_word_set(e.name)), e.name), default=None)
 
 
 def _default_shares(

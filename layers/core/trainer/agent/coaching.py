@@ -1,0 +1,66 @@
+"""Coaching services wired into the agent: the offline model's planner (composer on real user
+data) and the hooks the workout tools call (checks against the user, delete-after-use preferences)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from trainer.agent.training_context import load_training_facts
+from trainer.domain.composer import compose_replacement, compose_workout, parse_request_muscles
+from trainer.domain.workout import Exercise, Workout
+from trainer.domain.workout_checks import check_workout
+from trainer.store.db import Database
+from trainer.store.ports import SessionStore
+from trainer.tools.base import ToolContext
+from trainer.tools.preferences import consume_after_generation
+
+CURRENT_WORKOUT_KEY = "current_workout"
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class CoachPlanner:
+    """The OfflinePlanner of trainer.llm.offline: real workouts from the catalog composer."""
+
+    def __init__(self, db: Database, store: SessionStore, clock: Callable[[], datetime] = _utcnow) -> None:
+        self._db = db
+        self._store = store
+        self._clock = clock
+
+    async def compose_workout(self, user_id: str, request_text: str) -> dict[str, Any]:
+        facts = await load_training_facts(self._db, user_id, self._clock())
+        workout = compose_workout(facts.composer_request(request_text))
+        return workout.model_dump(
+            mode="json", exclude_none=True, exclude={"exercises": {"__all__": {"id", "completed"}}}
+        )
+
+    async def current_workout(self, session_id: str) -> dict[str, Any] | None:
+        return await asyncio.to_thread(self._store.get_state, session_id, CURRENT_WORKOUT_KEY)
+
+    async def compose_replacement(
+        self, user_id: str, session_id: str, exercise: dict[str, Any], request_text: str
+    ) -> dict[str, Any]:
+        facts = await load_training_facts(self._db, user_id, self._clock())
+        current = await self.current_workout(session_id) or {}
+        in_workout = [str(e.get("exercise_name", "")) for e in current.get("exercises", [])]
+        old = Exercise.model_validate(exercise)
+        new = compose_replacement(facts.composer_request(request_text), old, avoid_names=in_workout)
+        return new.model_dump(mode="json", exclude_none=True, exclude={"id", "completed"})
+
+
+async def check_workout_for_user(workout: Workout, ctx: ToolContext) -> list[str]:
+    """Problems with a workout for this user right now; reported to the model, never blocking."""
+    db = ctx.require_db()
+    facts = await load_training_facts(db, ctx.user_id, ctx.now())
+    requested, _ = parse_request_muscles(str(ctx.extras.get("user_message") or ""))
+    return check_workout(workout, facts.check_context(requested))
+
+
+def workout_tool_extras() -> dict[str, Any]:
+    """The ToolContext.extras hooks the workout tools look for."""
+    return {"workout_checker": check_workout_for_user, "after_generation": consume_after_generation}

@@ -1,0 +1,93 @@
+"""Loads what the coach must know about a user before composing or checking a workout: units,
+equipment at the current location, goals and distribution debt, active preferences, recent history.
+
+One read per concern, all on one pooled connection; the composer and the workout checks share it
+so the offline model's workouts and the model's workouts are judged by the same facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from trainer.domain.composer import ComposerRequest
+from trainer.domain.distribution import DistributionRow, distribution_report
+from trainer.domain.equipment import available_equipment
+from trainer.domain.recovery import recovering_muscles
+from trainer.domain.workout_checks import UserTrainingContext
+from trainer.store.db import Database
+from trainer.store.repositories import goals, history, locations, preferences, settings
+
+HISTORY_DAYS = 60
+HISTORY_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class TrainingFacts:
+    weight_unit: str
+    distance_unit: str
+    equipment: set[str] | None
+    category_goals: dict[str, float]
+    muscle_goals: dict[str, float]
+    category_debt: list[DistributionRow]
+    muscle_debt: list[DistributionRow]
+    preferences: list[dict[str, Any]]
+    history: list[dict[str, Any]]
+    now: datetime
+
+    def composer_request(self, request_text: str) -> ComposerRequest:
+        return ComposerRequest(
+            request_text=request_text,
+            weight_unit=self.weight_unit,
+            distance_unit=self.distance_unit,
+            available_equipment=self.equipment if self.equipment is not None else available_equipment([]),
+            category_goals=self.category_goals,
+            muscle_goals=self.muscle_goals,
+            category_debt=self.category_debt,
+            muscle_debt=self.muscle_debt,
+            preferences=self.preferences,
+            history=self.history,
+            now=self.now,
+        )
+
+    def check_context(self, requested_muscles: set[str] | None = None) -> UserTrainingContext:
+        return UserTrainingContext(
+            available_equipment=self.equipment,
+            recovering_muscles=recovering_muscles(self.history, self.now),
+            preferences=self.preferences,
+            weight_unit=self.weight_unit,
+            distance_unit=self.distance_unit,
+            requested_muscles=requested_muscles or set(),
+            now=self.now,
+        )
+
+
+async def load_training_facts(db: Database, user_id: str, now: datetime) -> TrainingFacts:
+    async with db.connection() as conn:
+        user_settings = await settings.get_user_settings(conn, user_id)
+        current = await locations.get_current(conn, user_id)
+        category_rows = await goals.list_category_goals(conn, user_id)
+        muscle_rows = await goals.list_muscle_goals(conn, user_id)
+        totals = await history.distribution_totals(conn, user_id)
+        prefs = await preferences.list_active(conn, user_id, now)
+        recent = await history.list_recent(
+            conn, user_id, days_back=HISTORY_DAYS, limit=HISTORY_LIMIT, now=now
+        )
+    category_goals = {r["category"]: float(r["weight"]) for r in category_rows}
+    muscle_goals = {r["muscle"]: float(r["weight"]) for r in muscle_rows}
+    return TrainingFacts(
+        weight_unit=user_settings.get("weight_unit") or "kg",
+        distance_unit=user_settings.get("distance_unit") or "km",
+        equipment=available_equipment(current.get("equipment") or []) if current else None,
+        category_goals=category_goals,
+        muscle_goals=muscle_goals,
+        category_debt=distribution_report(category_goals, _floats(totals.get("category", {}))),
+        muscle_debt=distribution_report(muscle_goals, _floats(totals.get("muscle", {}))),
+        preferences=[dict(p) for p in prefs],
+        history=[dict(r) for r in recent],
+        now=now,
+    )
+
+
+def _floats(values: dict[str, Any]) -> dict[str, float]:
+    return {k: float(v) for k, v in values.items()}
