@@ -15,10 +15,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from trainer.llm.ports import ModelRequest
+
 from tests.fakes.agent_harness import FakeFetcher, FakeSelector, chest_workout, make_harness, selection
 from tests.fakes.memory_store import InMemorySessionStore
 from tests.fakes.scripted_model import ScriptedModel, call
-from trainer.llm.ports import ModelRequest
 
 TURNS = 15
 CONCURRENT_SESSIONS = 20
@@ -171,7 +172,8 @@ async def _concurrency_lines() -> list[str]:
     twenty = time.perf_counter() - started
     return [
         f"concurrency: 1 session {one * 1000:.0f} ms, {CONCURRENT_SESSIONS} concurrent sessions "
-        f"{twenty * 1000:.0f} ms (ratio {twenty / one:.2f}x, limit 2x) with a {MODEL_LATENCY * 1000:.0f} ms model"
+        f"{twenty * 1000:.0f} ms (ratio {twenty / one:.2f}x, limit 2x), "
+        f"model latency {MODEL_LATENCY * 1000:.0f} ms per call"
     ]
 
 

@@ -14,7 +14,7 @@ from trainer.store.models import EventType
 from trainer.store.sessions import DynamoSessionStore
 
 EVENTS = 1_000
-ROUNDS = 2
+ROUNDS = 1
 REPO_TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
 
 
@@ -59,11 +59,14 @@ def _bare_round(client: object, table: str, round_no: int) -> tuple[float, float
             },
         )
     appended = time.perf_counter()
-    items, request = [], {
-        "TableName": table,
-        "KeyConditionExpression": "PK = :pk",
-        "ExpressionAttributeValues": {":pk": {"S": pk}},
-    }
+    items, request = (
+        [],
+        {
+            "TableName": table,
+            "KeyConditionExpression": "PK = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": pk}},
+        },
+    )
     while True:
         response = client.query(**request)  # type: ignore[attr-defined]
         items.extend(response["Items"])
@@ -94,8 +97,10 @@ def run() -> list[str]:
     store_total, bare_total = store_write + store_read, bare_write + bare_read
     return [
         f"{EVENTS} events, median of {ROUNDS} rounds, same moto server",
-        f"store: append {store_write:.2f}s ({store_write / EVENTS * 1000:.2f} ms/event), read {store_read:.3f}s",
-        f"bare : put    {bare_write:.2f}s ({bare_write / EVENTS * 1000:.2f} ms/event), query {bare_read:.3f}s",
+        f"store: append {store_write:.2f}s ({store_write / EVENTS * 1000:.2f} ms/event), "
+        f"read {store_read:.3f}s",
+        f"bare : put    {bare_write:.2f}s ({bare_write / EVENTS * 1000:.2f} ms/event), "
+        f"query {bare_read:.3f}s",
         f"ratio store/bare total: {store_total / bare_total:.2f}x (aim <= 1.3x); "
         f"append {store_write / bare_write:.2f}x, read {store_read / bare_read:.2f}x",
         "store append = conditional put EVENT#n + conditional update of META.last_seq (2 writes, bare: 1)",

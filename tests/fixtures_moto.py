@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from trainer.local.moto_server import create_resources, start_moto
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client

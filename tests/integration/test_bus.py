@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import pytest
-
 from trainer.jobs.bus import SOURCE, EventBridgePublisher, EventPublisher, PublishError
 from trainer.local.bus import InProcessBus
 from trainer.settings import Settings
@@ -34,14 +33,14 @@ TURN = {
 
 
 class FlakyEventsClient:
-    """Stands in for boto3's events client: rejects the entries whose DetailType is listed, `failures` times."""
+    """Stands in for boto3's events client: rejects entries of the listed detail types, `failures` times."""
 
     def __init__(self, reject: set[str], failures: int) -> None:
         self.reject = reject
         self.failures = failures
         self.calls: list[list[dict[str, Any]]] = []
 
-    def put_events(self, Entries: list[dict[str, Any]]) -> dict[str, Any]:  # noqa: N803 - boto3 spelling
+    def put_events(self, Entries: list[dict[str, Any]]) -> dict[str, Any]:
         self.calls.append(Entries)
         failing = len(self.calls) <= self.failures
         results = [
@@ -57,14 +56,18 @@ async def test_published_turn_reaches_a_rule_target(aws_settings: Settings) -> N
     sqs = aws_client("sqs", aws_settings)
     events = aws_client("events", aws_settings)
     queue_url = sqs.create_queue(QueueName=f"{aws_settings.event_bus_name}-target")["QueueUrl"]
-    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
     events.put_rule(
         Name="turn-completed",
         EventBusName=aws_settings.event_bus_name,
         EventPattern=json.dumps({"source": [SOURCE], "detail-type": ["TurnCompleted"]}),
     )
     events.put_targets(
-        Rule="turn-completed", EventBusName=aws_settings.event_bus_name, Targets=[{"Id": "q", "Arn": queue_arn}]
+        Rule="turn-completed",
+        EventBusName=aws_settings.event_bus_name,
+        Targets=[{"Id": "q", "Arn": queue_arn}],
     )
 
     publisher: EventPublisher = EventBridgePublisher(aws_settings)
@@ -88,7 +91,11 @@ async def test_only_failed_entries_are_resent(bus_settings: Settings) -> None:
 
     await publisher.publish_many([("A", {"n": 1}), ("B", {"n": 2}), ("C", {"n": 3})])
 
-    assert [[entry["DetailType"] for entry in call] for call in client.calls] == [["A", "B", "C"], ["B"], ["B"]]
+    assert [[entry["DetailType"] for entry in call] for call in client.calls] == [
+        ["A", "B", "C"],
+        ["B"],
+        ["B"],
+    ]
     first = client.calls[0][0]
     assert first["Source"] == SOURCE
     assert first["EventBusName"] == "trainer-test-bus"
@@ -141,7 +148,17 @@ async def test_in_process_bus_delivers_an_eventbridge_envelope_without_blocking(
     bus.close()
 
     ((event, context),) = received
-    assert set(event) == {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
+    assert set(event) == {
+        "version",
+        "id",
+        "detail-type",
+        "source",
+        "account",
+        "time",
+        "region",
+        "resources",
+        "detail",
+    }
     assert event["source"] == SOURCE
     assert event["detail-type"] == "TurnCompleted"
     assert event["region"] == "eu-west-1"

@@ -49,7 +49,7 @@ def play_turn(store: DynamoSessionStore, session_id: str, *, message: str, respo
             {
                 "raw_response": {},
                 "tokens": {
-                    "prompt": 5000,
+                    "prompt": 500,
                     "completion": 100,
                     "cached": 4000,
                     "cache_write": 500,
@@ -114,7 +114,7 @@ def test_a_redelivered_turn_is_counted_once(cost_deps: CostDeps, session_store: 
 
     assert replay == first
     totals = session_store.load_session(session.id)
-    assert (totals.prompt_tokens, totals.completion_tokens, totals.cached_tokens) == (10000, 200, 8000)
+    assert (totals.prompt_tokens, totals.completion_tokens, totals.cached_tokens) == (2000, 200, 8000)
     assert totals.total_tokens == 10200
     assert totals.cache_write_tokens == 1000
     assert totals.total_cost_cents == pytest.approx(0.5)

@@ -91,7 +91,7 @@ def auth(settings: Settings) -> dict[str, str]:
 
 
 def call(handler: Mangum, event: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
-    response = handler(event, LambdaContext())
+    response = handler(event, LambdaContext())  # type: ignore[arg-type]
     body = response["body"]
     if response.get("isBase64Encoded"):
         body = base64.b64decode(body).decode()

@@ -12,7 +12,6 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
-
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.metrics import DailyMetricsStore

@@ -401,7 +401,8 @@ async def test_a_checkpoint_that_already_landed_is_not_repeated(monkeypatch: pyt
     session = h.store.create_session(USER)
     for i in range(4):
         h.store.append_event(session.id, EventType.USER_MESSAGE, {"message": f"m{i}"})
-    landed = h.store.append_event(session.id, EventType.CHECKPOINT, {"events_summarized": "1-4", "events": "..."})  # fmt: skip
+    checkpoint_data = {"events_summarized": "1-4", "events": "..."}
+    landed = h.store.append_event(session.id, EventType.CHECKPOINT, checkpoint_data)
     h.store.update_session(
         session.id,
         context_start_sequence=landed.sequence_number,

@@ -65,7 +65,7 @@ def client(store: MemoryStore, agent: ScriptedAgent) -> TestClient:
     settings = Settings.model_validate(
         {"TRAINER_JWT_SECRET": SECRET, "TRAINER_MAX_BODY_BYTES": 4096, "TRAINER_MAX_MESSAGE_CHARS": 100}
     )
-    container = Container(settings=settings, store=store, agent=agent, verifier=TokenVerifier(settings))  # type: ignore[arg-type]
+    container = Container(settings=settings, store=store, agent=agent, verifier=TokenVerifier(settings))
     return TestClient(create_app(container), raise_server_exceptions=False)
 
 

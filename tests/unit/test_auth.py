@@ -212,3 +212,25 @@ def test_user_ids_are_normalised() -> None:
     upper = str(uuid.UUID(USER)).upper()
     token = mint_dev_token(SECRET, upper)
     assert jwt.decode(token, SECRET, algorithms=["HS256"])["sub"] == USER
+
+
+# --- `trainer token` ------------------------------------------------------------------------------
+
+
+async def test_cli_token_mints_a_token_the_verifier_accepts(capsys: pytest.CaptureFixture[str]) -> None:
+    from trainer.cli import build_parser, cmd_token
+
+    cfg = settings(TRAINER_JWT_ISSUER=ISSUER, TRAINER_JWT_AUDIENCE=AUDIENCE)
+    args = build_parser(cfg).parse_args(["token", "--user", USER, "--ttl", "120"])
+    assert cmd_token(cfg, args) == 0
+    token = capsys.readouterr().out.strip()
+    assert (await TokenVerifier(cfg).verify(token)).user_id == USER
+    claims = jwt.decode(token, SECRET, algorithms=["HS256"], audience=AUDIENCE)
+    assert claims["exp"] - claims["iat"] == 120
+
+
+def test_cli_token_refuses_a_non_uuid_user() -> None:
+    from trainer.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser(settings()).parse_args(["token", "--user", "alice"])

@@ -40,14 +40,14 @@ def turn(first: int = 3, last: int = 9, **fields: Any) -> TurnCompleted:
 def test_sums_only_the_turns_llm_responses() -> None:
     events = [
         response(2, 999, 999, 999, 9.9),
-        response(4, 5000, 200, 4000, 0.5, write=800, total=5200),
+        response(4, 200, 200, 4000, 0.5, write=800, total=5200),
         Event(session_id="s1", sequence_number=5, event_type=EventType.TOOL_CALL, timestamp=T0),
-        response(7, 6000, 100, 5000, 0.25),
+        response(7, 1000, 100, 5000, 0.25),
         response(10, 999, 999, 999, 9.9),
     ]
     assert turn_cost(events, turn()) == TurnCost(
         llm_calls=2,
-        prompt_tokens=11000,
+        prompt_tokens=2000,
         completion_tokens=300,
         cached_tokens=9000,
         cache_write_tokens=800,
@@ -68,7 +68,7 @@ def test_falls_back_to_the_event_usage_when_the_turn_logged_no_responses() -> No
     )
     assert turn_cost([], detail) == TurnCost(
         llm_calls=0,
-        prompt_tokens=4400,
+        prompt_tokens=400,
         completion_tokens=50,
         cached_tokens=4000,
         cache_write_tokens=300,
@@ -103,8 +103,8 @@ def test_increments_use_the_store_field_names() -> None:
     assert cost.daily_increments()["cost_cents"] == 0.5
 
 
-def test_cache_hit_rate_is_cached_over_prompt_including_cached() -> None:
-    assert cache_hit_rate(9000, 11000) == 81.82
+def test_cache_hit_rate_is_cached_over_uncached_plus_cached() -> None:
+    assert cache_hit_rate(9000, 2000) == 81.82
     assert cache_hit_rate(0, 0) == 0.0
 
 

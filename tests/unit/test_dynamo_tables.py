@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import boto3
 import pytest
-
-from tests.fixtures_moto import INLINE_TEMPLATE
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import (
     TemplateError,
@@ -15,6 +13,8 @@ from trainer.store.dynamo_tables import (
     time_to_live_attributes,
 )
 
+from tests.fixtures_moto import INLINE_TEMPLATE
+
 SETTINGS = Settings(TRAINER_TABLE_NAME="sessions-x", TRAINER_IDEMPOTENCY_TABLE_NAME="idem-x")
 
 
@@ -22,7 +22,9 @@ def test_short_intrinsic_tags_load_as_their_long_form() -> None:
     template = parse_template(INLINE_TEMPLATE)
     assert template["Resources"]["TrainerBus"]["Properties"]["Name"] == {"Fn::Sub": "trainer-${Stage}"}
     assert template["Outputs"]["BusArn"]["Value"] == {"Fn::GetAtt": "TrainerBus.Arn"}
-    tagged = parse_template("Resources:\n  A:\n    Properties: {X: !Ref B, Y: !If [C, 1, 2], Z: !GetAtt [B, Arn]}\n")
+    tagged = parse_template(
+        "Resources:\n  A:\n    Properties: {X: !Ref B, Y: !If [C, 1, 2], Z: !GetAtt [B, Arn]}\n"
+    )
     assert tagged["Resources"]["A"]["Properties"] == {
         "X": {"Ref": "B"},
         "Y": {"Fn::If": ["C", 1, 2]},
@@ -34,7 +36,13 @@ def test_table_definitions_are_create_table_kwargs_named_from_settings() -> None
     sessions, idempotency = table_definitions(parse_template(INLINE_TEMPLATE), SETTINGS)
 
     assert sessions["TableName"] == "sessions-x"
-    assert set(sessions) == {"TableName", "AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "BillingMode"}
+    assert set(sessions) == {
+        "TableName",
+        "AttributeDefinitions",
+        "KeySchema",
+        "GlobalSecondaryIndexes",
+        "BillingMode",
+    }
     assert sessions["BillingMode"] == "PAY_PER_REQUEST"
     assert sessions["KeySchema"] == [
         {"AttributeName": "PK", "KeyType": "HASH"},

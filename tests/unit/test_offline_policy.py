@@ -357,3 +357,19 @@ async def test_without_session_state_the_workout_is_read_from_the_conversation()
     name, args = await _next(convo, FakePlanner(None))
     assert name == "adjust_exercise"
     assert args == {"exercise_id": "ex_33bb44", "adjustments": {"reps": [12, 12, 12]}}
+
+
+@pytest.mark.parametrize("text", ["Show me a leg workout", "Give me a quick chest workout"])
+def test_workout_requests_from_the_smoke_test_are_workout_intents(text: str) -> None:
+    assert classify(text) == ["workout"]
+
+
+def test_plan_on_named_days_asks_for_one_workout_per_named_day() -> None:
+    from datetime import date
+
+    from trainer.llm.offline import parse_plan
+
+    args = parse_plan("Make me a 6-week strength plan on Monday and Thursday", date(2026, 11, 22))
+    assert args["preferred_days"] == ["Monday", "Thursday"]
+    assert args["workouts_per_week"] == 2
+    assert parse_plan("a 4 week plan, 3 times a week", date(2026, 11, 22))["workouts_per_week"] == 3

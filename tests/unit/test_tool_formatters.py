@@ -13,8 +13,9 @@ import pytest
 from pydantic import ValidationError
 from trainer.tools import analytics, calendar, data, goals, location, logging, preferences, timers
 from trainer.tools.base import Tool
+from trainer.tools.calendar import milestone_type
 from trainer.tools.data import number_text, plain
-from trainer.tools.logging import logged_line
+from trainer.tools.logging import catalog_entry, logged_line
 from trainer.tools.timers import duration_text
 
 ALL_TOOLS: list[Tool] = [
@@ -321,3 +322,31 @@ def test_argument_validation_messages() -> None:
         BY_NAME["fetch_data"].Args.model_validate({"sources": []})
     with pytest.raises(ValidationError):
         BY_NAME["get_exercise_breakdown"].Args.model_validate({"breakdown_type": "color"})
+
+
+@pytest.mark.parametrize(
+    ("logged", "entry"),
+    [
+        ("pull-ups", "Pullups"),
+        ("Push Ups", "Pushups"),
+        ("Squats", "Barbell Squat"),
+        ("deadlift", "Barbell Deadlift"),
+        ("Running", "Running, Treadmill"),
+        ("Cycling", "Bicycling"),
+        ("Plank", "Plank"),
+        ("Swimming", None),
+        ("Run", "Running, Treadmill"),
+    ],
+)
+def test_logged_names_find_their_catalog_entry(logged: str, entry: str | None) -> None:
+    found = catalog_entry(logged)
+    assert (found.name if found else None) == entry
+
+
+def test_milestone_type_is_inferred_from_the_unit() -> None:
+    assert milestone_type("distance", None) == "distance"
+    assert milestone_type("endurance", "km") == "distance"
+    assert milestone_type("strength", "kg") == "weight"
+    assert milestone_type("strength", "reps") == "reps"
+    assert milestone_type("Event", None) == "event"
+    assert milestone_type("fun", "smiles") == "other"

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from trainer.settings import Settings, get_settings
 
-
 LOG_LEVELS = ["critical", "error", "warning", "info", "debug"]
 
 

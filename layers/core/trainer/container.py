@@ -156,6 +156,12 @@ def _build_agent(
         from trainer.llm.factory import build_selector
 
         selector = build_selector(settings)
+    tool_extras: dict[str, Any] = {}
+    if db is not None:
+        from trainer.agent.coaching import CoachPlanner, workout_tool_extras
+
+        tool_extras = workout_tool_extras()
+        planner = planner if planner is not None else CoachPlanner(db, store)
     if agent_model is None and planner is None and settings.model_mode == "offline":
         planner = _fallback_planner()
     model_factory = agent_model if agent_model is not None else ModelsById(settings, planner)
@@ -170,6 +176,7 @@ def _build_agent(
         publisher=publisher,
         settings=settings,
         db=db,
+        tool_extras=tool_extras,
     )
 
 

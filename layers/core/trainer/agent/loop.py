@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from trainer.agent.context import ContextBuilder
 from trainer.agent.events import (
@@ -35,6 +35,7 @@ from trainer.agent.initializer import (
 )
 from trainer.agent.tool_registry import ToolRegistry
 from trainer.jobs import checkpoint as checkpoints
+from trainer.jobs.bus import EventPublisher
 from trainer.llm.ports import AgentModel, KnowledgeSelector, ModelError, ModelRequest, ModelResponse, Usage
 from trainer.settings import Settings
 from trainer.store.db import Database
@@ -52,10 +53,6 @@ ESTIMATE_START_KEY = "context_estimate_start"
 READ_PAGE_SIZE = 500
 RAW_TEXT_LIMIT = 500
 USER_DATA_FALLBACK = "<user_data>\n(unavailable)\n</user_data>"
-
-
-class EventPublisher(Protocol):
-    async def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...
 
 
 class TurnFailed(RuntimeError):
@@ -259,6 +256,7 @@ class _Turn:
         }
         self.cost_cents = 0.0
         self.context_estimate = 0
+        self.message = ""
 
     async def _append(
         self, event_type: EventType, data: dict[str, Any], duration_ms: int | None = None
@@ -298,6 +296,7 @@ class _Turn:
 
     async def run(self, message: str, current_workout: dict[str, Any] | None) -> TurnResult:
         loop = self.loop
+        self.message = message
         await self._append(EventType.USER_MESSAGE, {"message": message})
         if current_workout:
             await self._inject_current_workout(current_workout)
@@ -471,7 +470,7 @@ class _Turn:
             db=loop.db,
             emit=self._emit,
             now=loop.clock,
-            extras=dict(loop.tool_extras),
+            extras={**loop.tool_extras, "user_message": self.message},
         )
         started = time.perf_counter()
         execution = await loop.registry.execute(name, arguments, ctx)

@@ -88,7 +88,9 @@ class EventBridgePublisher:
             if not response.get("FailedEntryCount"):
                 return
             results = response.get("Entries", [])
-            pending = [entry for entry, result in zip(pending, results, strict=True) if result.get("ErrorCode")]
+            pending = [
+                entry for entry, result in zip(pending, results, strict=True) if result.get("ErrorCode")
+            ]
             logger.warning(
                 "EventBridge rejected %d of %d entries (attempt %d): %s",
                 len(pending),
@@ -98,6 +100,7 @@ class EventBridgePublisher:
             )
         failures = [result for result in results if result.get("ErrorCode")]
         raise PublishError(
-            f"{len(pending)} event(s) not accepted by bus {self._bus_name} after {self._max_attempts} attempts",
+            f"{len(pending)} event(s) not accepted by bus {self._bus_name} "
+            f"after {self._max_attempts} attempts",
             failures,
         )

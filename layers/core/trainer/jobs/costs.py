@@ -5,10 +5,11 @@ cached, cache_write, total} and `cost_cents`) are added to the session totals an
 daily metrics exactly once per `turn_id`: Powertools idempotency on the idempotency table turns a
 redelivered TurnCompleted into a replay of the stored result.
 
-Token convention: `prompt` counts every input token the model saw, cache reads and cache writes
-included (`Usage.prompt_tokens`), so `cached <= prompt` and a session's
-`cache_hit_rate = cached_tokens / prompt_tokens * 100` (reported in the job's result; the session
-item derives its own on read, so the job writes no rate).
+Token convention (seed 002 §11.2): an event's `tokens.prompt` is Anthropic's `input_tokens` (no cache
+reads, no cache writes). A session's `prompt_tokens` sums the input the model did not read from cache
+(`prompt + cache_write`), `cached_tokens` sums cache reads, and
+`cache_hit_rate = cached_tokens / (prompt_tokens + cached_tokens) * 100` — the session item derives
+the rate on read with the same formula, so the job writes no rate.
 """
 
 from __future__ import annotations
@@ -88,14 +89,14 @@ def turn_cost(events: Iterable[Event], turn: TurnCompleted) -> TurnCost:
     ]
     if not responses:
         usage = turn.usage
-        prompt = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+        prompt = usage.input_tokens + usage.cache_creation_input_tokens
         return TurnCost(
             llm_calls=0,
             prompt_tokens=prompt,
             completion_tokens=usage.output_tokens,
             cached_tokens=usage.cache_read_input_tokens,
             cache_write_tokens=usage.cache_creation_input_tokens,
-            total_tokens=prompt + usage.output_tokens,
+            total_tokens=prompt + usage.cache_read_input_tokens + usage.output_tokens,
             cost_cents=turn.cost_cents,
         )
     prompt = completion = cached = cache_write = total = 0
@@ -103,19 +104,21 @@ def turn_cost(events: Iterable[Event], turn: TurnCompleted) -> TurnCost:
     for event in responses:
         tokens = event.data.get("tokens") or {}
         p, c = _int(tokens.get("prompt")), _int(tokens.get("completion"))
-        prompt += p
+        read, written = _int(tokens.get("cached")), _int(tokens.get("cache_write"))
+        prompt += p + written
         completion += c
-        cached += _int(tokens.get("cached"))
-        cache_write += _int(tokens.get("cache_write"))
-        total += _int(tokens.get("total")) or p + c
+        cached += read
+        cache_write += written
+        total += _int(tokens.get("total")) or p + written + read + c
         raw_cost = event.data.get("cost_cents")
         cost += float(raw_cost) if isinstance(raw_cost, int | float) and raw_cost > 0 else 0.0
     return TurnCost(len(responses), prompt, completion, cached, cache_write, total, round(cost, 6))
 
 
 def cache_hit_rate(cached_tokens: float, prompt_tokens: float) -> float:
-    """Percentage of prompt tokens read from the cache (prompt includes cached)."""
-    return round(cached_tokens / prompt_tokens * 100, 2) if prompt_tokens > 0 else 0.0
+    """Percentage of input tokens read from the cache (prompt excludes cached: seed 002 §11.2)."""
+    seen = prompt_tokens + cached_tokens
+    return round(cached_tokens / seen * 100, 2) if seen > 0 else 0.0
 
 
 def turn_day(events: Iterable[Event], fallback: datetime) -> date:

@@ -164,7 +164,7 @@ WORKOUT = _rx(
     r"circuit|wod|training)\b"
 )
 WORKOUT_VERB = _rx(
-    r"\b(give|generate|create|make|build|suggest|recommend|design|want|need|let'?s|can you|could you|"
+    r"\b(give|show|generate|create|make|build|suggest|recommend|design|want|need|let'?s|can you|could you|"
     r"what should i do|new|another|quick|plan)\b"
 )
 QUESTION = _rx(r"\?\s*$|^(how|what|why|when|should|can|could|is|are|do|does|which|where)\b")
@@ -654,12 +654,12 @@ def parse_plan(text: str, today: date) -> dict[str, Any]:
     ):
         n = _number(m.group(1)) or 4
         weeks = n * (4 if m.group(2) == "month" else 1)
-    per_week = 3
+    days = [d.title() for d in WEEKDAYS if re.search(rf"\b{d}s?\b", lowered)]
+    per_week = len(days) or 3
     if m := re.search(r"\b(\d|two|three|four|five|six)\s*(?:x|times|days|sessions|workouts)\s*"
                       r"(?:a|per|/|each)\s*week",
                       lowered):  # fmt: skip
-        per_week = _number(m.group(1)) or 3
-    days = [d.title() for d in WEEKDAYS if re.search(rf"\b{d}s?\b", lowered)]
+        per_week = _number(m.group(1)) or per_week
     start = (
         resolve_date(text, today)
         if re.search(r"\bstart", lowered)

@@ -41,7 +41,7 @@ def _cfn_loader() -> type[yaml.SafeLoader]:
         elif isinstance(node, yaml.SequenceNode):
             value = loader.construct_sequence(node, deep=True)
         else:
-            value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+            value = loader.construct_mapping(node, deep=True)
         return {name: value}
 
     CloudFormationLoader.add_multi_constructor("!", construct_intrinsic)

@@ -48,7 +48,9 @@ class DailyMetricsStore:
         if not increments:
             return self.get(user_id, day)
         names = {f"#c{i}": name for i, name in enumerate(sorted(increments))}
-        values: dict[str, Any] = {f":c{i}": _counter_value(increments[n]) for i, n in enumerate(sorted(increments))}
+        values: dict[str, Any] = {
+            f":c{i}": _counter_value(increments[n]) for i, n in enumerate(sorted(increments))
+        }
         values[":uid"] = {"S": user_id}
         values[":day"] = {"S": day.isoformat()}
         response = self._client.update_item(

@@ -355,7 +355,9 @@ class DynamoSessionStore:
                 duration_ms=duration_ms,
                 data=data,
             )
-        raise SequenceConflict(f"no free sequence number for session {session_id} after {APPEND_ATTEMPTS} tries")
+        raise SequenceConflict(
+            f"no free sequence number for session {session_id} after {APPEND_ATTEMPTS} tries"
+        )
 
     def read_events(
         self,
@@ -556,7 +558,7 @@ class DynamoSessionStore:
     def _validated_field(name: str, value: Any) -> Any:
         annotation = Session.model_fields[name].annotation
         try:
-            validated = TypeAdapter(annotation).validate_python(value)
+            validated: Any = TypeAdapter(annotation).validate_python(value)
         except ValidationError as exc:
             raise ValueError(f"invalid {name}: {exc.errors()[0]['msg']}") from exc
         if name in ADDITIVE_FIELDS | {"context_start_sequence"} and validated < 0:
@@ -656,7 +658,9 @@ class DynamoSessionStore:
             "TableName": self._table,
             "Key": {"PK": {"S": _pk(session_id)}, "SK": {"S": "META"}},
             "UpdateExpression": expression,
-            "ConditionExpression": "attribute_exists(PK) AND (attribute_not_exists(expires_at) OR expires_at >= :t)",
+            "ConditionExpression": (
+                "attribute_exists(PK) AND (attribute_not_exists(expires_at) OR expires_at >= :t)"
+            ),
             "ExpressionAttributeValues": {
                 **values,
                 ":now": stamp,

@@ -19,7 +19,13 @@ from trainer.tools.data import db_user, number_text, plain, transaction
 from trainer.tools.data import user_settings as load_user_settings
 
 ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled"]
-MilestoneType = Literal["distance", "weight", "reps", "time", "event", "other"]
+MILESTONE_TYPES = ("distance", "weight", "reps", "time", "event", "other")
+UNIT_MILESTONE_TYPES: dict[str, str] = {
+    "km": "distance", "mi": "distance", "mile": "distance", "miles": "distance", "m": "distance",
+    "kg": "weight", "lb": "weight", "lbs": "weight", "rep": "reps", "reps": "reps",
+    "s": "time", "sec": "time", "seconds": "time", "min": "time", "minutes": "time", "h": "time",
+    "hours": "time",
+}  # fmt: skip
 DEFAULT_WORKOUT_TYPES = ("Full Body",)
 DEFAULT_DAYS_BY_COUNT: dict[int, tuple[str, ...]] = {
     1: ("Monday",),
@@ -320,7 +326,9 @@ class ManageMilestoneArgs(BaseModel):
     action: Literal["create", "update_progress", "mark_achieved", "abandon"]
     milestone_id: str | None = Field(default=None, max_length=64, description="Required except for create")
     goal_name: str | None = Field(default=None, min_length=1, max_length=200, description="e.g. 'Run a 5K'")
-    goal_type: MilestoneType | None = None
+    goal_type: str | None = Field(
+        default=None, max_length=40, description="distance, weight, reps, time, event or other"
+    )
     target_value: float | None = Field(default=None, ge=0)
     target_unit: str | None = Field(default=None, max_length=50)
     target_date: date | None = None
@@ -367,7 +375,7 @@ class ManageMilestone(Tool):
                 conn,
                 user,
                 goal_name=args.goal_name or "",
-                goal_type=args.goal_type or "other",
+                goal_type=milestone_type(args.goal_type, args.target_unit),
                 target_value=args.target_value,
                 target_unit=args.target_unit,
                 target_date=args.target_date,
@@ -388,6 +396,15 @@ class ManageMilestone(Tool):
         verb = {"create": "created", "update_progress": "progress", "mark_achieved": "achieved",
                 "abandon": "abandoned"}[result["action"]]  # fmt: skip
         return f"milestone {verb}: {m['goal_name']} {_progress(m)}(id={m['id']})"
+
+
+def milestone_type(goal_type: str | None, target_unit: str | None) -> str:
+    """One of MILESTONE_TYPES: as given when valid, else inferred from the target unit
+    ('endurance' in km -> distance, 'strength' in kg -> weight), else 'other'."""
+    given = (goal_type or "").strip().lower()
+    if given in MILESTONE_TYPES:
+        return given
+    return UNIT_MILESTONE_TYPES.get((target_unit or "").strip().lower(), "other")
 
 
 def _progress(m: dict[str, Any]) -> str:

@@ -166,3 +166,6 @@ class Idle(Tool):
 
 def communication_tools() -> list[Tool]:
     return [MessageNotifyUser(), MessageAskUser(), Idle()]
+
+
+TOOLS: list[Tool] = communication_tools()

@@ -26,6 +26,10 @@ CATALOG_CATEGORY_GOALS: dict[str, str] = {
     "strength": "Strength", "powerlifting": "Strength", "olympic weightlifting": "Strength",
     "strongman": "Strength", "cardio": "Cardio", "stretching": "Flexibility", "plyometrics": "Power",
 }  # fmt: skip
+CATALOG_ALIASES: dict[str, str] = {
+    "run": "Running, Treadmill", "cycling": "Bicycling", "biking": "Bicycling", "bike": "Bicycling",
+    "cycle": "Bicycling",
+}  # fmt: skip
 CATALOG_EQUIPMENT_PREFIXES = ("barbell", "dumbbell", "bodyweight", "machine")
 TYPE_GOALS: dict[str, str] = {
     "reps": "Strength",
@@ -433,7 +437,7 @@ def catalog_entry(name: str) -> CatalogEntry | None:
     's'), else its barbell/dumbbell/bodyweight/machine form ('Squat' -> 'Barbell Squat'), else the
     shortest strength or cardio name containing every word ('Running' -> 'Running, Treadmill')."""
     catalog = load_catalog()
-    exact = catalog.get(name)
+    exact = catalog.get(CATALOG_ALIASES.get(_compact(name), name))
     if exact is not None:
         return exact
     hits = catalog.search(name, limit=60)

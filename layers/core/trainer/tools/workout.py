@@ -544,3 +544,6 @@ class RemoveExercise(Tool):
 
 def workout_tools() -> list[Tool]:
     return [GenerateWorkout(), SwapExercise(), AdjustExercise(), RemoveExercise()]
+
+
+TOOLS: list[Tool] = workout_tools()
