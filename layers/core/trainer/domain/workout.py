@@ -88,9 +88,7 @@ class Exercise(BaseModel):
         for name in TYPE_REQUIRED[kind]:
             if getattr(self, name) is None:
                 problems.append(f"'{name}' is required for {kind} exercises")
-        foreign = sorted(
-            f for f in ALL_TYPE_FIELDS - TYPE_FIELDS[kind] if getattr(self, f) is not None
-        )
+        foreign = sorted(f for f in ALL_TYPE_FIELDS - TYPE_FIELDS[kind] if getattr(self, f) is not None)
         if foreign:
             problems.append(f"{', '.join(foreign)} not allowed for {kind} exercises")
         for name in ("reps", "hold_sec", "load_each"):
@@ -162,7 +160,9 @@ def group_problems(exercises: list[Exercise]) -> list[str]:
         for m in members:
             g = m.group
             if g and g.position != 1 and (g.name or g.rounds or g.rest_between_rounds_sec is not None):
-                problems.append(f"group '{gid}': name/rounds/rest_between_rounds_sec belong on position 1 only")
+                problems.append(
+                    f"group '{gid}': name/rounds/rest_between_rounds_sec belong on position 1 only"
+                )
         orders = [m.order for m in members]
         if orders != list(range(orders[0], orders[0] + len(orders))):
             problems.append(f"group '{gid}' members must be consecutive in the workout order")

@@ -22,7 +22,8 @@ class SessionStore(Protocol):
     def create_session(self, user_id: str) -> Session: ...
 
     def get_or_create_session(self, user_id: str, session_id: str | None = None) -> Session:
-        """The named session (SessionNotFound if not the user's), else the most recent active one, else new."""
+        """The named session (SessionNotFound if not the user's), else the most recent active one,
+        else a new one."""
         ...
 
     def get_session(self, user_id: str, session_id: str) -> Session:
