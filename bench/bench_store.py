@@ -103,5 +103,5 @@ def run() -> list[str]:
         f"query {bare_read:.3f}s",
         f"ratio store/bare total: {store_total / bare_total:.2f}x (aim <= 1.3x); "
         f"append {store_write / bare_write:.2f}x, read {store_read / bare_read:.2f}x",
-        "store append = conditional put EVENT#n + conditional update of META.last_seq (2 writes, bare: 1)",
+        "store append = one conditional put of EVENT#n (bare: one plain put); read = paged query + decode",
     ]

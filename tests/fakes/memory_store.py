@@ -114,6 +114,9 @@ class InMemorySessionStore:
         self._count("delete_session")
         with self._lock:
             self.get_session(user_id, session_id)
+            current = self._leases.get(session_id)
+            if current is not None and current[1] > self._now():
+                raise LeaseHeld(session_id)
             del self._sessions[session_id]
             self._events.pop(session_id, None)
             self._leases.pop(session_id, None)

@@ -109,6 +109,9 @@ async def test_turn_on_a_leased_session_is_409(
             response = await client.post(path, json=body, headers=bearer(aws_settings, user))
             assert response.status_code == 409
             assert response.json()["error"]["code"] == "turn_in_progress"
+        deleted = await client.delete(f"/agent/sessions/{session.id}", headers=bearer(aws_settings, user))
+        assert deleted.status_code == 409
+        assert session_store.get_session(user, session.id).id == session.id
     finally:
         session_store.release_lease(session.id, "checkpoint-job")
 

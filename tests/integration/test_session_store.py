@@ -126,8 +126,33 @@ def test_appending_to_an_unknown_or_deleted_session_fails_without_leaving_events
     store.append_event(session.id, EventType.USER_MESSAGE, {"message": "hi"})
     DynamoSessionStore(aws_settings).delete_session("user-a", session.id)
     with pytest.raises(SessionNotFound):
-        store.append_event(session.id, EventType.USER_MESSAGE, {"message": "after delete"})
+        DynamoSessionStore(aws_settings).append_event(
+            session.id, EventType.USER_MESSAGE, {"message": "after delete"}
+        )
     assert partition_items(aws_settings, session.id) == []
+
+
+def test_a_session_cannot_be_deleted_while_a_turn_holds_its_lease(aws_settings: Settings) -> None:
+    store = DynamoSessionStore(aws_settings)
+    session = store.create_session("user-a")
+    store.acquire_lease(session.id, "turn-1", 60)
+    with pytest.raises(LeaseHeld):
+        DynamoSessionStore(aws_settings).delete_session("user-a", session.id)
+    store.append_event(session.id, EventType.USER_MESSAGE, {"message": "still here"})
+    store.release_lease(session.id, "turn-1")
+    DynamoSessionStore(aws_settings).delete_session("user-a", session.id)
+    assert partition_items(aws_settings, session.id) == []
+
+
+def test_an_append_is_one_conditional_write(aws_settings: Settings) -> None:
+    store = DynamoSessionStore(aws_settings)
+    session = store.create_session("user-a")
+    store.append_event(session.id, EventType.USER_MESSAGE, {"message": "first"})
+    calls: list[str] = []
+    store._client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
+    store.append_event(session.id, EventType.USER_MESSAGE, {"message": "second"})
+    assert calls == ["PutItem"]
+    assert DynamoSessionStore(aws_settings).load_session(session.id).last_seq == 2
 
 
 def test_event_data_round_trips_exactly(session_store: DynamoSessionStore) -> None:
@@ -193,6 +218,7 @@ def test_expired_items_are_not_returned(aws_settings: Settings, clocked_store: D
 
     clock.advance(days=ttl_days - 1)
     store.append_event(session.id, EventType.USER_MESSAGE, {"message": "recent"})
+    store.update_session(session.id, status="completed")
     clock.advance(days=2)
     assert [e.data["message"] for e in store.read_events(session.id).events] == ["recent"]
     assert store.get_state(session.id, "current_workout") is None
@@ -271,6 +297,7 @@ def test_list_sessions_newest_first_with_limit(clocked_store: DynamoSessionStore
     store.create_session("user-b")
     clock.advance(minutes=1)
     store.append_event(first.id, EventType.USER_MESSAGE, {"message": "back again"})
+    store.update_session(first.id, status="completed")
 
     assert [s.id for s in store.list_sessions("user-a")] == [first.id, third.id, second.id]
     assert [s.id for s in store.list_sessions("user-a", limit=2)] == [first.id, third.id]
@@ -310,6 +337,7 @@ def test_delete_removes_events_state_lease_and_large_payloads(
     )
     session_store.put_state(session.id, "current_workout", {"title": "Legs"})
     session_store.acquire_lease(session.id, "turn-1", ttl_seconds=60)
+    session_store.release_lease(session.id, "turn-1")
     session_store.append_event(keep.id, EventType.USER_MESSAGE, {"n": 0})
 
     session_store.delete_session("user-a", session.id)

@@ -4,10 +4,12 @@ Item layout in the one sessions table (partition `SESSION#<id>`):
 
 - `META`: the session (user_id, status, last_seq, totals...); `GSI1PK=USER#<uid>`, `GSI1SK=<updated_at>`
   make the sparse index that lists a user's sessions newest first.
-- `EVENT#<seq, 10 digits>`: one event. Sequence numbers are allocated by a conditional put
-  (`attribute_not_exists`) of `last_seq + 1`, then `last_seq` on META is raised to it (conditional on being
-  lower). A conflict re-reads the highest existing event and retries with jittered backoff, bounded.
-  No event is ever overwritten; the event items are the truth and `last_seq` follows them.
+- `EVENT#<seq, 10 digits>`: one event. An append is ONE conditional put (`attribute_not_exists`) of the
+  next sequence number; a conflict re-reads the highest existing event and retries with jittered
+  backoff, bounded. No event is ever overwritten. The event items are the truth: a session's `last_seq`
+  is the highest event (one `Limit=1` query on read); META's copy is refreshed by `update_session`, so
+  the list view may lag by the turn in progress. Deleting takes the turn lease, so no running turn can
+  append to a session being deleted.
 - `STATE#<key>`: per-session state that must survive Lambda invocations.
 - `LEASE`: the per-session turn lease (holder, lease_until).
 - `BLOB#<id>#<part>`: parts of a payload too large for one item.
@@ -58,6 +60,7 @@ APPEND_ATTEMPTS = 25
 BATCH_ATTEMPTS = 10
 MAX_LIST_LIMIT = 100
 MAX_ID_LENGTH = 128
+DELETE_LEASE_SECONDS = 60
 
 ADDITIVE_FIELDS = frozenset(
     {
@@ -232,7 +235,12 @@ class DynamoSessionStore:
         item = self._get_live_item(_pk(session_id), "META")
         if item is None:
             raise SessionNotFound(session_id)
-        return self._session_from_item(item)
+        session = self._session_from_item(item)
+        highest = self._highest_event_seq(_pk(session_id))
+        self._remember_sequence(session_id, highest)
+        if highest > session.last_seq:
+            session = session.model_copy(update={"last_seq": highest})
+        return session
 
     def list_sessions(self, user_id: str, limit: int = 10) -> list[Session]:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIST_LIMIT:
@@ -247,6 +255,7 @@ class DynamoSessionStore:
     def delete_session(self, user_id: str, session_id: str) -> None:
         self.get_session(user_id, session_id)
         pk = _pk(session_id)
+        self.acquire_lease(session_id, f"delete:{uuid4().hex}", DELETE_LEASE_SECONDS)
         try:
             self._client.delete_item(
                 TableName=self._table,
@@ -276,6 +285,10 @@ class DynamoSessionStore:
             names[f"#f{index}"] = name
             values[f":v{index}"] = self._field_attribute(name, value)
             assignments.append(f"#f{index} = :v{index}")
+        known = self._known_sequence(session_id)
+        if known is not None:
+            assignments.append("last_seq = :known_seq")
+            values[":known_seq"] = _number(known)
         return self._update_meta(session_id, assignments, names, values)
 
     def add_knowledge(self, session_id: str, refs: list[KnowledgeRef]) -> None:
@@ -346,7 +359,7 @@ class DynamoSessionStore:
                 time.sleep(random.uniform(0, min(1.0, 0.01 * 2**attempt)))
                 seq = max(self._highest_event_seq(pk), seq) + 1
                 continue
-            self._raise_last_seq(session_id, seq, now, expires_at)
+            self._remember_sequence(session_id, seq)
             return Event(
                 session_id=session_id,
                 sequence_number=seq,
@@ -680,15 +693,18 @@ class DynamoSessionStore:
         return self._session_from_item(response["Attributes"])
 
     def _sequence_hint(self, session_id: str) -> int:
+        """The highest sequence this store knows; the first append to a session checks it exists."""
+        hint = self._known_sequence(session_id)
+        return hint if hint is not None else self.load_session(session_id).last_seq
+
+    def _known_sequence(self, session_id: str) -> int | None:
         with self._hints_lock:
-            hint = self._seq_hints.get(session_id)
-        if hint is not None:
-            return hint
-        return self.load_session(session_id).last_seq
+            return self._seq_hints.get(session_id)
 
     def _remember_sequence(self, session_id: str, seq: int) -> None:
         with self._hints_lock:
-            if self._seq_hints.get(session_id, 0) < seq:
+            known = self._seq_hints.get(session_id)
+            if known is None or known < seq:
                 self._seq_hints[session_id] = seq
             self._seq_hints.move_to_end(session_id)
             while len(self._seq_hints) > 4096:
@@ -706,42 +722,6 @@ class DynamoSessionStore:
         )
         items = response.get("Items", [])
         return int(items[0]["SK"]["S"].removeprefix("EVENT#")) if items else 0
-
-    def _meta_last_seq(self, session_id: str) -> int:
-        response = self._client.get_item(
-            TableName=self._table,
-            Key={"PK": {"S": _pk(session_id)}, "SK": {"S": "META"}},
-            ProjectionExpression="last_seq",
-            ConsistentRead=True,
-        )
-        item = response.get("Item")
-        if item is None:
-            raise SessionNotFound(session_id)
-        return int(_plain_number(item.get("last_seq", {"N": "0"})))
-
-    def _raise_last_seq(self, session_id: str, seq: int, now: datetime, expires_at: int) -> None:
-        """Moves META's last_seq up to `seq`; if META is gone, the event is withdrawn and the append fails."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={"PK": {"S": _pk(session_id)}, "SK": {"S": "META"}},
-                UpdateExpression="SET last_seq = :seq, updated_at = :now, GSI1SK = :now, expires_at = :exp",
-                ConditionExpression="attribute_exists(PK) AND last_seq < :seq",
-                ExpressionAttributeValues={
-                    ":seq": {"N": str(seq)},
-                    ":now": {"S": _iso(now)},
-                    ":exp": {"N": str(expires_at)},
-                },
-            )
-        except Exception as exc:
-            if not _is_condition_failure(exc):
-                raise
-            try:
-                self._meta_last_seq(session_id)
-            except SessionNotFound:
-                self._delete_keys([{"PK": {"S": _pk(session_id)}, "SK": {"S": _event_sk(seq)}}])
-                raise
-        self._remember_sequence(session_id, seq)
 
     def _partition_keys(self, pk: str) -> list[Item]:
         return list(
