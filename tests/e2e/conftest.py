@@ -154,6 +154,16 @@ def sdk_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack,
             assert_clean_shutdown(stack)
 
 
+@pytest.fixture(params=["offline", "sdk"])
+def stack(request: pytest.FixtureRequest) -> Stack:
+    """Each test runs twice: on the offline model, and on the real SDKs against the loopback fake."""
+    if request.param == "offline":
+        local: Stack = request.getfixturevalue("local_stack")
+        return local
+    sdk_stack, _fake = request.getfixturevalue("sdk_stack")
+    return sdk_stack
+
+
 def sse_events(text: str) -> list[tuple[int, dict[str, Any]]]:
     """(id, event) for every data frame; heartbeats and other comments are skipped."""
     frames = []

@@ -18,15 +18,6 @@ POLL_TIMEOUT_S = 60.0
 EXERCISE_TYPES = {"reps", "hold", "duration", "intervals"}
 
 
-@pytest.fixture(params=["offline", "sdk"])
-def stack(request: pytest.FixtureRequest) -> Stack:
-    if request.param == "offline":
-        local: Stack = request.getfixturevalue("local_stack")
-        return local
-    sdk_stack, _fake = request.getfixturevalue("sdk_stack")
-    return sdk_stack
-
-
 def poll_session(http: httpx.Client, session_id: str, ready: Any) -> dict[str, Any]:
     deadline = time.monotonic() + POLL_TIMEOUT_S
     while True:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -218,3 +219,20 @@ async def test_unreachable_jwks_is_503_not_401(container: Container) -> None:
         token = rs256("7d1c2a4e-3b5f-4c6d-8e9f-0a1b2c3d4e5f")
         response = await http.get("/agent/sessions", headers={"Authorization": f"Bearer {token}"})
     assert (response.status_code, response.json()["error"]["code"]) == (503, "auth_unavailable")
+
+
+async def test_a_first_time_users_turn_can_write_domain_data(
+    client: httpx.AsyncClient, aws_settings: Settings, db: Database
+) -> None:
+    newcomer = str(uuid.uuid4())
+    response = await client.post(
+        "/agent/chat", json={"message": "I hate burpees"}, headers=bearer(aws_settings, newcomer)
+    )
+    assert response.status_code == 200, response.text
+    calls = {a["tool"]: a for a in response.json()["actions"]}
+    assert calls["set_preference"]["result"]["success"] is True
+    async with db.connection() as conn:
+        rows = await (
+            await conn.execute("SELECT description FROM preferences WHERE user_id = %s", (newcomer,))
+        ).fetchall()
+    assert len(rows) == 1 and "burpee" in rows[0]["description"].lower()

@@ -373,3 +373,41 @@ def test_plan_on_named_days_asks_for_one_workout_per_named_day() -> None:
     assert args["preferred_days"] == ["Monday", "Thursday"]
     assert args["workouts_per_week"] == 2
     assert parse_plan("a 4 week plan, 3 times a week", date(2026, 11, 22))["workouts_per_week"] == 3
+
+
+async def test_a_request_to_see_my_data_fetches_it_then_reports_what_came_back() -> None:
+    convo = Convo("Show me my goals")
+    assert await _next(convo) == ("fetch_data", {"sources": ["category_goals", "muscle_goals"]})
+
+    convo.call("fetch_data", {"sources": ["category_goals"]}, "Fetched: category_goals (see knowledge below)")
+    convo.messages[-1]["content"].append(
+        {
+            "type": "text",
+            "text": '<knowledge source="category_goals">\nStrength: 60% target\n</knowledge>',
+        }
+    )
+    name, args = await _next(convo)
+    assert name == "message_notify_user"
+    assert "Strength: 60% target" in args["message"]
+
+
+def test_the_workout_rebuilt_from_the_conversation_follows_swaps_and_removals() -> None:
+    from trainer.llm.offline import workout_from_conversation
+
+    listing = "\n".join(
+        f"  ex_{i}{i}{i}: {name} (reps) [order: {i}]" for i, name in enumerate(["Press", "Fly", "Dip"], 1)
+    )
+    convo = (
+        Convo("Give me a push workout")
+        .call("generate_workout", {"workout": {"exercises": [_exercise(1, "Press")]}}, listing)
+        .call("swap_exercise", {"exercise_id": "1", "new_exercise": _exercise(1, "Push-up", reps=[15] * 3)},
+              "Replaced ex_111 (Press) -> ex_444: Push-up (reps) [order: 1]")
+        .call("remove_exercise", {"exercise_id": "2"}, "Removed ex_222")
+    )  # fmt: skip
+    rebuilt = workout_from_conversation(read_conversation(convo.messages))
+    assert rebuilt is not None
+    assert [(e["id"], e["exercise_name"], e["order"]) for e in rebuilt["exercises"]] == [
+        ("ex_444", "Push-up", 1),
+        ("ex_333", "Dip", 2),
+    ]
+    assert rebuilt["exercises"][0]["reps"] == [15, 15, 15]

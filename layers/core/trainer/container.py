@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+MAX_REGISTERED_USERS_CACHED = 10_000
+
 TOOL_MODULES: tuple[str, ...] = (
     "communication",
     "workout",
@@ -62,6 +64,20 @@ class Container:
     publisher: Any = None
     turns: BackgroundTurns = field(default_factory=BackgroundTurns)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    registered_users: set[str] = field(default_factory=set)
+
+    async def ensure_user(self, user_id: str) -> None:
+        """Gives a first-time user their `users` row (every domain table references it); each
+        user costs one idempotent insert per process."""
+        if self.db is None or user_id in self.registered_users:
+            return
+        from trainer.store.repositories import profiles
+
+        async with self.db.connection() as conn:
+            await profiles.ensure_user(conn, user_id)
+        if len(self.registered_users) >= MAX_REGISTERED_USERS_CACHED:
+            self.registered_users.clear()
+        self.registered_users.add(user_id)
 
     def is_known_model(self, model_id: str) -> bool:
         from trainer.llm.models import get_model

@@ -46,6 +46,8 @@ class PastCall:
     arguments: dict[str, Any]
     observation: str
     failed: bool
+    knowledge: tuple[str, ...] = ()
+    """Knowledge blocks the call appended (fetch_data), which follow its result."""
 
 
 @dataclass
@@ -77,32 +79,43 @@ def _clean_user_text(text: str) -> str:
 def read_conversation(messages: list[dict[str, Any]]) -> Conversation:
     """Latest real user text (not knowledge, artifacts or tool results) and the calls since it."""
     results: dict[str, tuple[str, bool]] = {}
+    knowledge: dict[str, list[str]] = {}
     timeline: list[tuple[str, Any]] = []
     for message in messages:
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        result_id: str | None = None
         for block in blocks:
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
+            text = str(block.get("text", ""))
             if message.get("role") == "assistant" and kind == "tool_use":
                 timeline.append(("call", block))
             elif kind == "tool_result":
-                text = _block_text(block.get("content"))
-                failed = bool(block.get("is_error")) or bool(ERROR_MARK.search(text))
-                results[str(block.get("tool_use_id"))] = (text, failed)
-            elif (
-                kind == "text" and message.get("role") == "user" and _is_user_text(str(block.get("text", "")))
-            ):
-                timeline.append(("user", _clean_user_text(str(block["text"]))))
+                observation = _block_text(block.get("content"))
+                failed = bool(block.get("is_error")) or bool(ERROR_MARK.search(observation))
+                result_id = str(block.get("tool_use_id"))
+                results[result_id] = (observation, failed)
+            elif kind == "text" and message.get("role") == "user" and _is_user_text(text):
+                timeline.append(("user", _clean_user_text(text)))
+            elif kind == "text" and result_id is not None and text.lstrip().startswith("<knowledge"):
+                knowledge.setdefault(result_id, []).append(text)
     convo = Conversation()
     for kind, item in timeline:
         if kind == "user":
             convo.user_text = item
             convo.calls = []
             continue
-        observation, failed = results.get(str(item.get("id")), ("", False))
-        call = PastCall(str(item.get("name")), dict(item.get("input") or {}), observation, failed)
+        call_id = str(item.get("id"))
+        observation, failed = results.get(call_id, ("", False))
+        call = PastCall(
+            str(item.get("name")),
+            dict(item.get("input") or {}),
+            observation,
+            failed,
+            tuple(knowledge.get(call_id, ())),
+        )
         convo.calls.append(call)
         convo.history.append(call)
     return convo
@@ -169,10 +182,35 @@ WORKOUT_VERB = _rx(
 )
 QUESTION = _rx(r"\?\s*$|^(how|what|why|when|should|can|could|is|are|do|does|which|where)\b")
 
+DATA_REQUEST = _rx(
+    r"\b(show|tell|remind|list|see|view|load|pull up|what are|what'?s|what is|which)\b.*"
+    r"\b(goals?|preferences?|schedule|upcoming|plans?|milestones?|locations?|gyms?|equipment|settings|units|"
+    r"profile|body stats)\b"
+)
+DATA_SOURCES_BY_WORD: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (r"\bgoals?\b", ("category_goals", "muscle_goals")),
+    (r"\bpreferences?\b", ("active_preferences",)),
+    (r"\b(schedule|upcoming)\b", ("scheduled_workouts",)),
+    (r"\bplans?\b", ("workout_plans",)),
+    (r"\bmilestones?\b", ("milestone_goals",)),
+    (r"\b(locations?|gyms?|equipment)\b", ("all_locations",)),
+    (r"\b(settings|units)\b", ("user_settings",)),
+    (r"\b(profile|body stats)\b", ("user_profile",)),
+)
+
 Intent = Literal[
-    "undo", "log", "swap", "remove", "adjust", "timer", "plan", "milestone", "schedule", "stats",
+    "undo", "log", "swap", "remove", "adjust", "timer", "data", "plan", "milestone", "schedule", "stats",
     "location", "preference", "goals", "workout", "answer", "clarify",
 ]  # fmt: skip
+
+
+def requested_sources(text: str) -> list[str]:
+    """The data sources a 'show me my ...' request names, in a stable order."""
+    sources: list[str] = []
+    for pattern, names in DATA_SOURCES_BY_WORD:
+        if re.search(pattern, text, re.IGNORECASE):
+            sources.extend(n for n in names if n not in sources)
+    return sources
 
 
 def classify(text: str) -> list[Intent]:
@@ -189,6 +227,8 @@ def classify(text: str) -> list[Intent]:
         return ["remove"]
     if TIMER.search(text):
         return ["timer"]
+    if DATA_REQUEST.search(text) and not WORKOUT.search(text):
+        return ["data"]
     if PLAN.search(text):
         return ["plan"]
     if MILESTONE.search(text):
@@ -797,6 +837,9 @@ def summarize(call: PastCall) -> str:
     """One sentence telling the user what a successful tool call did."""
     args = call.arguments
     match call.name:
+        case "fetch_data":
+            found = "\n\n".join(_observation_text(k, 1500) for k in call.knowledge)
+            return f"Here's what I have on file:\n{found}" if found else "I couldn't find that data."
         case "generate_workout":
             workout = args.get("workout") or {}
             names = [str(e.get("exercise_name")) for e in workout.get("exercises") or []]
@@ -864,9 +907,13 @@ def workout_from_conversation(convo: Conversation) -> dict[str, Any] | None:
     for call in convo.history:
         if call.name == "generate_workout" and not call.failed:
             base = [dict(e) for e in (call.arguments.get("workout") or {}).get("exercises") or []]
+        if call.name == "swap_exercise" and not call.failed and call.arguments.get("new_exercise"):
+            base.append(dict(call.arguments["new_exercise"]))
         found = EXERCISE_LINE.findall(call.observation)
         if found:
             listed.update({int(order): (ex_id, name) for ex_id, name, _kind, order in found})
+        if call.name == "remove_exercise" and not call.failed:
+            listed = _without(listed, str(call.arguments.get("exercise_id", "")))
     if not listed:
         return None
     by_name = {str(e.get("exercise_name", "")).lower(): e for e in base}
@@ -876,6 +923,16 @@ def workout_from_conversation(convo: Conversation) -> dict[str, Any] | None:
             {**by_name.get(name.lower(), {}), "id": ex_id, "exercise_name": name, "order": order}
         )
     return {"exercises": exercises}
+
+
+def _without(listed: dict[int, tuple[str, str]], target: str) -> dict[int, tuple[str, str]]:
+    """The listing after remove_exercise(target): the exercise gone, later ones moved up one."""
+    removed = next((order for order, (ex_id, _name) in listed.items() if target in (ex_id, str(order))), None)
+    if removed is None:
+        return listed
+    return {
+        (order - 1 if order > removed else order): item for order, item in listed.items() if order != removed
+    }
 
 
 STATS_TOOLS = frozenset(
@@ -981,6 +1038,8 @@ class OfflineAgentModel:
                 if minutes := duration_minutes(text):
                     args["duration_minutes"] = minutes
                 return Action("schedule_workout", args)
+            case "data":
+                return Action("fetch_data", {"sources": requested_sources(text)})
             case "plan":
                 return Action("create_workout_plan", parse_plan(text, today))
             case "milestone":

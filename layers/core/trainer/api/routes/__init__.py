@@ -34,6 +34,15 @@ async def current_user_id(principal: Annotated[Principal, Depends(current_princi
 UserId = Annotated[str, Depends(current_user_id)]
 
 
+async def registered_user_id(container: ContainerDep, user_id: UserId) -> str:
+    """The user id, with the user's domain row created on first contact (agent turns write to it)."""
+    await container.ensure_user(user_id)
+    return user_id
+
+
+RegisteredUserId = Annotated[str, Depends(registered_user_id)]
+
+
 async def in_thread[T](fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Sync store calls (boto3) off the event loop."""
     return await asyncio.to_thread(fn, *args, **kwargs)

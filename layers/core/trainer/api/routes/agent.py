@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trainer.api.errors import ApiError, validation_details
 from trainer.api.logging import logger
-from trainer.api.routes import ContainerDep, UserId
+from trainer.api.routes import ContainerDep, RegisteredUserId
 from trainer.api.sse import SSE_HEADERS, SSE_MEDIA_TYPE, Emit, TurnStream
 from trainer.container import Container
 from trainer.store.ports import LeaseHeld, SessionNotFound
@@ -136,7 +136,7 @@ def _run_turn(container: Container, user_id: str, body: ChatRequest, emit: Emit 
 
 
 @router.post("/chat", openapi_extra=REQUEST_BODY_SCHEMA)
-async def chat(request: Request, container: ContainerDep, user_id: UserId) -> dict[str, Any]:
+async def chat(request: Request, container: ContainerDep, user_id: RegisteredUserId) -> dict[str, Any]:
     """Buffered: answers when the turn is over. Prefer /agent/stream for long turns."""
     body = await parse_chat_request(request, container)
     task = container.turns.start(_run_turn(container, user_id, body, None))
@@ -151,7 +151,7 @@ async def chat(request: Request, container: ContainerDep, user_id: UserId) -> di
 
 
 @router.post("/stream", openapi_extra=REQUEST_BODY_SCHEMA, response_class=StreamingResponse)
-async def stream(request: Request, container: ContainerDep, user_id: UserId) -> StreamingResponse:
+async def stream(request: Request, container: ContainerDep, user_id: RegisteredUserId) -> StreamingResponse:
     body = await parse_chat_request(request, container)
     turn = TurnStream(
         lambda emit: _run_turn(container, user_id, body, emit),
