@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import uuid
@@ -265,3 +266,28 @@ def test_lambda_handlers_accept_the_sample_events(
         DailyMetricsStore(aws_settings).get("user-samples", date.fromisoformat(cost_result["day"]))["turns"]
         == 1
     )
+
+
+async def test_after_a_checkpoint_the_next_turns_context_starts_at_it(
+    aws_settings: Settings, session_store: DynamoSessionStore
+) -> None:
+    from tests.fakes.agent_harness import make_harness
+
+    session_id = _long_session(session_store, "user-next")
+    last_seq = session_store.load_session(session_id).last_seq
+    deps = CheckpointDeps(settings=aws_settings, store=session_store)
+    tokens = int(aws_settings.context_window_tokens * aws_settings.checkpoint_threshold) + 1
+    event = envelope(turn_detail(session_id, "user-next", (last_seq - 3, last_seq), tokens=tokens))
+    assert (await asyncio.to_thread(checkpoint.handle_turn_completed, event, None, deps))["checkpointed"]
+
+    harness = make_harness(store=cast(Any, session_store))
+    await harness.loop.run_turn("user-next", "what now?", session_id=session_id)
+
+    first = harness.model.requests[0].messages
+    opening = first[0]["content"][0]["text"]
+    assert opening.startswith("<checkpoint")
+    assert f'events_summarized="1-{last_seq}"' in opening
+    later_blocks = [json.dumps(block) for block in first[0]["content"][1:]]
+    later_blocks += [json.dumps(message) for message in first[1:]]
+    assert not any("another set please" in block for block in later_blocks)
+    assert any("what now?" in block for block in later_blocks)
