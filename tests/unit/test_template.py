@@ -184,6 +184,20 @@ def test_core_layer_is_built_from_layers_core() -> None:
     assert (ROOT / "layers" / "core" / "requirements.txt").is_file()
 
 
+def _requirement_name(spec: str) -> str:
+    return re.split(r"[\[<>=!~; ]", spec.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_the_layer_ships_every_runtime_dependency_of_the_package() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {_requirement_name(spec) for spec in project["dependencies"]}
+    lines = (ROOT / "layers" / "core" / "requirements.txt").read_text().splitlines()
+    shipped = {_requirement_name(line) for line in lines if line.strip() and not line.startswith("#")}
+    assert wanted <= shipped, f"missing from the layer: {sorted(wanted - shipped)}"
+
+
 def test_every_function_gets_the_environment_the_settings_read() -> None:
     global_variables = sam()["Globals"]["Function"]["Environment"]["Variables"]
     assert global_variables["TRAINER_TABLE_NAME"] == {"Ref": "SessionsTable"}
