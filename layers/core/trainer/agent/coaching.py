@@ -13,11 +13,10 @@ from trainer.domain.composer import compose_replacement, compose_workout, parse_
 from trainer.domain.workout import Exercise, Workout
 from trainer.domain.workout_checks import check_workout
 from trainer.store.db import Database
+from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.ports import SessionStore
 from trainer.tools.base import ToolContext
 from trainer.tools.preferences import consume_after_generation
-
-CURRENT_WORKOUT_KEY = "current_workout"
 
 
 def _utcnow() -> datetime:

@@ -39,7 +39,14 @@ from trainer.jobs.bus import EventPublisher
 from trainer.llm.ports import AgentModel, KnowledgeSelector, ModelError, ModelRequest, ModelResponse, Usage
 from trainer.settings import Settings
 from trainer.store.db import Database
-from trainer.store.models import CONTEXT_EVENT_TYPES, Event, EventType, KnowledgeRef, Session
+from trainer.store.models import (
+    CONTEXT_EVENT_TYPES,
+    CURRENT_WORKOUT_KEY,
+    Event,
+    EventType,
+    KnowledgeRef,
+    Session,
+)
 from trainer.store.ports import SessionStore
 from trainer.tools.base import ToolContext
 
@@ -514,7 +521,7 @@ class _Turn:
                 touched_workout = True
         exercises = None
         if touched_workout:
-            current = await asyncio.to_thread(self.store.get_state, self.session.id, "current_workout")
+            current = await asyncio.to_thread(self.store.get_state, self.session.id, CURRENT_WORKOUT_KEY)
             exercises = list((current or {}).get("exercises") or []) or None
         return {"messages": messages, "exercises": exercises, "question": question}
 

@@ -24,12 +24,11 @@ from xml.sax.saxutils import escape, quoteattr
 
 from trainer.jobs.turn_completed import parse_turn_completed
 from trainer.settings import Settings
-from trainer.store.models import CONTEXT_EVENT_TYPES, Event, EventType, Session
+from trainer.store.models import CONTEXT_EVENT_TYPES, CURRENT_WORKOUT_KEY, Event, EventType, Session
 from trainer.store.ports import SessionNotFound, SessionStore
 
 logger = logging.getLogger(__name__)
 
-CURRENT_WORKOUT_KEY = "current_workout"
 LEASE_HOLDER_PREFIX = "checkpoint:"
 CHECKPOINT_LEASE_SECONDS = 120
 USER_MESSAGE_CHARS = 40

@@ -34,6 +34,9 @@ CONTEXT_EVENT_TYPES: frozenset[EventType] = frozenset(
 
 SessionStatus = Literal["active", "completed", "error"]
 
+CURRENT_WORKOUT_KEY = "current_workout"
+"""Session-state key of the workout being edited and performed (SessionStore.get_state/put_state)."""
+
 
 class KnowledgeRef(BaseModel):
     """A data source already in context, with the parameters it was fetched with."""

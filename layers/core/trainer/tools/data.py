@@ -15,12 +15,10 @@ from psycopg import AsyncConnection
 from pydantic import BaseModel, ConfigDict, Field
 
 from trainer.sources.registry import DISPLAY_NAMES, SOURCE_NAMES, fetch_sources
-from trainer.store.models import EventType, KnowledgeRef
+from trainer.store.models import CURRENT_WORKOUT_KEY, EventType, KnowledgeRef
 from trainer.store.repositories import RepositoryError, user_uuid
 from trainer.store.repositories.settings import get_user_settings
 from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
-
-CURRENT_WORKOUT_KEY = "current_workout"
 
 
 def db_user(ctx: ToolContext) -> uuid.UUID:

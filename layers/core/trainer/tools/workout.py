@@ -14,13 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trainer.agent.tool_registry import validation_summary
 from trainer.domain.workout import Exercise, Workout, exercise_line
-from trainer.store.models import EventType
+from trainer.store.models import CURRENT_WORKOUT_KEY, EventType
 from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
 from trainer.tools.communication import ARTIFACTS_KEY, DISPLAYABLES_KEY
 
 logger = logging.getLogger(__name__)
 
-CURRENT_WORKOUT_KEY = "current_workout"
 ARTIFACT_TYPE = "exercise_list"
 SCHEMA_VERSION = "1"
 PROTECTED_FIELDS = frozenset({"id", "exercise_type", "type"})

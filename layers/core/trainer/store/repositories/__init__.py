@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 from psycopg import AsyncConnection, sql
@@ -52,3 +53,23 @@ def set_clause(columns: Iterable[str]) -> sql.Composed:
     return sql.SQL(", ").join(
         sql.SQL("{} = {}").format(sql.Identifier(name), sql.Placeholder(name)) for name in columns
     )
+
+
+def decimal_number(
+    value: Any, name: str, *, minimum: float, maximum: float | None = None, strict: bool = False
+) -> Decimal | None:
+    """A Decimal in [minimum, maximum] (above minimum when strict), None for None; a clear
+    RepositoryError otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
+        raise RepositoryError(f"{name} must be a number")
+    try:
+        number = Decimal(str(value))
+    except ArithmeticError:
+        raise RepositoryError(f"{name} must be a number") from None
+    if not number.is_finite() or number < minimum or (strict and number == minimum):
+        raise RepositoryError(f"{name} must be {'greater than' if strict else 'at least'} {minimum}")
+    if maximum is not None and number > maximum:
+        raise RepositoryError(f"{name} must be at most {maximum}")
+    return number

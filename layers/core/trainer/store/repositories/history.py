@@ -15,7 +15,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from trainer.domain.muscles import canonical_muscle
-from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid
+from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid, decimal_number
 from trainer.store.repositories.goals import normalise_weights
 from trainer.store.repositories.preferences import parse_timestamp
 
@@ -253,7 +253,7 @@ def normalise_entry(
     load_unit = entry.get("load_unit") or (default_weight_unit if load_each is not None else None)
     if load_unit is not None and load_unit not in ("kg", "lbs"):
         raise RepositoryError("load_unit must be kg or lbs")
-    distance = _number(entry.get("distance"), "distance", minimum=0, strict=True)
+    distance = decimal_number(entry.get("distance"), "distance", minimum=0, strict=True)
     distance_unit = entry.get("distance_unit") or (default_distance_unit if distance is not None else None)
     if distance_unit is not None and distance_unit not in ("km", "mi"):
         raise RepositoryError("distance_unit must be km or mi")
@@ -272,7 +272,7 @@ def normalise_entry(
         "load_each": load_each,
         "load_unit": load_unit if load_each is not None else None,
         "hold_sec": hold_sec,
-        "duration_min": _number(
+        "duration_min": decimal_number(
             entry.get("duration_min"), "duration_min", minimum=0, maximum=1440, strict=True
         ),
         "distance": distance,
@@ -280,7 +280,7 @@ def normalise_entry(
         "rounds": _int(entry.get("rounds"), "rounds", 1, 1000),
         "work_sec": _int(entry.get("work_sec"), "work_sec", 1, 86400),
         "rest_sec": _int(entry.get("rest_sec"), "rest_sec", 0, 86400),
-        "rpe": _number(entry.get("rpe"), "rpe", minimum=1, maximum=10),
+        "rpe": decimal_number(entry.get("rpe"), "rpe", minimum=1, maximum=10),
         "muscles": _shares(entry.get("muscles", entry.get("muscles_utilized")), "muscle"),
         "goals": _shares(entry.get("goals", entry.get("goals_addressed")), "goal"),
         "session_id": _text(entry.get("session_id"), 200),
@@ -309,7 +309,7 @@ def _shares(raw: Any, key: str) -> list[dict[str, Any]]:
             label = canonical
         elif not 1 <= len(label) <= 80:
             raise RepositoryError("goal names must be 1-80 characters")
-        share = _number(item.get("share", 1.0), f"{key} share", minimum=0)
+        share = decimal_number(item.get("share", 1.0), f"{key} share", minimum=0)
         assert share is not None
         shown, total = merged.get(label.lower(), (label, 0.0))
         merged[label.lower()] = (shown, total + float(share))
@@ -331,7 +331,7 @@ def _per_set(value: Any, sets: int | None, name: str, *, integer: bool) -> list[
         values = values * sets
     if integer:
         return [_int(v, name, 1, 100000) for v in values]
-    return [_number(v, name, minimum=0, maximum=10000) for v in values]
+    return [decimal_number(v, name, minimum=0, maximum=10000) for v in values]
 
 
 def _int(value: Any, name: str, low: int, high: int) -> int | None:
@@ -346,24 +346,6 @@ def _int(value: Any, name: str, low: int, high: int) -> int | None:
     if number != int(number) or not low <= number <= high:
         raise RepositoryError(f"{name} must be a whole number between {low} and {high}")
     return int(number)
-
-
-def _number(
-    value: Any, name: str, *, minimum: float, maximum: float | None = None, strict: bool = False
-) -> Decimal | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
-        raise RepositoryError(f"{name} must be a number")
-    try:
-        number = Decimal(str(value))
-    except ArithmeticError:
-        raise RepositoryError(f"{name} must be a number") from None
-    if not number.is_finite() or number < minimum or (strict and number == minimum):
-        raise RepositoryError(f"{name} must be {'greater than' if strict else 'at least'} {minimum}")
-    if maximum is not None and number > maximum:
-        raise RepositoryError(f"{name} must be at most {maximum}")
-    return number
 
 
 def _text(value: Any, limit: int) -> str | None:

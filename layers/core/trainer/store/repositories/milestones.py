@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from datetime import date
-from decimal import Decimal
 from typing import Any
 
-from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid
+from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid, decimal_number
 from trainer.store.repositories.plans import parse_date
 
 MILESTONE_TYPES = ("distance", "weight", "reps", "time", "event", "other")
@@ -37,10 +36,10 @@ async def create_milestone(
         "INSERT INTO milestone_goals (user_id, goal_name, goal_type, target_value, target_unit, target_date,"
         f" current_value) VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
         (
-            user_id, name, goal_type, _amount(target_value, "target_value"),
+            user_id, name, goal_type, decimal_number(target_value, "target_value", minimum=0),
             (target_unit or "").strip()[:50] or None,
             parse_date(target_date, "target_date") if target_date else None,
-            _amount(current_value, "current_value"),
+            decimal_number(current_value, "current_value", minimum=0),
         ),
     )  # fmt: skip
     row = await cur.fetchone()
@@ -54,7 +53,11 @@ async def update_progress(
     cur = await conn.execute(
         f"UPDATE milestone_goals SET current_value = %s, updated_at = now()"
         f" WHERE user_id = %s AND id = %s RETURNING {_COLUMNS}",
-        (_amount(current_value, "current_value"), user_id, as_uuid(milestone_id, "milestone id")),
+        (
+            decimal_number(current_value, "current_value", minimum=0),
+            user_id,
+            as_uuid(milestone_id, "milestone id"),
+        ),
     )
     return await cur.fetchone()
 
@@ -81,17 +84,3 @@ async def list_milestones(conn: Conn, user_id: UserId, status: str = "active") -
         (user_id, status, status),
     )
     return await cur.fetchall()
-
-
-def _amount(value: Any, name: str) -> Decimal | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
-        raise RepositoryError(f"{name} must be a number")
-    try:
-        number = Decimal(str(value))
-    except ArithmeticError:
-        raise RepositoryError(f"{name} must be a number") from None
-    if not number.is_finite() or number < 0:
-        raise RepositoryError(f"{name} must be a non-negative number")
-    return number
