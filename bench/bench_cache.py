@@ -58,12 +58,14 @@ class StorePlanner(DemoPlanner):
         self.store = store
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None:
-        return self.store.get_state(session_id, "current_workout")
+        state: dict[str, Any] | None = await self.store.get_state(session_id, "current_workout")
+        return state
 
 
 async def _run_real_loop(server: FakeLLMServer, settings: Settings) -> RecordingModel:
     from trainer.agent.context import ContextBuilder
-    from trainer.agent.loop import AgentLoop
+    from trainer.agent.loop import AgentDeps, AgentLoop
+    from trainer.container import FixedModel
     from trainer.agent.tool_registry import ToolRegistry
     from trainer.tools.communication import communication_tools
     from trainer.tools.workout import workout_tools
@@ -81,15 +83,16 @@ async def _run_real_loop(server: FakeLLMServer, settings: Settings) -> Recording
 
     fetcher = FakeFetcher()
     loop = AgentLoop(
-        store,
-        model,
-        DeterministicKnowledgeSelector(),
-        registry,
-        ContextBuilder(registry),
-        user_data,
-        lambda _user_id: fetcher,
-        None,
-        settings,
+        AgentDeps(
+            store=store,
+            models=FixedModel(model),
+            selector=DeterministicKnowledgeSelector(),
+            registry=registry,
+            context_builder=ContextBuilder(registry),
+            user_data=user_data,
+            sources=lambda _user_id: fetcher,
+            settings=settings,
+        )
     )
     session_id: str | None = None
     for number, message in enumerate(TURNS):

@@ -77,7 +77,7 @@ async def _overhead(store: Any) -> tuple[list[float], list[float], list[int]]:
         result = await h.loop.run_turn("bench-user", "give me a chest workout", session_id=session_id)
         ended = time.perf_counter()
         session_id = result.session_id
-        store.update_session(session_id, status="active")
+        await store.update_session(session_id, status="active")
         setup.append((model.spans[0][0] - started) * 1000)
         ends = [span[1] for span in model.spans]
         starts = [span[0] for span in model.spans[1:]] + [ended]
@@ -128,7 +128,7 @@ async def _dynamo_lines() -> list[str]:
         def count(model: Any = None, **_: Any) -> None:
             operations[model.name if model is not None else "?"] += 1
 
-        store._client.meta.events.register("before-call.dynamodb", count)
+        store.table._client.meta.events.register("before-call.dynamodb", count)
         per_iteration, setup, iterations = await _overhead(store)
         total = sum(operations.values())
         breakdown = ", ".join(f"{name} {n / TURNS:.1f}" for name, n in operations.most_common())

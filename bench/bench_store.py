@@ -11,7 +11,7 @@ from trainer.local.moto_server import create_resources, start_moto
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.models import EventType
-from trainer.store.sessions import DynamoSessionStore
+from trainer.store.sessions import DynamoSessionTable
 
 EVENTS = 1_000
 ROUNDS = 1
@@ -32,7 +32,7 @@ def _payload(n: int) -> dict[str, object]:
     return {"tool_name": "fetch_data", "call_id": f"c{n}", "result": {"rows": [n, n * 1.5], "ok": True}}
 
 
-def _store_round(store: DynamoSessionStore) -> tuple[float, float]:
+def _store_round(store: DynamoSessionTable) -> tuple[float, float]:
     session = store.create_session("bench-user")
     started = time.perf_counter()
     for n in range(EVENTS):
@@ -84,7 +84,7 @@ def run() -> list[str]:
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(AWS_ENDPOINT_URL=handle.endpoint_url, TRAINER_TABLE_NAME="bench-sessions")
             create_resources(settings, _template(Path(tmp)))
-        store = DynamoSessionStore(settings)
+        store = DynamoSessionTable(settings)
         client = aws_client("dynamodb", settings)
         store_runs, bare_runs = [], []
         for round_no in range(ROUNDS):

@@ -10,7 +10,7 @@ import pytest
 from trainer.local.moto_server import create_resources, start_moto
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
-from trainer.store.sessions import DynamoSessionStore
+from trainer.store.sessions import DynamoSessionStore, DynamoSessionTable
 
 REPO_TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
 
@@ -112,4 +112,10 @@ def aws_settings(moto_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 @pytest.fixture
 def session_store(aws_settings: Settings) -> DynamoSessionStore:
+    """The async port; `session_store.table` is its blocking table for synchronous set-up."""
     return DynamoSessionStore(aws_settings)
+
+
+@pytest.fixture
+def session_table(session_store: DynamoSessionStore) -> DynamoSessionTable:
+    return session_store.table

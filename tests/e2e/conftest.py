@@ -1,10 +1,9 @@
 """The local stack exactly as `make run` starts it (`.venv/bin/trainer local`), on a free port with
 its data under a temporary directory, talked to over HTTP.
 
-`local_stack` (session) runs it on the offline model; `sdk_stack` (session) runs a second one whose
-real anthropic and openai SDKs are pointed (ANTHROPIC_BASE_URL / OPENAI_BASE_URL, dummy keys) at a
-loopback FakeLLMServer. Each is stopped with SIGINT at the end and must exit 0, printing that it
-stopped.
+`local_stack` (session) runs it on the offline model; `sdk_stack` (session) runs a second one with
+`--fake-llm`: its real anthropic and openai SDKs talk to a loopback FakeLLMServer inside the stack
+process. Each is stopped with SIGINT at the end and must exit 0, printing that it stopped.
 """
 
 from __future__ import annotations
@@ -70,12 +69,12 @@ def stack_environment(port: int, extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def start_stack(tmp_dir: Path, extra_env: dict[str, str]) -> Stack:
+def start_stack(tmp_dir: Path, extra_env: dict[str, str], extra_args: tuple[str, ...] = ()) -> Stack:
     port = free_port()
     log_path = tmp_dir / "stack.log"
     log_file = log_path.open("wb")
     process = subprocess.Popen(
-        [str(TRAINER), "local", "--data-dir", str(tmp_dir / "data"), "--log-level", "warning"],
+        [str(TRAINER), "local", "--data-dir", str(tmp_dir / "data"), "--log-level", "warning", *extra_args],
         cwd=REPO,
         env=stack_environment(port, extra_env),
         stdout=log_file,
@@ -136,32 +135,21 @@ def local_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 
 @pytest.fixture(scope="session")
-def sdk_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, Any]]:
+def sdk_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """A stack on the real SDKs against the loopback fake (Anthropic Messages + OpenAI chat)."""
-    from trainer.local.fake_llm import FakeLLMServer
-
-    with FakeLLMServer() as fake:
-        env = {
-            "ANTHROPIC_API_KEY": "sk-ant-e2e-dummy",
-            "ANTHROPIC_BASE_URL": fake.base_url,
-            "OPENAI_API_KEY": "sk-e2e-dummy",
-            "OPENAI_BASE_URL": fake.openai_base_url,
-        }
-        stack = start_stack(tmp_path_factory.mktemp("stack-sdk"), env)
-        try:
-            yield stack, fake
-        finally:
-            assert_clean_shutdown(stack)
+    stack = start_stack(tmp_path_factory.mktemp("stack-sdk"), {}, ("--fake-llm",))
+    try:
+        yield stack
+    finally:
+        assert_clean_shutdown(stack)
 
 
 @pytest.fixture(params=["offline", "sdk"])
 def stack(request: pytest.FixtureRequest) -> Stack:
     """Each test runs twice: on the offline model, and on the real SDKs against the loopback fake."""
-    if request.param == "offline":
-        local: Stack = request.getfixturevalue("local_stack")
-        return local
-    sdk_stack, _fake = request.getfixturevalue("sdk_stack")
-    return sdk_stack
+    fixture = "local_stack" if request.param == "offline" else "sdk_stack"
+    chosen: Stack = request.getfixturevalue(fixture)
+    return chosen
 
 
 def sse_events(text: str) -> list[tuple[int, dict[str, Any]]]:

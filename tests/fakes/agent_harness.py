@@ -8,10 +8,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from trainer.agent.context import ContextBuilder
-from trainer.agent.loop import AgentLoop
+from trainer.agent.loop import AgentDeps, AgentLoop
+from trainer.agent.ports import TurnHooks
 from trainer.agent.tool_registry import ToolRegistry
+from trainer.container import FixedModel
+from trainer.frames import Frame, frame_json
 from trainer.llm.ports import InitializerResponse, InitializerResult, KnowledgeSelection
 from trainer.settings import Settings
+from trainer.tools.base import WorkoutCoach
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import workout_tools
 
@@ -111,8 +115,9 @@ class Harness:
     emitted: list[dict[str, Any]]
     user_data_calls: list[str]
 
-    async def emit(self, event: dict[str, Any]) -> None:
-        self.emitted.append(event)
+    async def emit(self, frame: Frame, seq: int) -> None:
+        """Records each frame as its wire JSON plus the sequence number it was sent with."""
+        self.emitted.append({**frame_json(frame), "seq": seq})
 
 
 def make_settings(**overrides: Any) -> Settings:
@@ -129,8 +134,10 @@ def make_harness(
     fetcher: FakeFetcher | None = None,
     publisher: RecordingPublisher | None = None,
     settings: Settings | None = None,
-    tool_extras: dict[str, Any] | None = None,
+    coach: WorkoutCoach | None = None,
     user_data: str = USER_DATA,
+    hooks: TurnHooks | None = None,
+    models: Any = None,
 ) -> Harness:
     store = store or InMemorySessionStore(clock=lambda: FIXED_NOW)
     model = model or ScriptedModel(steps or [])
@@ -145,17 +152,20 @@ def make_harness(
         return user_data
 
     loop = AgentLoop(
-        store,
-        model,
-        selector,
-        registry,
-        ContextBuilder(registry),
-        load_user_data,
-        lambda _user_id: fetcher,
-        publisher,
-        settings or make_settings(),
-        tool_extras=tool_extras,
-        clock=lambda: FIXED_NOW,
+        AgentDeps(
+            store=store,
+            models=models or FixedModel(model),
+            selector=selector,
+            registry=registry,
+            context_builder=ContextBuilder(registry),
+            user_data=load_user_data,
+            sources=lambda _user_id: fetcher,
+            publisher=publisher,
+            settings=settings or make_settings(),
+            coach=coach,
+            hooks=hooks or TurnHooks(),
+            clock=lambda: FIXED_NOW,
+        )
     )
     return Harness(loop, store, model, selector, fetcher, publisher, registry, [], user_data_calls)
 

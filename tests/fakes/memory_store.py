@@ -1,4 +1,4 @@
-"""InMemorySessionStore: the SessionStore port in memory, with the DynamoDB adapter's semantics
+"""InMemorySessionStore: the (async) SessionStore port in memory, with the DynamoDB adapter's semantics
 (gap-free sequences, user scoping, leases with expiry, per-session state, pagination)."""
 
 from __future__ import annotations
@@ -56,14 +56,24 @@ class InMemorySessionStore:
     def _now(self) -> datetime:
         return self._clock()
 
+    def _require_owned(self, user_id: str, session_id: str) -> Session:
+        session = self._sessions.get(session_id)
+        if session is None or session.user_id != user_id:
+            raise SessionNotFound(session_id)
+        return session
+
     def _require(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None:
             raise SessionNotFound(session_id)
         return session
 
-    def create_session(self, user_id: str) -> Session:
+    async def create_session(self, user_id: str) -> Session:
         self._count("create_session")
+        return self.new_session(user_id)
+
+    def new_session(self, user_id: str) -> Session:
+        """Test helper: a new session, created synchronously."""
         with self._lock:
             now = self._now()
             session = Session(
@@ -77,17 +87,17 @@ class InMemorySessionStore:
             self._events[session.id] = []
             return session.model_copy(deep=True)
 
-    def get_or_create_session(self, user_id: str, session_id: str | None = None) -> Session:
+    async def get_or_create_session(self, user_id: str, session_id: str | None = None) -> Session:
         self._count("get_or_create_session")
         if session_id:
-            return self.get_session(user_id, session_id)
+            return await self.get_session(user_id, session_id)
         with self._lock:
             active = [s for s in self._sessions.values() if s.user_id == user_id and s.status == "active"]
             if active:
                 return max(active, key=lambda s: s.updated_at).model_copy(deep=True)
-        return self.create_session(user_id)
+        return await self.create_session(user_id)
 
-    def get_session(self, user_id: str, session_id: str) -> Session:
+    async def get_session(self, user_id: str, session_id: str) -> Session:
         self._count("get_session")
         with self._lock:
             session = self._sessions.get(session_id)
@@ -95,12 +105,12 @@ class InMemorySessionStore:
                 raise SessionNotFound(session_id)
             return session.model_copy(deep=True)
 
-    def load_session(self, session_id: str) -> Session:
+    async def load_session(self, session_id: str) -> Session:
         self._count("load_session")
         with self._lock:
             return self._require(session_id).model_copy(deep=True)
 
-    def list_sessions(self, user_id: str, limit: int = 10) -> list[Session]:
+    async def list_sessions(self, user_id: str, limit: int = 10) -> list[Session]:
         self._count("list_sessions")
         with self._lock:
             mine = sorted(
@@ -110,10 +120,10 @@ class InMemorySessionStore:
             )
             return [s.model_copy(deep=True) for s in mine[:limit]]
 
-    def delete_session(self, user_id: str, session_id: str) -> None:
+    async def delete_session(self, user_id: str, session_id: str) -> None:
         self._count("delete_session")
         with self._lock:
-            self.get_session(user_id, session_id)
+            self._require_owned(user_id, session_id)
             current = self._leases.get(session_id)
             if current is not None and current[1] > self._now():
                 raise LeaseHeld(session_id)
@@ -123,7 +133,7 @@ class InMemorySessionStore:
             for key in [k for k in self._state if k[0] == session_id]:
                 del self._state[key]
 
-    def append_event(
+    async def append_event(
         self,
         session_id: str,
         event_type: EventType,
@@ -147,7 +157,7 @@ class InMemorySessionStore:
             session.updated_at = self._now()
             return event.model_copy(deep=True)
 
-    def read_events(
+    async def read_events(
         self,
         session_id: str,
         after: int = 0,
@@ -169,7 +179,7 @@ class InMemorySessionStore:
                 next_after=page[-1].sequence_number if more and page else None,
             )
 
-    def update_session(self, session_id: str, **fields: Any) -> Session:
+    async def update_session(self, session_id: str, **fields: Any) -> Session:
         self._count("update_session")
         unknown = set(fields) - UPDATABLE_FIELDS
         if unknown:
@@ -183,13 +193,13 @@ class InMemorySessionStore:
             session.updated_at = self._now()
             return session.model_copy(deep=True)
 
-    def add_knowledge(self, session_id: str, refs: list[KnowledgeRef]) -> None:
+    async def add_knowledge(self, session_id: str, refs: list[KnowledgeRef]) -> None:
         self._count("add_knowledge")
         with self._lock:
             session = self._require(session_id)
             session.knowledge_in_context.extend(r.model_copy(deep=True) for r in refs)
 
-    def add_usage(self, session_id: str, **increments: float) -> Session:
+    async def add_usage(self, session_id: str, **increments: float) -> Session:
         self._count("add_usage")
         unknown = set(increments) - USAGE_FIELDS
         if unknown:
@@ -200,7 +210,7 @@ class InMemorySessionStore:
                 setattr(session, name, getattr(session, name) + delta)
             return session.model_copy(deep=True)
 
-    def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
+    async def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> str | None:
         self._count("acquire_lease")
         with self._lock:
             self._require(session_id)
@@ -209,8 +219,23 @@ class InMemorySessionStore:
             if current is not None and current[0] != holder and current[1] > now:
                 raise LeaseHeld(session_id)
             self._leases[session_id] = (holder, now + timedelta(seconds=ttl_seconds))
+            return current[0] if current is not None and current[0] != holder else None
 
-    def release_lease(self, session_id: str, holder: str) -> None:
+    async def renew_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
+        self._count("renew_lease")
+        with self._lock:
+            current = self._leases.get(session_id)
+            if current is None or current[0] != holder:
+                raise LeaseHeld(session_id)
+            self._leases[session_id] = (holder, self._now() + timedelta(seconds=ttl_seconds))
+
+    def expire_lease(self, session_id: str) -> None:
+        """Test helper: the holder died; its lease ran out without being released."""
+        with self._lock:
+            holder, _ = self._leases[session_id]
+            self._leases[session_id] = (holder, self._now() - timedelta(seconds=1))
+
+    async def release_lease(self, session_id: str, holder: str) -> None:
         self._count("release_lease")
         with self._lock:
             current = self._leases.get(session_id)
@@ -223,19 +248,19 @@ class InMemorySessionStore:
             current = self._leases.get(session_id)
             return current[0] if current and current[1] > self._now() else None
 
-    def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
+    async def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
         self._count("get_state")
         with self._lock:
             value = self._state.get((session_id, key))
             return copy.deepcopy(value) if value is not None else None
 
-    def put_state(self, session_id: str, key: str, value: dict[str, Any]) -> None:
+    async def put_state(self, session_id: str, key: str, value: dict[str, Any]) -> None:
         self._count("put_state")
         with self._lock:
             self._require(session_id)
             self._state[(session_id, key)] = copy.deepcopy(value)
 
-    def delete_state(self, session_id: str, key: str) -> None:
+    async def delete_state(self, session_id: str, key: str) -> None:
         self._count("delete_state")
         with self._lock:
             self._state.pop((session_id, key), None)

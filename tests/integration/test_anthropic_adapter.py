@@ -4,14 +4,17 @@ the loopback FakeLLMServer via base_url."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 import pytest
+from trainer.agent.tool_registry import RunAgain, ToolOutcome
 from trainer.llm.anthropic_model import AnthropicAgentModel
 from trainer.llm.ports import ModelError, ModelRequest
-from trainer.local.fake_llm import FakeLLMServer
+from trainer.local.fake_llm import FakeLLMServer, ResultJournal
 from trainer.settings import Settings
+from trainer.store.models import Session
+from trainer.tools.workout import ExerciseBrief, GeneratedSummary, GenerateResult
 
 API_KEY = "sk-ant-test-secret-0123456789"
 NOTIFY_TEXT = 'Here is your "Push Day" workout:\n4 exercises, about 45 minutes. Ready when you are!'
@@ -268,8 +271,19 @@ def test_missing_key_is_a_clear_error() -> None:
 
 @pytest.fixture
 def fake_server():
-    with FakeLLMServer(api_key=API_KEY, chunk_chars=7) as server:
+    with FakeLLMServer(api_key=API_KEY, chunk_chars=7, journal=ResultJournal()) as server:
         yield server
+
+
+def generated(artifact_id: str) -> GenerateResult:
+    return GenerateResult(
+        workout_id="workout_1",
+        artifact_id=artifact_id,
+        title="Push",
+        exercise_count=1,
+        summary=GeneratedSummary(exercise_count=1, estimated_duration_min=10, muscles_targeted=["Chest"]),
+        exercises=[ExerciseBrief(id="ex_aaa111", exercise_name="Push-up", exercise_type="reps", order=1)],
+    )
 
 
 async def test_loopback_server_drives_a_tool_call_through_the_sdk(fake_server: FakeLLMServer) -> None:
@@ -286,7 +300,11 @@ async def test_loopback_server_drives_a_tool_call_through_the_sdk(fake_server: F
 
 
 async def test_loopback_server_streams_notify_text_in_chunks(fake_server: FakeLLMServer) -> None:
+    """The fake's policy reads the typed result of the earlier call from the journal the loop fills."""
     model = AnthropicAgentModel(_settings(fake_server.base_url))
+    assert fake_server.journal is not None
+    outcome = ToolOutcome("generate_workout", generated("art_abc123"), "<result/>", RunAgain())
+    await fake_server.journal.on_tool_end(cast(Session, None), "toolu_a", outcome)
     request = _request(
         messages=[
             {"role": "user", "content": "Give me a push workout"},

@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 import pytest
-from trainer.jobs.bus import SOURCE, EventBridgePublisher, EventPublisher, PublishError
+from trainer.agent.ports import EventPublisher
+from trainer.jobs.bus import SOURCE, EventBridgePublisher, PublishError
 from trainer.local.bus import InProcessBus
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from trainer.agent.coaching import CoachPlanner, workout_tool_extras
+from trainer.agent.coaching import CoachPlanner, CoachServices
 from trainer.agent.tool_registry import ToolRegistry
 from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.workout import Workout
@@ -64,14 +64,15 @@ def barbell_bench_and_squat() -> dict[str, Any]:
 
 async def generate(db: Database, user: str, workout: dict[str, Any], message: str) -> tuple[Any, Any]:
     store = InMemorySessionStore()
-    session = store.create_session(user)
+    session = store.new_session(user)
     ctx = ToolContext(
         user_id=user,
         session_id=session.id,
         store=store,
         db=db,
         now=lambda: NOW,
-        extras={**workout_tool_extras(), "user_message": message},
+        user_message=message,
+        coach=CoachServices(db),
     )
     registry = ToolRegistry(workout_tools())
     return await registry.execute("generate_workout", {"workout": workout}, ctx), store
@@ -96,7 +97,7 @@ async def test_generated_workout_reports_missing_equipment_and_recovering_muscle
     execution, _ = await generate(db, user, barbell_bench_and_squat(), "a heavy session please")
 
     assert execution.success
-    problems = " ".join(execution.result["problems"]).lower()
+    problems = " ".join(execution.result_json()["problems"]).lower()
     assert "barbell" in problems
     assert "quadriceps" in problems
     assert "barbell" in execution.formatted.lower()
@@ -118,7 +119,7 @@ async def test_muscles_the_user_asked_for_are_not_flagged_as_recovering(db: Data
 
     execution, _ = await generate(db, user, barbell_bench_and_squat(), "legs again today, quads please")
 
-    assert "quadriceps" not in " ".join(execution.result["problems"]).lower()
+    assert "quadriceps" not in " ".join(execution.result_json()["problems"]).lower()
 
 
 async def test_generation_consumes_delete_after_use_preferences_only(db: Database, make_user: Any) -> None:

@@ -14,14 +14,15 @@ from typing import Any, cast
 
 import pytest
 from trainer.jobs import checkpoint, costs
-from trainer.jobs.checkpoint import CheckpointDeps, render_checkpoint
+from trainer.agent.checkpoint import render_checkpoint
+from trainer.jobs.checkpoint import CheckpointDeps
 from trainer.jobs.costs import CostDeps
 from trainer.local.bus import LocalLambdaContext
 from trainer.settings import Settings, get_settings
 from trainer.store.metrics import DailyMetricsStore
 from trainer.store.models import EventType, KnowledgeRef
 from trainer.store.ports import LeaseHeld
-from trainer.store.sessions import DynamoSessionStore
+from trainer.store.sessions import DynamoSessionStore, DynamoSessionTable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,7 +41,7 @@ def envelope(detail: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def play_turn(store: DynamoSessionStore, session_id: str, *, message: str, responses: int) -> tuple[int, int]:
+def play_turn(store: DynamoSessionTable, session_id: str, *, message: str, responses: int) -> tuple[int, int]:
     """A turn's events as the agent writes them; returns (first_seq, last_seq)."""
     first = store.append_event(session_id, EventType.USER_MESSAGE, {"message": message})
     for i in range(responses):
@@ -104,8 +105,8 @@ def cost_deps(aws_settings: Settings, session_store: DynamoSessionStore) -> Cost
 
 
 def test_a_redelivered_turn_is_counted_once(cost_deps: CostDeps, session_store: DynamoSessionStore) -> None:
-    session = session_store.create_session("user-costs")
-    span = play_turn(session_store, session.id, message="chest day", responses=2)
+    session = session_store.table.create_session("user-costs")
+    span = play_turn(session_store.table, session.id, message="chest day", responses=2)
     event = envelope(turn_detail(session.id, "user-costs", span))
 
     context = LocalLambdaContext(function_name="CostFunction")
@@ -114,7 +115,7 @@ def test_a_redelivered_turn_is_counted_once(cost_deps: CostDeps, session_store: 
     replay = costs.handle_turn_completed(redelivery, context, cost_deps)
 
     assert replay == first
-    totals = session_store.load_session(session.id)
+    totals = session_store.table.load_session(session.id)
     assert (totals.prompt_tokens, totals.completion_tokens, totals.cached_tokens) == (2000, 200, 8000)
     assert totals.total_tokens == 10200
     assert totals.cache_write_tokens == 1000
@@ -130,21 +131,21 @@ def test_a_redelivered_turn_is_counted_once(cost_deps: CostDeps, session_store: 
 def test_each_turn_counts_and_totals_accumulate(
     cost_deps: CostDeps, session_store: DynamoSessionStore
 ) -> None:
-    session = session_store.create_session("user-two-turns")
+    session = session_store.table.create_session("user-two-turns")
     for message in ("first", "second"):
-        span = play_turn(session_store, session.id, message=message, responses=1)
+        span = play_turn(session_store.table, session.id, message=message, responses=1)
         context = LocalLambdaContext(function_name="CostFunction")
         costs.handle_turn_completed(
             envelope(turn_detail(session.id, "user-two-turns", span)), context, cost_deps
         )
-    totals = session_store.load_session(session.id)
+    totals = session_store.table.load_session(session.id)
     assert totals.total_tokens == 10200
     assert totals.total_cost_cents == pytest.approx(0.5)
     today = datetime.now(UTC).date()
     assert cast(DailyMetricsStore, cost_deps.metrics).get("user-two-turns", today)["turns"] == 2
 
 
-def _long_session(store: DynamoSessionStore, user_id: str) -> str:
+def _long_session(store: DynamoSessionTable, user_id: str) -> str:
     session = store.create_session(user_id)
     store.append_event(session.id, EventType.KNOWLEDGE, {"source": "workout_history", "data": "..."})
     store.add_knowledge(session.id, [KnowledgeRef(source="workout_history", params={"days_back": 14})])
@@ -168,8 +169,8 @@ def _long_session(store: DynamoSessionStore, user_id: str) -> str:
 def test_a_long_session_checkpoints_and_moves_its_context_start(
     aws_settings: Settings, session_store: DynamoSessionStore
 ) -> None:
-    session_id = _long_session(session_store, "user-long")
-    last_seq = session_store.load_session(session_id).last_seq
+    session_id = _long_session(session_store.table, "user-long")
+    last_seq = session_store.table.load_session(session_id).last_seq
     deps = CheckpointDeps(settings=aws_settings, store=session_store)
     tokens = int(aws_settings.context_window_tokens * aws_settings.checkpoint_threshold) + 1
     event = envelope(turn_detail(session_id, "user-long", (last_seq - 3, last_seq), tokens=tokens))
@@ -177,10 +178,10 @@ def test_a_long_session_checkpoints_and_moves_its_context_start(
     result = checkpoint.handle_turn_completed(event, None, deps)
 
     assert result == {"session_id": session_id, "checkpointed": True, "sequence": last_seq + 1}
-    session = session_store.load_session(session_id)
+    session = session_store.table.load_session(session_id)
     assert session.context_start_sequence == last_seq + 1
     assert session.knowledge_in_context == []
-    (written,) = session_store.read_events(session_id, after=last_seq).events
+    (written,) = session_store.table.read_events(session_id, after=last_seq).events
     assert written.event_type is EventType.CHECKPOINT
     assert written.data["events_summarized"] == f"1-{last_seq}"
     lines = written.data["events"].splitlines()
@@ -190,26 +191,26 @@ def test_a_long_session_checkpoints_and_moves_its_context_start(
     assert "<current_state>" in render_checkpoint(written.data, sequence=written.sequence_number)
 
     assert checkpoint.handle_turn_completed(event, None, deps)["checkpointed"] is False
-    assert session_store.load_session(session_id).last_seq == last_seq + 1
+    assert session_store.table.load_session(session_id).last_seq == last_seq + 1
 
 
 def test_checkpoint_refuses_while_a_turn_holds_the_lease(
     aws_settings: Settings, session_store: DynamoSessionStore
 ) -> None:
-    session_id = _long_session(session_store, "user-busy")
-    last_seq = session_store.load_session(session_id).last_seq
+    session_id = _long_session(session_store.table, "user-busy")
+    last_seq = session_store.table.load_session(session_id).last_seq
     deps = CheckpointDeps(settings=aws_settings, store=session_store)
     event = envelope(turn_detail(session_id, "user-busy", (1, last_seq), tokens=10**6))
-    session_store.acquire_lease(session_id, "turn:running", 60)
+    session_store.table.acquire_lease(session_id, "turn:running", 60)
 
     with pytest.raises(LeaseHeld):
         checkpoint.handle_turn_completed(event, None, deps)
-    assert session_store.load_session(session_id).last_seq == last_seq
-    assert session_store.load_session(session_id).context_start_sequence == 0
+    assert session_store.table.load_session(session_id).last_seq == last_seq
+    assert session_store.table.load_session(session_id).context_start_sequence == 0
 
-    session_store.release_lease(session_id, "turn:running")
+    session_store.table.release_lease(session_id, "turn:running")
     assert checkpoint.handle_turn_completed(event, None, deps)["checkpointed"] is True
-    session_store.acquire_lease(session_id, "turn:next", 60)
+    session_store.table.acquire_lease(session_id, "turn:next", 60)
 
 
 @pytest.fixture
@@ -250,8 +251,8 @@ def _sample(name: str, session_id: str, user_id: str, span: tuple[int, int]) -> 
 def test_lambda_handlers_accept_the_sample_events(
     load_handler: Callable[[str], ModuleType], session_store: DynamoSessionStore, aws_settings: Settings
 ) -> None:
-    session_id = _long_session(session_store, "user-samples")
-    last_seq = session_store.load_session(session_id).last_seq
+    session_id = _long_session(session_store.table, "user-samples")
+    last_seq = session_store.table.load_session(session_id).last_seq
     span = (last_seq - 6, last_seq)
 
     cost_event = _sample("costs-turn-completed.json", session_id, "user-samples", span)
@@ -260,7 +261,7 @@ def test_lambda_handlers_accept_the_sample_events(
     checkpoint_result = load_handler("checkpoint").handler(checkpoint_event, None)
 
     assert cost_result["llm_calls"] == 2
-    assert session_store.load_session(session_id).total_tokens == 10200
+    assert session_store.table.load_session(session_id).total_tokens == 10200
     assert checkpoint_result == {"session_id": session_id, "checkpointed": True, "sequence": last_seq + 1}
     assert (
         DailyMetricsStore(aws_settings).get("user-samples", date.fromisoformat(cost_result["day"]))["turns"]
@@ -273,8 +274,8 @@ async def test_after_a_checkpoint_the_next_turns_context_starts_at_it(
 ) -> None:
     from tests.fakes.agent_harness import make_harness
 
-    session_id = _long_session(session_store, "user-next")
-    last_seq = session_store.load_session(session_id).last_seq
+    session_id = _long_session(session_store.table, "user-next")
+    last_seq = session_store.table.load_session(session_id).last_seq
     deps = CheckpointDeps(settings=aws_settings, store=session_store)
     tokens = int(aws_settings.context_window_tokens * aws_settings.checkpoint_threshold) + 1
     event = envelope(turn_detail(session_id, "user-next", (last_seq - 3, last_seq), tokens=tokens))

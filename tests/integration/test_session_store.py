@@ -1,4 +1,4 @@
-"""DynamoSessionStore against a moto server: sequencing, leases, expiry, isolation, paging, large items."""
+"""DynamoSessionTable (and its async DynamoSessionStore) against a moto server: sequencing, leases, expiry, isolation, paging, large items."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from trainer.store.dynamo_tables import aws_client
 from trainer.store.metrics import DailyMetricsStore
 from trainer.store.models import EventType, KnowledgeRef
 from trainer.store.ports import LeaseHeld, SessionNotFound, SessionStore
-from trainer.store.sessions import DynamoSessionStore
+from trainer.store.sessions import DynamoSessionStore, DynamoSessionTable
 
 
 class FakeClock:
@@ -37,8 +37,8 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def clocked_store(aws_settings: Settings, clock: FakeClock) -> DynamoSessionStore:
-    return DynamoSessionStore(aws_settings, clock=clock)
+def clocked_store(aws_settings: Settings, clock: FakeClock) -> DynamoSessionTable:
+    return DynamoSessionTable(aws_settings, clock=clock)
 
 
 def partition_items(settings: Settings, session_id: str) -> list[dict[str, Any]]:
@@ -76,14 +76,17 @@ def in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
         return list(pool.map(run, range(count)))
 
 
-def test_the_adapter_satisfies_the_port(session_store: DynamoSessionStore) -> None:
+async def test_the_async_adapter_satisfies_the_port(session_store: DynamoSessionStore) -> None:
     store: SessionStore = session_store
-    assert store.create_session("user-a").user_id == "user-a"
+    session = await store.create_session("user-a")
+    await store.append_event(session.id, EventType.USER_MESSAGE, {"message": "hi"})
+    assert (await store.load_session(session.id)).last_seq == 1
+    assert [e.data for e in (await store.read_events(session.id)).events] == [{"message": "hi"}]
 
 
 def test_twenty_concurrent_writers_get_gap_free_unique_sequence_numbers(aws_settings: Settings) -> None:
-    session = DynamoSessionStore(aws_settings).create_session("user-a")
-    stores = [DynamoSessionStore(aws_settings) for _ in range(4)]
+    session = DynamoSessionTable(aws_settings).create_session("user-a")
+    stores = [DynamoSessionTable(aws_settings) for _ in range(4)]
     per_writer = 3
 
     def write(writer: int) -> list[int]:
@@ -97,15 +100,15 @@ def test_twenty_concurrent_writers_get_gap_free_unique_sequence_numbers(aws_sett
     total = 20 * per_writer
     assert sorted(returned) == list(range(1, total + 1))
 
-    events = DynamoSessionStore(aws_settings).read_events(session.id).events
+    events = DynamoSessionTable(aws_settings).read_events(session.id).events
     assert [event.sequence_number for event in events] == list(range(1, total + 1))
     written = sorted((event.data["writer"], event.data["n"]) for event in events)
     assert written == [(writer, n) for writer in range(20) for n in range(per_writer)]
-    assert DynamoSessionStore(aws_settings).load_session(session.id).last_seq == total
+    assert DynamoSessionTable(aws_settings).load_session(session.id).last_seq == total
 
 
 def test_a_stale_writer_never_overwrites_an_existing_event(aws_settings: Settings) -> None:
-    first, second = DynamoSessionStore(aws_settings), DynamoSessionStore(aws_settings)
+    first, second = DynamoSessionTable(aws_settings), DynamoSessionTable(aws_settings)
     session = first.create_session("user-a")
     assert first.append_event(session.id, EventType.USER_MESSAGE, {"message": "one"}).sequence_number == 1
     assert second.append_event(session.id, EventType.USER_MESSAGE, {"message": "two"}).sequence_number == 2
@@ -118,64 +121,64 @@ def test_a_stale_writer_never_overwrites_an_existing_event(aws_settings: Setting
 def test_appending_to_an_unknown_or_deleted_session_fails_without_leaving_events(
     aws_settings: Settings,
 ) -> None:
-    store = DynamoSessionStore(aws_settings)
+    store = DynamoSessionTable(aws_settings)
     with pytest.raises(SessionNotFound):
         store.append_event("no-such-session", EventType.USER_MESSAGE, {"message": "hi"})
 
     session = store.create_session("user-a")
     store.append_event(session.id, EventType.USER_MESSAGE, {"message": "hi"})
-    DynamoSessionStore(aws_settings).delete_session("user-a", session.id)
+    DynamoSessionTable(aws_settings).delete_session("user-a", session.id)
     with pytest.raises(SessionNotFound):
-        DynamoSessionStore(aws_settings).append_event(
+        DynamoSessionTable(aws_settings).append_event(
             session.id, EventType.USER_MESSAGE, {"message": "after delete"}
         )
     assert partition_items(aws_settings, session.id) == []
 
 
 def test_a_session_cannot_be_deleted_while_a_turn_holds_its_lease(aws_settings: Settings) -> None:
-    store = DynamoSessionStore(aws_settings)
+    store = DynamoSessionTable(aws_settings)
     session = store.create_session("user-a")
     store.acquire_lease(session.id, "turn-1", 60)
     with pytest.raises(LeaseHeld):
-        DynamoSessionStore(aws_settings).delete_session("user-a", session.id)
+        DynamoSessionTable(aws_settings).delete_session("user-a", session.id)
     store.append_event(session.id, EventType.USER_MESSAGE, {"message": "still here"})
     store.release_lease(session.id, "turn-1")
-    DynamoSessionStore(aws_settings).delete_session("user-a", session.id)
+    DynamoSessionTable(aws_settings).delete_session("user-a", session.id)
     assert partition_items(aws_settings, session.id) == []
 
 
 def test_an_append_is_one_conditional_write(aws_settings: Settings) -> None:
-    store = DynamoSessionStore(aws_settings)
+    store = DynamoSessionTable(aws_settings)
     session = store.create_session("user-a")
     store.append_event(session.id, EventType.USER_MESSAGE, {"message": "first"})
     calls: list[str] = []
     store._client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
     store.append_event(session.id, EventType.USER_MESSAGE, {"message": "second"})
     assert calls == ["PutItem"]
-    assert DynamoSessionStore(aws_settings).load_session(session.id).last_seq == 2
+    assert DynamoSessionTable(aws_settings).load_session(session.id).last_seq == 2
 
 
-def test_event_data_round_trips_exactly(session_store: DynamoSessionStore) -> None:
-    session = session_store.create_session("user-a")
+def test_event_data_round_trips_exactly(session_table: DynamoSessionTable) -> None:
+    session = session_table.create_session("user-a")
     data = {"x": 0.1 + 0.2, "big": 12345678901234567890, "nested": {"list": [1, "two", None, True]}, "é": "ü"}
-    appended = session_store.append_event(session.id, EventType.TOOL_RESULT, data, duration_ms=42)
+    appended = session_table.append_event(session.id, EventType.TOOL_RESULT, data, duration_ms=42)
 
-    (event,) = session_store.read_events(session.id).events
+    (event,) = session_table.read_events(session.id).events
     assert event.data == data
     assert event.duration_ms == 42
     assert event.timestamp == appended.timestamp
     assert event.event_type is EventType.TOOL_RESULT
 
 
-def test_non_json_event_data_is_a_clear_error(session_store: DynamoSessionStore) -> None:
-    session = session_store.create_session("user-a")
+def test_non_json_event_data_is_a_clear_error(session_table: DynamoSessionTable) -> None:
+    session = session_table.create_session("user-a")
     with pytest.raises(ValueError, match="JSON-serialisable"):
-        session_store.append_event(session.id, EventType.TOOL_RESULT, {"obj": object()})
+        session_table.append_event(session.id, EventType.TOOL_RESULT, {"obj": object()})
     with pytest.raises(ValueError):
-        session_store.append_event(session.id, "not-a-type", {})  # type: ignore[arg-type]
+        session_table.append_event(session.id, "not-a-type", {})  # type: ignore[arg-type]
 
 
-def test_lease_refuses_a_second_holder_until_release_or_expiry(clocked_store: DynamoSessionStore) -> None:
+def test_lease_refuses_a_second_holder_until_release_or_expiry(clocked_store: DynamoSessionTable) -> None:
     store, clock = clocked_store, clocked_store._clock
     assert isinstance(clock, FakeClock)
     session = store.create_session("user-a")
@@ -195,12 +198,12 @@ def test_lease_refuses_a_second_holder_until_release_or_expiry(clocked_store: Dy
     store.acquire_lease(session.id, "turn-3", ttl_seconds=60)
 
 
-def test_only_one_of_many_concurrent_lease_requests_wins(session_store: DynamoSessionStore) -> None:
-    session = session_store.create_session("user-a")
+def test_only_one_of_many_concurrent_lease_requests_wins(session_table: DynamoSessionTable) -> None:
+    session = session_table.create_session("user-a")
 
     def attempt(index: int) -> bool:
         try:
-            session_store.acquire_lease(session.id, f"turn-{index}", ttl_seconds=60)
+            session_table.acquire_lease(session.id, f"turn-{index}", ttl_seconds=60)
         except LeaseHeld:
             return False
         return True
@@ -208,7 +211,7 @@ def test_only_one_of_many_concurrent_lease_requests_wins(session_store: DynamoSe
     assert sum(in_threads(10, attempt)) == 1
 
 
-def test_expired_items_are_not_returned(aws_settings: Settings, clocked_store: DynamoSessionStore) -> None:
+def test_expired_items_are_not_returned(aws_settings: Settings, clocked_store: DynamoSessionTable) -> None:
     store, clock = clocked_store, clocked_store._clock
     assert isinstance(clock, FakeClock)
     ttl_days = aws_settings.session_ttl_days
@@ -232,61 +235,61 @@ def test_expired_items_are_not_returned(aws_settings: Settings, clocked_store: D
     assert store.get_or_create_session("user-a").id != session.id
 
 
-def test_another_users_session_is_never_visible(session_store: DynamoSessionStore) -> None:
-    session = session_store.create_session("owner")
-    session_store.append_event(session.id, EventType.USER_MESSAGE, {"message": "private"})
+def test_another_users_session_is_never_visible(session_table: DynamoSessionTable) -> None:
+    session = session_table.create_session("owner")
+    session_table.append_event(session.id, EventType.USER_MESSAGE, {"message": "private"})
 
     with pytest.raises(SessionNotFound):
-        session_store.get_session("intruder", session.id)
+        session_table.get_session("intruder", session.id)
     with pytest.raises(SessionNotFound):
-        session_store.get_or_create_session("intruder", session.id)
+        session_table.get_or_create_session("intruder", session.id)
     with pytest.raises(SessionNotFound):
-        session_store.delete_session("intruder", session.id)
-    assert session_store.list_sessions("intruder") == []
-    assert session_store.get_or_create_session("intruder").id != session.id
+        session_table.delete_session("intruder", session.id)
+    assert session_table.list_sessions("intruder") == []
+    assert session_table.get_or_create_session("intruder").id != session.id
 
-    assert session_store.get_session("owner", session.id).last_seq == 1
-    assert len(session_store.read_events(session.id).events) == 1
+    assert session_table.get_session("owner", session.id).last_seq == 1
+    assert len(session_table.read_events(session.id).events) == 1
 
 
-def test_unknown_and_malformed_session_ids_are_not_found(session_store: DynamoSessionStore) -> None:
+def test_unknown_and_malformed_session_ids_are_not_found(session_table: DynamoSessionTable) -> None:
     for bad in ("missing", "", "x" * 500, "bad\nid"):
         with pytest.raises(SessionNotFound):
-            session_store.get_session("user-a", bad)
+            session_table.get_session("user-a", bad)
         with pytest.raises(SessionNotFound):
-            session_store.delete_session("user-a", bad)
+            session_table.delete_session("user-a", bad)
 
 
-def test_read_events_pages_by_limit_and_filters_types(session_store: DynamoSessionStore) -> None:
-    session = session_store.create_session("user-a")
+def test_read_events_pages_by_limit_and_filters_types(session_table: DynamoSessionTable) -> None:
+    session = session_table.create_session("user-a")
     for n in range(1, 26):
         kind = EventType.LLM_RESPONSE if n % 5 == 0 else EventType.USER_MESSAGE
-        session_store.append_event(session.id, kind, {"n": n})
+        session_table.append_event(session.id, kind, {"n": n})
 
     pages, after = [], 0
     while True:
-        page = session_store.read_events(session.id, after=after, limit=10)
+        page = session_table.read_events(session.id, after=after, limit=10)
         pages.append([event.sequence_number for event in page.events])
         if page.next_after is None:
             break
         after = page.next_after
     assert pages == [list(range(1, 11)), list(range(11, 21)), list(range(21, 26))]
 
-    exact = session_store.read_events(session.id, after=15, limit=10)
+    exact = session_table.read_events(session.id, after=15, limit=10)
     assert [e.sequence_number for e in exact.events] == list(range(16, 26))
     assert exact.next_after is None
 
-    llm = session_store.read_events(session.id, limit=3, types=frozenset({EventType.LLM_RESPONSE}))
+    llm = session_table.read_events(session.id, limit=3, types=frozenset({EventType.LLM_RESPONSE}))
     assert [e.sequence_number for e in llm.events] == [5, 10, 15]
     assert llm.next_after == 15
-    rest = session_store.read_events(session.id, after=15, types=frozenset({EventType.LLM_RESPONSE}))
+    rest = session_table.read_events(session.id, after=15, types=frozenset({EventType.LLM_RESPONSE}))
     assert [e.sequence_number for e in rest.events] == [20, 25]
 
     with pytest.raises(ValueError):
-        session_store.read_events(session.id, limit=0)
+        session_table.read_events(session.id, limit=0)
 
 
-def test_list_sessions_newest_first_with_limit(clocked_store: DynamoSessionStore) -> None:
+def test_list_sessions_newest_first_with_limit(clocked_store: DynamoSessionTable) -> None:
     store, clock = clocked_store, clocked_store._clock
     assert isinstance(clock, FakeClock)
     first = store.create_session("user-a")
@@ -305,7 +308,7 @@ def test_list_sessions_newest_first_with_limit(clocked_store: DynamoSessionStore
         store.list_sessions("user-a", limit=0)
 
 
-def test_get_or_create_returns_most_recent_active_else_creates(clocked_store: DynamoSessionStore) -> None:
+def test_get_or_create_returns_most_recent_active_else_creates(clocked_store: DynamoSessionTable) -> None:
     store, clock = clocked_store, clocked_store._clock
     assert isinstance(clock, FakeClock)
     created = store.get_or_create_session("user-a")
@@ -326,40 +329,40 @@ def test_get_or_create_returns_most_recent_active_else_creates(clocked_store: Dy
 
 
 def test_delete_removes_events_state_lease_and_large_payloads(
-    aws_settings: Settings, session_store: DynamoSessionStore
+    aws_settings: Settings, session_table: DynamoSessionTable
 ) -> None:
-    session = session_store.create_session("user-a")
-    keep = session_store.create_session("user-a")
+    session = session_table.create_session("user-a")
+    keep = session_table.create_session("user-a")
     for n in range(30):
-        session_store.append_event(session.id, EventType.USER_MESSAGE, {"n": n})
-    session_store.append_event(
+        session_table.append_event(session.id, EventType.USER_MESSAGE, {"n": n})
+    session_table.append_event(
         session.id, EventType.TOOL_RESULT, {"blob": b64encode(os.urandom(450_000)).decode()}
     )
-    session_store.put_state(session.id, "current_workout", {"title": "Legs"})
-    session_store.acquire_lease(session.id, "turn-1", ttl_seconds=60)
-    session_store.release_lease(session.id, "turn-1")
-    session_store.append_event(keep.id, EventType.USER_MESSAGE, {"n": 0})
+    session_table.put_state(session.id, "current_workout", {"title": "Legs"})
+    session_table.acquire_lease(session.id, "turn-1", ttl_seconds=60)
+    session_table.release_lease(session.id, "turn-1")
+    session_table.append_event(keep.id, EventType.USER_MESSAGE, {"n": 0})
 
-    session_store.delete_session("user-a", session.id)
+    session_table.delete_session("user-a", session.id)
 
     assert partition_items(aws_settings, session.id) == []
     with pytest.raises(SessionNotFound):
-        session_store.get_session("user-a", session.id)
-    assert [s.id for s in session_store.list_sessions("user-a")] == [keep.id]
-    assert len(session_store.read_events(keep.id).events) == 1
+        session_table.get_session("user-a", session.id)
+    assert [s.id for s in session_table.list_sessions("user-a")] == [keep.id]
+    assert len(session_table.read_events(keep.id).events) == 1
 
 
 def test_large_payloads_round_trip_and_every_item_stays_under_the_limit(
-    aws_settings: Settings, session_store: DynamoSessionStore
+    aws_settings: Settings, session_table: DynamoSessionTable
 ) -> None:
-    session = session_store.create_session("user-a")
+    session = session_table.create_session("user-a")
     incompressible = {"result": b64encode(os.urandom(700_000)).decode(), "success": True}
     compressible = {"rows": [{"exercise": "Back Squat", "reps": [5, 5, 5], "load": 102.5}] * 20_000}
-    session_store.append_event(session.id, EventType.TOOL_RESULT, incompressible)
-    session_store.append_event(session.id, EventType.TOOL_RESULT, compressible)
-    session_store.append_event(session.id, EventType.USER_MESSAGE, {"message": "small"})
+    session_table.append_event(session.id, EventType.TOOL_RESULT, incompressible)
+    session_table.append_event(session.id, EventType.TOOL_RESULT, compressible)
+    session_table.append_event(session.id, EventType.USER_MESSAGE, {"message": "small"})
 
-    events = session_store.read_events(session.id).events
+    events = session_table.read_events(session.id).events
     assert [e.data for e in events] == [incompressible, compressible, {"message": "small"}]
     assert len(json.dumps(compressible)) > 400_000
 
@@ -368,40 +371,40 @@ def test_large_payloads_round_trip_and_every_item_stays_under_the_limit(
 
 
 def test_state_round_trips_is_overwritten_and_deleted(
-    aws_settings: Settings, session_store: DynamoSessionStore
+    aws_settings: Settings, session_table: DynamoSessionTable
 ) -> None:
-    session = session_store.create_session("user-a")
-    assert session_store.get_state(session.id, "current_workout") is None
+    session = session_table.create_session("user-a")
+    assert session_table.get_state(session.id, "current_workout") is None
 
     large = {"workouts": {f"w{i}": b64encode(os.urandom(3_000)).decode() for i in range(200)}}
-    session_store.put_state(session.id, "displayables", large)
-    assert session_store.get_state(session.id, "displayables") == large
+    session_table.put_state(session.id, "displayables", large)
+    assert session_table.get_state(session.id, "displayables") == large
     blob_items = [i for i in partition_items(aws_settings, session.id) if i["SK"]["S"].startswith("BLOB#")]
     assert blob_items
 
-    session_store.put_state(session.id, "displayables", {"workouts": {}})
-    assert session_store.get_state(session.id, "displayables") == {"workouts": {}}
+    session_table.put_state(session.id, "displayables", {"workouts": {}})
+    assert session_table.get_state(session.id, "displayables") == {"workouts": {}}
     assert not [i for i in partition_items(aws_settings, session.id) if i["SK"]["S"].startswith("BLOB#")]
 
-    session_store.put_state(session.id, "current_workout", {"title": "Push", "load": 72.5})
-    session_store.delete_state(session.id, "current_workout")
-    assert session_store.get_state(session.id, "current_workout") is None
-    assert session_store.get_state(session.id, "displayables") == {"workouts": {}}
+    session_table.put_state(session.id, "current_workout", {"title": "Push", "load": 72.5})
+    session_table.delete_state(session.id, "current_workout")
+    assert session_table.get_state(session.id, "current_workout") is None
+    assert session_table.get_state(session.id, "displayables") == {"workouts": {}}
 
 
-def test_usage_and_knowledge_updates_are_atomic(session_store: DynamoSessionStore) -> None:
-    session = session_store.create_session("user-a")
+def test_usage_and_knowledge_updates_are_atomic(session_table: DynamoSessionTable) -> None:
+    session = session_table.create_session("user-a")
 
     def record(index: int) -> None:
-        session_store.add_usage(
+        session_table.add_usage(
             session.id, total_tokens=100, cached_tokens=30, prompt_tokens=70, total_cost_cents=0.1
         )
-        session_store.add_knowledge(
+        session_table.add_knowledge(
             session.id, [KnowledgeRef(source=f"source-{index}", params={"days": index})]
         )
 
     in_threads(10, record)
-    loaded = session_store.load_session(session.id)
+    loaded = session_table.load_session(session.id)
     assert loaded.total_tokens == 1000
     assert loaded.cached_tokens == 300
     assert loaded.total_cost_cents == pytest.approx(1.0)
@@ -411,16 +414,16 @@ def test_usage_and_knowledge_updates_are_atomic(session_store: DynamoSessionStor
     )
 
     with pytest.raises(ValueError, match="cannot add"):
-        session_store.add_usage(session.id, last_seq=5)
+        session_table.add_usage(session.id, last_seq=5)
     with pytest.raises(SessionNotFound):
-        session_store.add_usage("missing", total_tokens=1)
+        session_table.add_usage("missing", total_tokens=1)
 
 
 def test_update_session_sets_fields_and_rejects_unknown_or_invalid_ones(
-    session_store: DynamoSessionStore,
+    session_table: DynamoSessionTable,
 ) -> None:
-    session = session_store.create_session("user-a")
-    updated = session_store.update_session(
+    session = session_table.create_session("user-a")
+    updated = session_table.update_session(
         session.id,
         context_start_sequence=7,
         knowledge_in_context=[],
@@ -428,14 +431,14 @@ def test_update_session_sets_fields_and_rejects_unknown_or_invalid_ones(
         status="completed",
     )
     assert (updated.context_start_sequence, updated.status) == (7, "completed")
-    assert session_store.load_session(session.id).metadata == {"client": "ios", "ratio": 0.3}
+    assert session_table.load_session(session.id).metadata == {"client": "ios", "ratio": 0.3}
 
     with pytest.raises(ValueError, match="cannot update"):
-        session_store.update_session(session.id, last_seq=100)
+        session_table.update_session(session.id, last_seq=100)
     with pytest.raises(ValueError, match="status"):
-        session_store.update_session(session.id, status="paused")
+        session_table.update_session(session.id, status="paused")
     with pytest.raises(SessionNotFound):
-        session_store.update_session("missing", status="completed")
+        session_table.update_session("missing", status="completed")
 
 
 def test_daily_metrics_accumulate_atomically(aws_settings: Settings) -> None:

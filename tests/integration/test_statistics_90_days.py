@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from trainer.store.db import Database
 from trainer.store.repositories.history import log_exercises
-from trainer.tools.analytics import GetWorkoutStatistics
+from trainer.tools.analytics import GetWorkoutStatistics, WorkoutStatisticsResult
 from trainer.tools.base import ToolContext
 
 from tests.fakes.memory_store import InMemorySessionStore
@@ -75,9 +75,9 @@ async def seeded_user(db: Database, make_user: Any) -> str:
     return user
 
 
-async def statistics(db: Database, user: str, period: str) -> dict[str, Any]:
+async def statistics(db: Database, user: str, period: str) -> WorkoutStatisticsResult:
     store = InMemorySessionStore()
-    session = store.create_session(user)
+    session = store.new_session(user)
     ctx = ToolContext(user_id=user, session_id=session.id, store=store, db=db, now=lambda: NOW)
     tool = GetWorkoutStatistics()
     return await tool.execute(tool.Args.model_validate({"time_period": period}), ctx)
@@ -85,26 +85,26 @@ async def statistics(db: Database, user: str, period: str) -> dict[str, Any]:
 
 async def test_quarter_statistics_match_the_hand_computed_values(db: Database, seeded_user: str) -> None:
     result = await statistics(db, seeded_user, "quarter")
-    overview = result["stats"]
-    assert overview["total_workouts"] == 30
-    assert overview["total_exercises"] == 60
-    assert overview["total_sets"] == 180
+    overview = result.stats
+    assert overview.total_workouts == 30
+    assert overview.total_exercises == 60
+    assert overview.total_sets == 180
     # bench: sum over k of 15 * (50 + 2.5k) = 15 * (30 * 50 + 2.5 * 435) = 38,812.5
     # squat: 30 sessions * 15 reps * 100 kg = 45,000
-    assert overview["total_volume"] == pytest.approx(83_812.5)
-    assert overview["average_rpe"] == pytest.approx(7.5)  # (30 * 8 + 30 * 7) / 60
-    assert overview["workouts_per_week"] == pytest.approx(2.33, abs=0.005)  # 30 / (90 / 7)
+    assert overview.total_volume == pytest.approx(83_812.5)
+    assert overview.average_rpe == pytest.approx(7.5)  # (30 * 8 + 30 * 7) / 60
+    assert overview.workouts_per_week == pytest.approx(2.33, abs=0.005)  # 30 / (90 / 7)
 
-    records = {r["exercise_name"]: r for r in result["personal_records"]}
+    records = {r.exercise_name: r for r in result.personal_records}
     bench, squat = records["Bench Press"], records["Squat"]
-    assert bench["best_load"] == pytest.approx(122.5)  # 50 + 2.5 * 29
-    assert bench["epley_1rm"] == pytest.approx(122.5 * (1 + 5 / 30), abs=0.05)  # 142.92
-    assert bench["brzycki_1rm"] == pytest.approx(122.5 * 36 / (37 - 5), abs=0.05)  # 137.81
-    assert squat["epley_1rm"] == pytest.approx(100 * (1 + 5 / 30), abs=0.05)  # 116.67
-    assert squat["brzycki_1rm"] == pytest.approx(100 * 36 / 32, abs=0.05)  # 112.5
+    assert bench.best_load == pytest.approx(122.5)  # 50 + 2.5 * 29
+    assert bench.epley_1rm == pytest.approx(122.5 * (1 + 5 / 30), abs=0.05)  # 142.92
+    assert bench.brzycki_1rm == pytest.approx(122.5 * 36 / (37 - 5), abs=0.05)  # 137.81
+    assert squat.epley_1rm == pytest.approx(100 * (1 + 5 / 30), abs=0.05)  # 116.67
+    assert squat.brzycki_1rm == pytest.approx(100 * 36 / 32, abs=0.05)  # 112.5
 
     totals: dict[str, float] = {}
-    for week in result["weekly_hard_sets"].values():
+    for week in result.weekly_hard_sets.values():
         for muscle, sets in week.items():
             totals[muscle] = totals.get(muscle, 0.0) + sets
     # every session: 3 sets for each primary muscle, half of that for each 0.2-share secondary
@@ -114,10 +114,10 @@ async def test_quarter_statistics_match_the_hand_computed_values(db: Database, s
 
 
 async def test_month_statistics_cover_only_the_last_thirty_days(db: Database, seeded_user: str) -> None:
-    overview = (await statistics(db, seeded_user, "month"))["stats"]
+    overview = (await statistics(db, seeded_user, "month")).stats
     # sessions 1, 4, ..., 28 days ago: k = 20..29, ten sessions
-    assert overview["total_workouts"] == 10
-    assert overview["total_sets"] == 60
+    assert overview.total_workouts == 10
+    assert overview.total_sets == 60
     # bench: 15 * sum over k=20..29 of (50 + 2.5k) = 15 * (500 + 612.5) = 16,687.5; squat 10 * 1,500
-    assert overview["total_volume"] == pytest.approx(31_687.5)
-    assert overview["workouts_per_week"] == pytest.approx(2.33, abs=0.005)  # 10 / (30 / 7)
+    assert overview.total_volume == pytest.approx(31_687.5)
+    assert overview.workouts_per_week == pytest.approx(2.33, abs=0.005)  # 10 / (30 / 7)

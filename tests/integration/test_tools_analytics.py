@@ -3,7 +3,7 @@ in the user's units; formatters stay compact."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
@@ -45,7 +45,7 @@ SQUAT = {
 
 def tool_context(db: Database, user_id: str) -> ToolContext:
     store = InMemorySessionStore()
-    session = store.create_session(user_id)
+    session = store.new_session(user_id)
     return ToolContext(user_id=user_id, session_id=session.id, store=store, db=db, now=lambda: NOW)
 
 
@@ -111,7 +111,7 @@ async def history_snapshot(db: Database, user_id: str) -> list[Any]:
         return await cur.fetchall()
 
 
-async def run(tool: Any, ctx: ToolContext, **args: Any) -> dict[str, Any]:
+async def run(tool: Any, ctx: ToolContext, **args: Any) -> Any:
     return await tool.execute(tool.Args.model_validate(args), ctx)
 
 
@@ -143,19 +143,20 @@ async def test_workout_statistics(db: Database, users: tuple[str, str]) -> None:
     bob_before = await history_snapshot(db, bob)
     result = await run(GetWorkoutStatistics(), tool_context(db, alice), time_period="month")
 
-    s = result["stats"]
-    assert (s["total_workouts"], s["total_exercises"], s["total_sets"]) == (3, 4, 8)
-    assert s["total_volume"] == pytest.approx(1500 + 9 * 225 * 0.45359237 + 1400, abs=0.1)
-    assert s["unit"] == "kg" and s["total_duration_min"] == 30 and s["total_distance"] == 5
-    assert s["average_rpe"] == 8.5
+    s = result.stats
+    assert (s.total_workouts, s.total_exercises, s.total_sets) == (3, 4, 8)
+    assert s.total_volume == pytest.approx(1500 + 9 * 225 * 0.45359237 + 1400, abs=0.1)
+    assert s.unit == "kg" and s.total_duration_min == 30 and s.total_distance == 5
+    assert s.distance_unit == "km" and s.average_rpe == 8.5
+    assert (s.start, s.end) == (datetime(2026, 1, 31, 12, 0, tzinfo=UTC), NOW)
     bench, squat = (
-        next(r for r in result["personal_records"] if r["exercise_name"] == n)
-        for n in ("Bench Press", "Squat")
+        next(r for r in result.personal_records if r.exercise_name == n) for n in ("Bench Press", "Squat")
     )
-    assert bench["best_load"] == pytest.approx(102.06, abs=0.01) and bench["best_load_reps"] == 3
-    assert bench["epley_1rm"] == pytest.approx(116.7) and bench["brzycki_1rm"] == pytest.approx(112.5)
-    assert squat["epley_1rm"] == pytest.approx(163.3)
-    assert result["weekly_hard_sets"] == {
+    assert bench.best_load == pytest.approx(102.06, abs=0.01) and bench.best_load_reps == 3
+    assert bench.epley_1rm == pytest.approx(116.7) and bench.brzycki_1rm == pytest.approx(112.5)
+    assert bench.best_load_date == date(2026, 3, 1) and bench.unit == "kg"
+    assert squat.epley_1rm == pytest.approx(163.3)
+    assert result.weekly_hard_sets == {
         "2026-W08": {"Chest": 3.0, "Shoulders": 1.5, "Triceps": 1.5},
         "2026-W09": {
             "Chest": 3.0,
@@ -176,11 +177,11 @@ async def test_workout_statistics(db: Database, users: tuple[str, str]) -> None:
     assert await history_snapshot(db, bob) == bob_before
 
     year = await run(GetWorkoutStatistics(), tool_context(db, alice), time_period="year")
-    assert year["stats"]["total_exercises"] == 5
+    assert year.stats.total_exercises == 5 and year.time_period == "year"
     custom = await run(
         GetWorkoutStatistics(), tool_context(db, alice), start_date="2026-03-01", end_date="2026-03-01"
     )
-    assert (custom["stats"]["total_exercises"], custom["stats"]["total_workouts"]) == (2, 1)
+    assert (custom.stats.total_exercises, custom.stats.total_workouts) == (2, 1)
     with pytest.raises(ToolError, match="start_date must be before end_date"):
         await run(
             GetWorkoutStatistics(), tool_context(db, alice), start_date="2026-03-02", end_date="2026-02-01"
@@ -190,17 +191,18 @@ async def test_workout_statistics(db: Database, users: tuple[str, str]) -> None:
 async def test_statistics_in_the_users_unit(db: Database, users: tuple[str, str]) -> None:
     _, bob = users
     result = await run(GetWorkoutStatistics(), tool_context(db, bob), time_period="week")
-    assert result["stats"]["unit"] == "lbs" and result["stats"]["total_volume"] == 40000
-    assert result["personal_records"][0]["best_load"] == 400
+    assert result.stats.unit == "lbs" and result.stats.total_volume == 40000
+    assert result.personal_records[0].best_load == 400 and result.personal_records[0].unit == "lbs"
     assert "volume 40000 lbs" in GetWorkoutStatistics().format(result)
 
 
 async def test_exercise_breakdown(db: Database, users: tuple[str, str]) -> None:
     alice, _ = users
     result = await run(GetExerciseBreakdown(), tool_context(db, alice), breakdown_type="muscle")
-    by_name = {b["name"]: b for b in result["breakdown"]}
-    assert by_name["Chest"]["percentage"] == 30.0 and by_name["Quadriceps"]["percentage"] == 27.5
-    assert result["breakdown"][0]["name"] == "Chest"
+    by_name = {b.name: b for b in result.breakdown}
+    assert by_name["Chest"].percentage == 30.0 and by_name["Quadriceps"].percentage == 27.5
+    assert result.breakdown[0].name == "Chest" and by_name["Chest"].sets == 6
+    assert (result.breakdown_type, result.time_period, result.exercise_count) == ("muscle", "month", 4)
     text = GetExerciseBreakdown().format(result)
     assert text.splitlines()[:2] == ["by muscle, month (4 exercises)", "  Chest: 30% (6 sets)"]
     names = await run(
@@ -209,11 +211,11 @@ async def test_exercise_breakdown(db: Database, users: tuple[str, str]) -> None:
         breakdown_type="exercise_name",
         time_period="all_time",
     )
-    assert (names["breakdown"][0]["name"], names["breakdown"][0]["amount"]) == ("Bench Press", 3)
+    assert (names.breakdown[0].name, names.breakdown[0].amount) == ("Bench Press", 3)
     week = await run(
         GetExerciseBreakdown(), tool_context(db, alice), breakdown_type="category", time_period="week"
     )
-    assert [(b["name"], b["amount"]) for b in week["breakdown"]] == [("Strength", 2), ("Cardio", 1)]
+    assert [(b.name, b.amount) for b in week.breakdown] == [("Strength", 2), ("Cardio", 1)]
 
 
 async def test_progress_trends(db: Database, users: tuple[str, str]) -> None:
@@ -221,9 +223,11 @@ async def test_progress_trends(db: Database, users: tuple[str, str]) -> None:
     result = await run(
         GetProgressTrends(), tool_context(db, alice), metric="weight", exercise_name="bench press"
     )
-    trends = result["trends"]
-    assert [s["week"] for s in trends["series"]] == ["2026-W08", "2026-W09"]
-    assert trends["direction"] == "up" and trends["percent_change"] == pytest.approx(2.1)
+    trends = result.trends
+    assert [s.week for s in trends.series] == ["2026-W08", "2026-W09"]
+    assert [s.week_start for s in trends.series] == [date(2026, 2, 16), date(2026, 2, 23)]
+    assert trends.direction == "up" and trends.percent_change == pytest.approx(2.1)
+    assert (trends.metric, trends.exercise_name, trends.period) == ("weight", "bench press", "quarter")
     assert GetProgressTrends().format(result) == (
         "weight for bench press, quarter (kg): up, 2.1%, slope 2.06/week\n  2026-W08 100, 2026-W09 102.1"
     )
@@ -242,6 +246,7 @@ async def test_stats_summary_with_goals(db: Database, users: tuple[str, str]) ->
     result = await run(
         GenerateStatsSummary(), tool_context(db, alice), include_sections=["overview", "goals"]
     )
+    assert result.sections == ["overview", "goals"] and result.time_period == "month"
     lines = GenerateStatsSummary().format(result).splitlines()
     assert lines[0] == "month:"
     assert lines[1].startswith("Overview: 3 workouts") and "volume 3818.5 kg" in lines[1]

@@ -27,11 +27,11 @@ NOW = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)  # a Monday
 
 def tool_context(db: Database, user_id: str) -> ToolContext:
     store = InMemorySessionStore()
-    session = store.create_session(user_id)
+    session = store.new_session(user_id)
     return ToolContext(user_id=user_id, session_id=session.id, store=store, db=db, now=lambda: NOW)
 
 
-async def run(tool: Any, ctx: ToolContext, **args: Any) -> dict[str, Any]:
+async def run(tool: Any, ctx: ToolContext, **args: Any) -> Any:
     return await tool.execute(tool.Args.model_validate(args), ctx)
 
 
@@ -77,8 +77,10 @@ async def test_schedule_update_delete(db: Database, make_user) -> None:
         duration_minutes=45,
         notes="heavy",
     )
-    workout_id = result["workout"]["id"]
+    workout_id = result.workout.id
     (row,) = (await calendar_rows(db, alice))["scheduled_workouts"]
+    assert workout_id == str(row["id"]) and result.workout.date == date(2026, 3, 4)
+    assert result.workout.scheduled_date == row["scheduled_date"] and result.workout.notes == "heavy"
     assert row["scheduled_date"] == datetime(2026, 3, 4, 5, 0, tzinfo=UTC)  # midnight in New York
     assert (
         row["workout_type"] == "Upper Body" and row["duration_minutes"] == 45 and row["status"] == "scheduled"
@@ -97,12 +99,15 @@ async def test_schedule_update_delete(db: Database, make_user) -> None:
     )
     (row,) = (await calendar_rows(db, alice))["scheduled_workouts"]
     assert row["scheduled_date"] == datetime(2026, 3, 6, 23, 30, tzinfo=UTC) and row["status"] == "skipped"
+    assert updated.changed == ["scheduled_date", "status"] and updated.workout.status == "skipped"
+    assert updated.workout.date == date(2026, 3, 6)
     assert UpdateScheduledWorkout().format(updated) == (
         f"updated: Upper Body on Fri 2026-03-06 [skipped] (scheduled_date, status; id={workout_id})"
     )
 
     deleted = await run(DeleteScheduledWorkout(), ctx, workout_id=workout_id)
     assert DeleteScheduledWorkout().format(deleted) == "deleted"
+    assert deleted.workout.id == workout_id and deleted.workout.workout_type == "Upper Body"
     assert (await calendar_rows(db, alice))["scheduled_workouts"] == []
     assert await calendar_rows(db, bob) == bob_before
 
@@ -111,7 +116,7 @@ async def test_schedule_rejects_past_dates_and_foreign_ids(db: Database, make_us
     bob, bob_before = await bob_with_calendar(db, make_user)
     ctx = tool_context(db, make_user())
     today = await run(ScheduleWorkout(), ctx, scheduled_date="2026-03-02", workout_type="Today")
-    assert today["workout"]["date"] == "2026-03-02"
+    assert today.workout.date == date(2026, 3, 2)
     with pytest.raises(ToolError, match="2026-03-01 is in the past"):
         await run(ScheduleWorkout(), ctx, scheduled_date="2026-03-01", workout_type="Late")
     with pytest.raises(ToolError, match="in the past"):
@@ -126,7 +131,7 @@ async def test_schedule_rejects_past_dates_and_foreign_ids(db: Database, make_us
     with pytest.raises(ToolError, match="not found"):
         await run(DeleteScheduledWorkout(), ctx, workout_id="garbage")
     with pytest.raises(ToolError, match="nothing to change"):
-        await run(UpdateScheduledWorkout(), ctx, workout_id=today["workout"]["id"])
+        await run(UpdateScheduledWorkout(), ctx, workout_id=today.workout.id)
     assert await calendar_rows(db, bob) == bob_before
 
 
@@ -159,7 +164,12 @@ async def test_create_workout_plan_lays_out_sessions_on_default_days(db: Databas
         ("2026-03-13", "Lower"),
     ]
     assert {s["plan_id"] for s in sessions} == {plan["id"]}
-    assert [len(w["workouts"]) for w in result["plan"]["weeks"]] == [3, 3]
+    assert [len(w.workouts) for w in result.plan.weeks] == [3, 3]
+    assert result.scheduled_count == 6 and result.plan.id == str(plan["id"])
+    assert (result.plan.start_date, result.plan.end_date) == (date(2026, 3, 2), date(2026, 3, 15))
+    assert [(w.id, w.date, w.workout_type) for week in result.plan.weeks for w in week.workouts] == [
+        (str(s["id"]), s["scheduled_date"].date(), s["workout_type"]) for s in sessions
+    ]
     text = CreateWorkoutPlan().format(result)
     assert text.splitlines()[0] == (
         f"Plan: Strength block (id={plan['id']}) 2026-03-02..2026-03-15, "
@@ -233,7 +243,9 @@ async def test_milestone_lifecycle(db: Database, make_user) -> None:
         target_date="2026-05-01",
         current_value=2,
     )
-    mid = created["milestone"]["id"]
+    mid = created.milestone.id
+    assert created.action == "create" and created.milestone.goal_type == "distance"
+    assert created.milestone.target_date == date(2026, 5, 1) and created.milestone.current_value == 2
     assert tool.format(created) == f"milestone created: Run a 5K 2/5 km (40%) by 2026-05-01 (id={mid})"
     progress = await run(tool, ctx, action="update_progress", milestone_id=mid, current_value=3.5)
     assert tool.format(progress) == f"milestone progress: Run a 5K 3.5/5 km (70%) by 2026-05-01 (id={mid})"
@@ -242,7 +254,9 @@ async def test_milestone_lifecycle(db: Database, make_user) -> None:
     assert row["status"] == "achieved" and row["achieved_at"] is not None and float(row["current_value"]) == 5
     assert tool.format(achieved).startswith("milestone achieved: Run a 5K 5/5 km (100%)")
     other = await run(tool, ctx, action="create", goal_name="Bench 100")
-    await run(tool, ctx, action="abandon", milestone_id=other["milestone"]["id"])
+    assert other.milestone.goal_type == "other" and other.milestone.target_value is None
+    abandoned = await run(tool, ctx, action="abandon", milestone_id=other.milestone.id)
+    assert abandoned.milestone.status == "abandoned" and achieved.milestone.achieved_at is not None
     assert [r["status"] for r in (await calendar_rows(db, ctx.user_id))["milestone_goals"]] == [
         "achieved",
         "abandoned",

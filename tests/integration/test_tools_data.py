@@ -7,21 +7,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from trainer.frames import Frame, KnowledgeFrame, frame_json
 from trainer.store.db import Database
 from trainer.store.models import EventType, KnowledgeRef
 from trainer.store.repositories.goals import set_category_goals
 from trainer.store.repositories.history import log_exercises
 from trainer.tools.base import ToolContext, ToolError
-from trainer.tools.data import FetchData
+from trainer.tools.data import FetchData, FetchDataResult
 
 from tests.fakes.memory_store import InMemorySessionStore
 
 
-def tool_context(db: Database, user_id: str, emitted: list[dict[str, Any]]) -> ToolContext:
+def tool_context(db: Database, user_id: str, emitted: list[Frame]) -> ToolContext:
     store = InMemorySessionStore()
-    session = store.create_session(user_id)
+    session = store.new_session(user_id)
 
-    async def emit(frame: dict[str, Any]) -> None:
+    async def emit(frame: Frame) -> None:
         emitted.append(frame)
 
     return ToolContext(
@@ -46,7 +47,7 @@ async def seed(db: Database, user_id: str, goal: str, exercise: str) -> None:
         )
 
 
-async def run(ctx: ToolContext, **args: Any) -> dict[str, Any]:
+async def run(ctx: ToolContext, **args: Any) -> FetchDataResult:
     tool = FetchData()
     return await tool.execute(tool.Args.model_validate(args), ctx)
 
@@ -55,7 +56,7 @@ async def test_fetch_appends_knowledge_for_each_source(db: Database, make_user) 
     alice, bob = make_user(), make_user()
     await seed(db, alice, "Endurance", "Alice Swim")
     await seed(db, bob, "Powerlifting", "Bob Row")
-    emitted: list[dict[str, Any]] = []
+    emitted: list[Frame] = []
     ctx = tool_context(db, alice, emitted)
 
     result = await run(
@@ -64,33 +65,36 @@ async def test_fetch_appends_knowledge_for_each_source(db: Database, make_user) 
         params={"workout_history": {"days_back": 30}},
     )
 
-    assert set(result["data"]) == {"category_goals", "workout_history"}
-    assert (
-        "Endurance" in result["data"]["category_goals"] and "Alice Swim" in result["data"]["workout_history"]
-    )
-    everything = "".join(result["data"].values())
+    assert set(result.data) == {"category_goals", "workout_history"}
+    assert "Endurance" in result.data["category_goals"] and "Alice Swim" in result.data["workout_history"]
+    everything = "".join(result.data.values())
     assert "Powerlifting" not in everything and "Bob Row" not in everything
-    assert "unknown data source 'no_such_source'" in result["errors"]["no_such_source"]
+    assert set(result.errors) == {"no_such_source"}
+    assert "unknown data source 'no_such_source'" in result.errors["no_such_source"]
 
-    events = ctx.store.read_events(ctx.session_id).events
+    events = (await ctx.store.read_events(ctx.session_id)).events
     assert [e.event_type for e in events] == [EventType.KNOWLEDGE, EventType.KNOWLEDGE]
     history_event = next(e for e in events if e.data["source"] == "workout_history")
     assert history_event.data["params"]["days_back"] == 30
-    assert history_event.data["data"] == result["data"]["workout_history"]
-    session = ctx.store.get_session(alice, ctx.session_id)
+    assert history_event.data["data"] == result.data["workout_history"]
+    session = await ctx.store.get_session(alice, ctx.session_id)
     assert [k.source for k in session.knowledge_in_context] == ["category_goals", "workout_history"]
     assert (
         KnowledgeRef(source="workout_history", params=history_event.data["params"])
         in session.knowledge_in_context
     )
-    assert [f["data"]["source"] for f in emitted] == ["category_goals", "workout_history"]
-    assert emitted[0] == {
+    assert all(isinstance(f, KnowledgeFrame) for f in emitted)
+    assert [f.data.source for f in emitted if isinstance(f, KnowledgeFrame)] == [
+        "category_goals",
+        "workout_history",
+    ]
+    assert frame_json(emitted[0]) == {
         "type": "knowledge",
         "data": {"source": "category_goals", "displayName": "Category goals", "status": "done"},
     }
     assert FetchData().format(result) == (
         "Fetched: category_goals, workout_history (see knowledge below)\n"
-        f"Failed: no_such_source: {result['errors']['no_such_source']}"
+        f"Failed: no_such_source: {result.errors['no_such_source']}"
     )
 
 
@@ -110,7 +114,7 @@ async def test_current_workout_source_reads_session_state(db: Database, make_use
         "current_workout", {"workout_id": "workout_1", "title": "Leg day", "exercises": [exercise]}
     )
     result = await run(ctx, sources=["current_workout_session"])
-    text = result["data"]["current_workout_session"]
+    text = result.data["current_workout_session"]
     assert "Leg day" in text and "Goblet Squat" in text and "[id: ex_abc123]" in text
 
 
@@ -120,4 +124,4 @@ async def test_nothing_fetched_is_an_error(db: Database, make_user) -> None:
         await run(ctx, sources=["bogus"])
     with pytest.raises(ToolError, match="unknown parameter"):
         await run(ctx, sources=["user_profile"], params={"user_profile": {"days_back": 3}})
-    assert ctx.store.read_events(ctx.session_id).events == []
+    assert (await ctx.store.read_events(ctx.session_id)).events == []

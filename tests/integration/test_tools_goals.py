@@ -9,14 +9,14 @@ import pytest
 from pydantic import ValidationError
 from trainer.store.db import Database
 from trainer.tools.base import ToolContext, ToolError
-from trainer.tools.goals import SetGoals
+from trainer.tools.goals import GoalEntry, SetGoals, SetGoalsResult
 
 from tests.fakes.memory_store import InMemorySessionStore
 
 
 def tool_context(db: Database, user_id: str) -> ToolContext:
     store = InMemorySessionStore()
-    session = store.create_session(user_id)
+    session = store.new_session(user_id)
     return ToolContext(
         user_id=user_id, session_id=session.id, store=store, db=db, now=lambda: datetime.now(UTC)
     )
@@ -39,7 +39,7 @@ async def goal_rows(db: Database, user_id: str) -> tuple[list[Any], list[Any]]:
     return cats, muscles
 
 
-async def run(ctx: ToolContext, **args: Any) -> dict[str, Any]:
+async def run(ctx: ToolContext, **args: Any) -> SetGoalsResult:
     tool = SetGoals()
     return await tool.execute(tool.Args.model_validate(args), ctx)
 
@@ -67,6 +67,12 @@ async def test_category_goals_replace_the_set_and_normalise(db: Database, make_u
     weights = {c["category"]: float(c["weight"]) for c in cats}
     assert weights == {"Strength": 0.55, "Cardio": 0.25, "Flexibility": 0.2}
     assert next(c for c in cats if c["category"] == "Strength")["description"] == "Compound lifts"
+    assert result.goal_type == "category" and result.count == 3
+    assert {g.name: (g.percentage, g.description) for g in result.goals} == {
+        "Strength": (55.0, "Compound lifts"),
+        "Cardio": (25.0, None),
+        "Flexibility": (20.0, None),
+    }
     assert SetGoals().format(result) == "3 categories updated: Strength 55%, Cardio 25%, Flexibility 20%"
     assert await goal_rows(db, bob) == bob_before
 
@@ -79,6 +85,11 @@ async def test_muscle_goals_accept_canonical_names_case_insensitively(db: Databa
     assert weights["Chest"] == 0.5 and weights["Glutes"] == pytest.approx(1 / 3, abs=1e-5)
     assert sum(float(m["weight"]) for m in muscles) == pytest.approx(1.0, abs=1e-9)
     assert [m["muscle"] for m in muscles] == ["Chest", "Glutes", "Lower Back"]
+    assert result.goals == [
+        GoalEntry(name="Chest", percentage=50.0),
+        GoalEntry(name="Glutes", percentage=33.3),
+        GoalEntry(name="Lower Back", percentage=16.7),
+    ]
     assert SetGoals().format(result) == "3 muscles updated: Chest 50%, Glutes 33.3%, Lower Back 16.7%"
 
 

@@ -9,14 +9,19 @@ import pytest
 from trainer.store.db import Database
 from trainer.store.repositories.locations import create_location
 from trainer.tools.base import ToolContext, ToolError
-from trainer.tools.location import SetCurrentLocation, equipment_summary
+from trainer.tools.location import (
+    CurrentLocation,
+    SetCurrentLocation,
+    SetCurrentLocationResult,
+    equipment_summary,
+)
 
 from tests.fakes.memory_store import InMemorySessionStore
 
 
 def tool_context(db: Database, user_id: str) -> ToolContext:
     store = InMemorySessionStore()
-    session = store.create_session(user_id)
+    session = store.new_session(user_id)
     return ToolContext(
         user_id=user_id, session_id=session.id, store=store, db=db, now=lambda: datetime.now(UTC)
     )
@@ -35,7 +40,7 @@ async def add(db: Database, user_id: str, name: str, *, current: bool = False, *
         return await create_location(conn, user_id, name, make_current=current, **kw)
 
 
-async def run(ctx: ToolContext, **args: Any) -> dict[str, Any]:
+async def run(ctx: ToolContext, **args: Any) -> SetCurrentLocationResult:
     tool = SetCurrentLocation()
     return await tool.execute(tool.Args.model_validate(args), ctx)
 
@@ -57,12 +62,22 @@ async def test_switch_by_name_and_by_id_keeps_one_current(db: Database, make_use
 
     result = await run(ctx, location_name="downtown gym")
 
-    assert result["location"] == {
-        "id": str(gym["id"]),
-        "name": "Downtown Gym",
-        "description": "Big gym",
-        "equipment_count": 3,
-        "equipment_summary": "Barbell, Dumbbells 5-50kg, Bench",
+    assert result.location == CurrentLocation(
+        id=str(gym["id"]),
+        name="Downtown Gym",
+        description="Big gym",
+        equipment_count=3,
+        equipment_summary="Barbell, Dumbbells 5-50kg, Bench",
+    )
+    assert result.model_dump(mode="json", exclude_none=True) == {
+        "success": True,
+        "location": {
+            "id": str(gym["id"]),
+            "name": "Downtown Gym",
+            "description": "Big gym",
+            "equipment_count": 3,
+            "equipment_summary": "Barbell, Dumbbells 5-50kg, Bench",
+        },
     }
     assert [(r["name"], r["is_current"]) for r in await locations(db, alice)] == [
         ("Downtown Gym", True),

@@ -24,7 +24,7 @@ NOW = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 
 def tool_context(db: Database, user_id: str) -> ToolContext:
     store = InMemorySessionStore()
-    session = store.create_session(user_id)
+    session = store.new_session(user_id)
     return ToolContext(user_id=user_id, session_id=session.id, store=store, db=db, now=lambda: NOW)
 
 
@@ -139,7 +139,7 @@ async def test_log_workout_logs_from_the_plan_and_clears_the_session(db: Databas
     )
     result = await tool.execute(args, ctx)
 
-    assert result["logged_count"] == 3 and result["total_in_workout"] == 3
+    assert result.logged_count == 3 and result.total_in_workout == 3 and result.workout_id == "workout_1"
     rows = {r["exercise_name"]: r for r in await history_rows(db, alice)}
     bench = rows["Bench Press"]
     assert bench["reps"] == [10, 9, 8] and [float(v) for v in bench["load_each"]] == [60, 60, 60]
@@ -148,7 +148,11 @@ async def test_log_workout_logs_from_the_plan_and_clears_the_session(db: Databas
     assert "felt strong" in bench["notes"]
     assert rows["Plank"]["hold_sec"] == [45, 45] and rows["Plank"]["sets"] == 2
     assert float(rows["Easy Run"]["duration_min"]) == 22.5 and float(rows["Easy Run"]["distance"]) == 3
-    assert {str(r["id"]) for r in rows.values()} == {r["id"] for r in result["logged"]}
+    assert {str(r["id"]) for r in rows.values()} == {r.id for r in result.logged}
+    logged_bench = next(r for r in result.logged if r.exercise_name == "Bench Press")
+    assert logged_bench.reps == [10, 9, 8] and logged_bench.load_each == [60.0, 60.0, 60.0]
+    assert logged_bench.rpe == 8.0 and logged_bench.workout_id == "workout_1"
+    assert logged_bench.session_id == ctx.session_id and logged_bench.performed_at == NOW
     totals = await tracking(db, alice)
     assert totals["count"] == 3
     assert totals["muscle"]["Chest"] == pytest.approx(0.6) and totals["muscle"]["Abs"] == pytest.approx(1.0)
@@ -199,9 +203,11 @@ async def test_mark_complete_then_undo_restores_history_distribution_and_session
         ctx,
     )
     assert mark.format(result) == (
-        f"logged: Bench Press 3x[8,8,6] @135lbs RPE 9 (id={result['logged']['id']}); 2 exercises left"
+        f"logged: Bench Press 3x[8,8,6] @135lbs RPE 9 (id={result.logged.id}); 2 exercises left"
     )
+    assert result.exercise_id == "ex_aaaaaa" and result.remaining == 2
     (row,) = await history_rows(db, alice)
+    assert str(row["id"]) == result.logged.id
     assert row["load_unit"] == "lbs" and [float(v) for v in row["load_each"]] == [135, 135, 135]
     state = await ctx.get_state("current_workout")
     assert state is not None and state["exercises"][0]["completed"] is True
@@ -210,14 +216,15 @@ async def test_mark_complete_then_undo_restores_history_distribution_and_session
         await mark.execute(mark.Args.model_validate({"exercise_id": "ex_aaaaaa"}), ctx)
 
     undo = UndoLoggedExercise()
-    undone = await undo.execute(undo.Args.model_validate({"exercise_id": result["logged"]["id"]}), ctx)
+    undone = await undo.execute(undo.Args.model_validate({"exercise_id": result.logged.id}), ctx)
     assert undo.format(undone) == "removed: Bench Press"
+    assert undone.removed.id == result.logged.id and undone.removed.load_each == [135, 135, 135]
     assert await history_rows(db, alice) == []
     assert await tracking(db, alice) == {"count": 0, "muscle": {}, "category": {}}
     state = await ctx.get_state("current_workout")
     assert state is not None and state["exercises"][0]["completed"] is False
     with pytest.raises(ToolError, match="not found"):
-        await undo.execute(undo.Args.model_validate({"exercise_id": result["logged"]["id"]}), ctx)
+        await undo.execute(undo.Args.model_validate({"exercise_id": result.logged.id}), ctx)
     assert (await history_rows(db, bob), await tracking(db, bob)) == bob_before
 
 
@@ -229,7 +236,7 @@ async def test_log_workout_skips_exercises_already_marked_complete(db: Database,
     result = await tool.execute(
         tool.Args.model_validate({"completed_exercises": [{"exercise_id": "1"}, {"exercise_id": "2"}]}), ctx
     )
-    assert result["logged_count"] == 1 and result["already_logged"] == ["Plank"]
+    assert result.logged_count == 1 and result.already_logged == ["Plank"]
     assert sorted(r["exercise_name"] for r in await history_rows(db, ctx.user_id)) == ["Bench Press", "Plank"]
     assert "already logged before: Plank" in tool.format(result)
 
@@ -247,7 +254,7 @@ async def test_undo_cannot_touch_another_users_history(db: Database, make_user) 
     undo = UndoLoggedExercise()
     with pytest.raises(ToolError, match="not found"):
         await undo.execute(
-            undo.Args.model_validate({"exercise_id": logged["logged"]["id"]}), tool_context(db, alice)
+            undo.Args.model_validate({"exercise_id": logged.logged.id}), tool_context(db, alice)
         )
     with pytest.raises(ToolError, match="not found"):
         await undo.execute(undo.Args.model_validate({"exercise_id": "not-a-uuid"}), tool_context(db, alice))
@@ -267,10 +274,11 @@ async def test_log_completed_exercise_defaults_muscles_from_catalog_and_units_fr
         ),
         ctx,
     )
-    assert result["catalog_match"] == "Pullups"
+    assert result.catalog_match == "Pullups"
     assert tool.format(result) == (
-        f"logged: pull-ups 3x8 @25lbs (id={result['logged']['id']}) (muscles from catalog: Pullups)"
+        f"logged: pull-ups 3x8 @25lbs (id={result.logged.id}) (muscles from catalog: Pullups)"
     )
+    assert [(m.muscle, m.share) for m in result.logged.muscles] == [("Back", 0.6), ("Biceps", 0.4)]
     run = await tool.execute(
         tool.Args.model_validate(
             {
@@ -289,9 +297,8 @@ async def test_log_completed_exercise_defaults_muscles_from_catalog_and_units_fr
     assert rows["pull-ups"]["load_unit"] == "lbs" and rows["pull-ups"]["reps"] == [8, 8, 8]
     assert {m["muscle"]: m["share"] for m in rows["pull-ups"]["muscles"]} == {"Back": 0.6, "Biceps": 0.4}
     assert rows["pull-ups"]["goals"] == [{"goal": "Strength", "share": 1.0}]
-    assert rows["Trail run"]["distance_unit"] == "mi" and run["logged"]["performed_at"].startswith(
-        "2026-03-01"
-    )
+    assert rows["Trail run"]["distance_unit"] == "mi" and run.logged.distance_unit == "mi"
+    assert run.logged.performed_at == datetime(2026, 3, 1, 7, 30, tzinfo=UTC) and run.catalog_match is None
     assert (await tracking(db, alice))["category"] == {"Strength": 1.0, "Endurance": 1.0}
 
     with pytest.raises(ToolError, match=r"not in the exercise catalog.*give muscles_utilized"):

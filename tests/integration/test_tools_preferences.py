@@ -10,14 +10,19 @@ import pytest
 from trainer.store.db import Database
 from trainer.store.repositories.preferences import list_active
 from trainer.tools.base import ToolContext, ToolError
-from trainer.tools.preferences import DeletePreference, SetPreference, consume_after_generation
+from trainer.tools.preferences import (
+    DeletePreference,
+    SetPreference,
+    SetPreferenceResult,
+    consume_after_generation,
+)
 
 from tests.fakes.memory_store import InMemorySessionStore
 
 
 def tool_context(db: Database, user_id: str, now: datetime | None = None) -> ToolContext:
     store = InMemorySessionStore()
-    session = store.create_session(user_id)
+    session = store.new_session(user_id)
     moment = now or datetime.now(UTC)
     return ToolContext(user_id=user_id, session_id=session.id, store=store, db=db, now=lambda: moment)
 
@@ -32,7 +37,7 @@ async def preference_rows(db: Database, user_id: str) -> list[Any]:
         return await cur.fetchall()
 
 
-async def save(ctx: ToolContext, **args: Any) -> dict[str, Any]:
+async def save(ctx: ToolContext, **args: Any) -> SetPreferenceResult:
     tool = SetPreference()
     return await tool.execute(tool.Args.model_validate(args), ctx)
 
@@ -43,6 +48,7 @@ async def test_set_preference_persists_and_formats(db: Database, make_user) -> N
     bob_before = await preference_rows(db, bob)
     ctx = tool_context(db, alice)
 
+    expiry = datetime.now(UTC) + timedelta(days=14)
     permanent = await save(
         ctx, type="exercise", description="Dislikes burpees", guidance="Never include burpees"
     )
@@ -51,7 +57,7 @@ async def test_set_preference_persists_and_formats(db: Database, make_user) -> N
         type="injury",
         description="Shoulder pain - temporary avoidance of all overhead pressing movements",
         guidance="Exclude shoulder-focused exercises",
-        expires_at=(datetime.now(UTC) + timedelta(days=14)).isoformat(),
+        expires_at=expiry.isoformat(),
     )
     one_shot = await save(
         ctx, type="time", description="Only 20 minutes today", guidance="Keep it short", delete_after_use=True
@@ -61,8 +67,14 @@ async def test_set_preference_persists_and_formats(db: Database, make_user) -> N
     assert [r["type"] for r in rows] == ["exercise", "injury", "time"]
     assert rows[0]["expires_at"] is None and not rows[0]["delete_after_use"]
     assert rows[1]["expires_at"] is not None and rows[2]["delete_after_use"]
+    assert [str(r["id"]) for r in rows] == [p.preference.id for p in (permanent, expiring, one_shot)]
+    assert permanent.preference.expires_at is None and not permanent.preference.delete_after_use
+    assert permanent.preference.guidance == "Never include burpees"
+    assert expiring.preference.expires_at == rows[1]["expires_at"]
+    assert abs(expiring.preference.expires_at - expiry) < timedelta(seconds=1)
+    assert one_shot.preference.delete_after_use and one_shot.preference.type == "time"
     assert SetPreference().format(permanent) == (
-        f"saved: exercise - Dislikes burpees id={permanent['preference']['id']}"
+        f"saved: exercise - Dislikes burpees id={permanent.preference.id}"
     )
     text = SetPreference().format(expiring)
     assert text.startswith("saved: injury - Shoulder pain - temporary avoidance of all overhe… (until ")
@@ -101,8 +113,8 @@ async def test_delete_after_use_is_consumed_by_generation(db: Database, make_use
 
     consumed = await consume_after_generation(ctx)
 
-    assert [p["description"] for p in consumed] == ["20 minutes today"]
-    assert isinstance(consumed[0]["id"], str)
+    assert [p.description for p in consumed] == ["20 minutes today"]
+    assert isinstance(consumed[0].id, str) and consumed[0].delete_after_use
     assert [r["description"] for r in await preference_rows(db, alice)] == ["No burpees"]
     assert await consume_after_generation(ctx) == []
     assert await preference_rows(db, bob) == bob_before
@@ -117,11 +129,12 @@ async def test_delete_preference_only_for_its_owner(db: Database, make_user) -> 
     tool = DeletePreference()
 
     with pytest.raises(ToolError, match="not found"):
-        await tool.execute(tool.Args.model_validate({"preference_id": bobs["preference"]["id"]}), ctx)
+        await tool.execute(tool.Args.model_validate({"preference_id": bobs.preference.id}), ctx)
     with pytest.raises(ToolError, match="not found"):
         await tool.execute(tool.Args.model_validate({"preference_id": "nonsense"}), ctx)
-    result = await tool.execute(tool.Args.model_validate({"preference_id": mine["preference"]["id"]}), ctx)
+    result = await tool.execute(tool.Args.model_validate({"preference_id": mine.preference.id}), ctx)
 
     assert tool.format(result) == "deleted"
+    assert result.preference == mine.preference
     assert await preference_rows(db, alice) == []
     assert await preference_rows(db, bob) == bob_before

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 from trainer.tools.base import ToolContext, ToolError
-from trainer.tools.timers import GenerateExerciseTimer, GenerateWorkoutTimers
+from trainer.tools.timers import GenerateExerciseTimer, GenerateWorkoutTimers, TimerData
 
 from tests.fakes.memory_store import InMemorySessionStore
 
@@ -101,7 +101,7 @@ def workout() -> dict[str, Any]:
 
 async def context_with_workout() -> ToolContext:
     store = InMemorySessionStore()
-    session = store.create_session("user-timers")
+    session = store.new_session("user-timers")
     ctx = ToolContext(
         user_id="user-timers", session_id=session.id, store=store, now=lambda: datetime.now(UTC)
     )
@@ -109,28 +109,30 @@ async def context_with_workout() -> ToolContext:
     return ctx
 
 
-def assert_consistent(timer: dict[str, Any]) -> None:
-    assert timer["total_duration_sec"] == sum(p["duration_sec"] for p in timer["phases"])
-    assert all(p["phase_type"] in ("work", "rest", "hold", "transition") for p in timer["phases"])
+def assert_consistent(timer: TimerData) -> None:
+    assert timer.total_duration_sec == sum(p.duration_sec for p in timer.phases)
+    assert all(p.phase_type in ("work", "rest", "hold", "transition") for p in timer.phases)
 
 
 async def test_exercise_timer_by_order_and_by_id() -> None:
     ctx = await context_with_workout()
     tool = GenerateExerciseTimer()
     bench = await tool.execute(tool.Args.model_validate({"exercise_id": "1"}), ctx)
-    (timer,) = bench["timers"]
+    (timer,) = bench.timers
     assert_consistent(timer)
-    kinds = [p["phase_type"] for p in timer["phases"]]
+    assert bench.total_duration_sec == timer.total_duration_sec
+    assert (timer.exercise_name, timer.exercise_type) == ("Bench Press", "reps")
+    kinds = [p.phase_type for p in timer.phases]
     assert kinds == ["transition", "work", "rest", "work", "rest", "work"]
-    assert timer["phases"][5]["detail"] == "6 reps at 70kg"
+    assert timer.phases[5].detail == "6 reps at 70kg"
     text = tool.format(bench)
     assert text.splitlines()[0] == (
-        f"Bench Press: {timer['total_duration_sec'] // 60}m {timer['total_duration_sec'] % 60:02d}s "
-        f"({timer['total_duration_sec']}s; 6 phases: 1 transition, 3 work, 2 rest)"
+        f"Bench Press: {timer.total_duration_sec // 60}m {timer.total_duration_sec % 60:02d}s "
+        f"({timer.total_duration_sec}s; 6 phases: 1 transition, 3 work, 2 rest)"
     )
     assert "  rest 90s: Rest (Next: set 2 of 3)" in text
     plank = await tool.execute(tool.Args.model_validate({"exercise_id": "ex_hold01"}), ctx)
-    assert [p["duration_sec"] for p in plank["timers"][0]["phases"] if p["phase_type"] == "hold"] == [45, 60]
+    assert [p.duration_sec for p in plank.timers[0].phases if p.phase_type == "hold"] == [45, 60]
     assert await ctx.get_state("current_workout") == workout()
 
 
@@ -151,9 +153,9 @@ async def test_inline_exercise_timer_and_errors() -> None:
         ),
         ctx,
     )
-    (timer,) = result["timers"]
+    (timer,) = result.timers
     assert_consistent(timer)
-    assert timer["total_duration_sec"] == 10 + 8 * 20 + 7 * 10
+    assert timer.total_duration_sec == 10 + 8 * 20 + 7 * 10
     with pytest.raises(ToolError, match="cannot build a timer: 'rounds' is required"):
         await tool.execute(
             tool.Args.model_validate({"exercise": {"exercise_name": "X", "exercise_type": "intervals"}}), ctx
@@ -169,8 +171,8 @@ async def test_workout_timers_cover_every_type_and_group_rounds() -> None:
     tool = GenerateWorkoutTimers()
     result = await tool.execute(tool.Args.model_validate({}), ctx)
 
-    timers = result["timers"]
-    assert [t["exercise_name"] for t in timers] == [
+    timers = result.timers
+    assert [t.exercise_name for t in timers] == [
         "Bench Press",
         "Plank",
         "Arms",
@@ -179,25 +181,22 @@ async def test_workout_timers_cover_every_type_and_group_rounds() -> None:
     ]
     for timer in timers:
         assert_consistent(timer)
-    assert result["total_duration_sec"] == sum(t["total_duration_sec"] for t in timers)
+    assert result.total_duration_sec == sum(t.total_duration_sec for t in timers)
     arms = timers[2]
-    assert sum(1 for p in arms["phases"] if p["phase_type"] == "work") == 6  # 3 rounds x 2 exercises
-    assert (
-        sum(1 for p in arms["phases"] if p["phase_type"] == "rest") == 2
-        and arms["exercise_type"] == "superset"
-    )
-    assert timers[4]["total_duration_sec"] == 10 + 600
+    assert sum(1 for p in arms.phases if p.phase_type == "work") == 6  # 3 rounds x 2 exercises
+    assert sum(1 for p in arms.phases if p.phase_type == "rest") == 2 and arms.exercise_type == "superset"
+    assert timers[4].total_duration_sec == 10 + 600
     lines = tool.format(result).splitlines()
     assert len(lines) == 6 and lines[-1].startswith("Total: ")
     assert lines[4] == "  Cooldown Walk: 10m 10s (610s; 2 phases: 1 transition, 1 work)"
 
     subset = await tool.execute(tool.Args.model_validate({"exercise_ids": ["5", "ex_int001", "1"]}), ctx)
-    assert [t["exercise_name"] for t in subset["timers"]] == ["Bench Press", "Bike Sprints"]
+    assert [t.exercise_name for t in subset.timers] == ["Bench Press", "Bike Sprints"]
 
 
 async def test_workout_timers_need_a_workout() -> None:
     store = InMemorySessionStore()
-    session = store.create_session("u")
+    session = store.new_session("u")
     ctx = ToolContext(user_id="u", session_id=session.id, store=store)
     with pytest.raises(ToolError, match="no active workout"):
         await GenerateWorkoutTimers().execute(GenerateWorkoutTimers.Args.model_validate({}), ctx)

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-import threading
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
-from trainer.agent.loop import ESTIMATE_KEY, ESTIMATE_START_KEY, TurnFailed
-from trainer.jobs import checkpoint as checkpoints
-from trainer.llm.ports import Usage
+from trainer.agent import checkpoint as checkpoints
+from trainer.agent.budget import BudgetExceeded, DailyBudget
+from trainer.agent.loop import ESTIMATE_KEY, ESTIMATE_START_KEY, ClientResponse, TurnFailed
+from trainer.llm.ports import ModelRequest, Usage
 from trainer.store.models import CONTEXT_EVENT_TYPES, EventType
 from trainer.store.ports import LeaseHeld, SessionNotFound
 
-from tests.fakes.agent_harness import USER, FakeSelector, chest_workout, make_harness, make_settings
+from tests.fakes.agent_harness import (
+    FIXED_NOW,
+    USER,
+    FakeSelector,
+    chest_workout,
+    make_harness,
+    make_settings,
+)
 from tests.fakes.memory_store import InMemorySessionStore
 from tests.fakes.scripted_model import NO_TOOL, ScriptedModel, call, hard_failure, stream_break
 
@@ -28,19 +36,19 @@ def types_of(store: InMemorySessionStore, session_id: str) -> list[str]:
 async def test_agent_loop_returns_structured_result_with_session_id_actions_and_iterations() -> None:
     h = make_harness([call("message_notify_user", message="Hi!"), call("idle", reason="done")])
     result = await h.loop.run_turn(USER, "hello")
-    assert result.session_id == h.store.list_sessions(USER)[0].id
+    assert result.session_id == (await h.store.list_sessions(USER))[0].id
     assert result.iterations == 2
-    assert [a["tool"] for a in result.actions] == ["message_notify_user", "idle"]
-    assert result.actions[0]["args"] == {"message": "Hi!"}
-    assert result.actions[0]["result"]["success"] is True
-    assert result.response == {"messages": ["Hi!"], "exercises": None, "question": None}
+    assert [a.tool for a in result.actions] == ["message_notify_user", "idle"]
+    assert result.actions[0].args == {"message": "Hi!"}
+    assert result.actions[0].outcome.success is True
+    assert result.response == ClientResponse(messages=["Hi!"], exercises=None, question=None)
 
 
 async def test_loop_terminates_when_agent_calls_idle() -> None:
     h = make_harness([call("idle", reason="nothing to do"), call("message_notify_user", message="never")])
     result = await h.loop.run_turn(USER, "thanks")
     assert result.iterations == 1
-    assert result.stop_reason == "idle"
+    assert result.stop_reason == "done"
     assert len(h.model.requests) == 1
 
 
@@ -50,8 +58,8 @@ async def test_loop_terminates_when_agent_calls_message_ask_user() -> None:
     )
     result = await h.loop.run_turn(USER, "workout please")
     assert result.iterations == 1
-    assert result.stop_reason == "ask_user"
-    assert result.response["question"] == {"text": "Gym or home?", "options": ["Gym", "Home"]}
+    assert result.stop_reason == "awaiting_user"
+    assert result.response.question == {"text": "Gym or home?", "options": ["Gym", "Home"]}
 
 
 async def test_loop_terminates_when_max_iterations_is_reached() -> None:
@@ -64,7 +72,7 @@ async def test_loop_terminates_when_max_iterations_is_reached() -> None:
     assert result.stop_reason == "max_iterations"
     errors = [e for e in h.store.all_events(result.session_id) if e.event_type is EventType.ERROR]
     assert any("max iterations reached" in e.data["message"] for e in errors)
-    assert h.store.load_session(result.session_id).status == "completed"
+    assert (await h.store.load_session(result.session_id)).status == "completed"
 
 
 async def test_loop_terminates_when_llm_response_contains_no_tool_call() -> None:
@@ -114,7 +122,7 @@ async def test_llm_errors_propagate_to_the_caller_after_logging() -> None:
 async def test_retryable_model_error_is_retried_once_then_succeeds() -> None:
     h = make_harness([stream_break(), call("idle", reason="x")])
     result = await h.loop.run_turn(USER, "hi")
-    assert result.stop_reason == "idle"
+    assert result.stop_reason == "done"
     assert len(h.model.requests) == 2
 
 
@@ -135,7 +143,7 @@ async def test_tool_execution_errors_are_logged_but_do_not_terminate_the_loop() 
         ]
     )
     result = await h.loop.run_turn(USER, "hi")
-    assert [a["tool"] for a in result.actions] == [
+    assert [a.tool for a in result.actions] == [
         "swap_exercise",
         "no_such_tool",
         "message_notify_user",
@@ -149,12 +157,12 @@ async def test_tool_execution_errors_are_logged_but_do_not_terminate_the_loop() 
 async def test_session_status_is_completed_on_normal_exit_and_error_on_failure() -> None:
     ok = make_harness([call("idle", reason="x")])
     result = await ok.loop.run_turn(USER, "hi")
-    assert ok.store.load_session(result.session_id).status == "completed"
+    assert (await ok.store.load_session(result.session_id)).status == "completed"
 
     bad = make_harness([hard_failure()])
     with pytest.raises(TurnFailed) as info:
         await bad.loop.run_turn(USER, "hi")
-    assert bad.store.load_session(info.value.session_id).status == "error"
+    assert (await bad.store.load_session(info.value.session_id)).status == "error"
     assert bad.publisher.published[-1][1]["status"] == "error"
 
 
@@ -167,7 +175,7 @@ async def test_unexpected_internal_failure_marks_session_error_and_raises_turn_f
     h.loop.context_builder.build_with_estimate = broken_build  # type: ignore[method-assign]
     with pytest.raises(TurnFailed) as info:
         await h.loop.run_turn(USER, "hi")
-    assert h.store.load_session(info.value.session_id).status == "error"
+    assert (await h.store.load_session(info.value.session_id)).status == "error"
     assert h.store.lease_holder(info.value.session_id) is None
 
 
@@ -185,9 +193,9 @@ async def test_events_are_read_once_per_turn_not_per_iteration() -> None:
 
 async def test_events_are_read_once_per_turn_across_pages() -> None:
     store = InMemorySessionStore()
-    session = store.create_session(USER)
+    session = await store.create_session(USER)
     for i in range(1200):
-        store.append_event(session.id, EventType.USER_MESSAGE, {"message": f"m{i}"})
+        await store.append_event(session.id, EventType.USER_MESSAGE, {"message": f"m{i}"})
     h = make_harness([call("idle", reason="x")], store=store)
     await h.loop.run_turn(USER, "hi", session_id=session.id)
     assert h.store.calls["read_events"] == 3
@@ -233,7 +241,7 @@ async def test_second_turn_lease_conflict_raises_lease_held() -> None:
 
     model.complete = gated  # type: ignore[method-assign]
     h = make_harness(model=model)
-    session = h.store.create_session(USER)
+    session = await h.store.create_session(USER)
     first = asyncio.create_task(h.loop.run_turn(USER, "one", session_id=session.id))
     await started.wait()
     with pytest.raises(LeaseHeld):
@@ -245,7 +253,7 @@ async def test_second_turn_lease_conflict_raises_lease_held() -> None:
 
 async def test_unknown_or_foreign_session_raises_session_not_found() -> None:
     h = make_harness([call("idle", reason="x")])
-    other = h.store.create_session("someone-else")
+    other = await h.store.create_session("someone-else")
     with pytest.raises(SessionNotFound):
         await h.loop.run_turn(USER, "hi", session_id=other.id)
     with pytest.raises(SessionNotFound):
@@ -326,7 +334,7 @@ async def test_current_workout_from_the_client_is_injected_as_knowledge() -> Non
     knowledge = [e for e in h.store.all_events(result.session_id) if e.event_type is EventType.KNOWLEDGE]
     assert knowledge[0].data["source"] == "current_workout_session"
     assert "Squat (reps) 3x5" in knowledge[0].data["data"]
-    session = h.store.load_session(result.session_id)
+    session = await h.store.load_session(result.session_id)
     assert [r.source for r in session.knowledge_in_context] == ["current_workout_session"]
 
 
@@ -340,8 +348,8 @@ async def test_client_response_lists_the_current_workout_exercises() -> None:
         ]
     )
     result = await h.loop.run_turn(USER, "workout")
-    assert [e["exercise_name"] for e in result.response["exercises"]] == ["Bench Press", "Plank"]
-    assert result.response["messages"] == ["Here you go"]
+    assert [e["exercise_name"] for e in result.response.exercises] == ["Bench Press", "Plank"]
+    assert result.response.messages == ["Here you go"]
 
 
 async def test_initializer_errors_do_not_prevent_the_main_agent_from_running() -> None:
@@ -358,7 +366,7 @@ async def test_user_data_failure_falls_back_and_the_turn_goes_on() -> None:
     async def broken(_user_id: str) -> str:
         raise RuntimeError("db down")
 
-    h.loop.user_data = broken
+    h.loop.deps.user_data = broken
     result = await h.loop.run_turn(USER, "hi")
     assert result.status == "completed"
     assert "(unavailable)" in h.model.requests[0].system[1]["text"]
@@ -366,12 +374,12 @@ async def test_user_data_failure_falls_back_and_the_turn_goes_on() -> None:
 
 async def test_context_over_the_hard_limit_checkpoints_synchronously_before_the_turn() -> None:
     h = make_harness([call("idle", reason="x")])
-    session = h.store.create_session(USER)
-    h.store.append_event(session.id, EventType.USER_MESSAGE, {"message": "old request"})
-    h.store.update_session(session.id, metadata={ESTIMATE_KEY: 99_000, ESTIMATE_START_KEY: 0})
+    session = await h.store.create_session(USER)
+    await h.store.append_event(session.id, EventType.USER_MESSAGE, {"message": "old request"})
+    await h.store.update_session(session.id, metadata={ESTIMATE_KEY: 99_000, ESTIMATE_START_KEY: 0})
 
     await h.loop.run_turn(USER, "new", session_id=session.id)
-    after = h.store.load_session(session.id)
+    after = await h.store.load_session(session.id)
     checkpoint = next(e for e in h.store.all_events(session.id) if e.event_type is EventType.CHECKPOINT)
     assert after.context_start_sequence == checkpoint.sequence_number == 2
     first = h.model.requests[0].messages[0]["content"]
@@ -384,26 +392,26 @@ async def test_context_estimate_under_the_hard_limit_does_not_checkpoint(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     h = make_harness([call("idle", reason="x")])
-    session = h.store.create_session(USER)
-    h.store.update_session(session.id, metadata={ESTIMATE_KEY: 10, ESTIMATE_START_KEY: 0})
+    session = await h.store.create_session(USER)
+    await h.store.update_session(session.id, metadata={ESTIMATE_KEY: 10, ESTIMATE_START_KEY: 0})
 
     async def never(*_a: Any, **_k: Any) -> None:
         raise AssertionError("must not checkpoint")
 
     monkeypatch.setattr(checkpoints, "create_checkpoint", never)
     await h.loop.run_turn(USER, "new", session_id=session.id)
-    saved = h.store.load_session(session.id).metadata
+    saved = (await h.store.load_session(session.id)).metadata
     assert saved[ESTIMATE_KEY] > 0 and saved[ESTIMATE_START_KEY] == 0
 
 
 async def test_a_checkpoint_that_already_landed_is_not_repeated(monkeypatch: pytest.MonkeyPatch) -> None:
     h = make_harness([call("idle", reason="x")])
-    session = h.store.create_session(USER)
+    session = await h.store.create_session(USER)
     for i in range(4):
-        h.store.append_event(session.id, EventType.USER_MESSAGE, {"message": f"m{i}"})
+        await h.store.append_event(session.id, EventType.USER_MESSAGE, {"message": f"m{i}"})
     checkpoint_data = {"events_summarized": "1-4", "events": "..."}
-    landed = h.store.append_event(session.id, EventType.CHECKPOINT, checkpoint_data)
-    h.store.update_session(
+    landed = await h.store.append_event(session.id, EventType.CHECKPOINT, checkpoint_data)
+    await h.store.update_session(
         session.id,
         context_start_sequence=landed.sequence_number,
         metadata={ESTIMATE_KEY: 99_000, ESTIMATE_START_KEY: 0},
@@ -425,8 +433,11 @@ async def test_model_factory_receives_the_requested_model_id() -> None:
         asked.append(model_id)
         return model
 
-    h = make_harness(model=model)
-    h.loop.model_factory = factory
+    class Models:
+        def model_for(self, model_id: str) -> ScriptedModel:
+            return factory(model_id)
+
+    h = make_harness(model=model, models=Models())
     await h.loop.run_turn(USER, "hi", model="claude-sonnet-4-6")
     assert asked == ["claude-sonnet-4-6"]
     assert model.requests[0].model == "claude-sonnet-4-6"
@@ -444,51 +455,173 @@ async def test_concurrent_sessions_do_not_block_each_other() -> None:
 # --- §12.5 Session and events (in-memory store; DynamoDB items are the STORE's integration tests) -
 
 
-def test_sessions_are_created_with_status_active_and_context_start_sequence_0() -> None:
-    session = InMemorySessionStore().create_session(USER)
+async def test_sessions_are_created_with_status_active_and_context_start_sequence_0() -> None:
+    session = await InMemorySessionStore().create_session(USER)
     assert session.status == "active" and session.context_start_sequence == 0
 
 
 async def test_get_or_create_session_returns_the_most_recent_active_session_or_creates_one() -> None:
     h = make_harness([call("idle", reason="x"), call("idle", reason="x")])
     first = await h.loop.run_turn(USER, "hi")
-    h.store.update_session(first.session_id, status="active")
+    await h.store.update_session(first.session_id, status="active")
     second = await h.loop.run_turn(USER, "again")
     assert second.session_id == first.session_id
-    fresh = InMemorySessionStore().get_or_create_session(USER)
+    fresh = await InMemorySessionStore().get_or_create_session(USER)
     assert fresh.status == "active"
 
 
-def test_events_are_ordered_by_sequence_number_without_duplicates_under_concurrency() -> None:
+async def test_events_are_ordered_by_sequence_number_without_duplicates_under_concurrency() -> None:
     store = InMemorySessionStore()
-    session = store.create_session(USER)
+    session = await store.create_session(USER)
 
-    def writer(n: int) -> None:
+    async def writer(n: int) -> None:
         for i in range(50):
-            store.append_event(session.id, EventType.USER_MESSAGE, {"message": f"{n}-{i}"})
+            await store.append_event(session.id, EventType.USER_MESSAGE, {"message": f"{n}-{i}"})
+            await asyncio.sleep(0)
 
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    seqs = [e.sequence_number for e in store.read_events(session.id).events]
+    await asyncio.gather(*(writer(n) for n in range(8)))
+    seqs = [e.sequence_number for e in (await store.read_events(session.id)).events]
     assert seqs == list(range(1, 401))
 
 
 async def test_artifacts_are_retrievable_by_artifact_id_within_a_session() -> None:
     h = make_harness([call("generate_workout", workout=chest_workout()), call("idle", reason="x")])
     result = await h.loop.run_turn(USER, "workout")
-    art_id = result.actions[0]["result"]["artifact_id"]
-    artifacts = h.store.get_state(result.session_id, "artifacts")
+    art_id = result.actions[0].outcome.result_json()["artifact_id"]
+    artifacts = await h.store.get_state(result.session_id, "artifacts")
     assert artifacts is not None
     assert artifacts[art_id]["type"] == "exercise_list"
     assert len(artifacts[art_id]["payload"]["exercises"]) == 3
 
 
-def test_users_are_restricted_to_their_own_sessions_and_events() -> None:
+async def test_users_are_restricted_to_their_own_sessions_and_events() -> None:
     store = InMemorySessionStore()
-    mine = store.create_session(USER)
+    mine = await store.create_session(USER)
     with pytest.raises(SessionNotFound):
-        store.get_session("intruder", mine.id)
-    assert store.list_sessions("intruder") == []
+        await store.get_session("intruder", mine.id)
+    assert await store.list_sessions("intruder") == []
+
+
+async def test_error_events_keep_a_code_and_a_safe_message_and_never_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Finding 3: tracebacks stay in the logs; the timeline the app can read has none."""
+    h = make_harness([call("idle", reason="x")])
+
+    def broken_build(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("secret at /srv/app/trainer/agent/context.py line 42")
+
+    h.loop.context_builder.build_with_estimate = broken_build  # type: ignore[method-assign]
+    with pytest.raises(TurnFailed) as info:
+        await h.loop.run_turn(USER, "hi")
+    errors = [e.data for e in h.store.all_events(info.value.session_id) if e.event_type is EventType.ERROR]
+    assert errors == [
+        {"code": "agent_loop_failed", "message": "The turn stopped unexpectedly.", "context": "agent_loop"}
+    ]
+    assert "secret" not in str(errors) and "Traceback" not in str(errors)
+    assert any(r.exc_info and "secret" in str(r.exc_info[1]) for r in caplog.records)
+
+
+# --- leases that cannot strand a user (finding 1) -----------------------------------------------
+
+
+async def test_a_turn_takes_over_from_a_dead_turn_and_marks_it_interrupted() -> None:
+    h = make_harness([call("message_notify_user", message="first"), call("idle", reason="x")])
+    session = await h.store.create_session(USER)
+    await h.store.append_event(session.id, EventType.USER_MESSAGE, {"message": "the turn that died"})
+    await h.store.acquire_lease(session.id, "turn-dead", 30)
+    with pytest.raises(LeaseHeld):
+        await h.loop.run_turn(USER, "hello?", session_id=session.id)
+    h.store.expire_lease(session.id)
+
+    result = await h.loop.run_turn(USER, "hello?", session_id=session.id)
+
+    assert result.status == "completed" and result.session_id == session.id
+    events = h.store.all_events(session.id)
+    assert [e.sequence_number for e in events] == list(range(1, len(events) + 1))
+    marker = next(e for e in events if e.event_type is EventType.ERROR)
+    assert marker.data["code"] == "turn_interrupted"
+    kinds = [e.event_type for e in events]
+    assert kinds.index(EventType.ERROR) < kinds.index(EventType.USER_MESSAGE, 1)
+    assert h.store.lease_holder(session.id) is None
+
+
+async def test_a_turn_without_a_session_id_never_waits_for_a_session_it_did_not_name() -> None:
+    h = make_harness([call("idle", reason="x")])
+    busy = await h.store.create_session(USER)
+    await h.store.acquire_lease(busy.id, "turn-running", 30)
+
+    result = await h.loop.run_turn(USER, "new question")
+
+    assert result.status == "completed" and result.session_id != busy.id
+    assert h.store.lease_holder(busy.id) == "turn-running"
+
+
+async def test_the_lease_is_renewed_while_the_turn_runs_and_stops_the_turn_when_taken_over() -> None:
+    model = ScriptedModel([call("message_notify_user", message=str(i)) for i in range(4)], latency=0.35)
+    h = make_harness(model=model, settings=make_settings(lease_seconds=3, function_timeout_seconds=60))
+    result = await h.loop.run_turn(USER, "slow turn")
+    assert result.status == "completed"
+    assert h.store.calls["renew_lease"] >= 1
+
+    slow = ScriptedModel([call("message_notify_user", message=str(i)) for i in range(20)], latency=0.3)
+    taken = make_harness(model=slow, settings=make_settings(lease_seconds=3))
+    session = await taken.store.create_session(USER)
+
+    async def steal() -> None:
+        await asyncio.sleep(0.5)
+        taken.store.expire_lease(session.id)
+        await taken.store.acquire_lease(session.id, "turn-thief", 30)
+
+    thief = asyncio.create_task(steal())
+    with pytest.raises(TurnFailed):
+        await taken.loop.run_turn(USER, "slow turn", session_id=session.id)
+    await thief
+    assert len(slow.requests) < 10
+    assert taken.store.lease_holder(session.id) == "turn-thief"
+
+
+async def test_no_lease_outlives_the_function_timeout() -> None:
+    seen: list[float] = []
+
+    def look_at_the_lease(request: ModelRequest) -> Any:
+        _, until = h.store._leases[str(request.session_id)]
+        seen.append((until - FIXED_NOW).total_seconds())
+        return call("idle", reason="x")
+
+    settings = make_settings(lease_seconds=120, function_timeout_seconds=20)
+    h = make_harness([look_at_the_lease], settings=settings)
+    await h.loop.run_turn(USER, "hi")
+    assert seen == [20.0]
+
+
+# --- per-user daily budget ------------------------------------------------------------------------
+
+
+class FakeUsage:
+    def __init__(self, **used: float) -> None:
+        self.used = used
+        self.asked: list[tuple[str, date]] = []
+
+    async def usage(self, user_id: str, day: date) -> dict[str, float]:
+        self.asked.append((user_id, day))
+        return dict(self.used)
+
+
+@pytest.mark.parametrize("used", [{"turns": 300}, {"turns": 3, "cost_cents": 500.0}])
+async def test_a_user_over_the_daily_budget_gets_no_turn_and_no_model_call(used: dict[str, float]) -> None:
+    h = make_harness([call("idle", reason="x")])
+    clock = datetime(2026, 3, 2, 22, 0, tzinfo=UTC)
+    h.loop.deps.budget = DailyBudget(FakeUsage(**used), 300, 500.0, clock=lambda: clock)
+    with pytest.raises(BudgetExceeded) as info:
+        await h.loop.run_turn(USER, "one more")
+    assert info.value.retry_after_seconds == 2 * 3600
+    assert h.model.requests == [] and await h.store.list_sessions(USER) == []
+
+
+async def test_a_user_under_the_budget_runs_as_usual() -> None:
+    h = make_harness([call("idle", reason="x")])
+    usage = FakeUsage(turns=299, cost_cents=499.0)
+    h.loop.deps.budget = DailyBudget(usage, 300, 500.0)
+    assert (await h.loop.run_turn(USER, "hi")).status == "completed"
+    assert usage.asked and usage.asked[0][0] == USER

@@ -6,18 +6,17 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 import pytest
-from trainer.jobs.checkpoint import (
-    CheckpointDeps,
+from trainer.agent.checkpoint import (
     estimate_tokens,
     event_line,
-    handle_turn_completed,
     needs_checkpoint,
     render_checkpoint,
     run_checkpoint,
     summarize,
     workout_state,
 )
-from trainer.jobs.turn_completed import InvalidTurnEvent
+from trainer.agent.turn_completed import InvalidTurnEvent
+from trainer.jobs.checkpoint import CheckpointDeps, handle_turn_completed
 from trainer.settings import Settings
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
 from trainer.store.ports import LeaseHeld, SessionNotFound, SessionStore
@@ -39,23 +38,23 @@ class FakeStore:
         self.lease: str | None = None
         self.lease_log: list[str] = []
 
-    def load_session(self, session_id: str) -> Session:
+    async def load_session(self, session_id: str) -> Session:
         if session_id != self.session.id:
             raise SessionNotFound(session_id)
         return self.session.model_copy(deep=True)
 
-    def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
+    async def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
         if self.lease is not None and self.lease != holder:
             raise LeaseHeld(self.lease)
         self.lease = holder
         self.lease_log.append(f"acquire {holder}")
 
-    def release_lease(self, session_id: str, holder: str) -> None:
+    async def release_lease(self, session_id: str, holder: str) -> None:
         if self.lease == holder:
             self.lease = None
             self.lease_log.append(f"release {holder}")
 
-    def read_events(
+    async def read_events(
         self,
         session_id: str,
         after: int = 0,
@@ -67,10 +66,10 @@ class FakeStore:
         ]
         return EventPage(events=found[:limit] if limit else found, next_after=None)
 
-    def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
+    async def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
         return self.state.get(key)
 
-    def append_event(
+    async def append_event(
         self, session_id: str, event_type: EventType, data: dict[str, Any], duration_ms: int | None = None
     ) -> Event:
         assert self.lease is not None, "checkpoint appended without holding the lease"
@@ -85,7 +84,7 @@ class FakeStore:
         self.session.last_seq = event.sequence_number
         return event
 
-    def update_session(self, session_id: str, **fields: Any) -> Session:
+    async def update_session(self, session_id: str, **fields: Any) -> Session:
         self.session = self.session.model_copy(update=fields)
         return self.session
 

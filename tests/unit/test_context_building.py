@@ -338,7 +338,7 @@ async def test_user_data_xml_is_fetched_fresh_for_every_turn() -> None:
         [call("idle", reason="a"), call("message_notify_user", message="x"), call("idle", reason="b")]
     )
     first = await h.loop.run_turn(USER, "one")
-    h.store.update_session(first.session_id, status="active")
+    await h.store.update_session(first.session_id, status="active")
     await h.loop.run_turn(USER, "two", session_id=first.session_id)
     assert h.user_data_calls == [USER, USER]
     assert h.model.requests[1].system[1]["text"] == h.model.requests[2].system[1]["text"]

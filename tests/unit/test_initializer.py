@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
+import pytest
 from trainer.agent.initializer import initialize_context, is_covered
+from trainer.frames import Frame, frame_json
 from trainer.store.models import EventType, KnowledgeRef
 
 from tests.fakes.agent_harness import USER, FakeFetcher, FakeSelector, make_harness, selection
@@ -17,8 +20,8 @@ class Recorder:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
 
-    async def __call__(self, event: dict[str, Any]) -> None:
-        self.events.append(event)
+    async def __call__(self, frame: Frame) -> None:
+        self.events.append(frame_json(frame))
 
 
 async def run(
@@ -28,10 +31,10 @@ async def run(
     existing: list[KnowledgeRef] | None = None,
 ) -> tuple[Any, InMemorySessionStore, str, Recorder]:
     store = store or InMemorySessionStore()
-    session = store.create_session(USER)
+    session = await store.create_session(USER)
     if existing:
-        store.add_knowledge(session.id, existing)
-        session = store.load_session(session.id)
+        await store.add_knowledge(session.id, existing)
+        session = await store.load_session(session.id)
     emit = Recorder()
     outcome = await initialize_context(
         store, session, "give me a workout", selector, fetcher or FakeFetcher(), emit
@@ -79,7 +82,7 @@ async def test_logs_each_fetched_source_as_a_knowledge_event() -> None:
         },
     ]
     assert [e.sequence_number for e in outcome.events] == [e.sequence_number for e in knowledge]
-    refs = store.load_session(session_id).knowledge_in_context
+    refs = (await store.load_session(session_id)).knowledge_in_context
     assert [(r.source, r.params) for r in refs] == [
         ("category_goals", {}),
         ("workout_history", {"days_back": 14}),
@@ -118,7 +121,7 @@ async def test_follows_append_only_rules_and_never_replaces_existing_knowledge()
     fetcher = FakeFetcher()
     _, store, session_id, _ = await run(selector, fetcher, store, existing)
     assert fetcher.calls == [[("workout_history", {"days_back": 30})]]
-    refs = store.load_session(session_id).knowledge_in_context
+    refs = (await store.load_session(session_id)).knowledge_in_context
     assert [(r.source, r.params) for r in refs] == [
         ("workout_history", {"days_back": 14}),
         ("muscle_goals", {}),
@@ -145,7 +148,11 @@ async def test_errors_in_the_initializer_do_not_prevent_the_main_agent_from_runn
     outcome, store, session_id, _ = await run(FakeSelector(error=RuntimeError("rate limited")))
     [error] = store.all_events(session_id)
     assert error.event_type is EventType.ERROR
-    assert error.data["context"] == "context_init" and "rate limited" in error.data["message"]
+    assert error.data == {
+        "code": "context_init_failed",
+        "message": "Loading the user's data for this turn failed.",
+        "context": "context_init",
+    }
     assert outcome.appended == []
 
     h = make_harness(
@@ -190,3 +197,31 @@ async def test_openai_initializer_usage_is_logged_as_an_llm_response_event() -> 
 async def test_deterministic_selector_logs_no_usage_event() -> None:
     _, store, session_id, _ = await run(FakeSelector())
     assert store.all_events(session_id) == []
+
+
+async def test_a_strict_structured_answer_with_every_parameter_keeps_its_knowledge(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Finding 6: OpenAI strict output sends days_back/days_ahead/status on every selection. A
+    parameter the source does not take is dropped, a number out of range clamped, an invalid choice
+    ignored, each logged — and every selected source is still fetched."""
+    caplog.set_level(logging.INFO)
+    selector = FakeSelector(
+        [
+            selection("category_goals", days_back=14, status="active"),
+            selection("workout_history", days_back=99_999, days_ahead=3),
+            selection("workout_plans", status="someday"),
+            selection("no_such_source", days_back=7),
+        ]
+    )
+    fetcher = FakeFetcher()
+    outcome, _, _, _ = await run(selector, fetcher)
+    assert fetcher.calls == [
+        [("category_goals", {}), ("workout_history", {"days_back": 3650}), ("workout_plans", {})]
+    ]
+    assert [ref.source for ref in outcome.appended] == ["category_goals", "workout_history", "workout_plans"]
+    logged = caplog.text
+    assert "days_back is not a parameter of category_goals" in logged
+    assert "days_back=99999 clamped to 3650" in logged
+    assert "status='someday' is not one of" in logged
+    assert "unknown source 'no_such_source'" in logged

@@ -6,9 +6,25 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from trainer.domain.workout import Workout
+from pydantic import BaseModel
+from trainer.domain.workout import Exercise, Workout
 from trainer.llm.offline import OfflineAgentModel, classify, read_conversation
 from trainer.llm.ports import ModelRequest
+from trainer.tools.analytics import WorkoutStatisticsResult, WorkoutStats
+from trainer.tools.base import ToolFailure
+from trainer.tools.communication import NotifyResult
+from trainer.tools.data import FetchDataResult
+from trainer.tools.logging import LogCompletedExerciseResult, LoggedExercise
+from trainer.tools.preferences import Preference, SetPreferenceResult
+from trainer.tools.workout import (
+    ExerciseBrief,
+    ExerciseRef,
+    GeneratedSummary,
+    GenerateResult,
+    RemainingExercise,
+    RemoveResult,
+    SwapResult,
+)
 
 NOW = datetime(2026, 5, 6, 12, 0, tzinfo=UTC)  # a Wednesday
 
@@ -36,18 +52,20 @@ class FakePlanner:
         self.composed: list[str] = []
         self.replaced: list[dict[str, Any]] = []
 
-    async def compose_workout(self, user_id: str, request_text: str) -> dict[str, Any]:
+    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
         self.composed.append(request_text)
-        return {"title": "Push Day", "exercises": [_exercise(1, "Bench Press"), _exercise(2, "Push-up")]}
+        return Workout.model_validate(
+            {"title": "Push Day", "exercises": [_exercise(1, "Bench Press"), _exercise(2, "Push-up")]}
+        )
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None:
         return self.current
 
     async def compose_replacement(
         self, user_id: str, session_id: str, exercise: dict[str, Any], request_text: str
-    ) -> dict[str, Any]:
+    ) -> Exercise:
         self.replaced.append(exercise)
-        return _exercise(exercise["order"], "Dumbbell Press")
+        return Exercise.model_validate(_exercise(exercise["order"], "Dumbbell Press"))
 
 
 CURRENT = {
@@ -75,8 +93,13 @@ class Convo:
             }
         ]
         self.n = 0
+        self.results: dict[str, BaseModel] = {}
 
-    def call(self, name: str, args: dict[str, Any], observation: str, *, is_error: bool = False) -> Convo:
+    def call(
+        self, name: str, args: dict[str, Any], result: BaseModel | None, *, is_error: bool = False
+    ) -> Convo:
+        """A tool call with its typed result (None: unknown) and the formatted text the model sees,
+        which the policy must not need."""
         self.n += 1
         call_id = f"toolu_{self.n}"
         self.messages.append(
@@ -85,10 +108,12 @@ class Convo:
                 "content": [{"type": "tool_use", "id": call_id, "name": name, "input": args}],
             }
         )
-        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": observation}
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": "(formatted text)"}
         if is_error:
-            result["is_error"] = True
-        self.messages.append({"role": "user", "content": [result]})
+            block["is_error"] = True
+        self.messages.append({"role": "user", "content": [block]})
+        if result is not None:
+            self.results[call_id] = result
         return self
 
     def say(self, text: str) -> Convo:
@@ -103,7 +128,40 @@ class Convo:
             messages=self.messages,
             user_id="u1",
             session_id="s1",
+            results=self.results,
         )
+
+
+def generated(artifact_id: str, names: list[str], ids: list[str] | None = None) -> GenerateResult:
+    ids = ids or [f"ex_{n}{n}{n}" for n in range(1, len(names) + 1)]
+    return GenerateResult(
+        workout_id="workout_1",
+        artifact_id=artifact_id,
+        title="Push Day",
+        exercise_count=len(names),
+        summary=GeneratedSummary(exercise_count=len(names), estimated_duration_min=30, muscles_targeted=[]),
+        exercises=[
+            ExerciseBrief(id=i, exercise_name=n, exercise_type="reps", order=k)
+            for k, (i, n) in enumerate(zip(ids, names, strict=True), start=1)
+        ],
+    )
+
+
+def logged(row_id: str, name: str = "Bench Press") -> LoggedExercise:
+    return LoggedExercise(
+        id=row_id,
+        performed_at=NOW,
+        exercise_name=name,
+        exercise_type="reps",
+        sets=3,
+        reps=[10, 10, 10],
+        load_each=[60.0] * 3,
+        load_unit="kg",
+        created_at=NOW,
+    )
+
+
+OK = NotifyResult(message="ok")
 
 
 async def _next(convo: Convo, planner: FakePlanner | None = None) -> tuple[str, dict[str, Any]]:
@@ -121,32 +179,32 @@ async def test_workout_flow_generates_then_notifies_with_the_artifact_then_idles
     Workout.model_validate(args["workout"])
     assert planner.composed == ["Give me a quick chest workout"]
 
-    convo.call(name, args, '<result status="ok">Created 2 exercises artifact_id=art_9XyZ12</result>')
+    convo.call(name, args, generated("art_9XyZ12", ["Bench Press", "Push-up"]))
     name, args = await _next(convo, planner)
     assert name == "message_notify_user"
     assert args["artifact_id"] == "art_9XyZ12"
     assert "Bench Press" in args["message"]
 
-    convo.call(name, args, "<result>ok</result>")
+    convo.call(name, args, OK)
     assert (await _next(convo, planner))[0] == "idle"
 
 
 async def test_failed_tool_is_reported_honestly_then_idle() -> None:
     convo = Convo("Give me a workout").call(
-        "generate_workout", {"workout": {}}, '<result status="error">exercise 1: sets required</result>'
+        "generate_workout", {"workout": {}}, ToolFailure(error="exercise 1: sets required")
     )
     name, args = await _next(convo)
     assert name == "message_notify_user"
     assert "couldn't build that workout" in args["message"]
     assert "sets required" in args["message"]
-    convo.call(name, args, "<result>ok</result>")
+    convo.call(name, args, OK)
     assert (await _next(convo))[0] == "idle"
 
 
 async def test_is_error_flag_also_counts_as_failure() -> None:
-    convo = Convo("I hate burpees").call("set_preference", {}, "database unavailable", is_error=True)
+    convo = Convo("I hate burpees").call("set_preference", {}, None, is_error=True)
     name, args = await _next(convo)
-    assert name == "message_notify_user" and "database unavailable" in args["message"]
+    assert name == "message_notify_user" and "couldn't save that preference" in args["message"]
 
 
 async def test_swap_by_name_uses_the_planner_replacement() -> None:
@@ -156,6 +214,7 @@ async def test_swap_by_name_uses_the_planner_replacement() -> None:
     assert args["exercise_id"] == "ex_aaa111"
     assert args["new_exercise"]["exercise_name"] == "Dumbbell Press"
     assert planner.replaced[0]["id"] == "ex_aaa111"
+    assert "id" not in args["new_exercise"]
 
 
 async def test_swap_by_position() -> None:
@@ -209,9 +268,9 @@ async def test_muscle_goals_split_evenly_without_percentages() -> None:
     ("text", "expected"),
     [
         ("I hate burpees", {"type": "exercise", "description": "User dislikes burpees"}),
-        ("avoid shoulders for 2 weeks", {"type": "muscle_group", "expires_at": "2026-05-20T12:00:00+00:00"}),
+        ("avoid shoulders for 2 weeks", {"type": "muscle_group", "expires_at": "2026-05-20T12:00:00Z"}),
         ("I only have 20 minutes today", {"type": "time", "delete_after_use": True}),
-        ("my knee hurts", {"type": "injury", "expires_at": "2026-05-13T12:00:00+00:00"}),
+        ("my knee hurts", {"type": "injury", "expires_at": "2026-05-13T12:00:00Z"}),
     ],
 )
 async def test_preferences_follow_the_temporal_rules(text: str, expected: dict[str, Any]) -> None:
@@ -226,10 +285,18 @@ async def test_injury_and_workout_in_one_message_runs_both_then_notifies() -> No
     convo = Convo("My knee hurts, give me an upper body workout")
     name, args = await _next(convo)
     assert name == "set_preference"
-    convo.call(name, args, "<result>saved: injury (temporary)</result>")
+    saved = Preference(
+        id="p1",
+        type="injury",
+        description=args["description"],
+        guidance=args["guidance"],
+        delete_after_use=False,
+        created_at=NOW,
+    )
+    convo.call(name, args, SetPreferenceResult(preference=saved))
     name, args = await _next(convo)
     assert name == "generate_workout"
-    convo.call(name, args, "<result>Created 2 exercises artifact_id=art_k1</result>")
+    convo.call(name, args, generated("art_k1", ["Bench Press", "Push-up"]))
     name, args = await _next(convo)
     assert name == "message_notify_user"
     assert "Knee pain" in args["message"] and args["artifact_id"] == "art_k1"
@@ -262,9 +329,9 @@ async def test_finishing_the_current_workout_logs_it() -> None:
 
 
 async def test_undo_takes_the_logged_id_from_an_earlier_observation() -> None:
-    logged = "<result>Logged Bench Press id=3f2b9c1e-1111-4a2b-9c3d-0123456789ab</result>"
-    convo = Convo("I did 3x10 bench press at 60kg").call("log_completed_exercise", {}, logged)
-    convo.call("message_notify_user", {"message": "Logged"}, "<result>ok</result>").say("undo that")
+    row = LogCompletedExerciseResult(logged=logged("3f2b9c1e-1111-4a2b-9c3d-0123456789ab"))
+    convo = Convo("I did 3x10 bench press at 60kg").call("log_completed_exercise", {}, row)
+    convo.call("message_notify_user", {"message": "Logged"}, OK).say("undo that")
     name, args = await _next(convo)
     assert (name, args) == ("undo_logged_exercise", {"exercise_id": "3f2b9c1e-1111-4a2b-9c3d-0123456789ab"})
 
@@ -273,9 +340,21 @@ async def test_stats_then_notify_includes_the_observation() -> None:
     convo = Convo("Show me my stats for this week")
     name, args = await _next(convo)
     assert (name, args) == ("get_workout_statistics", {"time_period": "week"})
-    convo.call(name, args, "<result>4 workouts, 12,300 kg volume</result>")
+    stats = WorkoutStats(
+        unit="kg",
+        total_workouts=4,
+        total_exercises=12,
+        total_sets=36,
+        total_volume=12300.0,
+        total_duration_min=180.0,
+        workouts_per_week=4.0,
+        total_distance=0.0,
+        distance_unit="km",
+    )
+    convo.call(name, args, WorkoutStatisticsResult(time_period="week", stats=stats))
     name, args = await _next(convo)
-    assert name == "message_notify_user" and "4 workouts, 12,300 kg volume" in args["message"]
+    assert name == "message_notify_user"
+    assert "Workouts: 4" in args["message"] and "12300 kg" in args["message"]
 
 
 async def test_schedule_plan_milestone_timer_location() -> None:
@@ -308,7 +387,7 @@ async def test_questions_get_a_deterministic_answer_and_unclear_asks() -> None:
 
 
 async def test_after_asking_the_user_the_policy_idles() -> None:
-    convo = Convo("hi").call("message_ask_user", {"question": "What?"}, "<result>ok</result>")
+    convo = Convo("hi").call("message_ask_user", {"question": "What?"}, None)
     assert (await _next(convo))[0] == "idle"
 
 
@@ -330,12 +409,14 @@ async def test_text_deltas_stream_the_message_and_usage_is_estimated() -> None:
 
 
 def test_read_conversation_skips_knowledge_and_finds_calls_since_the_latest_user_text() -> None:
-    convo = Convo("first").call("idle", {"reason": "x"}, "").say("second")
-    convo.call("generate_workout", {"workout": {}}, "ok")
-    read = read_conversation(convo.messages)
+    convo = Convo("first").call("idle", {"reason": "x"}, None).say("second")
+    result = generated("art_1", ["Press"])
+    convo.call("generate_workout", {"workout": {}}, result)
+    read = read_conversation(convo.messages, convo.results)
     assert read.user_text == "second"
     assert [c.name for c in read.calls] == ["generate_workout"]
     assert [c.name for c in read.history] == ["idle", "generate_workout"]
+    assert read.calls[0].result is result and not read.calls[0].failed
 
 
 def test_classify_core_intents() -> None:
@@ -347,13 +428,9 @@ def test_classify_core_intents() -> None:
 
 async def test_without_session_state_the_workout_is_read_from_the_conversation() -> None:
     workout = {"title": "Push Day", "exercises": [_exercise(1, "Bench Press"), _exercise(2, "Push-up")]}
-    listing = (
-        '<tool_result tool="generate_workout" status="ok">Created workout_1 with 2 exercises:\n'
-        "  ex_11aa22: Bench Press (reps) [order: 1] - 3x[10,10,10]\n"
-        "  ex_33bb44: Push-up (reps) [order: 2] - 3x[10,10,10]\nartifact_id=art_x1</tool_result>"
-    )
-    convo = Convo("Give me a workout").call("generate_workout", {"workout": workout}, listing)
-    convo.call("message_notify_user", {"message": "here"}, "ok").say("make the push-up more reps")
+    result = generated("art_x1", ["Bench Press", "Push-up"], ["ex_11aa22", "ex_33bb44"])
+    convo = Convo("Give me a workout").call("generate_workout", {"workout": workout}, result)
+    convo.call("message_notify_user", {"message": "here"}, OK).say("make the push-up more reps")
     name, args = await _next(convo, FakePlanner(None))
     assert name == "adjust_exercise"
     assert args == {"exercise_id": "ex_33bb44", "adjustments": {"reps": [12, 12, 12]}}
@@ -370,22 +447,17 @@ def test_plan_on_named_days_asks_for_one_workout_per_named_day() -> None:
     from trainer.llm.offline import parse_plan
 
     args = parse_plan("Make me a 6-week strength plan on Monday and Thursday", date(2026, 11, 22))
-    assert args["preferred_days"] == ["Monday", "Thursday"]
-    assert args["workouts_per_week"] == 2
-    assert parse_plan("a 4 week plan, 3 times a week", date(2026, 11, 22))["workouts_per_week"] == 3
+    assert args.preferred_days == ["Monday", "Thursday"]
+    assert args.workouts_per_week == 2
+    assert parse_plan("a 4 week plan, 3 times a week", date(2026, 11, 22)).workouts_per_week == 3
 
 
 async def test_a_request_to_see_my_data_fetches_it_then_reports_what_came_back() -> None:
     convo = Convo("Show me my goals")
     assert await _next(convo) == ("fetch_data", {"sources": ["category_goals", "muscle_goals"]})
 
-    convo.call("fetch_data", {"sources": ["category_goals"]}, "Fetched: category_goals (see knowledge below)")
-    convo.messages[-1]["content"].append(
-        {
-            "type": "text",
-            "text": '<knowledge source="category_goals">\nStrength: 60% target\n</knowledge>',
-        }
-    )
+    fetched = FetchDataResult(data={"category_goals": "Strength: 60% target"})
+    convo.call("fetch_data", {"sources": ["category_goals"]}, fetched)
     name, args = await _next(convo)
     assert name == "message_notify_user"
     assert "Strength: 60% target" in args["message"]
@@ -394,20 +466,54 @@ async def test_a_request_to_see_my_data_fetches_it_then_reports_what_came_back()
 def test_the_workout_rebuilt_from_the_conversation_follows_swaps_and_removals() -> None:
     from trainer.llm.offline import workout_from_conversation
 
-    listing = "\n".join(
-        f"  ex_{i}{i}{i}: {name} (reps) [order: {i}]" for i, name in enumerate(["Press", "Fly", "Dip"], 1)
+    new = {**_exercise(1, "Push-up", reps=[15] * 3), "id": "ex_444"}
+    swapped = SwapResult(
+        old_id="ex_111",
+        old_name="Press",
+        old_exercise=ExerciseRef(id="ex_111", exercise_name="Press"),
+        new_exercise=new,
+        new_id="ex_444",
+    )
+    removed = RemoveResult(
+        exercise_id="ex_222",
+        removed_exercise=ExerciseRef(id="ex_222", exercise_name="Fly"),
+        remaining_count=2,
+        remaining=[RemainingExercise(id="ex_444", order=1), RemainingExercise(id="ex_333", order=2)],
     )
     convo = (
         Convo("Give me a push workout")
-        .call("generate_workout", {"workout": {"exercises": [_exercise(1, "Press")]}}, listing)
-        .call("swap_exercise", {"exercise_id": "1", "new_exercise": _exercise(1, "Push-up", reps=[15] * 3)},
-              "Replaced ex_111 (Press) -> ex_444: Push-up (reps) [order: 1]")
-        .call("remove_exercise", {"exercise_id": "2"}, "Removed ex_222")
-    )  # fmt: skip
-    rebuilt = workout_from_conversation(read_conversation(convo.messages))
+        .call(
+            "generate_workout",
+            {"workout": {"exercises": [_exercise(1, "Press")]}},
+            generated("art_1", ["Press", "Fly", "Dip"]),
+        )
+        .call("swap_exercise", {"exercise_id": "1", "new_exercise": _exercise(1, "Push-up")}, swapped)
+        .call("remove_exercise", {"exercise_id": "2"}, removed)
+    )
+    rebuilt = workout_from_conversation(read_conversation(convo.messages, convo.results))
     assert rebuilt is not None
     assert [(e["id"], e["exercise_name"], e["order"]) for e in rebuilt["exercises"]] == [
         ("ex_444", "Push-up", 1),
         ("ex_333", "Dip", 2),
     ]
     assert rebuilt["exercises"][0]["reps"] == [15, 15, 15]
+
+
+async def test_every_offline_action_is_built_from_the_tools_own_argument_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A renamed field of a tool's Args breaks the policy at once (mypy sees the keyword; this test
+    sees the model): here the policy's schedule call must fail when the field it fills is renamed."""
+    from pydantic import Field, create_model
+    from trainer.llm.offline import policy as offline_policy
+    from trainer.tools.calendar import ScheduleWorkoutArgs
+
+    renamed = create_model(
+        "ScheduleWorkoutArgs",
+        __base__=ScheduleWorkoutArgs,
+        scheduled_date=(str | None, Field(default=None, exclude=True)),
+        scheduled_day=(str, ...),
+    )
+    monkeypatch.setattr(offline_policy, "ScheduleWorkoutArgs", renamed)
+    name, args = await _next(Convo("Schedule a leg workout on Monday"))
+    assert name == "message_notify_user" and "couldn't" in args["message"]

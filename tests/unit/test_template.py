@@ -302,7 +302,7 @@ def test_api_events_are_rest_v1_proxy_events(name: str, expected: tuple[str, str
 
 @pytest.mark.parametrize("name", ["checkpoint-turn-completed.json", "costs-turn-completed.json"])
 def test_turn_completed_events_match_the_bus_contract(name: str) -> None:
-    from trainer.jobs.turn_completed import parse_turn_completed
+    from trainer.agent.turn_completed import parse_turn_completed
 
     event = _load(name)
     assert event["source"] == "trainer.agent"

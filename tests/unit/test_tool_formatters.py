@@ -8,17 +8,50 @@ import json
 import uuid
 from datetime import UTC, date, datetime
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from trainer.domain import statistics
 from trainer.tools import analytics, calendar, data, goals, location, logging, preferences, timers
-from trainer.tools.base import Tool
-from trainer.tools.calendar import milestone_type
-from trainer.tools.data import number_text, plain
-from trainer.tools.logging import catalog_entry, logged_line
+from trainer.tools.analytics import (
+    BreakdownItem,
+    ExerciseBreakdownResult,
+    ProgressTrends,
+    ProgressTrendsResult,
+    StatsSummaryResult,
+    TrendPoint,
+    WorkoutStatisticsResult,
+    WorkoutStats,
+)
+from trainer.tools.base import AnyTool, ToolFailure, ToolResult
+from trainer.tools.calendar import (
+    DeleteScheduledWorkoutResult,
+    ManageMilestoneResult,
+    Milestone,
+    ScheduledWorkout,
+    ScheduledWorkoutRow,
+    ScheduleWorkoutResult,
+    milestone_type,
+)
+from trainer.tools.data import FetchDataResult, number_text, plain
+from trainer.tools.goals import GoalEntry, SetGoalsResult
+from trainer.tools.location import CurrentLocation, SetCurrentLocationResult
+from trainer.tools.logging import (
+    LogCompletedExerciseResult,
+    LoggedExercise,
+    LogWorkoutResult,
+    MarkExerciseCompleteResult,
+    UndoLoggedExerciseResult,
+    catalog_entry,
+    logged_line,
+)
+from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
 from trainer.tools.timers import duration_text
 
-ALL_TOOLS: list[Tool] = [
+AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
+
+ALL_TOOLS: list[AnyTool] = [
     *data.TOOLS,
     *goals.TOOLS,
     *preferences.TOOLS,
@@ -162,124 +195,244 @@ def test_categories_follow_the_seed() -> None:
     assert {"fetch_data", "generate_workout_timers", "get_workout_statistics", "create_workout_plan"} <= full
 
 
+def logged(**fields: Any) -> LoggedExercise:
+    """A history row as the logging tools return it."""
+    return LoggedExercise.model_validate(
+        {"performed_at": AT, "created_at": AT, "exercise_type": "reps", **fields}
+    )
+
+
+def preference(**fields: Any) -> Preference:
+    return Preference.model_validate(
+        {"id": "p1", "type": "time", "guidance": "g", "delete_after_use": False, "created_at": AT, **fields}
+    )
+
+
+def scheduled_row(**fields: Any) -> dict[str, Any]:
+    return {"id": "w1", "scheduled_date": AT, "status": "scheduled", "created_at": AT, **fields}
+
+
+def milestone(**fields: Any) -> Milestone:
+    return Milestone.model_validate(
+        {"id": "m1", "goal_type": "other", "status": "active", "created_at": AT, **fields}
+    )
+
+
+def stats(**fields: Any) -> WorkoutStats:
+    empty = {
+        "start": None,
+        "end": None,
+        "unit": "kg",
+        "total_workouts": 0,
+        "total_exercises": 0,
+        "total_sets": 0,
+        "total_volume": 0.0,
+        "total_duration_min": 0.0,
+        "average_rpe": None,
+        "workouts_per_week": 0.0,
+        "total_distance": 0.0,
+        "distance_unit": "km",
+    }
+    return WorkoutStats.model_validate({**empty, **fields})
+
+
 def test_confirmation_formatters() -> None:
-    assert BY_NAME["delete_preference"].format({"success": True, "preference": {}}) == "deleted"
-    assert BY_NAME["delete_scheduled_workout"].format({"success": True, "workout": {}}) == "deleted"
-    assert BY_NAME["undo_logged_exercise"].format(
-        {"success": True, "removed": {"exercise_name": "Squat"}}
-    ) == ("removed: Squat")
+    removed = preference(description="x")
+    assert preferences.DeletePreference().format(DeletePreferenceResult(preference=removed)) == "deleted"
+    workout = ScheduledWorkoutRow.model_validate(scheduled_row(workout_type="Legs"))
+    assert (
+        calendar.DeleteScheduledWorkout().format(DeleteScheduledWorkoutResult(workout=workout)) == "deleted"
+    )
+    squat = logged(id="h1", exercise_name="Squat")
+    assert logging.UndoLoggedExercise().format(UndoLoggedExerciseResult(removed=squat)) == "removed: Squat"
 
 
 def test_logged_line_category_two() -> None:
-    row = {
-        "id": "h1",
-        "exercise_name": "Bench Press",
-        "sets": 3,
-        "reps": [10, 10, 10],
-        "load_each": [60.0] * 3,
-        "load_unit": "kg",
-        "rpe": 8.0,
-    }
+    row = logged(
+        id="h1",
+        exercise_name="Bench Press",
+        sets=3,
+        reps=[10, 10, 10],
+        load_each=[60.0] * 3,
+        load_unit="kg",
+        rpe=8.0,
+    )
     assert logged_line(row) == "Bench Press 3x10 @60kg RPE 8 (id=h1)"
-    pyramid = {**row, "reps": [12, 10, 8], "load_each": [50, 55, 62.5], "rpe": None}
+    pyramid = row.model_copy(update={"reps": [12, 10, 8], "load_each": [50, 55, 62.5], "rpe": None})
     assert logged_line(pyramid) == "Bench Press 3x[12,10,8] @50-62.5kg (id=h1)"
-    run = {"id": "h2", "exercise_name": "Run", "duration_min": 30.0, "distance": 5.126, "distance_unit": "km"}
+    run = logged(
+        id="h2",
+        exercise_name="Run",
+        exercise_type="duration",
+        duration_min=30.0,
+        distance=5.126,
+        distance_unit="km",
+    )
     assert logged_line(run) == "Run 30 min 5.13km (id=h2)"
-    hold = {"id": "h3", "exercise_name": "Plank", "sets": 2, "hold_sec": [45, 60]}
+    hold = logged(id="h3", exercise_name="Plank", exercise_type="hold", sets=2, hold_sec=[45, 60])
     assert logged_line(hold) == "Plank 2x[45,60]s (id=h3)"
     assert (
-        BY_NAME["log_completed_exercise"].format({"logged": row})
+        logging.LogCompletedExercise().format(LogCompletedExerciseResult(logged=row))
         == "logged: Bench Press 3x10 @60kg RPE 8 (id=h1)"
     )
-    marked = BY_NAME["mark_exercise_complete"].format({"logged": row, "remaining": 2})
+    marked = logging.MarkExerciseComplete().format(MarkExerciseCompleteResult(logged=row, remaining=2))
     assert marked == "logged: Bench Press 3x10 @60kg RPE 8 (id=h1); 2 exercises left"
 
 
 def test_summary_formatters() -> None:
-    pref = {
-        "preference": {
-            "id": "p1",
-            "type": "time",
-            "description": "Only 20 min",
-            "delete_after_use": True,
-            "expires_at": None,
-        }
-    }
-    assert BY_NAME["set_preference"].format(pref) == "saved: time - Only 20 min (next workout only) id=p1"
-    expiring = {
-        "preference": {
-            **pref["preference"],
-            "delete_after_use": False,
-            "expires_at": "2026-04-01T00:00:00+00:00",
-        }
-    }
-    assert BY_NAME["set_preference"].format(expiring) == "saved: time - Only 20 min (until 2026-04-01) id=p1"
-    goal_result = {
-        "goal_type": "muscle",
-        "count": 2,
-        "goals": [{"name": "Chest", "percentage": 66.66667}, {"name": "Back", "percentage": 33.33333}],
-    }
-    assert BY_NAME["set_goals"].format(goal_result) == "2 muscles updated: Chest 66.7%, Back 33.3%"
-    scheduled = {
-        "workout": {"id": "w1", "workout_type": "Legs", "date": "2026-03-05", "duration_minutes": None}
-    }
-    assert BY_NAME["schedule_workout"].format(scheduled) == "scheduled: Legs on Thu 2026-03-05 (id=w1)"
-    milestone = {
-        "action": "create",
-        "milestone": {
-            "id": "m1",
-            "goal_name": "Run a 5K",
-            "target_value": None,
-            "current_value": None,
-            "target_unit": None,
-            "target_date": None,
-        },
-    }
-    assert BY_NAME["manage_milestone"].format(milestone) == "milestone created: Run a 5K (id=m1)"
-    loc = {
-        "location": {"id": "l1", "name": "Home", "equipment_count": 0, "equipment_summary": "bodyweight only"}
-    }
+    one_shot = SetPreferenceResult(
+        preference=preference(description="Only 20 min", delete_after_use=True, expires_at=None)
+    )
     assert (
-        BY_NAME["set_current_location"].format(loc)
+        preferences.SetPreference().format(one_shot) == "saved: time - Only 20 min (next workout only) id=p1"
+    )
+    expiring = SetPreferenceResult(
+        preference=preference(description="Only 20 min", expires_at="2026-04-01T00:00:00+00:00")
+    )
+    assert (
+        preferences.SetPreference().format(expiring) == "saved: time - Only 20 min (until 2026-04-01) id=p1"
+    )
+    goal_result = SetGoalsResult(
+        goal_type="muscle",
+        count=2,
+        goals=[GoalEntry(name="Chest", percentage=66.66667), GoalEntry(name="Back", percentage=33.33333)],
+    )
+    assert goals.SetGoals().format(goal_result) == "2 muscles updated: Chest 66.7%, Back 33.3%"
+    scheduled = ScheduleWorkoutResult(
+        workout=ScheduledWorkout.model_validate(
+            scheduled_row(workout_type="Legs", date="2026-03-05", duration_minutes=None)
+        )
+    )
+    assert calendar.ScheduleWorkout().format(scheduled) == "scheduled: Legs on Thu 2026-03-05 (id=w1)"
+    created = ManageMilestoneResult(
+        action="create",
+        milestone=milestone(
+            goal_name="Run a 5K", target_value=None, current_value=None, target_unit=None, target_date=None
+        ),
+    )
+    assert calendar.ManageMilestone().format(created) == "milestone created: Run a 5K (id=m1)"
+    loc = SetCurrentLocationResult(
+        location=CurrentLocation(id="l1", name="Home", equipment_count=0, equipment_summary="bodyweight only")
+    )
+    assert (
+        location.SetCurrentLocation().format(loc)
         == "current location: Home (id=l1); 0 equipment: bodyweight only"
     )
 
 
 def test_full_data_formatters_stay_compact() -> None:
-    fetched = {"data": {"user_profile": "<x/>", "workout_history": "<y/>"}, "errors": {}}
-    assert (
-        BY_NAME["fetch_data"].format(fetched)
-        == "Fetched: user_profile, workout_history (see knowledge below)"
+    fetched = FetchDataResult(data={"user_profile": "<x/>", "workout_history": "<y/>"}, errors={})
+    assert data.FetchData().format(fetched) == "Fetched: user_profile, workout_history (see knowledge below)"
+    breakdown = ExerciseBreakdownResult(
+        breakdown_type="exercise_name",
+        time_period="month",
+        exercise_count=40,
+        breakdown=[BreakdownItem(name=f"Ex {i}", amount=1, percentage=100 / 15, sets=3) for i in range(15)],
     )
-    breakdown = {
-        "breakdown_type": "exercise_name",
-        "time_period": "month",
-        "exercise_count": 40,
-        "breakdown": [{"name": f"Ex {i}", "percentage": 100 / 15, "sets": 3} for i in range(15)],
-    }
-    lines = BY_NAME["get_exercise_breakdown"].format(breakdown).splitlines()
+    lines = analytics.GetExerciseBreakdown().format(breakdown).splitlines()
     assert len(lines) == 14 and lines[1] == "  Ex 0: 6.7% (3 sets)" and lines[-1] == "  ... 3 more"
-    stats = {"stats": {"start": None, "end": None, "total_exercises": 0}}
-    assert (
-        BY_NAME["get_workout_statistics"].format(stats) == "no exercises logged in this period (start..now)"
+    empty = WorkoutStatisticsResult(time_period="month", stats=stats())
+    assert analytics.GetWorkoutStatistics().format(empty) == "no exercises logged in this period (start..now)"
+    trends = ProgressTrendsResult(
+        trends=ProgressTrends(
+            metric="frequency",
+            exercise_name=None,
+            period="year",
+            unit="kg",
+            series=[
+                TrendPoint(week=f"2026-W{w:02d}", week_start=date.fromisocalendar(2026, w, 1), value=1.0)
+                for w in range(1, 21)
+            ],
+            percent_change=0.0,
+            slope_per_week=0.0,
+            direction="flat",
+        )
     )
-    trends = {
-        "trends": {
-            "metric": "frequency",
-            "exercise_name": None,
-            "period": "year",
-            "unit": "kg",
-            "series": [{"week": f"2026-W{w:02d}", "value": 1.0} for w in range(1, 21)],
-            "percent_change": 0.0,
-            "slope_per_week": 0.0,
-            "direction": "flat",
-        }
-    }
-    text = BY_NAME["get_progress_trends"].format(trends)
+    text = analytics.GetProgressTrends().format(trends)
     assert text.startswith("frequency, year (workouts): flat, 0%, slope 0/week")
     assert "2026-W08" not in text and text.count("2026-W") == 12
-    summary = {"time_period": "week", "summary": "No workouts logged in this period."}
-    assert BY_NAME["generate_stats_summary"].format(summary) == "week:\nNo workouts logged in this period."
+    summary = StatsSummaryResult(time_period="week", summary="No workouts logged in this period.")
+    assert analytics.GenerateStatsSummary().format(summary) == "week:\nNo workouts logged in this period."
+
+
+def test_results_serialise_with_todays_keys_and_read_back() -> None:
+    """A result goes out as JSON (the tool_result event, the SSE frame) without nulls, under the keys
+    clients and stored events know, and a stored one reads back as the tool's own models."""
+    bench = logged(
+        id="h1",
+        exercise_name="Bench Press",
+        sets=3,
+        reps=[10, 10, 10],
+        load_each=[60, 60, 62.5],
+        load_unit="kg",
+        muscles=[{"muscle": "Chest", "share": 1.0}],
+        goals=[{"goal": "Strength", "share": 1.0}],
+        workout_id="workout_1",
+    )
+    result = LogWorkoutResult(
+        logged_count=1, total_in_workout=2, logged=[bench], already_logged=["Plank"], workout_id="workout_1"
+    )
+    stored = result.model_dump(mode="json", exclude_none=True)
+    assert set(stored) == {
+        "success", "logged_count", "total_in_workout", "logged", "already_logged", "workout_id",
+    }  # fmt: skip
+    assert stored["success"] is True
+    assert stored["logged"][0] == {
+        "id": "h1",
+        "performed_at": "2026-03-02T18:00:00Z",
+        "created_at": "2026-03-02T18:00:00Z",
+        "exercise_name": "Bench Press",
+        "exercise_type": "reps",
+        "sets": 3,
+        "reps": [10, 10, 10],
+        "load_each": [60.0, 60.0, 62.5],
+        "load_unit": "kg",
+        "muscles": [{"muscle": "Chest", "share": 1.0}],
+        "goals": [{"goal": "Strength", "share": 1.0}],
+        "workout_id": "workout_1",
+    }
+    tool = logging.LogWorkout()
+    read = tool.parse_result(json.loads(json.dumps(stored)))
+    assert read == result and isinstance(read, LogWorkoutResult)
+    assert read.logged[0].performed_at == AT and read.logged[0].load_each == [60, 60, 62.5]
+    assert isinstance(tool.parse_result({"success": False, "error": "boom"}), ToolFailure)
+
+    plan_tool = calendar.CreateWorkoutPlan()
+    plan = plan_tool.Result.model_validate(
+        {
+            "plan": {
+                "id": "p1",
+                "plan_name": "Block",
+                "start_date": "2026-03-02",
+                "end_date": "2026-03-08",
+                "duration_weeks": 1,
+                "workouts_per_week": 1,
+                "preferred_days": ["Monday"],
+                "status": "active",
+                "created_at": AT.isoformat(),
+                "weeks": [
+                    {
+                        "week_number": 1,
+                        "workouts": [{"id": "s1", "date": "2026-03-02", "workout_type": "Run"}],
+                    }
+                ],
+            },
+            "scheduled_count": 1,
+        }
+    )
+    assert plan.plan.weeks[0].workouts[0].date == date(2026, 3, 2)
+    assert plan_tool.format(plan).splitlines()[1] == "  Week 1: 1 workouts (Mon 03-02 Run)"
+    assert plan.model_dump(mode="json", exclude_none=True)["plan"]["weeks"][0]["workouts"][0] == {
+        "id": "s1",
+        "date": "2026-03-02",
+        "workout_type": "Run",
+    }
+
+
+def test_every_tool_names_its_result_model() -> None:
+    for tool in ALL_TOOLS:
+        assert issubclass(tool.Result, ToolResult), tool.name
+    assert analytics.ALL_SECTIONS == statistics.SUMMARY_SECTIONS
 
 
 def test_helpers() -> None:

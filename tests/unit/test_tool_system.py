@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agent.tool_registry import ToolOutcome, ToolRegistry
 from trainer.domain.workout import Workout
 from trainer.store.models import EventType
-from trainer.tools.base import Tool, ToolContext, ToolError
+from trainer.tools.base import Tool, ToolContext, ToolError, ToolResult, WorkoutCoach
 from trainer.tools.communication import communication_tools
-from trainer.tools.workout import workout_tools
+from trainer.tools.workout import GenerateResult, workout_tools
 
 from tests.fakes.agent_harness import USER, chest_workout, exercise, plank
 from tests.fakes.memory_store import InMemorySessionStore
@@ -22,10 +22,15 @@ def registry() -> ToolRegistry:
     return ToolRegistry([*communication_tools(), *workout_tools()])
 
 
-def context(store: InMemorySessionStore | None = None, **extras: Any) -> ToolContext:
+def context(store: InMemorySessionStore | None = None, coach: WorkoutCoach | None = None) -> ToolContext:
     store = store or InMemorySessionStore()
-    session = store.create_session(USER)
-    return ToolContext(user_id=USER, session_id=session.id, store=store, extras=extras)
+    session = store.new_session(USER)
+    return ToolContext(user_id=USER, session_id=session.id, store=store, coach=coach)
+
+
+def wire(outcome: ToolOutcome) -> dict[str, Any]:
+    """The result as stored in the tool_result event and sent to the client."""
+    return outcome.result_json()
 
 
 async def generated(
@@ -33,7 +38,22 @@ async def generated(
 ) -> dict[str, Any]:
     execution = await reg.execute("generate_workout", {"workout": workout or chest_workout()}, ctx)
     assert execution.success, execution.formatted
-    return execution.result
+    assert isinstance(execution.result, GenerateResult)
+    return wire(execution)
+
+
+class FakeCoach:
+    def __init__(self, problems: list[str] | None = None) -> None:
+        self.problems = problems or []
+        self.checked: list[Workout] = []
+        self.generated_in: list[str] = []
+
+    async def check_workout(self, workout: Workout, ctx: ToolContext) -> list[str]:
+        self.checked.append(workout)
+        return self.problems
+
+    async def after_generation(self, ctx: ToolContext) -> None:
+        self.generated_in.append(ctx.session_id)
 
 
 def replacement(name: str) -> dict[str, Any]:
@@ -45,22 +65,23 @@ class _NoArgs(BaseModel):
     pass
 
 
-class _Exploding(Tool):
+class _Exploding(Tool[_NoArgs, ToolResult]):
     name = "exploding"
     description = "raises"
     Args = _NoArgs
+    Result = ToolResult
 
-    async def execute(self, args: Any, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: _NoArgs, ctx: ToolContext) -> ToolResult:
         raise KeyError("secret detail")
 
-    def format(self, result: dict[str, Any]) -> str:
+    def format(self, result: ToolResult) -> str:
         return ""
 
 
 class _Refusing(_Exploding):
     name = "refusing"
 
-    async def execute(self, args: Any, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: _NoArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError("not allowed: reason")
 
 
@@ -117,15 +138,15 @@ async def test_invalid_arguments_return_compact_pydantic_errors() -> None:
     workout["exercises"][1]["muscles_utilized"] = [{"muscle": "Pecs", "share": 1.0}]
     execution = await registry().execute("generate_workout", {"workout": workout}, context())
     assert not execution.success
-    assert "workout.exercises.0: 'sets' is required for reps exercises" in execution.result["error"]
-    assert "workout.exercises.1.muscles_utilized.0.muscle" in execution.result["error"]
+    assert "workout.exercises.0: 'sets' is required for reps exercises" in wire(execution)["error"]
+    assert "workout.exercises.1.muscles_utilized.0.muscle" in wire(execution)["error"]
     assert "Traceback" not in execution.formatted
 
 
 async def test_tool_error_becomes_an_error_observation_with_its_message() -> None:
     reg = ToolRegistry([_Refusing()])
     execution = await reg.execute("refusing", {}, context())
-    assert execution.result == {"success": False, "error": "not allowed: reason"}
+    assert wire(execution) == {"success": False, "error": "not allowed: reason"}
 
 
 async def test_unexpected_exception_becomes_an_internal_error_observation(
@@ -133,7 +154,7 @@ async def test_unexpected_exception_becomes_an_internal_error_observation(
 ) -> None:
     reg = ToolRegistry([_Exploding()])
     execution = await reg.execute("exploding", {}, context())
-    assert execution.result["error"] == "internal error in exploding: KeyError"
+    assert wire(execution)["error"] == "internal error in exploding: KeyError"
     assert "secret detail" not in execution.formatted
     assert any(r.exc_info for r in caplog.records)
 
@@ -152,8 +173,9 @@ def test_status_messages_follow_the_seed_table() -> None:
         assert status is not None and (status.start, status.done) == (start, done)
     assert reg.status_for("message_notify_user") is None
     assert reg.status_for("message_ask_user") is None
-    assert reg.is_terminal("idle") and reg.is_terminal("message_ask_user")
-    assert not reg.is_terminal("message_notify_user")
+    ends = {name: tool.ends_turn for name in reg.names if (tool := reg.get(name))}
+    assert ends["idle"] == "done" and ends["message_ask_user"] == "awaiting_user"
+    assert ends["message_notify_user"] is None and ends["generate_workout"] is None
 
 
 # --- generate_workout -------------------------------------------------------------------------------
@@ -168,11 +190,11 @@ async def test_generate_workout_returns_an_artifact_id_and_stores_exercises_in_s
     assert result["workout_id"] == "workout_1"
     assert result["exercise_count"] == 3
     assert all(e["id"].startswith("ex_") and len(e["id"]) == 9 for e in result["exercises"])
-    current = store.get_state(ctx.session_id, "current_workout")
+    current = await store.get_state(ctx.session_id, "current_workout")
     assert current is not None
     assert [e["id"] for e in current["exercises"]] == [e["id"] for e in result["exercises"]]
     assert current["artifact_id"] == result["artifact_id"]
-    displayables = store.get_state(ctx.session_id, "displayables")
+    displayables = await store.get_state(ctx.session_id, "displayables")
     assert displayables is not None
     assert displayables["workouts"]["workout_1"]["exercise_ids"] == [e["id"] for e in result["exercises"]]
     [artifact_event] = [e for e in store.all_events(ctx.session_id) if e.event_type is EventType.ARTIFACT]
@@ -188,8 +210,8 @@ async def test_generate_workout_returns_an_artifact_id_and_stores_exercises_in_s
 async def test_generate_workout_formatted_result_instructs_the_agent_to_call_message_notify_user() -> None:
     ctx = context()
     execution = await registry().execute("generate_workout", {"workout": chest_workout()}, ctx)
-    art = execution.result["artifact_id"]
-    first = execution.result["exercises"][0]
+    art = wire(execution)["artifact_id"]
+    first = wire(execution)["exercises"][0]
     assert (
         f"{first['id']}: Bench Press (reps) [order: 1] - 3x[10,10,10] @ 60kg, rest 120s"
         in execution.formatted
@@ -201,30 +223,21 @@ async def test_generate_workout_formatted_result_instructs_the_agent_to_call_mes
 
 
 async def test_generate_workout_reports_checker_problems_without_blocking() -> None:
-    seen: list[Workout] = []
-
-    async def checker(workout: Workout, ctx: ToolContext) -> list[str]:
-        seen.append(workout)
-        return ["Bench Press needs a barbell, not available at Home"]
-
+    coach = FakeCoach(["Bench Press needs a barbell, not available at Home"])
     execution = await registry().execute(
-        "generate_workout", {"workout": chest_workout()}, context(workout_checker=checker)
+        "generate_workout", {"workout": chest_workout()}, context(coach=coach)
     )
-    assert execution.success
-    assert execution.result["problems"] == ["Bench Press needs a barbell, not available at Home"]
+    assert isinstance(execution.result, GenerateResult)
+    assert execution.result.problems == ["Bench Press needs a barbell, not available at Home"]
     assert "Problems to fix before delivering:" in execution.formatted
-    assert seen[0].exercises[0].id is not None
+    assert coach.checked[0].exercises[0].id is not None
 
 
 async def test_generate_workout_runs_the_after_generation_hook() -> None:
-    calls: list[str] = []
-
-    async def hook(ctx: ToolContext) -> None:
-        calls.append(ctx.session_id)
-
-    ctx = context(after_generation=hook)
+    coach = FakeCoach()
+    ctx = context(coach=coach)
     await generated(registry(), ctx)
-    assert calls == [ctx.session_id]
+    assert coach.generated_in == [ctx.session_id]
 
 
 async def test_workout_state_survives_new_tool_instances() -> None:
@@ -243,9 +256,9 @@ async def test_message_notify_user_with_artifact_id_resolves_and_includes_the_ar
     reg = registry()
     art = (await generated(reg, ctx))["artifact_id"]
     execution = await reg.execute("message_notify_user", {"message": "Here!", "artifact_id": art}, ctx)
-    assert execution.result["artifact_id"] == art
-    assert execution.result["artifact"]["type"] == "exercise_list"
-    assert len(execution.result["artifact"]["payload"]["exercises"]) == 3
+    assert wire(execution)["artifact_id"] == art
+    assert wire(execution)["artifact"]["type"] == "exercise_list"
+    assert len(wire(execution)["artifact"]["payload"]["exercises"]) == 3
 
 
 async def test_message_notify_user_unknown_artifact_is_a_warning_not_a_failure() -> None:
@@ -253,8 +266,8 @@ async def test_message_notify_user_unknown_artifact_is_a_warning_not_a_failure()
         "message_notify_user", {"message": "x", "artifact_id": "art_nope"}, context()
     )
     assert execution.success
-    assert "artifact art_nope not found" in execution.result["warning"]
-    assert "artifact" not in execution.result
+    assert "artifact art_nope not found" in wire(execution)["warning"]
+    assert "artifact" not in wire(execution)
     assert execution.formatted.startswith('<tool_result tool="message_notify_user" status="ok">ok (warning:')
 
 
@@ -266,24 +279,24 @@ async def test_message_notify_user_resolves_workout_and_exercise_attachments() -
     execution = await reg.execute(
         "message_notify_user", {"message": "Look", "attachments": ["workout_1", ex_id, "ex_ghost"]}, ctx
     )
-    workout, single = execution.result["attachments"]
+    workout, single = wire(execution)["attachments"]
     assert workout["type"] == "workout" and len(workout["data"]["exercises"]) == 3
     assert single == {"type": "exercise", "id": ex_id, "data": workout["data"]["exercises"][1]}
-    assert "ex_ghost" in execution.result["warning"]
-    assert execution.result["artifact_id"] == gen["artifact_id"]
+    assert "ex_ghost" in wire(execution)["warning"]
+    assert wire(execution)["artifact_id"] == gen["artifact_id"]
 
 
 async def test_message_ask_user_and_idle_results() -> None:
     reg = registry()
     ask = await reg.execute("message_ask_user", {"question": "Gym?", "options": ["Yes", "No"]}, context())
-    assert ask.result == {
+    assert wire(ask) == {
         "success": True,
         "question": "Gym?",
         "options": ["Yes", "No"],
         "awaiting_response": True,
     }
     idle = await reg.execute("idle", {"reason": "done"}, context())
-    assert idle.result == {"success": True, "idle": True, "reason": "done"}
+    assert wire(idle) == {"success": True, "idle": True, "reason": "done"}
     assert idle.formatted == '<tool_result tool="idle" status="ok"></tool_result>'
 
 
@@ -301,17 +314,17 @@ async def test_swap_adjust_remove_accept_both_the_id_and_the_order_number(by: st
         "swap_exercise", {"exercise_id": ref(1), "new_exercise": replacement("Dips")}, ctx
     )
     assert swap.success, swap.formatted
-    assert swap.result["old_name"] == "Push-ups" and swap.result["new_exercise"]["order"] == 2
+    assert wire(swap)["old_name"] == "Push-ups" and wire(swap)["new_exercise"]["order"] == 2
 
     adjust = await reg.execute(
         "adjust_exercise", {"exercise_id": ref(0), "adjustments": {"rest_sec": 90}}, ctx
     )
     assert adjust.success, adjust.formatted
-    assert adjust.result["old_values"] == {"rest_sec": 120}
+    assert wire(adjust)["old_values"] == {"rest_sec": 120}
 
     remove = await reg.execute("remove_exercise", {"exercise_id": ref(2)}, ctx)
     assert remove.success, remove.formatted
-    assert remove.result["removed_exercise"]["exercise_name"] == "Plank"
+    assert wire(remove)["removed_exercise"]["exercise_name"] == "Plank"
 
 
 async def test_adjust_exercise_prevents_changing_id_and_type() -> None:
@@ -323,8 +336,8 @@ async def test_adjust_exercise_prevents_changing_id_and_type() -> None:
             "adjust_exercise", {"exercise_id": "1", "adjustments": {field: value}}, ctx
         )
         assert not execution.success
-        assert f"Cannot change {field}" in execution.result["error"]
-    current = ctx.store.get_state(ctx.session_id, "current_workout")
+        assert f"Cannot change {field}" in wire(execution)["error"]
+    current = await ctx.store.get_state(ctx.session_id, "current_workout")
     assert current is not None and current["exercises"][0]["exercise_type"] == "reps"
 
 
@@ -334,13 +347,13 @@ async def test_adjust_exercise_revalidates_and_resizes_per_set_lists() -> None:
     await generated(reg, ctx)
     grow = await reg.execute("adjust_exercise", {"exercise_id": "1", "adjustments": {"sets": 4}}, ctx)
     assert grow.success, grow.formatted
-    assert grow.result["exercise"]["reps"] == [10, 10, 10, 10]
-    assert grow.result["exercise"]["load_each"] == [60, 60, 60, 60]
+    assert wire(grow)["exercise"]["reps"] == [10, 10, 10, 10]
+    assert wire(grow)["exercise"]["load_each"] == [60, 60, 60, 60]
     assert "sets 3→4" in grow.formatted
     bad = await reg.execute("adjust_exercise", {"exercise_id": "1", "adjustments": {"reps": [5]}}, ctx)
-    assert not bad.success and "'reps' needs one value per set (4), got 1" in bad.result["error"]
+    assert not bad.success and "'reps' needs one value per set (4), got 1" in wire(bad)["error"]
     unknown = await reg.execute("adjust_exercise", {"exercise_id": "1", "adjustments": {"load": 80}}, ctx)
-    assert not unknown.success and "load" in unknown.result["error"]
+    assert not unknown.success and "load" in wire(unknown)["error"]
 
 
 async def test_adjust_exercise_order_moves_and_renumbers() -> None:
@@ -349,7 +362,7 @@ async def test_adjust_exercise_order_moves_and_renumbers() -> None:
     gen = await generated(reg, ctx)
     execution = await reg.execute("adjust_exercise", {"exercise_id": "3", "adjustments": {"order": 1}}, ctx)
     assert execution.success, execution.formatted
-    current = ctx.store.get_state(ctx.session_id, "current_workout")
+    current = await ctx.store.get_state(ctx.session_id, "current_workout")
     assert current is not None
     assert [(e["exercise_name"], e["order"]) for e in current["exercises"]] == [
         ("Plank", 1),
@@ -364,15 +377,15 @@ async def test_remove_exercise_renumbers_orders_and_updates_the_artifact() -> No
     reg = registry()
     gen = await generated(reg, ctx)
     execution = await reg.execute("remove_exercise", {"exercise_id": gen["exercises"][0]["id"]}, ctx)
-    assert execution.result["remaining_count"] == 2
-    current = ctx.store.get_state(ctx.session_id, "current_workout")
+    assert wire(execution)["remaining_count"] == 2
+    current = await ctx.store.get_state(ctx.session_id, "current_workout")
     assert current is not None and [e["order"] for e in current["exercises"]] == [1, 2]
-    artifacts = ctx.store.get_state(ctx.session_id, "artifacts")
+    artifacts = await ctx.store.get_state(ctx.session_id, "artifacts")
     assert artifacts is not None
     payload = artifacts[gen["artifact_id"]]["payload"]
     assert [e["exercise_name"] for e in payload["exercises"]] == ["Push-ups", "Plank"]
     assert artifacts[gen["artifact_id"]]["summary"]["exercise_count"] == 2
-    displayables = ctx.store.get_state(ctx.session_id, "displayables")
+    displayables = await ctx.store.get_state(ctx.session_id, "displayables")
     assert displayables is not None and len(displayables["workouts"]["workout_1"]["exercise_ids"]) == 2
 
 
@@ -393,7 +406,7 @@ async def test_removing_a_superset_member_dissolves_the_superset() -> None:
     await generated(reg, ctx, workout)
     execution = await reg.execute("remove_exercise", {"exercise_id": "1"}, ctx)
     assert execution.success, execution.formatted
-    current = ctx.store.get_state(ctx.session_id, "current_workout")
+    current = await ctx.store.get_state(ctx.session_id, "current_workout")
     assert current is not None and all("group" not in e for e in current["exercises"])
 
 
@@ -411,7 +424,7 @@ async def test_swap_keeps_the_replaced_exercise_group() -> None:
         "swap_exercise", {"exercise_id": "2", "new_exercise": replacement("Dips")}, ctx
     )
     assert execution.success, execution.formatted
-    assert execution.result["new_exercise"]["group"]["position"] == 2
+    assert wire(execution)["new_exercise"]["group"]["position"] == 2
     assert execution.formatted.startswith('<tool_result tool="swap_exercise" status="ok">Replaced ')
 
 
@@ -423,7 +436,7 @@ async def test_swap_with_an_explicit_order_moves_the_new_exercise() -> None:
         "swap_exercise", {"exercise_id": "3", "new_exercise": exercise("Dips", 1)}, ctx
     )
     assert execution.success, execution.formatted
-    current = ctx.store.get_state(ctx.session_id, "current_workout")
+    current = await ctx.store.get_state(ctx.session_id, "current_workout")
     assert current is not None
     assert [e["exercise_name"] for e in current["exercises"]] == ["Dips", "Bench Press", "Push-ups"]
 
@@ -432,10 +445,46 @@ async def test_modification_tools_without_a_workout_or_with_a_bad_id_give_clear_
     ctx = context()
     reg = registry()
     none = await reg.execute("remove_exercise", {"exercise_id": "1"}, ctx)
-    assert "No active workout" in none.result["error"]
+    assert "No active workout" in wire(none)["error"]
     gen = await generated(reg, ctx)
     missing = await reg.execute(
         "adjust_exercise", {"exercise_id": "ex_zzzzzz", "adjustments": {"sets": 2}}, ctx
     )
-    assert "Exercise 'ex_zzzzzz' not found" in missing.result["error"]
-    assert gen["exercises"][0]["id"] in missing.result["error"] and "order 1" in missing.result["error"]
+    assert "Exercise 'ex_zzzzzz' not found" in wire(missing)["error"]
+    assert gen["exercises"][0]["id"] in wire(missing)["error"] and "order 1" in wire(missing)["error"]
+
+
+def test_the_agent_loop_names_no_tool() -> None:
+    """What the loop needs to know about a tool is a property of the tool or of its result."""
+    import re
+    from pathlib import Path
+
+    from trainer.agent import loop
+    from trainer.container import collect_tools
+
+    source = Path(loop.__file__).read_text()
+    named = [t.name for t in collect_tools() if re.search(rf"\b{t.name}\b", source)]
+    assert named == []
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("generate_workout", {"workout": {"exercises": [exercise("Run", exercise_type="duration",
+            sets=None, reps=None, rest_sec=None, duration_min=30, distance=1e308, distance_unit="km")]}}),
+        ("generate_workout", {"workout": {"exercises": [exercise("Bench", load_each=[float("nan")] * 3,
+            load_unit="kg")]}}),
+        ("generate_workout", {"workout": {"exercises": [exercise("Bench", reps=[10**9] * 3)]}}),
+    ],
+)  # fmt: skip
+async def test_unbounded_or_non_finite_numbers_are_refused_before_anything_is_stored(
+    tool: str, args: dict[str, Any]
+) -> None:
+    """Finding 7: `distance: 1e308`, NaN loads and absurd reps are an error observation; nothing
+    reaches the session state or the observation as a number."""
+    store = InMemorySessionStore()
+    ctx = context(store)
+    outcome = await registry().execute(tool, args, ctx)
+    assert not outcome.success
+    assert "Invalid arguments" in outcome.formatted
+    assert await store.get_state(ctx.session_id, "current_workout") is None

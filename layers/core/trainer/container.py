@@ -1,25 +1,30 @@
 """The composition root: the one place that picks adapters and wires them together.
 
 Importing this module is cheap; `build_container` imports the adapters (boto3, psycopg, the model
-SDKs) when it runs.
+SDKs) when it runs. Nothing here knows the HTTP layer: the API reads the container, never the
+other way round.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from trainer.api.auth import TokenVerifier
-from trainer.api.sse import BackgroundTurns, Emit
 from trainer.settings import Settings
 
 if TYPE_CHECKING:
+    from trainer.agent.budget import DailyBudget
+    from trainer.agent.loop import AgentDeps, TurnResult
+    from trainer.agent.ports import EventPublisher, SourceFetcher, TurnHooks
+    from trainer.frames import FrameSink
+    from trainer.llm.offline import OfflinePlanner
+    from trainer.llm.ports import AgentModel, KnowledgeSelector
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
-    from trainer.tools.base import Tool
+    from trainer.tools.base import AnyTool
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +55,8 @@ class TurnRunner(Protocol):
         session_id: str | None = None,
         current_workout: dict[str, Any] | None = None,
         model: str | None = None,
-        emit: Emit | None = None,
-    ) -> Any: ...
+        emit: FrameSink | None = None,
+    ) -> TurnResult: ...
 
 
 @dataclass
@@ -59,10 +64,8 @@ class Container:
     settings: Settings
     store: SessionStore
     agent: TurnRunner
-    verifier: TokenVerifier
     db: Database | None = None
-    publisher: Any = None
-    turns: BackgroundTurns = field(default_factory=BackgroundTurns)
+    publisher: EventPublisher | None = None
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     registered_users: set[str] = field(default_factory=set)
 
@@ -97,18 +100,11 @@ class Container:
         self.closers.clear()
 
 
-def collect_tools(module_names: Iterable[str] = TOOL_MODULES) -> list[Tool]:
-    """Every tool exported as `TOOLS` by the trainer.tools.* modules. A module that is missing is
-    logged and skipped, so a partial checkout still starts."""
-    tools: list[Tool] = []
+def collect_tools(module_names: Iterable[str] = TOOL_MODULES) -> list[AnyTool]:
+    """Every tool exported as `TOOLS` by the trainer.tools.* modules."""
+    tools: list[AnyTool] = []
     for name in module_names:
-        try:
-            module = importlib.import_module(f"trainer.tools.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"trainer.tools.{name}":
-                raise
-            logger.warning("tool module trainer.tools.%s is missing; its tools are unavailable", name)
-            continue
+        module = importlib.import_module(f"trainer.tools.{name}")
         tools.extend(getattr(module, "TOOLS", []))
     return tools
 
@@ -118,10 +114,12 @@ async def build_container(
     *,
     store: SessionStore | None = None,
     db: Database | None = None,
-    publisher: Any = None,
-    agent_model: Any = None,
-    selector: Any = None,
-    planner: Any = None,
+    publisher: EventPublisher | None = None,
+    agent_model: AgentModel | None = None,
+    selector: KnowledgeSelector | None = None,
+    planner: OfflinePlanner | None = None,
+    hooks: Sequence[TurnHooks] = (),
+    budget: DailyBudget | None = None,
 ) -> Container:
     """Wires the production adapters; anything passed in is used instead (tests, the local stack).
 
@@ -143,81 +141,116 @@ async def build_container(
         from trainer.jobs.bus import EventBridgePublisher
 
         publisher = EventBridgePublisher(settings)
-    agent = _build_agent(settings, store, db, publisher, agent_model, selector, planner)
-    return Container(
-        settings=settings,
-        store=store,
-        agent=agent,
-        verifier=TokenVerifier(settings),
-        db=db,
+    from trainer.agent.loop import AgentLoop
+    from trainer.observability import default_turn_hooks
+
+    if budget is None:
+        budget = _daily_budget(settings, store)
+    deps = agent_deps(
+        settings,
+        store,
+        db,
         publisher=publisher,
-        closers=closers,
+        agent_model=agent_model,
+        selector=selector,
+        planner=planner,
+        hooks=[*default_turn_hooks(settings), *hooks],
+        budget=budget,
+    )
+    return Container(
+        settings=settings, store=store, agent=AgentLoop(deps), db=db, publisher=publisher, closers=closers
     )
 
 
-def _build_agent(
+def agent_deps(
     settings: Settings,
     store: SessionStore,
     db: Database | None,
-    publisher: Any,
-    agent_model: Any,
-    selector: Any,
-    planner: Any,
-) -> TurnRunner:
-    from trainer.agent.loop import AgentLoop
+    *,
+    publisher: EventPublisher | None = None,
+    agent_model: AgentModel | None = None,
+    selector: KnowledgeSelector | None = None,
+    planner: OfflinePlanner | None = None,
+    hooks: Sequence[TurnHooks] = (),
+    budget: DailyBudget | None = None,
+) -> AgentDeps:
+    """The agent's typed dependencies: tools, models, data sources, coaching, hooks, budget."""
+    from trainer.agent.hooks import CompositeHooks
+    from trainer.agent.loop import AgentDeps
     from trainer.agent.tool_registry import ToolRegistry
 
-    registry = ToolRegistry(collect_tools())
     if selector is None:
         from trainer.llm.factory import build_selector
 
         selector = build_selector(settings)
-    tool_extras: dict[str, Any] = {}
+    coach = None
     if db is not None:
-        from trainer.agent.coaching import CoachPlanner, workout_tool_extras
+        from trainer.agent.coaching import CoachPlanner, CoachServices
 
-        tool_extras = workout_tool_extras()
-        planner = planner if planner is not None else CoachPlanner(db, store)
-    if agent_model is None and planner is None and settings.model_mode == "offline":
-        planner = _fallback_planner()
-    model_factory = agent_model if agent_model is not None else ModelsById(settings, planner)
-    return AgentLoop(
+        coach = CoachServices(db)
+        if planner is None:
+            planner = CoachPlanner(db, store)
+    models: Any
+    if agent_model is not None:
+        models = FixedModel(agent_model)
+    else:
+        if planner is None and settings.model_mode == "offline":
+            raise ValueError("the offline model composes workouts from the domain database: set DATABASE_URL")
+        models = ModelsById(settings, planner)
+    return AgentDeps(
+        budget=budget,
         store=store,
-        model_factory=model_factory,
+        models=models,
         selector=selector,
-        registry=registry,
-        context_builder=None,
+        registry=ToolRegistry(collect_tools()),
         user_data=_user_data_builder(db),
-        fetch_sources_factory=_source_fetcher_factory(db),
-        publisher=publisher,
+        sources=_source_fetcher_factory(db),
         settings=settings,
+        publisher=publisher,
         db=db,
-        tool_extras=tool_extras,
+        coach=coach,
+        hooks=CompositeHooks(hooks),
     )
 
 
-def _fallback_planner() -> Any:
-    from trainer.local.fake_llm import DemoPlanner
+class FixedModel:
+    """One model for every model id (tests, benchmarks)."""
 
-    logger.warning("offline model without a planner: using the fixed demo workout planner")
-    return DemoPlanner()
+    def __init__(self, model: AgentModel) -> None:
+        self._model = model
+
+    def model_for(self, model_id: str) -> AgentModel:
+        return self._model
 
 
 class ModelsById:
     """One agent model per model id (the request's `model` overrides TRAINER_MODEL), built once."""
 
-    def __init__(self, settings: Settings, planner: Any) -> None:
+    def __init__(self, settings: Settings, planner: OfflinePlanner | None) -> None:
         self._settings = settings
         self._planner = planner
-        self._models: dict[str, Any] = {}
+        self._models: dict[str, AgentModel] = {}
 
-    def __call__(self, model_id: str) -> Any:
+    def model_for(self, model_id: str) -> AgentModel:
         if model_id not in self._models:
             from trainer.llm.factory import build_agent_model
 
             settings = self._settings.model_copy(update={"model": model_id})
             self._models[model_id] = build_agent_model(settings, self._planner)
         return self._models[model_id]
+
+
+def _daily_budget(settings: Settings, store: SessionStore) -> DailyBudget | None:
+    """The per-user daily budget, on the daily metrics the cost job keeps beside DynamoDB sessions."""
+    from trainer.store.sessions import DynamoSessionStore
+
+    if not isinstance(store, DynamoSessionStore):
+        return None
+    from trainer.agent.budget import DailyBudget
+    from trainer.store.metrics import DailyMetricsStore, DynamoDailyUsage
+
+    usage = DynamoDailyUsage(DailyMetricsStore(settings, client=store.table.client))
+    return DailyBudget(usage, settings.daily_turn_limit, settings.daily_cost_limit_cents)
 
 
 def _user_data_builder(db: Database | None) -> Callable[[str], Awaitable[str]]:
@@ -231,8 +264,8 @@ def _user_data_builder(db: Database | None) -> Callable[[str], Awaitable[str]]:
     return user_data
 
 
-def _source_fetcher_factory(db: Database | None) -> Callable[[str], Any]:
-    def for_user(user_id: str) -> Any:
+def _source_fetcher_factory(db: Database | None) -> Callable[[str], SourceFetcher]:
+    def for_user(user_id: str) -> SourceFetcher:
         async def fetch(requests: list[tuple[str, dict[str, Any]]]) -> list[Any]:
             if db is None or not requests:
                 return []

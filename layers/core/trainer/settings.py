@@ -44,9 +44,21 @@ class Settings(BaseSettings):
     context_window_tokens: int = Field(default=100_000, alias="TRAINER_CONTEXT_WINDOW_TOKENS")
     checkpoint_threshold: float = Field(default=0.8, alias="TRAINER_CHECKPOINT_THRESHOLD")
     hard_limit_ratio: float = Field(default=0.95, alias="TRAINER_HARD_LIMIT_RATIO")
-    lease_seconds: int = Field(default=900, alias="TRAINER_LEASE_SECONDS")
+    lease_seconds: int = Field(default=30, ge=3, alias="TRAINER_LEASE_SECONDS")
+    """A turn's lease on its session, renewed every third of it while the turn runs: a turn whose
+    process died frees its session within this time."""
+    function_timeout_seconds: int = Field(default=300, ge=1, alias="TRAINER_FUNCTION_TIMEOUT_SECONDS")
+    """The serving function's timeout (template.yaml sets it from the same parameter as Timeout): no
+    lease outlives it."""
+    daily_turn_limit: int = Field(default=300, ge=1, alias="TRAINER_DAILY_TURN_LIMIT")
+    daily_cost_limit_cents: float = Field(default=500.0, gt=0, alias="TRAINER_DAILY_COST_LIMIT_CENTS")
+    """A user's daily budget (UTC days): over either, a turn is refused with 429."""
     heartbeat_seconds: float = Field(default=15.0, alias="TRAINER_HEARTBEAT_SECONDS")
     log_level: str = Field(default="INFO", alias="POWERTOOLS_LOG_LEVEL")
+
+    @property
+    def turn_lease_seconds(self) -> int:
+        return min(self.lease_seconds, self.function_timeout_seconds)
 
     @property
     def model_mode(self) -> Literal["offline", "anthropic"]:

@@ -1,9 +1,9 @@
 """Coaching services wired into the agent: the offline model's planner (composer on real user
-data) and the hooks the workout tools call (checks against the user, delete-after-use preferences)."""
+data) and the `WorkoutCoach` the workout tools call (checks against the user, delete-after-use
+preferences)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -31,35 +31,34 @@ class CoachPlanner:
         self._store = store
         self._clock = clock
 
-    async def compose_workout(self, user_id: str, request_text: str) -> dict[str, Any]:
+    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
         facts = await load_training_facts(self._db, user_id, self._clock())
-        workout = compose_workout(facts.composer_request(request_text))
-        return workout.model_dump(
-            mode="json", exclude_none=True, exclude={"exercises": {"__all__": {"id", "completed"}}}
-        )
+        return compose_workout(facts.composer_request(request_text))
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self._store.get_state, session_id, CURRENT_WORKOUT_KEY)
+        return await self._store.get_state(session_id, CURRENT_WORKOUT_KEY)
 
     async def compose_replacement(
         self, user_id: str, session_id: str, exercise: dict[str, Any], request_text: str
-    ) -> dict[str, Any]:
+    ) -> Exercise:
         facts = await load_training_facts(self._db, user_id, self._clock())
         current = await self.current_workout(session_id) or {}
         in_workout = [str(e.get("exercise_name", "")) for e in current.get("exercises", [])]
         old = Exercise.model_validate(exercise)
-        new = compose_replacement(facts.composer_request(request_text), old, avoid_names=in_workout)
-        return new.model_dump(mode="json", exclude_none=True, exclude={"id", "completed"})
+        return compose_replacement(facts.composer_request(request_text), old, avoid_names=in_workout)
 
 
-async def check_workout_for_user(workout: Workout, ctx: ToolContext) -> list[str]:
-    """Problems with a workout for this user right now; reported to the model, never blocking."""
-    db = ctx.require_db()
-    facts = await load_training_facts(db, ctx.user_id, ctx.now())
-    requested, _ = parse_request_muscles(str(ctx.extras.get("user_message") or ""))
-    return check_workout(workout, facts.check_context(requested))
+class CoachServices:
+    """`trainer.tools.base.WorkoutCoach` on the domain database."""
 
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
-def workout_tool_extras() -> dict[str, Any]:
-    """The ToolContext.extras hooks the workout tools look for."""
-    return {"workout_checker": check_workout_for_user, "after_generation": consume_after_generation}
+    async def check_workout(self, workout: Workout, ctx: ToolContext) -> list[str]:
+        """Problems with a workout for this user right now; reported to the model, never blocking."""
+        facts = await load_training_facts(self._db, ctx.user_id, ctx.now())
+        requested, _ = parse_request_muscles(ctx.user_message)
+        return check_workout(workout, facts.check_context(requested))
+
+    async def after_generation(self, ctx: ToolContext) -> None:
+        await consume_after_generation(ctx)

@@ -15,9 +15,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from pydantic import BaseModel
+
+from trainer.agent.checkpoint import render_checkpoint
 from trainer.agent.prompts import SYSTEM_PROMPT
 from trainer.agent.tool_registry import EPHEMERAL, ToolRegistry, canonical_json, wrap_observation
-from trainer.jobs.checkpoint import render_checkpoint
+from trainer.domain.text import escape_text, one_line
 from trainer.llm.ports import ModelRequest
 from trainer.store.models import CONTEXT_EVENT_TYPES, Event, EventType, Session
 
@@ -27,25 +30,29 @@ MEMO_SIZE = 4096
 
 
 def render_knowledge(data: dict[str, Any]) -> str:
+    """Knowledge as the model sees it. The data is the source formatter's text, whose values it
+    escaped itself (its own tags stay); data of another shape is escaped whole."""
     body = data.get("data")
-    text = body if isinstance(body, str) else canonical_json(body)
-    return f'<knowledge source="{data.get("source", "unknown")}">\n{text}\n</knowledge>'
+    text = body if isinstance(body, str) else escape_text(canonical_json(body))
+    source = escape_text(data.get("source", "unknown"), attribute=True)
+    return f'<knowledge source="{source}">\n{text}\n</knowledge>'
 
 
 def render_artifact(data: dict[str, Any]) -> str:
     summary = data.get("summary") or {}
     lines = []
     if data.get("title"):
-        lines.append(f"title: {data['title']}")
+        lines.append(f"title: {one_line(data['title'])}")
     payload = data.get("payload") or {}
     if payload.get("workout_id"):
-        lines.append(f"workout_id: {payload['workout_id']}")
+        lines.append(f"workout_id: {one_line(payload['workout_id'])}")
     for key in sorted(summary):
         value = summary[key]
         shown = ", ".join(str(v) for v in value) if isinstance(value, list) else value
-        lines.append(f"{key}: {shown}")
+        lines.append(f"{one_line(key)}: {one_line(shown)}")
     body = "\n".join(lines)
-    kind, art_id = data.get("type", "unknown"), data.get("artifact_id", "")
+    kind = escape_text(data.get("type", "unknown"), attribute=True)
+    art_id = escape_text(data.get("artifact_id", ""), attribute=True)
     return f'<artifact type="{kind}" id="{art_id}">\n{body}\n</artifact>'
 
 
@@ -62,25 +69,26 @@ def estimate_tokens(request: ModelRequest) -> int:
 
 @dataclass(frozen=True)
 class _Converted:
-    """One event as content: a tool_use, a tool_result or user blocks; `chars` for the estimate.
-    Blocks are shared between builds and never mutated."""
+    """One event as content: a tool_use, a tool_result or user blocks; `chars` for the estimate;
+    for a tool_result, its typed result. Blocks are shared between builds and never mutated."""
 
     kind: str
     block: dict[str, Any] | None = None
     call_id: str = ""
     name: str = ""
     chars: int = 0
+    result: BaseModel | None = None
 
 
 _SKIP = _Converted("skip")
 
 
-def convert_event(event: Event) -> _Converted:
+def convert_event(event: Event, registry: ToolRegistry | None = None) -> _Converted:
     data = event.data
     match event.event_type:
         case EventType.USER_MESSAGE:
             text = str(data.get("message") or "")
-            return _text(text) if text.strip() else _SKIP
+            return _text(escape_text(text)) if text.strip() else _SKIP
         case EventType.TOOL_CALL:
             arguments = data.get("arguments")
             serialised = canonical_json(arguments if isinstance(arguments, dict) else {})
@@ -91,11 +99,12 @@ def convert_event(event: Event) -> _Converted:
             content = data.get("formatted")
             if not isinstance(content, str):
                 content = canonical_json(data.get("result"))
-            call_id = str(data.get("call_id"))
+            call_id, name = str(data.get("call_id")), str(data.get("tool_name"))
             result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": content}
             if not data.get("success", True):
                 result["is_error"] = True
-            return _Converted("tool_result", result, call_id, str(data.get("tool_name")), len(content))
+            typed = registry.parse_result(name, data.get("result")) if registry is not None else None
+            return _Converted("tool_result", result, call_id, name, len(content), typed)
         case EventType.KNOWLEDGE:
             return _text(render_knowledge(data))
         case EventType.ARTIFACT:
@@ -150,11 +159,19 @@ class _Conversation:
         )
 
 
-def assemble(items: Iterable[_Converted]) -> tuple[list[dict[str, Any]], int]:
-    """Seed 002 §4.3 buildEventsToMessages over converted events, plus crash repair; returns the
-    messages and their approximate size in characters."""
+@dataclass
+class Assembled:
+    messages: list[dict[str, Any]]
+    chars: int
+    results: dict[str, BaseModel]
+
+
+def assemble(items: Iterable[_Converted]) -> Assembled:
+    """Seed 002 §4.3 buildEventsToMessages over converted events, plus crash repair; the messages,
+    their approximate size in characters and the typed results of the calls they hold."""
     conv = _Conversation()
     chars = 0
+    results: dict[str, BaseModel] = {}
     for item in items:
         if item.kind == "user" and item.block is not None:
             conv.add_user_block(item.block)
@@ -163,17 +180,19 @@ def assemble(items: Iterable[_Converted]) -> tuple[list[dict[str, Any]], int]:
         elif item.kind == "tool_result" and item.block is not None:
             if not conv.add_tool_result(item.call_id, item.block):
                 continue
+            if item.result is not None:
+                results[item.call_id] = item.result
         else:
             continue
         chars += item.chars
     conv.close_pending(INTERRUPTED_RESULT)
     if conv.messages and conv.messages[0]["role"] != "user":
         conv.messages.insert(0, {"role": "user", "content": [{"type": "text", "text": SESSION_RESUMED}]})
-    return conv.messages, chars
+    return Assembled(conv.messages, chars, results)
 
 
 def events_to_messages(events: Iterable[Event]) -> list[dict[str, Any]]:
-    return assemble(convert_event(e) for e in events)[0]
+    return assemble(convert_event(e) for e in events).messages
 
 
 class ContextBuilder:
@@ -193,7 +212,7 @@ class ContextBuilder:
         key = (event.session_id, event.sequence_number)
         item = self._memo.get(key)
         if item is None:
-            item = convert_event(event)
+            item = convert_event(event, self.registry)
             self._memo[key] = item
             if len(self._memo) > self._memo_size:
                 self._memo.popitem(last=False)
@@ -229,7 +248,8 @@ class ContextBuilder:
             for e in events
             if e.event_type in CONTEXT_EVENT_TYPES and e.sequence_number >= session.context_start_sequence
         ]
-        messages, chars = assemble(in_context)
+        assembled = assemble(in_context)
+        messages, chars = assembled.messages, assembled.chars
         if not messages:
             raise ValueError("Cannot build context: no events in session")
         last = messages[-1]["content"]
@@ -250,5 +270,6 @@ class ContextBuilder:
             messages=messages,
             user_id=session.user_id,
             session_id=session.id,
+            results=assembled.results,
         )
         return request, chars // 4

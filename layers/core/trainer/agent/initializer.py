@@ -4,41 +4,30 @@ range is a new event, never a replacement. Failures never stop the main agent (Â
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from trainer.agent.events import knowledge_event
+from trainer.agent.errors import log_error
+from trainer.agent.ports import SourceFetcher
+from trainer.frames import Frame, knowledge_frame
 from trainer.llm.ports import InitializerResult, KnowledgeSelection, KnowledgeSelector
 from trainer.sources.formatters import format_current_workout
-from trainer.sources.registry import DISPLAY_NAMES
+from trainer.sources.registry import DISPLAY_NAMES, SOURCES
 from trainer.store.models import Event, EventType, KnowledgeRef, Session
 from trainer.store.ports import SessionStore
 
 logger = logging.getLogger(__name__)
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
+Emit = Callable[[Frame], Awaitable[None]]
 CURRENT_WORKOUT_SOURCE = "current_workout_session"
-__all__ = ["format_current_workout", "initialize_context"]
+__all__ = ["format_current_workout", "initialize_context", "log_error"]
 SOURCE_DEFAULT_PARAMS: dict[str, dict[str, Any]] = {
     "workout_history": {"days_back": 14},
     "scheduled_workouts": {"days_ahead": 7},
 }
 RANGE_PARAMS = ("days_back", "days_ahead")
-
-
-class SourceResultLike(Protocol):
-    source: str
-    params: dict[str, Any]
-    formatted: str
-    error: str | None
-
-
-SourceFetcher = Callable[[list[tuple[str, dict[str, Any]]]], Awaitable[Sequence[SourceResultLike]]]
-"""The data layer's fetch_sources bound to a database and a user."""
 
 
 @dataclass
@@ -55,13 +44,20 @@ def display_name(source: str) -> str:
     return str(DISPLAY_NAMES.get(source) or source.replace("_", " ").title())
 
 
-def selection_params(selection: KnowledgeSelection) -> dict[str, Any]:
-    params = {
-        "days_back": selection.days_back,
-        "days_ahead": selection.days_ahead,
-        "status": selection.status,
-    }
-    return {k: v for k, v in params.items() if v is not None}
+def selection_params(selection: KnowledgeSelection) -> dict[str, Any] | None:
+    """The parameters the selected source takes, made valid; None for an unknown source. A strict
+    structured-output model sends every parameter on every selection, mostly null but not always:
+    what a source does not take, an out-of-range number or an invalid choice is dropped or clamped
+    (and logged) rather than losing the source."""
+    source = SOURCES.get(selection.source)
+    if source is None:
+        logger.warning("initializer selected an unknown source %r; skipped", selection.source)
+        return None
+    given = {"days_back": selection.days_back, "days_ahead": selection.days_ahead, "status": selection.status}
+    params, notes = source.tolerated_params(given)
+    if notes:
+        logger.info("initializer parameters adjusted for %s: %s", selection.source, "; ".join(notes))
+    return params
 
 
 def is_covered(source: str, params: dict[str, Any], existing: Sequence[KnowledgeRef]) -> bool:
@@ -81,21 +77,7 @@ def is_covered(source: str, params: dict[str, Any], existing: Sequence[Knowledge
 
 
 async def _append(store: SessionStore, session_id: str, event_type: EventType, data: dict[str, Any]) -> Event:
-    return await asyncio.to_thread(store.append_event, session_id, event_type, data)
-
-
-async def log_error(
-    store: SessionStore, session_id: str, exc: BaseException | str, context: str
-) -> Event | None:
-    message = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
-    stack = None if isinstance(exc, str) else "".join(traceback.format_exception(exc))[-4000:]
-    try:
-        return await _append(
-            store, session_id, EventType.ERROR, {"message": message, "stack": stack, "context": context}
-        )
-    except Exception:
-        logger.exception("could not log error event (%s)", context)
-        return None
+    return await store.append_event(session_id, event_type, data)
 
 
 async def initialize_context(
@@ -122,6 +104,8 @@ async def initialize_context(
     requests: list[tuple[str, dict[str, Any]]] = []
     for selection in result.selection.append_knowledge:
         params = selection_params(selection)
+        if params is None:
+            continue
         ref = KnowledgeRef(source=selection.source, params=params)
         if any(r.source == ref.source and r.params == ref.params for r in outcome.requested):
             continue
@@ -157,10 +141,10 @@ async def initialize_context(
         outcome.events.append(event)
         outcome.appended.append(KnowledgeRef(source=item.source, params=dict(item.params or {})))
     if outcome.appended:
-        await asyncio.to_thread(store.add_knowledge, session.id, outcome.appended)
+        await store.add_knowledge(session.id, outcome.appended)
     for ref in outcome.appended:
         try:
-            await emit(knowledge_event(ref.source, display_name(ref.source)))
+            await emit(knowledge_frame(ref.source, display_name(ref.source)))
         except Exception:
             logger.debug("knowledge event not delivered", exc_info=True)
     return outcome

@@ -2,40 +2,40 @@
 
 get/create session -> lease -> (synchronous checkpoint if over the hard limit) -> user message ->
 client workout as knowledge -> initializer -> read events ONCE -> loop { build context, call model
-with forced single tool use, execute the tool, append tool_call + tool_result } -> completed ->
-TurnCompleted -> done. Events of the turn are kept in memory; writes go through.
+with forced single tool use, execute the tool, append tool_call + tool_result, take the tool's next
+step } -> completed -> TurnCompleted -> done. Events of the turn are kept in memory; writes go through.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
+from trainer.agent import checkpoint as checkpoints
+from trainer.agent.budget import DailyBudget
 from trainer.agent.context import ContextBuilder
-from trainer.agent.events import (
-    done_event,
-    error_event,
-    message_delta_event,
-    status_event,
-    tool_result_event,
-    tool_start_event,
+from trainer.agent.errors import log_error
+from trainer.agent.initializer import CURRENT_WORKOUT_SOURCE, format_current_workout, initialize_context
+from trainer.agent.ports import EventPublisher, ModelProvider, SourceFetcher, TurnHooks, UserDataLoader
+from trainer.agent.tool_registry import EndTurn, ToolOutcome, ToolRegistry
+from trainer.agent.turn_completed import TurnCompleted, TurnUsage
+from trainer.frames import (
+    Frame,
+    FrameSink,
+    ToolResultFrame,
+    done_frame,
+    error_frame,
+    message_delta_frame,
+    status_frame,
+    tool_start_frame,
 )
-from trainer.agent.initializer import (
-    CURRENT_WORKOUT_SOURCE,
-    SourceFetcher,
-    format_current_workout,
-    initialize_context,
-    log_error,
-)
-from trainer.agent.tool_registry import ToolRegistry
-from trainer.jobs import checkpoint as checkpoints
-from trainer.jobs.bus import EventPublisher
 from trainer.llm.ports import AgentModel, KnowledgeSelector, ModelError, ModelRequest, ModelResponse, Usage
 from trainer.settings import Settings
 from trainer.store.db import Database
@@ -47,19 +47,102 @@ from trainer.store.models import (
     KnowledgeRef,
     Session,
 )
-from trainer.store.ports import SessionStore
-from trainer.tools.base import ToolContext
+from trainer.store.ports import LeaseHeld, SessionStore
+from trainer.tools.base import Reply, ToolContext, ToolResult, WorkoutCoach
 
 logger = logging.getLogger(__name__)
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
-StopReason = Literal["idle", "ask_user", "max_iterations", "no_tool_call", "error"]
-WORKOUT_TOOLS = frozenset({"generate_workout", "swap_exercise", "adjust_exercise", "remove_exercise"})
+StopReason = Literal["done", "awaiting_user", "max_iterations", "no_tool_call", "error"]
 ESTIMATE_KEY = "context_tokens_estimate"
 ESTIMATE_START_KEY = "context_estimate_start"
 READ_PAGE_SIZE = 500
+TURN_HOLDER_PREFIX = "turn-"
 RAW_TEXT_LIMIT = 500
 USER_DATA_FALLBACK = "<user_data>\n(unavailable)\n</user_data>"
+MODEL_UNAVAILABLE = "The trainer is unavailable right now. Please try again in a moment."
+TURN_BROKE = "Something went wrong while preparing a reply. Please try again."
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def model_cost_cents(model_id: str, usage: Usage) -> float:
+    """The registry's price for a call; 0 for a model without a price (logged)."""
+    from trainer.llm.models import cost_cents
+
+    try:
+        return float(cost_cents(model_id, usage))
+    except (LookupError, ValueError):
+        logger.debug("no price for model %s", model_id)
+        return 0.0
+
+
+@dataclass
+class AgentDeps:
+    """Everything a turn works with, built once by the container (trainer.container)."""
+
+    store: SessionStore
+    models: ModelProvider
+    selector: KnowledgeSelector
+    registry: ToolRegistry
+    user_data: UserDataLoader
+    sources: Callable[[str], SourceFetcher]
+    """The source fetcher for a user id."""
+    settings: Settings
+    context_builder: ContextBuilder | None = None
+    publisher: EventPublisher | None = None
+    budget: DailyBudget | None = None
+    db: Database | None = None
+    coach: WorkoutCoach | None = None
+    hooks: TurnHooks = field(default_factory=TurnHooks)
+    clock: Callable[[], datetime] = _utcnow
+    cost: Callable[[str, Usage], float] = model_cost_cents
+
+
+class LeaseKeeper:
+    """Keeps a turn's lease while it runs: renews it every third of its length, never past the
+    function's deadline (so no lease outlives the function), and notes when another holder took the
+    session over (this turn's process was presumed dead): the turn must then stop writing."""
+
+    def __init__(self, store: SessionStore, session_id: str, holder: str, ttl: int, deadline: float) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.holder = holder
+        self.ttl = ttl
+        self.deadline = deadline
+        self.lost = False
+        self.renewals = 0
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._renew_until_stopped(), name=f"lease-{self.session_id}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _renew_until_stopped(self) -> None:
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            left = self.deadline - time.monotonic()
+            if left <= 1:
+                return
+            try:
+                await self.store.renew_lease(self.session_id, self.holder, min(self.ttl, int(left)))
+                self.renewals += 1
+            except LeaseHeld:
+                logger.error("lease on session %s was taken over; the turn stops", self.session_id)
+                self.lost = True
+                return
+            except Exception:
+                logger.warning("lease renewal failed for session %s", self.session_id, exc_info=True)
+
+
+class LeaseLost(RuntimeError):
+    """Another turn took the session over while this one ran (it was presumed dead)."""
 
 
 class TurnFailed(RuntimeError):
@@ -71,43 +154,44 @@ class TurnFailed(RuntimeError):
 
 
 @dataclass
+class Action:
+    """One tool call of the turn with its outcome."""
+
+    tool: str
+    args: dict[str, Any]
+    outcome: ToolOutcome
+
+    def as_json(self) -> dict[str, Any]:
+        return {"tool": self.tool, "args": self.args, "result": self.outcome.result_json()}
+
+
+@dataclass
+class ClientResponse:
+    """Seed 002 §10.2 ClientResponse."""
+
+    messages: list[str]
+    exercises: list[dict[str, Any]] | None = None
+    question: dict[str, Any] | None = None
+
+
+@dataclass
 class TurnResult:
     session_id: str
-    actions: list[dict[str, Any]]
+    actions: list[Action]
     iterations: int
     status: Literal["completed", "error"]
-    response: dict[str, Any]
+    response: ClientResponse
     stop_reason: StopReason
     turn_id: str = ""
     model: str = ""
     usage: dict[str, int] = field(default_factory=dict)
     cost_cents: float = 0.0
+    duration_ms: int = 0
+    model_errors: int = 0
 
-
-@dataclass
-class TurnToolContext(ToolContext):
-    """Tool context that also records events tools append (artifacts) into the turn's memory."""
-
-    sink: list[Event] = field(default_factory=list)
-
-    async def append_event(self, event_type: EventType, data: dict[str, Any]) -> Event:
-        event = await super().append_event(event_type, data)
-        self.sink.append(event)
-        return event
-
-
-def safe_emitter(emit: Emit | None) -> Emit:
-    """An emit that never raises: a dead client must not break the turn."""
-
-    async def _emit(event: dict[str, Any]) -> None:
-        if emit is None:
-            return
-        try:
-            await emit(event)
-        except Exception:
-            logger.debug("SSE event not delivered", exc_info=True)
-
-    return _emit
+    @property
+    def tool_calls(self) -> list[tuple[str, bool]]:
+        return [(a.tool, a.outcome.success) for a in self.actions]
 
 
 def trim_raw(raw: dict[str, Any]) -> dict[str, Any]:
@@ -158,57 +242,26 @@ def request_summary(request: ModelRequest) -> str:
     return f"{counts}; last: {kind}"
 
 
+def tool_result_frame(outcome: ToolOutcome) -> ToolResultFrame:
+    delivered = outcome.delivered_artifact()
+    return ToolResultFrame(
+        type=outcome.tool,
+        data=outcome.result_json(),
+        formatted=outcome.formatted,
+        status="done" if outcome.success else "failed",
+        artifact=delivered.artifact if delivered else None,
+        artifact_id=delivered.artifact_id if delivered else None,
+    )
+
+
+def user_message_for(exc: BaseException) -> str:
+    return MODEL_UNAVAILABLE if isinstance(exc, ModelError) else TURN_BROKE
+
+
 class AgentLoop:
-    def __init__(
-        self,
-        store: SessionStore,
-        model_factory: Callable[[str], AgentModel] | AgentModel,
-        selector: KnowledgeSelector,
-        registry: ToolRegistry,
-        context_builder: ContextBuilder | None,
-        user_data: Callable[[str], Awaitable[str]],
-        fetch_sources_factory: Callable[[str], SourceFetcher],
-        publisher: EventPublisher | None,
-        settings: Settings,
-        db: Database | None = None,
-        cost_fn: Callable[[str, Usage], float] | None = None,
-        *,
-        tool_extras: Mapping[str, Any] | None = None,
-        clock: Callable[[], datetime] | None = None,
-    ) -> None:
-        self.store = store
-        self.model_factory = model_factory
-        self.selector = selector
-        self.registry = registry
-        self.context_builder = context_builder or ContextBuilder(registry)
-        self.user_data = user_data
-        self.fetch_sources_factory = fetch_sources_factory
-        self.publisher = publisher
-        self.settings = settings
-        self.db = db
-        self.cost_fn = cost_fn
-        self.tool_extras = dict(tool_extras or {})
-        self.clock = clock or (lambda: datetime.now(UTC))
-
-    def _model(self, model_id: str) -> AgentModel:
-        factory = self.model_factory
-        if callable(factory) and not hasattr(factory, "complete"):
-            return factory(model_id)
-        return factory  # type: ignore[return-value]
-
-    def _cost(self, model_id: str, usage: Usage) -> float:
-        if self.cost_fn is not None:
-            return float(self.cost_fn(model_id, usage))
-        try:
-            from trainer.llm.models import cost_cents
-
-            return float(cost_cents(model_id, usage))
-        except Exception:
-            logger.debug("no price for model %s", model_id)
-            return 0.0
-
-    async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return await asyncio.to_thread(fn, *args)
+    def __init__(self, deps: AgentDeps) -> None:
+        self.deps = deps
+        self.context_builder = deps.context_builder or ContextBuilder(deps.registry)
 
     async def run_turn(
         self,
@@ -218,14 +271,27 @@ class AgentLoop:
         session_id: str | None = None,
         current_workout: dict[str, Any] | None = None,
         model: str | None = None,
-        emit: Emit | None = None,
+        emit: FrameSink | None = None,
     ) -> TurnResult:
-        send = safe_emitter(emit)
-        model_id = model or self.settings.model
-        session = await self._call(self.store.get_or_create_session, user_id, session_id)
-        turn = _Turn(loop=self, session=session, model_id=model_id, send=send)
-        await self._call(self.store.acquire_lease, session.id, turn.holder, self.settings.lease_seconds)
+        deps = self.deps
+        if deps.budget is not None:
+            await deps.budget.check(user_id)
+        holder = f"{TURN_HOLDER_PREFIX}{uuid.uuid4().hex}"
+        session, interrupted = await self._lease_session(user_id, session_id, holder)
+        turn = _Turn(self, session, model or deps.settings.model, emit, holder)
+        keeper = LeaseKeeper(
+            deps.store,
+            session.id,
+            holder,
+            deps.settings.turn_lease_seconds,
+            time.monotonic() + deps.settings.function_timeout_seconds,
+        )
+        turn.lease = keeper
+        keeper.start()
         try:
+            await turn.hook("on_turn_start", session, message)
+            if interrupted is not None and interrupted.startswith(TURN_HOLDER_PREFIX):
+                await turn.mark_interrupted(interrupted)
             await turn.checkpoint_if_over_hard_limit()
             return await turn.run(message, current_workout)
         except TurnFailed:
@@ -233,28 +299,50 @@ class AgentLoop:
         except Exception as exc:
             logger.exception("turn failed in session %s", session.id)
             await turn.fail(exc, "agent_loop")
-            raise TurnFailed(_user_message_for(exc), session_id=session.id) from exc
+            raise TurnFailed(user_message_for(exc), session_id=session.id) from exc
         finally:
+            await keeper.stop()
             try:
-                await self._call(self.store.release_lease, turn.session.id, turn.holder)
+                await deps.store.release_lease(turn.session.id, turn.holder)
             except Exception:
                 logger.exception("could not release the lease of session %s", turn.session.id)
 
+    async def _lease_session(
+        self, user_id: str, session_id: str | None, holder: str
+    ) -> tuple[Session, str | None]:
+        """The session with this turn's lease, and the holder of a dead turn it took over (if any).
+        Without a session id the most recent active session is used unless another turn is running
+        in it: then the turn starts a new session rather than wait for one the user did not name."""
+        store, ttl = self.deps.store, self.deps.settings.turn_lease_seconds
+        session = await store.get_or_create_session(user_id, session_id)
+        try:
+            return session, await store.acquire_lease(session.id, holder, ttl)
+        except LeaseHeld:
+            if session_id is not None:
+                raise
+        session = await store.create_session(user_id)
+        return session, await store.acquire_lease(session.id, holder, ttl)
+
 
 class _Turn:
-    """State of one turn: the in-memory event list, usage totals and the client response."""
+    """State of one turn: the in-memory event list, usage totals and the actions taken."""
 
-    def __init__(self, *, loop: AgentLoop, session: Session, model_id: str, send: Emit) -> None:
+    def __init__(
+        self, loop: AgentLoop, session: Session, model_id: str, sink: FrameSink | None, holder: str
+    ) -> None:
         self.loop = loop
-        self.store = loop.store
+        self.deps = loop.deps
+        self.store = loop.deps.store
         self.session = session
         self.model_id = model_id
-        self.send = send
-        self.holder = f"turn-{uuid.uuid4().hex}"
+        self.sink = sink
+        self.holder = holder
+        self.lease: LeaseKeeper | None = None
+        self.started = time.perf_counter()
         self.events: list[Event] = []
         self.first_seq: int | None = None
         self.last_seq = session.last_seq
-        self.actions: list[dict[str, Any]] = []
+        self.actions: list[Action] = []
         self.usage = {
             "input_tokens": 0,
             "output_tokens": 0,
@@ -263,14 +351,19 @@ class _Turn:
         }
         self.cost_cents = 0.0
         self.context_estimate = 0
+        self.model_errors = 0
         self.message = ""
+
+    async def hook(self, name: str, *args: Any) -> None:
+        try:
+            await getattr(self.deps.hooks, name)(*args)
+        except Exception:
+            logger.exception("turn hook %s failed", name)
 
     async def _append(
         self, event_type: EventType, data: dict[str, Any], duration_ms: int | None = None
     ) -> Event:
-        event: Event = await asyncio.to_thread(
-            self.store.append_event, self.session.id, event_type, data, duration_ms
-        )
+        event = await self.store.append_event(self.session.id, event_type, data, duration_ms)
         self._remember(event)
         return event
 
@@ -281,8 +374,24 @@ class _Turn:
         if event.event_type in CONTEXT_EVENT_TYPES:
             self.events.append(event)
 
-    async def _emit(self, event: dict[str, Any]) -> None:
-        await self.send({**event, "seq": self.last_seq})
+    async def emit(self, frame: Frame) -> None:
+        """Sends a frame to the client, if one listens; a dead client never breaks the turn."""
+        if self.sink is None:
+            return
+        try:
+            await self.sink(frame, self.last_seq)
+        except Exception:
+            logger.debug("SSE frame not delivered", exc_info=True)
+
+    async def mark_interrupted(self, previous_holder: str) -> None:
+        """The turn this one took over died mid-way (timeout, crash, deploy): say so in the timeline,
+        so it reads as interrupted rather than as a turn that never ended."""
+        logger.warning(
+            "session %s: taking over from %s, which never finished", self.session.id, previous_holder
+        )
+        await self._log_error(
+            "The previous turn was interrupted before it finished.", "lease", code="turn_interrupted"
+        )
 
     async def checkpoint_if_over_hard_limit(self) -> None:
         """ARCHITECTURE §6: if the last turn left the context over the hard limit and no
@@ -291,18 +400,18 @@ class _Turn:
         estimate = int(meta.get(ESTIMATE_KEY) or 0)
         if meta.get(ESTIMATE_START_KEY) != self.session.context_start_sequence or not estimate:
             return
-        if not checkpoints.needs_checkpoint(estimate, self.loop.settings, hard=True):
+        if not checkpoints.needs_checkpoint(estimate, self.deps.settings, hard=True):
             return
         try:
             await checkpoints.create_checkpoint(self.store, self.session)
         except Exception as exc:
             logger.exception("synchronous checkpoint failed")
             await log_error(self.store, self.session.id, exc, "checkpoint")
-        self.session = await asyncio.to_thread(self.store.load_session, self.session.id)
+        self.session = await self.store.load_session(self.session.id)
         self.last_seq = self.session.last_seq
 
     async def run(self, message: str, current_workout: dict[str, Any] | None) -> TurnResult:
-        loop = self.loop
+        deps = self.deps
         self.message = message
         await self._append(EventType.USER_MESSAGE, {"message": message})
         if current_workout:
@@ -310,12 +419,14 @@ class _Turn:
         await self._initialize(message)
         await self._read_context_events()
         user_data_xml = await self._user_data()
-        today = loop.clock().date()
+        today = deps.clock().date()
 
         iterations = 0
         stop: StopReason = "max_iterations"
-        model = loop._model(self.model_id)
-        while iterations < loop.settings.max_iterations:
+        model = deps.models.model_for(self.model_id)
+        while iterations < deps.settings.max_iterations:
+            if self.lease is not None and self.lease.lost:
+                raise LeaseLost(f"the lease on session {self.session.id} was taken over")
             iterations += 1
             response = await self._complete(model, user_data_xml, today, iterations)
             call = response.tool_call
@@ -323,30 +434,40 @@ class _Turn:
                 await self._log_error("No tool call in response", "agent_loop")
                 stop = "no_tool_call"
                 break
-            await self._run_tool(call.id, call.name, call.arguments)
-            if call.name == "message_ask_user":
-                stop = "ask_user"
-                break
-            if call.name == "idle" or loop.registry.is_terminal(call.name):
-                stop = "idle"
+            outcome = await self._run_tool(call.id, call.name, call.arguments)
+            if isinstance(outcome.next_step, EndTurn):
+                stop = outcome.next_step.reason
                 break
         else:
-            await self._log_error(f"max iterations reached ({loop.settings.max_iterations})", "agent_loop")
+            await self._log_error(f"max iterations reached ({deps.settings.max_iterations})", "agent_loop")
 
         response_body = await self._client_response()
         await self._finish("completed")
-        await self._emit(done_event(self.session.id))
+        await self.emit(done_frame(self.session.id))
+        result = self._result("completed", iterations, response_body, stop)
+        await self.hook("on_turn_end", self.session, result)
+        return result
+
+    def _result(
+        self,
+        status: Literal["completed", "error"],
+        iterations: int,
+        response: ClientResponse,
+        stop: StopReason,
+    ) -> TurnResult:
         return TurnResult(
             session_id=self.session.id,
             actions=self.actions,
             iterations=iterations,
-            status="completed",
-            response=response_body,
+            status=status,
+            response=response,
             stop_reason=stop,
             turn_id=self.holder,
             model=self.model_id,
             usage=dict(self.usage),
             cost_cents=self.cost_cents,
+            duration_ms=int((time.perf_counter() - self.started) * 1000),
+            model_errors=self.model_errors,
         )
 
     async def _inject_current_workout(self, workout: dict[str, Any]) -> None:
@@ -354,21 +475,18 @@ class _Turn:
             EventType.KNOWLEDGE,
             {"source": CURRENT_WORKOUT_SOURCE, "params": {}, "data": format_current_workout(workout)},
         )
-        ref = KnowledgeRef(source=CURRENT_WORKOUT_SOURCE, params={})
-        await asyncio.to_thread(self.store.add_knowledge, self.session.id, [ref])
+        await self.store.add_knowledge(self.session.id, [KnowledgeRef(source=CURRENT_WORKOUT_SOURCE)])
 
     async def _initialize(self, message: str) -> None:
-        loop = self.loop
+        deps = self.deps
         try:
-            fetch = loop.fetch_sources_factory(self.session.user_id)
+            fetch = deps.sources(self.session.user_id)
             outcome = await initialize_context(
-                self.store, self.session, message, loop.selector, fetch, self._emit
+                self.store, self.session, message, deps.selector, fetch, self.emit
             )
         except Exception as exc:
             logger.exception("context initialisation failed")
-            event = await log_error(self.store, self.session.id, exc, "context_init")
-            if event is not None:
-                self._remember(event)
+            await self._log_error(exc, "context_init")
             return
         for event in outcome.events:
             self._remember(event)
@@ -378,9 +496,7 @@ class _Turn:
         after = max(self.session.context_start_sequence - 1, 0)
         collected: list[Event] = []
         while True:
-            page = await asyncio.to_thread(
-                self.store.read_events, self.session.id, after, READ_PAGE_SIZE, CONTEXT_EVENT_TYPES
-            )
+            page = await self.store.read_events(self.session.id, after, READ_PAGE_SIZE, CONTEXT_EVENT_TYPES)
             collected.extend(page.events)
             if page.next_after is None or not page.events:
                 break
@@ -391,7 +507,7 @@ class _Turn:
 
     async def _user_data(self) -> str:
         try:
-            return await self.loop.user_data(self.session.user_id)
+            return await self.deps.user_data(self.session.user_id)
         except Exception as exc:
             logger.exception("user data unavailable")
             await self._log_error(exc, "user_data")
@@ -403,6 +519,7 @@ class _Turn:
         request, self.context_estimate = self.loop.context_builder.build_with_estimate(
             self.session, self.events, user_data_xml, self.model_id, today=today
         )
+        await self.hook("on_llm_start", self.session, request)
         logged_request = asyncio.create_task(
             self._append(
                 EventType.LLM_REQUEST,
@@ -416,7 +533,7 @@ class _Turn:
         )
 
         async def on_delta(tool: str, text: str) -> None:
-            await self._emit(message_delta_event(tool, text))
+            await self.emit(message_delta_frame(tool, text))
 
         started = time.perf_counter()
         try:
@@ -425,16 +542,18 @@ class _Turn:
             except ModelError as exc:
                 if not exc.retryable:
                     raise
+                self.model_errors += 1
                 logger.warning("model stream broke off, retrying once: %s", exc)
                 response = await model.complete(request, on_delta)
         except Exception as exc:
+            self.model_errors += 1
             await asyncio.gather(logged_request, return_exceptions=True)
             await self.fail(exc)
-            raise TurnFailed(_user_message_for(exc), session_id=self.session.id) from exc
+            raise TurnFailed(user_message_for(exc), session_id=self.session.id) from exc
         duration_ms = int((time.perf_counter() - started) * 1000)
         await logged_request
 
-        cost = self.loop._cost(response.model or self.model_id, response.usage)
+        cost = self.deps.cost(response.model or self.model_id, response.usage)
         self.cost_cents += cost
         for key in self.usage:
             self.usage[key] += int(getattr(response.usage, key))
@@ -443,7 +562,7 @@ class _Turn:
         await self._append(
             EventType.LLM_RESPONSE,
             {
-                "provider": getattr(model, "provider", "unknown"),
+                "provider": model.provider,
                 "model": response.model or self.model_id,
                 "stop_reason": response.stop_reason,
                 "raw_response": trim_raw(response.raw),
@@ -458,75 +577,72 @@ class _Turn:
             },
             duration_ms=duration_ms,
         )
+        await self.hook("on_llm_end", self.session, response, cost)
         return response
 
-    async def _run_tool(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
-        loop = self.loop
+    async def _run_tool(self, call_id: str, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        deps = self.deps
         await self._append(
             EventType.TOOL_CALL, {"tool_name": name, "arguments": arguments, "call_id": call_id}
         )
-        status = loop.registry.status_for(name)
+        await self.hook("on_tool_start", self.session, call_id, name, arguments)
+        status = deps.registry.status_for(name)
         if status is not None:
-            await self._emit(status_event(name, status.start, "start"))
-        await self._emit(tool_start_event(name, arguments))
+            await self.emit(status_frame(name, status.start, "start"))
+        await self.emit(tool_start_frame(name, arguments))
 
-        ctx = TurnToolContext(
+        ctx = ToolContext(
             user_id=self.session.user_id,
             session_id=self.session.id,
             store=self.store,
-            db=loop.db,
-            emit=self._emit,
-            now=loop.clock,
-            extras={**loop.tool_extras, "user_message": self.message},
+            db=deps.db,
+            emit=self.emit,
+            now=deps.clock,
+            user_message=self.message,
+            coach=deps.coach,
         )
         started = time.perf_counter()
-        execution = await loop.registry.execute(name, arguments, ctx)
+        outcome = await deps.registry.execute(name, arguments, ctx)
         duration_ms = int((time.perf_counter() - started) * 1000)
-        for event in ctx.sink:
+        for event in ctx.appended:
             self._remember(event)
         await self._append(
             EventType.TOOL_RESULT,
             {
                 "tool_name": name,
-                "result": execution.result,
-                "success": execution.success,
+                "result": outcome.result_json(),
+                "success": outcome.success,
                 "call_id": call_id,
-                "formatted": execution.formatted,
+                "formatted": outcome.formatted,
             },
             duration_ms=duration_ms,
         )
-        await self._emit(tool_result_event(name, execution.result, execution.formatted, execution.success))
+        await self.emit(tool_result_frame(outcome))
         if status is not None:
-            if execution.success:
-                await self._emit(status_event(name, status.done, "done"))
+            if outcome.success:
+                await self.emit(status_frame(name, status.done, "done"))
             else:
-                await self._emit(status_event(name, "Something went wrong", "error"))
-        self.actions.append({"tool": name, "args": arguments, "result": execution.result})
+                await self.emit(status_frame(name, "Something went wrong", "error"))
+        self.actions.append(Action(name, arguments, outcome))
+        await self.hook("on_tool_end", self.session, call_id, outcome)
+        return outcome
 
-    async def _client_response(self) -> dict[str, Any]:
-        """Seed 002 §10.2 ClientResponse: messages, exercises (the current workout if this turn
-        touched it), the pending question."""
-        messages: list[str] = []
-        question: dict[str, Any] | None = None
-        touched_workout = False
+    async def _client_response(self) -> ClientResponse:
+        """Seed 002 §10.2 ClientResponse: what the successful results put in the reply, with the
+        current workout's exercises when a result changed it."""
+        reply = Reply()
         for action in self.actions:
-            result = action["result"]
-            if not result.get("success"):
-                continue
-            if action["tool"] == "message_notify_user":
-                messages.append(str(result.get("message", "")))
-            elif action["tool"] == "message_ask_user":
-                question = {"text": result.get("question", ""), "options": list(result.get("options") or [])}
-            elif action["tool"] in WORKOUT_TOOLS:
-                touched_workout = True
+            if isinstance(action.outcome.result, ToolResult):
+                action.outcome.result.add_to_reply(reply)
         exercises = None
-        if touched_workout:
-            current = await asyncio.to_thread(self.store.get_state, self.session.id, CURRENT_WORKOUT_KEY)
+        if reply.workout_changed:
+            current = await self.store.get_state(self.session.id, CURRENT_WORKOUT_KEY)
             exercises = list((current or {}).get("exercises") or []) or None
-        return {"messages": messages, "exercises": exercises, "question": question}
+        question = reply.question.model_dump(mode="json") if reply.question else None
+        return ClientResponse(messages=reply.messages, exercises=exercises, question=question)
 
-    async def _log_error(self, exc: BaseException | str, context: str) -> None:
-        event = await log_error(self.store, self.session.id, exc, context)
+    async def _log_error(self, exc: BaseException | str, context: str, *, code: str | None = None) -> None:
+        event = await log_error(self.store, self.session.id, exc, context, code=code)
         if event is not None:
             self._remember(event)
 
@@ -534,7 +650,9 @@ class _Turn:
         logger.error("turn failed in session %s: %s", self.session.id, exc)
         await self._log_error(exc, context)
         await self._finish("error")
-        await self._emit(error_event(_user_message_for(exc)))
+        await self.emit(error_frame(user_message_for(exc)))
+        failed = self._result("error", len(self.actions), ClientResponse(messages=[]), "error")
+        await self.hook("on_turn_end", self.session, failed)
 
     async def _finish(self, status: Literal["completed", "error"]) -> None:
         metadata = {
@@ -543,36 +661,28 @@ class _Turn:
             ESTIMATE_START_KEY: self.session.context_start_sequence,
         }
         try:
-            self.session = await asyncio.to_thread(
-                self.store.update_session, self.session.id, status=status, metadata=metadata
-            )
+            self.session = await self.store.update_session(self.session.id, status=status, metadata=metadata)
         except Exception:
             logger.exception("could not set session %s to %s", self.session.id, status)
         await self._publish(status)
 
     async def _publish(self, status: Literal["completed", "error"]) -> None:
-        publisher = self.loop.publisher
+        publisher = self.deps.publisher
         if publisher is None:
             return
-        detail = {
-            "turn_id": self.holder,
-            "session_id": self.session.id,
-            "user_id": self.session.user_id,
-            "first_seq": self.first_seq or self.last_seq,
-            "last_seq": self.last_seq,
-            "context_tokens_estimate": self.context_estimate,
-            "model": self.model_id,
-            "status": status,
-            "usage": dict(self.usage),
-            "cost_cents": round(self.cost_cents, 6),
-        }
+        event = TurnCompleted(
+            turn_id=self.holder,
+            session_id=self.session.id,
+            user_id=self.session.user_id,
+            first_seq=self.first_seq or self.last_seq,
+            last_seq=self.last_seq,
+            context_tokens_estimate=self.context_estimate,
+            model=self.model_id,
+            status=status,
+            usage=TurnUsage.model_validate(self.usage),
+            cost_cents=round(self.cost_cents, 6),
+        )
         try:
-            await publisher.publish("TurnCompleted", detail)
+            await publisher.publish("TurnCompleted", event.model_dump(mode="json"))
         except Exception:
             logger.exception("could not publish TurnCompleted for session %s", self.session.id)
-
-
-def _user_message_for(exc: BaseException) -> str:
-    if isinstance(exc, ModelError):
-        return "The trainer is unavailable right now. Please try again in a moment."
-    return "Something went wrong while preparing a reply. Please try again."

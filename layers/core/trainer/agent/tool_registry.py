@@ -1,5 +1,6 @@
 """The tool registry (seed 002 §6.1-§6.2): Anthropic tool definitions, argument validation,
-execution that never raises into the loop, and XML-wrapped observations."""
+execution that never raises into the loop, XML-wrapped observations, and the explicit next step
+(openai-agents' `NextStepRunAgain` / `NextStepFinalOutput`) each call leads to."""
 
 from __future__ import annotations
 
@@ -11,12 +12,22 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.domain.text import escape_text
+from trainer.tools.base import (
+    AnyTool,
+    DeliveredArtifact,
+    EndsTurn,
+    StatusMessage,
+    ToolContext,
+    ToolError,
+    ToolFailure,
+    ToolResult,
+    validation_summary,
+)
 
 logger = logging.getLogger(__name__)
 
 EPHEMERAL = {"type": "ephemeral"}
-MAX_LISTED_ERRORS = 8
 
 
 def canonical_json(value: Any) -> str:
@@ -25,31 +36,44 @@ def canonical_json(value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class ToolExecution:
+class RunAgain:
+    """The loop calls the model again."""
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    """The turn is over: the agent went idle, or it asked the user and waits for the answer."""
+
+    reason: EndsTurn
+
+
+NextStep = RunAgain | EndTurn
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
     tool: str
-    result: dict[str, Any]
+    result: ToolResult | ToolFailure
     formatted: str
-    success: bool
+    next_step: NextStep
+
+    @property
+    def success(self) -> bool:
+        return isinstance(self.result, ToolResult)
+
+    def result_json(self) -> dict[str, Any]:
+        return self.result.model_dump(mode="json", exclude_none=True)
+
+    def delivered_artifact(self) -> DeliveredArtifact | None:
+        return self.result.delivered_artifact() if isinstance(self.result, ToolResult) else None
 
 
 def wrap_observation(tool: str, body: str, *, success: bool) -> str:
-    """Seed 002 §6.2 wrapInXml."""
+    """Seed 002 §6.2 wrapInXml. The body is escaped: it may quote the user, the database or the
+    model's own arguments."""
     status = "ok" if success else "error"
-    return f'<tool_result tool="{tool}" status="{status}">{body}</tool_result>'
-
-
-def validation_summary(error: ValidationError, *, prefix: str = "") -> str:
-    """'loc: msg; loc: msg' — compact enough for the model to fix its call."""
-    parts: list[str] = []
-    for item in error.errors(include_url=False)[:MAX_LISTED_ERRORS]:
-        loc = ".".join(str(p) for p in item.get("loc", ()))
-        msg = str(item.get("msg", "invalid")).removeprefix("Value error, ")
-        where = f"{prefix}.{loc}" if prefix and loc else (prefix or loc)
-        parts.append(f"{where}: {msg}" if where else msg)
-    extra = error.error_count() - MAX_LISTED_ERRORS
-    if extra > 0:
-        parts.append(f"(+{extra} more)")
-    return "; ".join(parts)
+    name = escape_text(tool, attribute=True)
+    return f'<tool_result tool="{name}" status="{status}">{escape_text(body)}</tool_result>'
 
 
 def _strip_titles(node: Any, *, in_properties: bool = False) -> Any:
@@ -68,19 +92,19 @@ def _strip_titles(node: Any, *, in_properties: bool = False) -> Any:
 
 
 class ToolRegistry:
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
-        self._tools: dict[str, Tool] = {}
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
         self._definitions: list[dict[str, Any]] | None = None
         for tool in tools:
             self.register(tool)
 
-    def register(self, tool: Tool) -> None:
+    def register(self, tool: AnyTool) -> None:
         if tool.name in self._tools:
             raise ValueError(f"tool {tool.name!r} is registered twice")
         self._tools[tool.name] = tool
         self._definitions = None
 
-    def get(self, name: str) -> Tool | None:
+    def get(self, name: str) -> AnyTool | None:
         return self._tools.get(name)
 
     @property
@@ -108,11 +132,18 @@ class ToolRegistry:
         tool = self._tools.get(name)
         return tool.status if tool else None
 
-    def is_terminal(self, name: str) -> bool:
+    def parse_result(self, name: str, data: Any) -> ToolResult | ToolFailure | None:
+        """A stored result read back as its tool's models; None when it no longer fits them."""
         tool = self._tools.get(name)
-        return bool(tool and tool.terminal)
+        if tool is None:
+            return None
+        try:
+            return tool.parse_result(data)
+        except ValidationError:
+            logger.debug("stored result of %s does not fit its model", name)
+            return None
 
-    async def execute(self, name: str, raw_args: Any, ctx: ToolContext) -> ToolExecution:
+    async def execute(self, name: str, raw_args: Any, ctx: ToolContext) -> ToolOutcome:
         tool = self._tools.get(name)
         if tool is None:
             return self._failure(name, f"Unknown tool: {name}")
@@ -122,17 +153,17 @@ class ToolRegistry:
             return self._failure(name, f"Invalid arguments for {name}: {validation_summary(exc)}")
         try:
             result = await tool.execute(args, ctx)
-            result.setdefault("success", True)
             body = tool.format(result)
         except ToolError as exc:
             return self._failure(name, str(exc) or type(exc).__name__)
         except Exception as exc:
             logger.exception("tool %s failed", name)
             return self._failure(name, f"internal error in {name}: {type(exc).__name__}")
-        success = bool(result.get("success"))
-        return ToolExecution(name, result, wrap_observation(name, body, success=success), success)
+        next_step: NextStep = EndTurn(tool.ends_turn) if tool.ends_turn else RunAgain()
+        return ToolOutcome(name, result, wrap_observation(name, body, success=True), next_step)
 
     @staticmethod
-    def _failure(name: str, message: str) -> ToolExecution:
-        result = {"success": False, "error": message}
-        return ToolExecution(name, result, wrap_observation(name, message, success=False), False)
+    def _failure(name: str, message: str) -> ToolOutcome:
+        return ToolOutcome(
+            name, ToolFailure(error=message), wrap_observation(name, message, success=False), RunAgain()
+        )

@@ -3,7 +3,7 @@ to the model as an observation it can fix."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -15,6 +15,16 @@ LoadUnit = Literal["kg", "lbs"]
 DistanceUnit = Literal["km", "mi"]
 
 SHARE_TOLERANCE = 0.01
+
+Reps = Annotated[int, Field(ge=1, le=1000)]
+HoldSeconds = Annotated[int, Field(ge=1, le=3600)]
+Load = Annotated[float, Field(ge=0, le=2000)]
+"""A load in kg or lbs (a heavy deadlift is under 500 kg)."""
+Distance = Annotated[float, Field(gt=0, le=1000)]
+"""A distance in km or mi."""
+Minutes = Annotated[float, Field(gt=0, le=600)]
+STRICT_NUMBERS = ConfigDict(extra="forbid", allow_inf_nan=False)
+"""Models the model or a client fills: no unknown fields, no NaN or infinity."""
 
 TYPE_REQUIRED: dict[str, tuple[str, ...]] = {
     "reps": ("sets", "reps", "rest_sec"),
@@ -32,51 +42,57 @@ ALL_TYPE_FIELDS: frozenset[str] = frozenset().union(*TYPE_FIELDS.values())
 
 
 class MuscleShare(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     muscle: Muscle
     share: float = Field(ge=0, le=1)
 
 
 class GoalShare(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     goal: str = Field(min_length=1, max_length=80)
     share: float = Field(ge=0, le=1)
 
 
 class ExerciseGroup(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     id: str = Field(min_length=1, max_length=60, description="Shared by every exercise of the group")
     type: GroupType
-    position: int = Field(ge=1, description="Order within the group, 1-indexed")
-    name: str | None = Field(default=None, description="First exercise of the group only")
-    rounds: int | None = Field(default=None, ge=1, description="First exercise of the group only")
-    rest_between_rounds_sec: int | None = Field(default=None, ge=0, description="First exercise only")
+    position: int = Field(ge=1, le=30, description="Order within the group, 1-indexed")
+    name: str | None = Field(default=None, max_length=120, description="First exercise of the group only")
+    rounds: int | None = Field(default=None, ge=1, le=100, description="First exercise of the group only")
+    rest_between_rounds_sec: int | None = Field(
+        default=None, ge=0, le=3600, description="First exercise only"
+    )
 
 
 class Exercise(BaseModel):
     """One exercise. Fields beyond the common ones depend on `exercise_type`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
 
-    id: str | None = Field(default=None, description="Assigned by the server; omit when creating")
+    id: str | None = Field(
+        default=None, max_length=64, description="Assigned by the server; omit when creating"
+    )
     exercise_name: str = Field(min_length=1, max_length=120)
     exercise_type: ExerciseType
-    order: int = Field(ge=1, description="Position in the workout, 1-indexed")
+    order: int = Field(ge=1, le=100, description="Position in the workout, 1-indexed")
     muscles_utilized: list[MuscleShare] = Field(min_length=1, description="Shares sum to 1.0")
     goals_addressed: list[GoalShare] = Field(min_length=1, description="Shares sum to 1.0")
     reasoning: str = Field(min_length=1, max_length=300)
-    equipment: list[str] = Field(default_factory=list, description="Equipment needed; [] for none")
+    equipment: list[Annotated[str, Field(max_length=80)]] = Field(
+        default_factory=list, max_length=20, description="Equipment needed; [] for none"
+    )
     group: ExerciseGroup | None = None
     sets: int | None = Field(default=None, ge=1, le=20)
-    reps: list[int] | None = Field(default=None, description="Target reps per set (reps type)")
-    load_each: list[float] | None = Field(default=None, description="Load per set; omit for bodyweight")
+    reps: list[Reps] | None = Field(default=None, description="Target reps per set (reps type)")
+    load_each: list[Load] | None = Field(default=None, description="Load per set; omit for bodyweight")
     load_unit: LoadUnit | None = None
-    hold_sec: list[int] | None = Field(default=None, description="Hold seconds per set (hold type)")
+    hold_sec: list[HoldSeconds] | None = Field(default=None, description="Hold seconds per set (hold type)")
     rest_sec: int | None = Field(default=None, ge=0, le=900)
-    duration_min: float | None = Field(default=None, gt=0, le=600)
-    distance: float | None = Field(default=None, gt=0)
+    duration_min: Minutes | None = None
+    distance: Distance | None = None
     distance_unit: DistanceUnit | None = None
-    target_pace: str | None = None
+    target_pace: str | None = Field(default=None, max_length=40)
     rounds: int | None = Field(default=None, ge=1, le=100)
     work_sec: int | None = Field(default=None, ge=1, le=3600)
     completed: bool = False
@@ -118,14 +134,14 @@ class Exercise(BaseModel):
 
 
 class WorkoutSummary(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    estimated_duration_min: float | None = Field(default=None, gt=0)
-    primary_goals: list[str] = Field(default_factory=list)
-    muscles_targeted: list[str] = Field(default_factory=list)
+    model_config = STRICT_NUMBERS
+    estimated_duration_min: float | None = Field(default=None, gt=0, le=1440)
+    primary_goals: list[Annotated[str, Field(max_length=80)]] = Field(default_factory=list, max_length=20)
+    muscles_targeted: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=20)
 
 
 class Workout(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     title: str | None = Field(default=None, max_length=120)
     exercises: list[Exercise] = Field(min_length=1, max_length=30)
     summary: WorkoutSummary | None = None

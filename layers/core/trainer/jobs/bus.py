@@ -8,7 +8,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
@@ -18,10 +18,6 @@ logger = logging.getLogger(__name__)
 SOURCE = "trainer.agent"
 MAX_ENTRIES_PER_CALL = 10
 MAX_DETAIL_BYTES = 250_000
-
-
-class EventPublisher(Protocol):
-    async def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...
 
 
 class PublishError(RuntimeError):
@@ -42,7 +38,8 @@ def encode_detail(detail: dict[str, Any]) -> str:
 
 
 class EventBridgePublisher:
-    """`EventPublisher` on EventBridge `PutEvents`; entries rejected in a partial failure are resent."""
+    """`trainer.agent.ports.EventPublisher` on EventBridge `PutEvents`; entries rejected in a partial
+    failure are resent."""
 
     def __init__(
         self,

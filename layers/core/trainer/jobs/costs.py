@@ -14,6 +14,7 @@ the rate on read with the same formula, so the job writes no rate.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
@@ -27,7 +28,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
-from trainer.jobs.turn_completed import TurnCompleted, parse_turn_completed
+from trainer.agent.turn_completed import TurnCompleted, parse_turn_completed
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.models import Event, EventType
@@ -134,27 +135,34 @@ def build_idempotency_layer(settings: Settings, client: Any = None) -> DynamoDBP
     return DynamoDBPersistenceLayer(table_name=settings.idempotency_table_name, boto3_client=client)
 
 
-def _turn_response_events(store: SessionStore, turn: TurnCompleted) -> list[Event]:
+async def _turn_response_events(store: SessionStore, turn: TurnCompleted) -> list[Event]:
     events: list[Event] = []
     after: int | None = max(turn.first_seq - 1, 0)
     while after is not None and after < turn.last_seq:
-        page = store.read_events(turn.session_id, after=after, types=frozenset({EventType.LLM_RESPONSE}))
+        page = await store.read_events(
+            turn.session_id, after=after, types=frozenset({EventType.LLM_RESPONSE})
+        )
         events.extend(e for e in page.events if e.sequence_number <= turn.last_seq)
         after = page.next_after if page.events else None
     return events
 
 
 def _apply_turn_cost(*, store: SessionStore, metrics: DailyMetrics, detail: dict[str, Any]) -> dict[str, Any]:
-    turn = TurnCompleted.model_validate(detail)
+    return asyncio.run(_apply_turn_cost_async(store, metrics, TurnCompleted.model_validate(detail)))
+
+
+async def _apply_turn_cost_async(
+    store: SessionStore, metrics: DailyMetrics, turn: TurnCompleted
+) -> dict[str, Any]:
     try:
-        events = _turn_response_events(store, turn)
+        events = await _turn_response_events(store, turn)
     except SessionNotFound:
         events = []
     cost = turn_cost(events, turn)
     day = turn_day(events, fallback=datetime.now(UTC))
     session_hit_rate: float | None = None
     try:
-        session = store.add_usage(turn.session_id, **cost.session_increments())
+        session = await store.add_usage(turn.session_id, **cost.session_increments())
         session_hit_rate = cache_hit_rate(session.cached_tokens, session.prompt_tokens)
     except SessionNotFound:
         logger.warning(

@@ -22,11 +22,13 @@ INITIALIZER_TIMEOUT_S = 15.0
 
 
 def build_agent_model(
-    settings: Settings, planner: OfflinePlanner, http_client: httpx2.AsyncClient | None = None
+    settings: Settings, planner: OfflinePlanner | None, http_client: httpx2.AsyncClient | None = None
 ) -> AgentModel:
     if settings.anthropic_api_key is not None:
         log.info("main agent model: Anthropic (%s)", settings.model)
         return AnthropicAgentModel(settings, http_client=http_client)
+    if planner is None:
+        raise ValueError("the offline model needs a planner (the domain database)")
     log.warning("main agent model: OFFLINE rule-based policy (no ANTHROPIC_API_KEY set)")
     return OfflineAgentModel(planner)
 

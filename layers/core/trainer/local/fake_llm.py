@@ -11,16 +11,23 @@ import re
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
 
+from pydantic import BaseModel
+
+from trainer.agent.ports import TurnHooks
+from trainer.agent.tool_registry import ToolOutcome
+from trainer.domain.workout import Exercise, Workout
 from trainer.llm.deterministic_selector import decide
 from trainer.llm.models import MODELS
 from trainer.llm.offline import OfflineAgentModel
 from trainer.llm.ports import AgentModel, ModelRequest, ModelResponse
+from trainer.store.models import Session
 
 CACHE_TTL_S = 300.0
 LOOKBACK_BLOCKS = 20
@@ -148,7 +155,7 @@ class PromptCache:
 class DemoPlanner:
     """A stand-in planner for a server started without a policy: a fixed bodyweight workout."""
 
-    async def compose_workout(self, user_id: str, request_text: str) -> dict[str, Any]:
+    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
         def ex(order: int, name: str, muscle: str, reps: int) -> dict[str, Any]:
             return {
                 "exercise_name": name,
@@ -163,23 +170,55 @@ class DemoPlanner:
                 "rest_sec": 60,
             }
 
-        return {
-            "title": "Bodyweight Basics",
-            "exercises": [ex(1, "Push-up", "Chest", 12), ex(2, "Air Squat", "Quadriceps", 15)],
-        }
+        return Workout.model_validate(
+            {
+                "title": "Bodyweight Basics",
+                "exercises": [ex(1, "Push-up", "Chest", 12), ex(2, "Air Squat", "Quadriceps", 15)],
+            }
+        )
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None:
         return None
 
     async def compose_replacement(
         self, user_id: str, session_id: str, exercise: dict[str, Any], request_text: str
-    ) -> dict[str, Any]:
+    ) -> Exercise:
         workout = await self.compose_workout(user_id, request_text)
-        replacement = dict(workout["exercises"][0])
         current = str(exercise.get("exercise_name", ""))
-        replacement["exercise_name"] = "Knee Push-up" if current == "Incline Push-up" else "Incline Push-up"
-        replacement["order"] = int(exercise.get("order") or 1)
-        return replacement
+        name = "Knee Push-up" if current == "Incline Push-up" else "Incline Push-up"
+        return workout.exercises[0].model_copy(
+            update={"exercise_name": name, "order": int(exercise.get("order") or 1)}
+        )
+
+
+class ResultJournal(TurnHooks):
+    """The typed results of recent tool calls by call id. The agent loop records them (on_tool_end);
+    the fake server's policy, which sees only the HTTP request, reads them back — the same results the
+    in-process offline model finds in its ModelRequest."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self._results: OrderedDict[str, BaseModel] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    async def on_tool_end(self, session: Session, call_id: str, outcome: ToolOutcome) -> None:
+        with self._lock:
+            self._results[call_id] = outcome.result
+            while len(self._results) > self._capacity:
+                self._results.popitem(last=False)
+
+    def results_for(self, messages: list[dict[str, Any]]) -> dict[str, BaseModel]:
+        """The journalled results of the tool calls in these messages."""
+        found: dict[str, BaseModel] = {}
+        with self._lock:
+            for message in messages:
+                content = message.get("content")
+                for block in content if isinstance(content, list) else []:
+                    if isinstance(block, dict) and block.get("type") == "tool_use":
+                        call_id = str(block.get("id"))
+                        if call_id in self._results:
+                            found[call_id] = self._results[call_id]
+        return found
 
 
 @dataclass
@@ -203,8 +242,10 @@ class FakeLLMServer:
         chunk_chars: int = 12,
         policy_loop: asyncio.AbstractEventLoop | None = None,
         clock: Callable[[], float] = time.monotonic,
+        journal: ResultJournal | None = None,
     ) -> None:
         self.policy: AgentModel = policy or OfflineAgentModel(DemoPlanner())
+        self.journal = journal
         self.latency_s = latency_s
         self.simulate_cache = simulate_cache
         self.api_key = api_key
@@ -295,6 +336,7 @@ class FakeLLMServer:
             max_tokens=int(body["max_tokens"]),
             tool_choice=dict(body.get("tool_choice") or {}),
             user_id=metadata.get("user_id"),
+            results=self.journal.results_for(list(body["messages"])) if self.journal else {},
         )
         coro = self.policy.complete(request)
         if self.policy_loop is not None:

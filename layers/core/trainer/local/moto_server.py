@@ -1,12 +1,22 @@
-"""moto server for the local stack and the tests: DynamoDB and EventBridge on 127.0.0.1."""
+"""moto server for the local stack and the tests: DynamoDB and EventBridge on 127.0.0.1.
+
+With a state directory (the local stack's `.local/`), DynamoDB's data survives restarts: every item
+write the server accepts is appended to a journal as it happens (so even a killed process loses
+nothing acknowledged), and on a clean stop the tables are written to a snapshot and the journal is
+emptied. A new server loads the snapshot and replays the journal before it serves anything.
+"""
 
 from __future__ import annotations
 
+import io
+import json
 import logging
+import re
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client, parse_template, table_definitions, time_to_live_attributes
@@ -14,17 +24,130 @@ from trainer.store.dynamo_tables import aws_client, parse_template, table_defini
 logger = logging.getLogger(__name__)
 
 
+ITEM_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
+TARGET = re.compile(r"^DynamoDB_\d+\.(\w+)$")
+
+
+def _snake(operation: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", operation).lower()
+
+
+@dataclass
+class DynamoJournal:
+    """The local DynamoDB's durable state: a snapshot of every table plus the item writes since."""
+
+    directory: Path
+    recording: bool = False
+    _file: TextIO | None = field(default=None, repr=False)
+
+    @property
+    def journal_path(self) -> Path:
+        return self.directory / "dynamodb-journal.jsonl"
+
+    @property
+    def snapshot_path(self) -> Path:
+        return self.directory / "dynamodb-snapshot.json"
+
+    def record(self, operation: str, body: bytes) -> None:
+        """Called for each accepted request, in the order the server applied them."""
+        if not self.recording or operation not in ITEM_WRITES:
+            return
+        if self._file is None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._file = self.journal_path.open("a", encoding="utf-8")
+        self._file.write(json.dumps({"op": operation, "body": json.loads(body or b"{}")}) + "\n")
+        self._file.flush()
+
+    def restore(self, client: Any) -> int:
+        """Loads the snapshot and replays the journal into the (empty) tables; returns the writes."""
+        applied = 0
+        if self.snapshot_path.exists():
+            tables: dict[str, list[dict[str, Any]]] = json.loads(self.snapshot_path.read_text("utf-8"))
+            for table, items in tables.items():
+                for start in range(0, len(items), 25):
+                    batch = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
+                    client.batch_write_item(RequestItems={table: batch})
+                    applied += len(batch)
+        if self.journal_path.exists():
+            for line in self.journal_path.read_text("utf-8").splitlines():
+                if not line.strip():
+                    continue
+                entry = json.loads(line)
+                try:
+                    getattr(client, _snake(entry["op"]))(**entry["body"])
+                    applied += 1
+                except Exception as exc:
+                    if "ConditionalCheckFailed" not in type(exc).__name__ + str(exc):
+                        raise
+        self.recording = True
+        return applied
+
+    def save(self, client: Any, table_names: Iterable[str]) -> None:
+        """Writes every table to the snapshot and empties the journal (a clean stop)."""
+        tables: dict[str, list[dict[str, Any]]] = {}
+        for table in table_names:
+            items: list[dict[str, Any]] = []
+            for page in client.get_paginator("scan").paginate(TableName=table):
+                items.extend(page.get("Items", []))
+            tables[table] = items
+        self.directory.mkdir(parents=True, exist_ok=True)
+        temporary = self.snapshot_path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(tables), encoding="utf-8")
+        temporary.replace(self.snapshot_path)
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self.journal_path.unlink(missing_ok=True)
+
+
 @dataclass
 class MotoHandle:
     endpoint_url: str
     server: Any
+    journal: DynamoJournal | None = None
+
+    def restore_state(self, settings: Settings) -> int:
+        """Replays the saved DynamoDB state (after the tables were created); 0 without a journal."""
+        if self.journal is None:
+            return 0
+        return self.journal.restore(aws_client("dynamodb", settings))
+
+    def save_state(self, settings: Settings) -> None:
+        if self.journal is None or not self.journal.recording:
+            return
+        client = aws_client("dynamodb", settings)
+        self.journal.save(client, client.list_tables().get("TableNames", []))
 
     def stop(self) -> None:
         self.server.stop()
 
 
-def _serialized_moto_server(port: int) -> Any:
-    """A ThreadedMotoServer whose requests run one at a time.
+def _recording(app: Callable[..., Iterable[bytes]], journal: DynamoJournal) -> Callable[..., list[bytes]]:
+    """A WSGI app that passes each DynamoDB item write it served successfully to the journal."""
+
+    def recorded(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        match = TARGET.match(environ.get("HTTP_X_AMZ_TARGET", ""))
+        if match is None:
+            return list(app(environ, start_response))
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        statuses: list[str] = []
+
+        def remember(status: str, headers: Any, *args: Any) -> Any:
+            statuses.append(status)
+            return start_response(status, headers, *args)
+
+        response = list(app(environ, remember))
+        if statuses and statuses[0].startswith("200"):
+            journal.record(match.group(1), body)
+        return response
+
+    return recorded
+
+
+def _serialized_moto_server(port: int, journal: DynamoJournal | None = None) -> Any:
+    """A ThreadedMotoServer whose requests run one at a time (and, with a journal, are recorded).
 
     moto applies conditional writes and `ADD` updates as unlocked read-modify-write, so concurrent requests
     can lose updates; real DynamoDB applies each single-item request atomically. Serialising requests gives
@@ -40,7 +163,8 @@ def _serialized_moto_server(port: int) -> Any:
 
     class SerializedMotoServer(ThreadedMotoServer):
         def _server_entry(self) -> None:
-            app = DomainDispatcherApplication(create_backend_app)
+            dispatcher = DomainDispatcherApplication(create_backend_app)
+            app = _recording(dispatcher, journal) if journal is not None else dispatcher
             lock = threading.Lock()
 
             def serialized(environ: dict[str, Any], start_response: Any) -> list[bytes]:
@@ -56,13 +180,16 @@ def _serialized_moto_server(port: int) -> Any:
     return SerializedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
 
 
-def start_moto(port: int = 0) -> MotoHandle:
-    """Starts a moto server on 127.0.0.1 (`port=0`: a free port) and returns its endpoint."""
+def start_moto(port: int = 0, state_dir: Path | None = None) -> MotoHandle:
+    """Starts a moto server on 127.0.0.1 (`port=0`: a free port) and returns its endpoint. With a
+    `state_dir`, DynamoDB's data is kept there (restore it with `restore_state` once the tables
+    exist; `save_state` on a clean stop)."""
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = _serialized_moto_server(port)
+    journal = DynamoJournal(state_dir) if state_dir is not None else None
+    server = _serialized_moto_server(port, journal)
     server.start()
     host, bound_port = server.get_host_and_port()
-    return MotoHandle(endpoint_url=f"http://{host}:{bound_port}", server=server)
+    return MotoHandle(endpoint_url=f"http://{host}:{bound_port}", server=server, journal=journal)
 
 
 def _error_code(error: Exception) -> str:

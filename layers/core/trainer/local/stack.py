@@ -1,7 +1,9 @@
 """The local stack behind `make run` / `trainer local`.
 
 Embedded Postgres (data kept under the data directory, `.local/` by default, between runs;
-migrations applied), moto (DynamoDB tables and the EventBridge bus created from template.yaml),
+migrations applied), moto (DynamoDB tables and the EventBridge bus created from template.yaml; its
+DynamoDB data kept under the data directory too, so sessions survive a restart as the Postgres rows
+that refer to them do),
 an in-process bus that hands `TurnCompleted` to the checkpoint and cost handlers the way Lambda
 would, and the API under uvicorn on 127.0.0.1. DATABASE_URL / AWS_ENDPOINT_URL, when set, are
 used instead of the embedded servers. Ctrl-C (or SIGTERM) stops everything in reverse order.
@@ -22,10 +24,16 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainer.api.auth import mint_dev_token
 from trainer.settings import Settings
+
+if TYPE_CHECKING:
+    from trainer.agent.ports import TurnHooks
+    from trainer.local.moto_server import MotoHandle
+    from trainer.store.db import Database
+    from trainer.store.ports import SessionStore
 
 DEMO_USER_ID = "00000000-0000-4000-8000-000000000001"
 DEMO_TOKEN_TTL_SECONDS = 30 * 24 * 3600
@@ -49,6 +57,9 @@ class StackOptions:
     port: int
     template_path: Path
     log_level: str = "info"
+    fake_llm_latency: float | None = None
+    """Seconds per model call of a loopback fake Anthropic/OpenAI server the real SDKs talk to; None
+    runs without one (offline model, or the real APIs when keys are set)."""
 
 
 def _say(line: str = "") -> None:
@@ -106,10 +117,11 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
         _say(f"migrations applied: {', '.join(applied) if applied else 'none pending'}")
 
         endpoint_url = settings.aws_endpoint_url
+        moto: MotoHandle | None = None
         if endpoint_url is None:
             from trainer.local.moto_server import start_moto
 
-            moto = await asyncio.to_thread(start_moto, 0)
+            moto = await asyncio.to_thread(start_moto, 0, options.data_dir / "dynamodb")
             stack.callback(moto.stop)
             endpoint_url = moto.endpoint_url
             _say(f"moto (DynamoDB, EventBridge) on {endpoint_url}")
@@ -123,6 +135,10 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
         from trainer.local.moto_server import create_resources
 
         await asyncio.to_thread(create_resources, settings, options.template_path)
+        if moto is not None:
+            restored = await asyncio.to_thread(moto.restore_state, settings)
+            stack.callback(moto.save_state, settings)
+            _say(f"DynamoDB data kept in {options.data_dir / 'dynamodb'} ({restored} writes restored)")
 
         db = Database(database_url)
         await db.open()
@@ -131,11 +147,19 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
 
         await seed_demo_user(db, DEMO_USER_ID)
 
+        from trainer.store.sessions import DynamoSessionStore
+
+        store = DynamoSessionStore(settings)
+        hooks: list[TurnHooks] = []
+        if options.fake_llm_latency is not None:
+            settings, journal = _start_fake_llm(stack, settings, db, store, options.fake_llm_latency)
+            hooks.append(journal)
+
         bus = _local_bus(settings)
         stack.callback(bus.close)
         stack.push_async_callback(bus.drain)
 
-        container = await build_container(settings, db=db, publisher=bus)
+        container = await build_container(settings, store=store, db=db, publisher=bus, hooks=hooks)
         stack.push_async_callback(container.aclose)
 
         config = uvicorn.Config(
@@ -159,6 +183,43 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
         await server.serve()
         _say("stopping the local stack ...")
     _say("local stack stopped")
+
+
+def _start_fake_llm(
+    stack: contextlib.AsyncExitStack,
+    settings: Settings,
+    db: Database,
+    store: SessionStore,
+    latency_s: float,
+) -> tuple[Settings, TurnHooks]:
+    """A loopback fake of the Anthropic and OpenAI APIs in this process, its policy composing real
+    workouts from the database; the settings point the real SDKs at it."""
+    from pydantic import SecretStr
+
+    from trainer.agent.coaching import CoachPlanner
+    from trainer.llm.offline import OfflineAgentModel
+    from trainer.local.fake_llm import FakeLLMServer, ResultJournal
+
+    journal = ResultJournal()
+    fake = FakeLLMServer(
+        OfflineAgentModel(CoachPlanner(db, store)),
+        latency_s=latency_s,
+        policy_loop=asyncio.get_running_loop(),
+        journal=journal,
+    ).start()
+    stack.callback(fake.stop)
+    _say(f"fake Anthropic/OpenAI APIs on {fake.base_url} ({latency_s * 1000:.0f} ms per call)")
+    return (
+        settings.model_copy(
+            update={
+                "anthropic_api_key": SecretStr("sk-ant-local-fake"),
+                "anthropic_base_url": fake.base_url,
+                "openai_api_key": SecretStr("sk-local-fake"),
+                "openai_base_url": fake.openai_base_url,
+            }
+        ),
+        journal,
+    )
 
 
 def _local_bus(settings: Settings) -> Any:

@@ -10,18 +10,16 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
-from xml.sax.saxutils import escape
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from trainer.domain.distribution import DistributionRow
+from trainer.domain.text import one_line
 from trainer.domain.units import convert_distance, convert_weight
 
 Row = Mapping[str, Any]
 
 
-def esc(value: Any) -> str:
-    """One line of XML-safe text."""
-    return escape(" ".join(str(value).split()))
+esc = one_line
 
 
 def num(value: Any, places: int = 1) -> str:
@@ -271,7 +269,7 @@ def exercise_details(ex: Row, weight_unit: str | None = None, distance_unit: str
     if ex.get("distance"):
         unit = ex.get("distance_unit") or distance_unit or "km"
         parts.append(distance_in(ex["distance"], unit, distance_unit or unit))
-    return " ".join(parts)
+    return esc(" ".join(parts))
 
 
 def format_workout_history(data: Mapping[str, Any]) -> str:
@@ -309,7 +307,8 @@ def format_current_workout(workout: Mapping[str, Any] | None) -> str:
     for index, ex in enumerate(exercises, start=1):
         mark = "✓" if ex.get("completed") else "○"
         name = esc(ex.get("exercise_name") or ex.get("name") or "?")
-        line = f"  {mark} {ex.get('order', index)}. {name} ({ex.get('exercise_type') or ex.get('type', '?')})"
+        kind = esc(ex.get("exercise_type") or ex.get("type") or "?")
+        line = f"  {mark} {esc(ex.get('order', index))}. {name} ({kind})"
         extra = exercise_details(ex)
         if extra:
             line += f" {extra}"

@@ -81,6 +81,19 @@ class Param:
             raise RepositoryError(f"{self.name} must be between {self.minimum} and {self.maximum}")
         return int(value)
 
+    def tolerate(self, value: Any) -> tuple[Any, str | None]:
+        """The value made valid, or None to use the default, with a note on what was changed."""
+        if self.choices:
+            if value in self.choices:
+                return value, None
+            return None, f"{self.name}={value!r} is not one of {', '.join(self.choices)}"
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            return None, f"{self.name}={value!r} is not a number"
+        low = self.minimum if self.minimum is not None else value
+        high = self.maximum if self.maximum is not None else value
+        clamped = int(min(max(value, low), high))
+        return clamped, None if clamped == value else f"{self.name}={value!r} clamped to {clamped}"
+
 
 @dataclass(frozen=True)
 class FetchContext:
@@ -114,6 +127,26 @@ class DataSource:
             p.name: p.parse(given[p.name]) if given.get(p.name) is not None else p.default
             for p in self.params
         }
+
+    def tolerated_params(self, given: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """The given parameters this source takes, made valid (clamped, bad choices and non-numbers
+        dropped), and a note per change: for a caller that cannot be told to fix its request."""
+        known = {p.name: p for p in self.params}
+        kept: dict[str, Any] = {}
+        notes: list[str] = []
+        for name, value in given.items():
+            if value is None:
+                continue
+            param = known.get(name)
+            if param is None:
+                notes.append(f"{name} is not a parameter of {self.name}")
+                continue
+            fixed, note = param.tolerate(value)
+            if note:
+                notes.append(note)
+            if fixed is not None:
+                kept[name] = fixed
+        return kept, notes
 
 
 # --- fetchers -----------------------------------------------------------------------------------

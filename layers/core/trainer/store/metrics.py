@@ -5,6 +5,7 @@ Item `PK=USER#<uid>, SK=DAY#<yyyy-mm-dd>`; counters are incremented atomically w
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import date
 from typing import Any
@@ -75,3 +76,14 @@ class DailyMetricsStore:
             for name, value in item.items()
             if "N" in value and name not in _RESERVED and name not in {"PK", "SK"}
         }
+
+
+class DynamoDailyUsage:
+    """`trainer.agent.ports.DailyUsage` on the daily metrics items (the read runs in a thread)."""
+
+    def __init__(self, metrics: DailyMetricsStore) -> None:
+        self._metrics = metrics
+
+    async def usage(self, user_id: str, day: date) -> dict[str, float]:
+        counters = await asyncio.to_thread(self._metrics.get, user_id, day)
+        return {name: float(value) for name, value in counters.items()}

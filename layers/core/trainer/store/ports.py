@@ -1,6 +1,7 @@
 """The session/event store port. The DynamoDB adapter implements it; unit tests use a fake.
 
-Every method is synchronous (boto3); async callers run them in worker threads.
+The port is async; an adapter over a blocking client (boto3) runs its calls in worker threads itself,
+so no caller ever blocks the event loop.
 """
 
 from __future__ import annotations
@@ -19,28 +20,28 @@ class LeaseHeld(RuntimeError):
 
 
 class SessionStore(Protocol):
-    def create_session(self, user_id: str) -> Session: ...
+    async def create_session(self, user_id: str) -> Session: ...
 
-    def get_or_create_session(self, user_id: str, session_id: str | None = None) -> Session:
+    async def get_or_create_session(self, user_id: str, session_id: str | None = None) -> Session:
         """The named session (SessionNotFound if not the user's), else the most recent active one,
         else a new one."""
         ...
 
-    def get_session(self, user_id: str, session_id: str) -> Session:
+    async def get_session(self, user_id: str, session_id: str) -> Session:
         """User-scoped read; raises SessionNotFound."""
         ...
 
-    def load_session(self, session_id: str) -> Session:
+    async def load_session(self, session_id: str) -> Session:
         """Unscoped read for trusted back-end jobs (checkpoint, costs)."""
         ...
 
-    def list_sessions(self, user_id: str, limit: int = 10) -> list[Session]: ...
+    async def list_sessions(self, user_id: str, limit: int = 10) -> list[Session]: ...
 
-    def delete_session(self, user_id: str, session_id: str) -> None:
+    async def delete_session(self, user_id: str, session_id: str) -> None:
         """Deletes the session with its events and state; raises SessionNotFound."""
         ...
 
-    def append_event(
+    async def append_event(
         self,
         session_id: str,
         event_type: EventType,
@@ -50,7 +51,7 @@ class SessionStore(Protocol):
         """Appends with the next gap-free sequence number (conditional write, bounded retry)."""
         ...
 
-    def read_events(
+    async def read_events(
         self,
         session_id: str,
         after: int = 0,
@@ -60,28 +61,33 @@ class SessionStore(Protocol):
         """Events with sequence_number > after, ascending; `limit` pages, `types` filters."""
         ...
 
-    def update_session(self, session_id: str, **fields: Any) -> Session:
+    async def update_session(self, session_id: str, **fields: Any) -> Session:
         """Sets status, context_start_sequence, knowledge_in_context, metadata and the like."""
         ...
 
-    def add_knowledge(self, session_id: str, refs: list[KnowledgeRef]) -> None:
+    async def add_knowledge(self, session_id: str, refs: list[KnowledgeRef]) -> None:
         """Appends to knowledge_in_context atomically."""
         ...
 
-    def add_usage(self, session_id: str, **increments: float) -> Session:
+    async def add_usage(self, session_id: str, **increments: float) -> Session:
         """Atomically increments token/cost totals (total_tokens, cached_tokens, total_cost_cents...)."""
         ...
 
-    def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
-        """Raises LeaseHeld if an unexpired lease belongs to another holder."""
+    async def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> str | None:
+        """Raises LeaseHeld if an unexpired lease belongs to another holder. Returns the holder of an
+        expired lease that was never released (its turn died), which this one takes over."""
         ...
 
-    def release_lease(self, session_id: str, holder: str) -> None: ...
+    async def renew_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
+        """Extends the holder's lease to now + ttl; raises LeaseHeld if it is no longer the holder."""
+        ...
 
-    def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
+    async def release_lease(self, session_id: str, holder: str) -> None: ...
+
+    async def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
         """Per-session state that must survive invocations (current workout, displayables)."""
         ...
 
-    def put_state(self, session_id: str, key: str, value: dict[str, Any]) -> None: ...
+    async def put_state(self, session_id: str, key: str, value: dict[str, Any]) -> None: ...
 
-    def delete_state(self, session_id: str, key: str) -> None: ...
+    async def delete_state(self, session_id: str, key: str) -> None: ...

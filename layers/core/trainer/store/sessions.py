@@ -1,4 +1,5 @@
-"""DynamoDB session/event store (ARCHITECTURE §5): the `SessionStore` adapter.
+"""DynamoDB session/event store (ARCHITECTURE §5): `DynamoSessionTable` does the blocking boto3 work;
+`DynamoSessionStore`, the async `SessionStore` adapter, runs it in worker threads.
 
 Item layout in the one sessions table (partition `SESSION#<id>`):
 
@@ -25,6 +26,7 @@ DynamoDB deletes expired items lazily, so reads skip items whose `expires_at` is
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -185,8 +187,8 @@ def _blob_keys(pk: str, item: Item, name: str) -> list[Item]:
     return [{"PK": {"S": pk}, "SK": {"S": f"BLOB#{blob_id}#{index:04d}"}} for index in range(parts)]
 
 
-class DynamoSessionStore:
-    """`SessionStore` on the DynamoDB sessions table. Thread-safe; every method is blocking (boto3)."""
+class DynamoSessionTable:
+    """The sessions table through boto3. Thread-safe; every method is blocking."""
 
     def __init__(self, settings: Settings, client: Any = None, clock: Clock | None = None) -> None:
         self._settings = settings
@@ -196,6 +198,11 @@ class DynamoSessionStore:
         self._ttl = timedelta(days=settings.session_ttl_days)
         self._seq_hints: OrderedDict[str, int] = OrderedDict()
         self._hints_lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        """The boto3 DynamoDB client (shared with the other stores of the same table)."""
+        return self._client
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -412,28 +419,49 @@ class DynamoSessionStore:
 
     # -- lease --------------------------------------------------------------------------------------
 
-    def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
+    def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> str | None:
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
         now = self._clock().timestamp()
-        until = now + ttl_seconds
         try:
-            self._client.put_item(
+            response = self._client.put_item(
                 TableName=self._table,
-                Item={
-                    "PK": {"S": _pk(session_id)},
-                    "SK": {"S": "LEASE"},
-                    "holder": {"S": holder},
-                    "lease_until": _number(until),
-                    "expires_at": {"N": str(int(until) + 1)},
-                },
+                Item=self._lease_item(session_id, holder, now + ttl_seconds),
                 ConditionExpression="attribute_not_exists(PK) OR lease_until < :now OR holder = :holder",
                 ExpressionAttributeValues={":now": _number(now), ":holder": {"S": holder}},
+                ReturnValues="ALL_OLD",
             )
         except Exception as exc:
             if _is_condition_failure(exc):
                 raise LeaseHeld(f"session {session_id} is busy with another turn") from exc
             raise
+        previous = (response.get("Attributes") or {}).get("holder", {}).get("S")
+        return previous if previous and previous != holder else None
+
+    def renew_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
+        now = self._clock().timestamp()
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item=self._lease_item(session_id, holder, now + ttl_seconds),
+                ConditionExpression="holder = :holder",
+                ExpressionAttributeValues={":holder": {"S": holder}},
+            )
+        except Exception as exc:
+            if _is_condition_failure(exc):
+                raise LeaseHeld(f"the lease on session {session_id} was taken over") from exc
+            raise
+
+    def _lease_item(self, session_id: str, holder: str, until: float) -> Item:
+        """The lease is valid until `lease_until`; the item itself lives as long as the session, so a
+        lease that expired without being released is still seen (and reported) by the next holder."""
+        return {
+            "PK": {"S": _pk(session_id)},
+            "SK": {"S": "LEASE"},
+            "holder": {"S": holder},
+            "lease_until": _number(until),
+            "expires_at": {"N": str(self._expires_at(self._now()))},
+        }
 
     def release_lease(self, session_id: str, holder: str) -> None:
         try:
@@ -750,3 +778,74 @@ class DynamoSessionStore:
                 time.sleep(min(1.0, 0.02 * 2**attempt) * random.uniform(0.5, 1.0))
             else:
                 raise RuntimeError(f"batch write to {self._table} left unprocessed items")
+
+
+class DynamoSessionStore:
+    """The async `SessionStore` port on DynamoDB: each call runs the blocking table operation in a
+    worker thread, so callers never block the event loop."""
+
+    def __init__(self, settings: Settings, client: Any = None, clock: Clock | None = None) -> None:
+        self.table = DynamoSessionTable(settings, client=client, clock=clock)
+
+    async def create_session(self, user_id: str) -> Session:
+        return await asyncio.to_thread(self.table.create_session, user_id)
+
+    async def get_or_create_session(self, user_id: str, session_id: str | None = None) -> Session:
+        return await asyncio.to_thread(self.table.get_or_create_session, user_id, session_id)
+
+    async def get_session(self, user_id: str, session_id: str) -> Session:
+        return await asyncio.to_thread(self.table.get_session, user_id, session_id)
+
+    async def load_session(self, session_id: str) -> Session:
+        return await asyncio.to_thread(self.table.load_session, session_id)
+
+    async def list_sessions(self, user_id: str, limit: int = 10) -> list[Session]:
+        return await asyncio.to_thread(self.table.list_sessions, user_id, limit)
+
+    async def delete_session(self, user_id: str, session_id: str) -> None:
+        await asyncio.to_thread(self.table.delete_session, user_id, session_id)
+
+    async def append_event(
+        self,
+        session_id: str,
+        event_type: EventType,
+        data: dict[str, Any],
+        duration_ms: int | None = None,
+    ) -> Event:
+        return await asyncio.to_thread(self.table.append_event, session_id, event_type, data, duration_ms)
+
+    async def read_events(
+        self,
+        session_id: str,
+        after: int = 0,
+        limit: int | None = None,
+        types: frozenset[EventType] | None = None,
+    ) -> EventPage:
+        return await asyncio.to_thread(self.table.read_events, session_id, after, limit, types)
+
+    async def update_session(self, session_id: str, **fields: Any) -> Session:
+        return await asyncio.to_thread(lambda: self.table.update_session(session_id, **fields))
+
+    async def add_knowledge(self, session_id: str, refs: list[KnowledgeRef]) -> None:
+        await asyncio.to_thread(self.table.add_knowledge, session_id, refs)
+
+    async def add_usage(self, session_id: str, **increments: float) -> Session:
+        return await asyncio.to_thread(lambda: self.table.add_usage(session_id, **increments))
+
+    async def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> str | None:
+        return await asyncio.to_thread(self.table.acquire_lease, session_id, holder, ttl_seconds)
+
+    async def renew_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
+        await asyncio.to_thread(self.table.renew_lease, session_id, holder, ttl_seconds)
+
+    async def release_lease(self, session_id: str, holder: str) -> None:
+        await asyncio.to_thread(self.table.release_lease, session_id, holder)
+
+    async def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
+        return await asyncio.to_thread(self.table.get_state, session_id, key)
+
+    async def put_state(self, session_id: str, key: str, value: dict[str, Any]) -> None:
+        await asyncio.to_thread(self.table.put_state, session_id, key, value)
+
+    async def delete_state(self, session_id: str, key: str) -> None:
+        await asyncio.to_thread(self.table.delete_state, session_id, key)

@@ -3,24 +3,31 @@ for the period, in the user's units. Formatters stay compact (rounded numbers, c
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from typing import Any, Literal
+from datetime import date, datetime, timedelta
+from typing import Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from trainer.domain import statistics as stats
+from trainer.domain.workout import STRICT_NUMBERS
 from trainer.store.repositories.goals import list_category_goals
 from trainer.store.repositories.history import list_between
 from trainer.store.repositories.settings import get_user_settings
-from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.calendar import parse_when, user_zone
 from trainer.tools.data import db_user, number_text, plain, transaction
 
 TimePeriod = Literal["week", "month", "quarter", "year", "all_time"]
 Section = Literal["overview", "category_breakdown", "muscle_breakdown", "top_exercises", "progress", "goals"]
+BreakdownType = Literal["category", "muscle", "exercise_type", "exercise_name"]
+TrendMetric = Literal["weight", "reps", "volume", "frequency", "duration"]
+Day = date
+"""`date` under another name, for fields that are themselves called `date`."""
 TOP_RECORDS = 10
 SHOWN_ITEMS = 12
 SHOWN_WEEKS = 12
+ALL_SECTIONS: tuple[Section, ...] = get_args(Section)
+"""The sections of trainer.domain.statistics.SUMMARY_SECTIONS, in its order."""
 
 
 async def _history(
@@ -53,7 +60,7 @@ async def _history(
 
 
 class StatisticsArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     time_period: TimePeriod = Field(default="month", description="Period ending now (default month)")
     start_date: str | None = Field(
         default=None, max_length=40, description="Custom ISO start (overrides the period)"
@@ -61,54 +68,94 @@ class StatisticsArgs(BaseModel):
     end_date: str | None = Field(default=None, max_length=40, description="Custom ISO end (inclusive date)")
 
 
-class GetWorkoutStatistics(Tool):
+class WorkoutStats(BaseModel):
+    """Totals for the period (trainer.domain.statistics.workout_statistics) in the user's units."""
+
+    start: datetime | None = None
+    """Start of the period (the first logged exercise for all_time)."""
+    end: datetime | None = None
+    unit: str
+    """The user's weight unit, which the volume is in."""
+    total_workouts: int
+    total_exercises: int
+    total_sets: int
+    total_volume: float
+    total_duration_min: float
+    average_rpe: float | None = None
+    workouts_per_week: float
+    total_distance: float
+    distance_unit: str
+
+
+class PersonalRecord(BaseModel):
+    """An exercise's heaviest load and best estimated 1RMs (in the user's weight unit)."""
+
+    exercise_name: str
+    unit: str
+    best_load: float
+    best_load_reps: int
+    best_load_date: Day | None = None
+    epley_1rm: float
+    brzycki_1rm: float | None = None
+    date: Day | None = None
+    """When the best Epley 1RM was set."""
+
+
+class WorkoutStatisticsResult(ToolResult):
+    time_period: TimePeriod
+    stats: WorkoutStats
+    personal_records: list[PersonalRecord] = Field(default_factory=list)
+    weekly_hard_sets: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """ISO week -> muscle -> hard sets (secondary muscles count half)."""
+
+
+class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
     name = "get_workout_statistics"
     description = (
         "Workout statistics for a period: workouts, sets, volume, duration, frequency, average RPE, personal "
         "records with estimated 1RM (Epley, Brzycki) and weekly hard sets per muscle."
     )
     Args = StatisticsArgs
-    status = StatusMessage(start="Crunching your numbers...", done="Statistics ready")
+    Result = WorkoutStatisticsResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Crunching your numbers...", done="Statistics ready"
+    )
     category = "full"
 
-    async def execute(self, args: StatisticsArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: StatisticsArgs, ctx: ToolContext) -> WorkoutStatisticsResult:
         rows, start, end, settings, _ = await _history(ctx, args.time_period, args.start_date, args.end_date)
         unit = settings["weight_unit"]
         overview = stats.workout_statistics(rows, start, end, unit)
         overview["total_distance"] = stats.distance_total(rows, settings["distance_unit"])
         overview["distance_unit"] = settings["distance_unit"]
         records = sorted(stats.personal_records(rows, unit).values(), key=lambda r: -r["epley_1rm"])
-        return {
-            "success": True,
-            "time_period": args.time_period,
-            "stats": overview,
-            "personal_records": records[:TOP_RECORDS],
-            "weekly_hard_sets": stats.weekly_hard_sets(rows),
-        }
-
-    def format(self, result: dict[str, Any]) -> str:
-        s = result["stats"]
-        if not s["total_exercises"]:
-            return f"no exercises logged in this period ({_span(s)})"
-        rpe = f", avg RPE {number_text(s['average_rpe'])}" if s.get("average_rpe") is not None else ""
-        distance = (
-            f", {number_text(s['total_distance'], 2)} {s['distance_unit']}" if s.get("total_distance") else ""
+        return WorkoutStatisticsResult(
+            time_period=args.time_period,
+            stats=WorkoutStats.model_validate(overview),
+            personal_records=[PersonalRecord.model_validate(r) for r in records[:TOP_RECORDS]],
+            weekly_hard_sets=stats.weekly_hard_sets(rows),
         )
+
+    def format(self, result: WorkoutStatisticsResult) -> str:
+        s = result.stats
+        if not s.total_exercises:
+            return f"no exercises logged in this period ({_span(s)})"
+        rpe = f", avg RPE {number_text(s.average_rpe)}" if s.average_rpe is not None else ""
+        distance = f", {number_text(s.total_distance, 2)} {s.distance_unit}" if s.total_distance else ""
         lines = [
-            f"{_span(s)}: {s['total_workouts']} workouts ({number_text(s['workouts_per_week'], 2)}/week), "
-            f"{s['total_exercises']} exercises, {s['total_sets']} sets, "
-            f"volume {number_text(s['total_volume'], 0)} {s['unit']}, "
-            f"{number_text(s['total_duration_min'])} min{distance}{rpe}"
+            f"{_span(s)}: {s.total_workouts} workouts ({number_text(s.workouts_per_week, 2)}/week), "
+            f"{s.total_exercises} exercises, {s.total_sets} sets, "
+            f"volume {number_text(s.total_volume, 0)} {s.unit}, "
+            f"{number_text(s.total_duration_min)} min{distance}{rpe}"
         ]
-        records = result.get("personal_records") or []
-        if records:
+        if result.personal_records:
             lines.append("PRs (best load; est. 1RM Epley/Brzycki):")
             lines.extend(
-                f"  {r['exercise_name']}: {number_text(r['best_load'])}{r['unit']} x{r['best_load_reps']}; "
-                f"e1RM {number_text(r['epley_1rm'], 0)}/{number_text(r['brzycki_1rm'], 0)}"
-                for r in records
+                f"  {r.exercise_name}: {number_text(r.best_load)}{r.unit} x{r.best_load_reps}; "
+                f"e1RM {number_text(r.epley_1rm, 0)}/{number_text(r.brzycki_1rm, 0)}"
+                for r in result.personal_records
             )
-        weeks = result.get("weekly_hard_sets") or {}
+        weeks = result.weekly_hard_sets
         if weeks:
             lines.append("Weekly hard sets (secondary muscles = half):")
             for week, muscles in list(weeks.items())[-SHOWN_WEEKS:]:
@@ -117,71 +164,116 @@ class GetWorkoutStatistics(Tool):
         return "\n".join(lines)
 
 
-def _span(s: dict[str, Any]) -> str:
-    start = (s.get("start") or "")[:10] or "start"
-    end = (s.get("end") or "")[:10] or "now"
+def _span(s: WorkoutStats) -> str:
+    start = s.start.date().isoformat() if s.start else "start"
+    end = s.end.date().isoformat() if s.end else "now"
     return f"{start}..{end}"
 
 
 class BreakdownArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    breakdown_type: Literal["category", "muscle", "exercise_type", "exercise_name"]
+    model_config = STRICT_NUMBERS
+    breakdown_type: BreakdownType
     time_period: TimePeriod = Field(default="month")
 
 
-class GetExerciseBreakdown(Tool):
+class BreakdownItem(BaseModel):
+    """One category, muscle, type or exercise name with its share of the training."""
+
+    name: str
+    amount: float
+    """Exercises (weighted by shares for categories and muscles)."""
+    percentage: float
+    sets: int
+
+
+class ExerciseBreakdownResult(ToolResult):
+    breakdown_type: BreakdownType
+    time_period: TimePeriod
+    exercise_count: int
+    breakdown: list[BreakdownItem] = Field(default_factory=list)
+    """Largest first."""
+
+
+class GetExerciseBreakdown(Tool[BreakdownArgs, ExerciseBreakdownResult]):
     name = "get_exercise_breakdown"
     description = (
         "How training divides by goal category, muscle (weighted by shares), exercise type or exercise name "
         "over a period, with percentages and sets."
     )
     Args = BreakdownArgs
-    status = StatusMessage(start="Breaking down your training...", done="Breakdown ready")
+    Result = ExerciseBreakdownResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Breaking down your training...", done="Breakdown ready"
+    )
     category = "full"
 
-    async def execute(self, args: BreakdownArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: BreakdownArgs, ctx: ToolContext) -> ExerciseBreakdownResult:
         rows, *_ = await _history(ctx, args.time_period)
-        return {
-            "success": True,
-            "breakdown_type": args.breakdown_type,
-            "time_period": args.time_period,
-            "exercise_count": len(rows),
-            "breakdown": stats.exercise_breakdown(rows, args.breakdown_type),
-        }
-
-    def format(self, result: dict[str, Any]) -> str:
-        items = result["breakdown"]
-        head = (
-            f"by {result['breakdown_type']}, {result['time_period']} ({result['exercise_count']} exercises)"
+        return ExerciseBreakdownResult(
+            breakdown_type=args.breakdown_type,
+            time_period=args.time_period,
+            exercise_count=len(rows),
+            breakdown=[
+                BreakdownItem.model_validate(b) for b in stats.exercise_breakdown(rows, args.breakdown_type)
+            ],
         )
+
+    def format(self, result: ExerciseBreakdownResult) -> str:
+        items = result.breakdown
+        head = f"by {result.breakdown_type}, {result.time_period} ({result.exercise_count} exercises)"
         if not items:
             return f"{head}: nothing logged"
-        lines = [
-            f"  {b['name']}: {number_text(b['percentage'])}% ({b['sets']} sets)" for b in items[:SHOWN_ITEMS]
-        ]
+        lines = [f"  {b.name}: {number_text(b.percentage)}% ({b.sets} sets)" for b in items[:SHOWN_ITEMS]]
         if len(items) > SHOWN_ITEMS:
             lines.append(f"  ... {len(items) - SHOWN_ITEMS} more")
         return "\n".join([head, *lines])
 
 
 class TrendsArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    metric: Literal["weight", "reps", "volume", "frequency", "duration"]
+    model_config = STRICT_NUMBERS
+    metric: TrendMetric
     exercise_name: str | None = Field(default=None, max_length=120, description="One exercise (optional)")
     time_period: TimePeriod = Field(default="quarter")
 
 
-class GetProgressTrends(Tool):
+class TrendPoint(BaseModel):
+    week: str
+    """ISO week, e.g. '2026-W09'."""
+    week_start: date
+    value: float
+
+
+class ProgressTrends(BaseModel):
+    metric: TrendMetric
+    exercise_name: str | None = None
+    period: TimePeriod
+    unit: str
+    """The user's weight unit (for the weight and volume metrics)."""
+    series: list[TrendPoint] = Field(default_factory=list)
+    slope_per_week: float
+    percent_change: float | None = None
+    """First to last week; None when the first week is zero."""
+    direction: Literal["up", "down", "flat"]
+
+
+class ProgressTrendsResult(ToolResult):
+    trends: ProgressTrends
+
+
+class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
     name = "get_progress_trends"
     description = (
         "Weekly trend of a metric (weight = heaviest load, reps, volume, frequency = workouts, duration = "
         "minutes), overall or for one exercise, with slope per week and percent change."
     )
     Args = TrendsArgs
-    status = StatusMessage(start="Analysing your progress...", done="Trends ready")
+    Result = ProgressTrendsResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Analysing your progress...", done="Trends ready"
+    )
     category = "full"
 
-    async def execute(self, args: TrendsArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: TrendsArgs, ctx: ToolContext) -> ProgressTrendsResult:
         rows, _, _, settings, _ = await _history(ctx, args.time_period)
         trends = stats.progress_trends(
             rows,
@@ -191,58 +283,68 @@ class GetProgressTrends(Tool):
             now=ctx.now(),
             unit=settings["weight_unit"],
         )
-        return {"success": True, "trends": trends}
+        return ProgressTrendsResult(trends=ProgressTrends.model_validate(trends))
 
-    def format(self, result: dict[str, Any]) -> str:
-        t = result["trends"]
-        subject = f"{t['metric']}" + (f" for {t['exercise_name']}" if t.get("exercise_name") else "")
-        if not t["series"]:
-            return f"{subject}, {t['period']}: no data"
-        unit = {"weight": t["unit"], "volume": t["unit"], "duration": "min", "frequency": "workouts"}.get(
-            t["metric"], ""
+    def format(self, result: ProgressTrendsResult) -> str:
+        t = result.trends
+        subject = t.metric + (f" for {t.exercise_name}" if t.exercise_name else "")
+        if not t.series:
+            return f"{subject}, {t.period}: no data"
+        unit = {"weight": t.unit, "volume": t.unit, "duration": "min", "frequency": "workouts"}.get(
+            t.metric, ""
         )
-        change = f", {number_text(t['percent_change'])}%" if t.get("percent_change") is not None else ""
+        change = f", {number_text(t.percent_change)}%" if t.percent_change is not None else ""
         head = (
-            f"{subject}, {t['period']} ({unit or 'reps'}): {t['direction']}{change}, "
-            f"slope {number_text(t['slope_per_week'], 2)}/week"
+            f"{subject}, {t.period} ({unit or 'reps'}): {t.direction}{change}, "
+            f"slope {number_text(t.slope_per_week, 2)}/week"
         )
-        points = ", ".join(f"{s['week']} {number_text(s['value'])}" for s in t["series"][-SHOWN_WEEKS:])
+        points = ", ".join(f"{s.week} {number_text(s.value)}" for s in t.series[-SHOWN_WEEKS:])
         return f"{head}\n  {points}"
 
 
 class SummaryArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     time_period: TimePeriod = Field(default="month")
     include_sections: list[Section] | None = Field(
         default=None, description="Sections to include (default all)"
     )
 
 
-class GenerateStatsSummary(Tool):
+class StatsSummaryResult(ToolResult):
+    time_period: TimePeriod
+    sections: list[Section] = Field(default_factory=list)
+    summary: str
+    """The readable summary (one line per section)."""
+
+
+class GenerateStatsSummary(Tool[SummaryArgs, StatsSummaryResult]):
     name = "generate_stats_summary"
     description = (
         "A readable summary of the user's training for a period (overview, category and muscle breakdown, "
         "top exercises, personal records, goals vs targets), ready to relay to the user."
     )
     Args = SummaryArgs
-    status = StatusMessage(start="Summarising your training...", done="Summary ready")
+    Result = StatsSummaryResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Summarising your training...", done="Summary ready"
+    )
     category = "full"
 
-    async def execute(self, args: SummaryArgs, ctx: ToolContext) -> dict[str, Any]:
-        sections = list(dict.fromkeys(args.include_sections or stats.SUMMARY_SECTIONS))
+    async def execute(self, args: SummaryArgs, ctx: ToolContext) -> StatsSummaryResult:
+        sections: list[Section] = list(dict.fromkeys(args.include_sections or ALL_SECTIONS))
         rows, start, end, settings, targets = await _history(
             ctx, args.time_period, with_goals="goals" in sections
         )
         summary = stats.stats_summary(
             rows, start, end, settings["weight_unit"], sections, goal_targets=targets
         )
-        return {"success": True, "time_period": args.time_period, "sections": sections, "summary": summary}
+        return StatsSummaryResult(time_period=args.time_period, sections=sections, summary=summary)
 
-    def format(self, result: dict[str, Any]) -> str:
-        return f"{result['time_period']}:\n{result['summary']}"
+    def format(self, result: StatsSummaryResult) -> str:
+        return f"{result.time_period}:\n{result.summary}"
 
 
-TOOLS: list[Tool] = [
+TOOLS: list[AnyTool] = [
     GetWorkoutStatistics(),
     GetExerciseBreakdown(),
     GetProgressTrends(),

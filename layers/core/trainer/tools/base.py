@@ -1,25 +1,33 @@
-"""What every tool is: a pydantic argument model, a status message, an execute function and a
-formatter for the event stream (seed 002 §6.1, seed 000 §4.11)."""
+"""What every tool is (seed 002 §6.1, seed 000 §4.11): a pydantic argument model, a pydantic result
+model, a status message, an execute function and a formatter for the event stream.
+
+A tool is generic in its argument and result models, so mypy checks both the arguments a caller
+builds (`Tool.Args(...)`) and the fields a caller reads from a result. What the agent loop needs to
+know about a tool is a property of the tool (`ends_turn`) or of its result (`add_to_reply`,
+`delivered_artifact`): the loop never names a tool.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from trainer.store.models import Event, EventType
 
 if TYPE_CHECKING:
+    from trainer.domain.workout import Workout
+    from trainer.frames import Frame
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
 
 ResultCategory = Literal["confirmation", "summary", "full"]
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
+EndsTurn = Literal["done", "awaiting_user"]
+MAX_LISTED_ERRORS = 8
 
 
 class ToolError(Exception):
@@ -31,7 +39,81 @@ class StatusMessage(BaseModel):
     done: str
 
 
-async def _no_emit(_: dict[str, Any]) -> None:
+def validation_summary(error: ValidationError, *, prefix: str = "") -> str:
+    """'loc: msg; loc: msg' — compact enough for the model to fix its call."""
+    parts: list[str] = []
+    for item in error.errors(include_url=False)[:MAX_LISTED_ERRORS]:
+        loc = ".".join(str(p) for p in item.get("loc", ()))
+        msg = str(item.get("msg", "invalid")).removeprefix("Value error, ")
+        where = f"{prefix}.{loc}" if prefix and loc else (prefix or loc)
+        parts.append(f"{where}: {msg}" if where else msg)
+    extra = error.error_count() - MAX_LISTED_ERRORS
+    if extra > 0:
+        parts.append(f"(+{extra} more)")
+    return "; ".join(parts)
+
+
+class Question(BaseModel):
+    text: str
+    options: list[str] = []
+
+
+@dataclass
+class Reply:
+    """What the user sees of a turn (seed 002 §10.2 ClientResponse), assembled from the results of
+    the turn's successful tool calls in order."""
+
+    messages: list[str] = field(default_factory=list)
+    question: Question | None = None
+    workout_changed: bool = False
+
+
+@dataclass(frozen=True)
+class DeliveredArtifact:
+    """The artifact a result refers to (a created or changed workout) or carries to the client (a
+    delivered one, with its payload): the SSE tool-result frame shows it."""
+
+    artifact_id: str
+    artifact: dict[str, Any] | None
+
+
+class ToolResult(BaseModel):
+    """A tool's successful outcome. Stored (as JSON) in the `tool_result` event and sent in the SSE
+    tool-result frame; unknown keys of older events are ignored when one is read back."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    success: Literal[True] = True
+
+    def add_to_reply(self, reply: Reply) -> None:
+        """Adds what the user should see of this result (default: nothing)."""
+
+    def delivered_artifact(self) -> DeliveredArtifact | None:
+        return None
+
+
+class ToolFailure(BaseModel):
+    """A failed call: unknown tool, invalid arguments, an expected failure or a crash."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    success: Literal[False] = False
+    error: str
+
+
+class WorkoutCoach(Protocol):
+    """Coaching services the workout tools use, provided by the agent (trainer.agent.coaching)."""
+
+    async def check_workout(self, workout: Workout, ctx: ToolContext) -> list[str]:
+        """Problems with the workout for this user right now (reported, never blocking)."""
+        ...
+
+    async def after_generation(self, ctx: ToolContext) -> None:
+        """Runs once a workout was generated (consumes one-shot preferences)."""
+        ...
+
+
+async def _no_emit(_: Frame) -> None:
     return None
 
 
@@ -41,28 +123,34 @@ def _utcnow() -> datetime:
 
 @dataclass
 class ToolContext:
-    """Everything a tool may touch during one call. Domain data goes through `db` scoped by
-    `user_id`; per-session state goes through the session store."""
+    """A tool's typed dependencies for one call (pydantic-ai's `RunContext[Deps]`). Domain data goes
+    through `db`, scoped by `user_id`; per-session state goes through the session store."""
 
     user_id: str
     session_id: str
     store: SessionStore
     db: Database | None = None
-    emit: Emit = _no_emit
+    emit: Callable[[Frame], Awaitable[None]] = _no_emit
     now: Callable[[], datetime] = _utcnow
-    extras: dict[str, Any] = field(default_factory=dict)
+    user_message: str = ""
+    """The user's message that started the turn."""
+    coach: WorkoutCoach | None = None
+    appended: list[Event] = field(default_factory=list)
+    """Events this call appended (artifacts, knowledge): the loop keeps them in the turn's memory."""
 
     async def get_state(self, key: str) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.store.get_state, self.session_id, key)
+        return await self.store.get_state(self.session_id, key)
 
     async def put_state(self, key: str, value: dict[str, Any]) -> None:
-        await asyncio.to_thread(self.store.put_state, self.session_id, key, value)
+        await self.store.put_state(self.session_id, key, value)
 
     async def delete_state(self, key: str) -> None:
-        await asyncio.to_thread(self.store.delete_state, self.session_id, key)
+        await self.store.delete_state(self.session_id, key)
 
     async def append_event(self, event_type: EventType, data: dict[str, Any]) -> Event:
-        return await asyncio.to_thread(self.store.append_event, self.session_id, event_type, data)
+        event = await self.store.append_event(self.session_id, event_type, data)
+        self.appended.append(event)
+        return event
 
     def require_db(self) -> Database:
         if self.db is None:
@@ -70,25 +158,51 @@ class ToolContext:
         return self.db
 
 
-class Tool(ABC):
-    """A tool the model can call. Subclasses set the class attributes and implement `execute`."""
+class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
+    """A tool the model can call. Subclasses set the class attributes and implement `execute` and
+    `format`; `Args` and `Result` are the models the type parameters name."""
 
     name: ClassVar[str]
     description: ClassVar[str]
-    Args: ClassVar[type[BaseModel]]
+    Args: type[ArgsT]
+    Result: type[ResultT]
     status: ClassVar[StatusMessage | None] = None
     category: ClassVar[ResultCategory] = "summary"
-    terminal: ClassVar[bool] = False
-    """Ends the loop after it runs (idle, message_ask_user)."""
+    ends_turn: ClassVar[EndsTurn | None] = None
+    """Set on tools after which the turn stops (idle; a question for the user)."""
 
     @abstractmethod
-    async def execute(self, args: Any, ctx: ToolContext) -> dict[str, Any]:
-        """Returns a JSON-serialisable result with a boolean `success`. Raise ToolError for
-        expected failures."""
+    async def execute(self, args: ArgsT, ctx: ToolContext) -> ResultT:
+        """Raise ToolError for expected failures."""
 
     @abstractmethod
-    def format(self, result: dict[str, Any]) -> str:
+    def format(self, result: ResultT) -> str:
         """The observation body the model sees (without the outer result tag)."""
 
     def input_schema(self) -> dict[str, Any]:
         return self.Args.model_json_schema()
+
+    def call(self, args: ArgsT) -> ToolInvocation:
+        """A typed request to call this tool (what a deterministic policy returns)."""
+        return ToolInvocation(self.name, args)
+
+    def parse_result(self, data: Any) -> ResultT | ToolFailure:
+        """A stored result (an event's `result`) read back as this tool's models."""
+        if isinstance(data, dict) and data.get("success") is False:
+            return ToolFailure.model_validate(data)
+        return self.Result.model_validate(data)
+
+
+@dataclass(frozen=True)
+class ToolInvocation:
+    """A tool name with its typed arguments."""
+
+    name: str
+    args: BaseModel
+
+    def arguments(self) -> dict[str, Any]:
+        """The arguments as the model would send them: JSON, with the fields left unset or None out."""
+        return self.args.model_dump(mode="json", exclude_unset=True, exclude_none=True)
+
+
+AnyTool = Tool[Any, Any]

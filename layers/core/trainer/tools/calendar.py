@@ -4,21 +4,27 @@ and milestone goals. Dates are ISO dates or datetimes, read in the user's timezo
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
-from typing import Any, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
+from trainer.domain.workout import STRICT_NUMBERS
 from trainer.store.repositories import RepositoryError
 from trainer.store.repositories import milestones as milestone_repo
 from trainer.store.repositories import plans as plan_repo
 from trainer.store.repositories import schedule as schedule_repo
 from trainer.store.repositories.settings import WEEKDAYS, get_user_settings, normalise_weekdays
-from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import db_user, number_text, plain, transaction
 from trainer.tools.data import user_settings as load_user_settings
 
 ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled"]
+PlanStatus = Literal["active", "completed", "paused", "cancelled"]
+MilestoneStatus = Literal["active", "achieved", "abandoned"]
+MilestoneAction = Literal["create", "update_progress", "mark_achieved", "abandon"]
+Day = date
+"""`date` under another name, for fields that are themselves called `date`."""
 MILESTONE_TYPES = ("distance", "weight", "reps", "time", "event", "other")
 UNIT_MILESTONE_TYPES: dict[str, str] = {
     "km": "distance", "mi": "distance", "mile": "distance", "miles": "distance", "m": "distance",
@@ -76,19 +82,40 @@ def _local_day(value: Any, zone: ZoneInfo) -> str:
     return value.astimezone(zone).date().isoformat() if isinstance(value, datetime) else str(value)[:10]
 
 
-def _short_day(iso_day: str) -> str:
-    day = date.fromisoformat(iso_day)
-    return f"{day.strftime('%a')} {iso_day}"
+def _short_day(day: date) -> str:
+    return f"{day.strftime('%a')} {day.isoformat()}"
 
 
-def _scheduled(row: dict[str, Any], zone: ZoneInfo) -> dict[str, Any]:
-    data = plain(row)
-    data["date"] = _local_day(row["scheduled_date"], zone)
-    return data
+class ScheduledWorkoutRow(BaseModel):
+    """One scheduled_workouts row."""
+
+    id: str
+    scheduled_date: datetime
+    workout_type: str
+    duration_minutes: int | None = None
+    notes: str | None = None
+    exercises: list[dict[str, Any]] = Field(default_factory=list)
+    status: ScheduleStatus
+    plan_id: str | None = None
+    created_at: datetime
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> ScheduledWorkoutRow:
+        return cls.model_validate(plain(row))
+
+
+class ScheduledWorkout(ScheduledWorkoutRow):
+    """A scheduled workout with its day in the user's timezone."""
+
+    date: Day
+
+
+def _scheduled(row: dict[str, Any], zone: ZoneInfo) -> ScheduledWorkout:
+    return ScheduledWorkout.model_validate({**plain(row), "date": _local_day(row["scheduled_date"], zone)})
 
 
 class ScheduleWorkoutArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     scheduled_date: str = Field(
         max_length=40, description="ISO date (2026-03-02) or datetime, not in the past"
     )
@@ -102,14 +129,21 @@ class ScheduleWorkoutArgs(BaseModel):
     )
 
 
-class ScheduleWorkout(Tool):
+class ScheduleWorkoutResult(ToolResult):
+    workout: ScheduledWorkout
+
+
+class ScheduleWorkout(Tool[ScheduleWorkoutArgs, ScheduleWorkoutResult]):
     name = "schedule_workout"
     description = "Put a workout on the user's calendar for a future date (and optional time)."
     Args = ScheduleWorkoutArgs
-    status = StatusMessage(start="Scheduling your workout...", done="Workout scheduled")
+    Result = ScheduleWorkoutResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Scheduling your workout...", done="Workout scheduled"
+    )
     category = "summary"
 
-    async def execute(self, args: ScheduleWorkoutArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: ScheduleWorkoutArgs, ctx: ToolContext) -> ScheduleWorkoutResult:
         user = db_user(ctx)
         async with transaction(ctx) as conn:
             zone = user_zone(await get_user_settings(conn, user))
@@ -124,16 +158,16 @@ class ScheduleWorkout(Tool):
                 notes=args.notes,
                 exercises=args.exercises,
             )
-        return {"success": True, "workout": _scheduled(row, zone)}
+        return ScheduleWorkoutResult(workout=_scheduled(row, zone))
 
-    def format(self, result: dict[str, Any]) -> str:
-        w = result["workout"]
-        minutes = f", {w['duration_minutes']} min" if w.get("duration_minutes") else ""
-        return f"scheduled: {w['workout_type']} on {_short_day(w['date'])}{minutes} (id={w['id']})"
+    def format(self, result: ScheduleWorkoutResult) -> str:
+        w = result.workout
+        minutes = f", {w.duration_minutes} min" if w.duration_minutes else ""
+        return f"scheduled: {w.workout_type} on {_short_day(w.date)}{minutes} (id={w.id})"
 
 
 class UpdateScheduledWorkoutArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     workout_id: str = Field(min_length=1, max_length=64, description="id of the scheduled workout")
     scheduled_date: str | None = Field(default=None, max_length=40, description="New ISO date or datetime")
     workout_type: str | None = Field(default=None, min_length=1, max_length=100)
@@ -143,14 +177,25 @@ class UpdateScheduledWorkoutArgs(BaseModel):
     status: ScheduleStatus | None = None
 
 
-class UpdateScheduledWorkout(Tool):
+class UpdateScheduledWorkoutResult(ToolResult):
+    workout: ScheduledWorkout
+    changed: list[str]
+    """The fields the call changed, sorted."""
+
+
+class UpdateScheduledWorkout(Tool[UpdateScheduledWorkoutArgs, UpdateScheduledWorkoutResult]):
     name = "update_scheduled_workout"
     description = "Change a scheduled workout: move it, rename it, change its plan, or set its status."
     Args = UpdateScheduledWorkoutArgs
-    status = StatusMessage(start="Updating your calendar...", done="Calendar updated")
+    Result = UpdateScheduledWorkoutResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Updating your calendar...", done="Calendar updated"
+    )
     category = "summary"
 
-    async def execute(self, args: UpdateScheduledWorkoutArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(
+        self, args: UpdateScheduledWorkoutArgs, ctx: ToolContext
+    ) -> UpdateScheduledWorkoutResult:
         changes = args.model_dump(exclude_none=True, exclude={"workout_id"})
         if not changes:
             raise ToolError("nothing to change: give scheduled_date, workout_type, duration_minutes, notes, "
@@ -170,29 +215,39 @@ class UpdateScheduledWorkout(Tool):
                 row = None
         if row is None:
             raise ToolError(f"scheduled workout {args.workout_id} not found")
-        return {"success": True, "workout": _scheduled(row, zone), "changed": sorted(changes)}
+        return UpdateScheduledWorkoutResult(workout=_scheduled(row, zone), changed=sorted(changes))
 
-    def format(self, result: dict[str, Any]) -> str:
-        w = result["workout"]
+    def format(self, result: UpdateScheduledWorkoutResult) -> str:
+        w = result.workout
         return (
-            f"updated: {w['workout_type']} on {_short_day(w['date'])} [{w['status']}] "
-            f"({', '.join(result['changed'])}; id={w['id']})"
+            f"updated: {w.workout_type} on {_short_day(w.date)} [{w.status}] "
+            f"({', '.join(result.changed)}; id={w.id})"
         )
 
 
 class DeleteScheduledWorkoutArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     workout_id: str = Field(min_length=1, max_length=64, description="id of the scheduled workout")
 
 
-class DeleteScheduledWorkout(Tool):
+class DeleteScheduledWorkoutResult(ToolResult):
+    workout: ScheduledWorkoutRow
+    """The deleted workout."""
+
+
+class DeleteScheduledWorkout(Tool[DeleteScheduledWorkoutArgs, DeleteScheduledWorkoutResult]):
     name = "delete_scheduled_workout"
     description = "Remove a scheduled workout from the calendar."
     Args = DeleteScheduledWorkoutArgs
-    status = StatusMessage(start="Removing from your calendar...", done="Workout removed")
+    Result = DeleteScheduledWorkoutResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Removing from your calendar...", done="Workout removed"
+    )
     category = "confirmation"
 
-    async def execute(self, args: DeleteScheduledWorkoutArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(
+        self, args: DeleteScheduledWorkoutArgs, ctx: ToolContext
+    ) -> DeleteScheduledWorkoutResult:
         async with transaction(ctx) as conn:
             try:
                 row = await schedule_repo.delete_scheduled(conn, db_user(ctx), args.workout_id)
@@ -200,14 +255,14 @@ class DeleteScheduledWorkout(Tool):
                 row = None
         if row is None:
             raise ToolError(f"scheduled workout {args.workout_id} not found")
-        return {"success": True, "workout": plain(row)}
+        return DeleteScheduledWorkoutResult(workout=ScheduledWorkoutRow.from_row(row))
 
-    def format(self, result: dict[str, Any]) -> str:
+    def format(self, result: DeleteScheduledWorkoutResult) -> str:
         return "deleted"
 
 
 class CreateWorkoutPlanArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     plan_name: str = Field(min_length=1, max_length=200, description="e.g. '5K Training Plan'")
     start_date: str = Field(max_length=40, description="ISO date the plan starts (today or later)")
     duration_weeks: int = Field(ge=1, le=MAX_PLAN_WEEKS)
@@ -247,17 +302,53 @@ def plan_days(
     return days, per_week
 
 
-class CreateWorkoutPlan(Tool):
+class PlannedSession(BaseModel):
+    """A workout the plan scheduled."""
+
+    id: str
+    date: Day
+    workout_type: str
+
+
+class PlanWeek(BaseModel):
+    week_number: int
+    workouts: list[PlannedSession] = Field(default_factory=list)
+
+
+class WorkoutPlan(BaseModel):
+    """A workout_plans row with the sessions it scheduled, week by week."""
+
+    id: str
+    plan_name: str
+    goal_description: str | None = None
+    start_date: date
+    end_date: date
+    duration_weeks: int
+    workouts_per_week: int | None = None
+    preferred_days: list[str] = Field(default_factory=list)
+    workout_types: list[str] = Field(default_factory=list)
+    status: PlanStatus
+    created_at: datetime
+    weeks: list[PlanWeek] = Field(default_factory=list)
+
+
+class CreateWorkoutPlanResult(ToolResult):
+    plan: WorkoutPlan
+    scheduled_count: int
+
+
+class CreateWorkoutPlan(Tool[CreateWorkoutPlanArgs, CreateWorkoutPlanResult]):
     name = "create_workout_plan"
     description = (
         "Create a multi-week plan: scheduled workouts laid out on the preferred days (default: the user's "
         "preferred days, else Mon/Wed/Fri), rotating through workout_types."
     )
     Args = CreateWorkoutPlanArgs
-    status = StatusMessage(start="Building your plan...", done="Plan ready")
+    Result = CreateWorkoutPlanResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(start="Building your plan...", done="Plan ready")
     category = "full"
 
-    async def execute(self, args: CreateWorkoutPlanArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: CreateWorkoutPlanArgs, ctx: ToolContext) -> CreateWorkoutPlanResult:
         settings = await load_user_settings(ctx)
         zone = user_zone(settings)
         start = parse_day(args.start_date, "start_date")
@@ -286,9 +377,7 @@ class CreateWorkoutPlan(Tool):
                 preferred_days=days,
                 workout_types=types,
             )
-            weeks: list[dict[str, Any]] = [
-                {"week_number": n + 1, "workouts": []} for n in range(args.duration_weeks)
-            ]
+            weeks = [PlanWeek(week_number=n + 1) for n in range(args.duration_weeks)]
             for index, day in enumerate(sessions):
                 week = (day - start).days // 7
                 row = await schedule_repo.schedule_workout(
@@ -299,40 +388,39 @@ class CreateWorkoutPlan(Tool):
                     notes=f"{args.plan_name}, week {week + 1}",
                     plan_id=plan["id"],
                 )
-                weeks[week]["workouts"].append(
-                    {"id": str(row["id"]), "date": day.isoformat(), "workout_type": row["workout_type"]}
+                weeks[week].workouts.append(
+                    PlannedSession(id=str(row["id"]), date=day, workout_type=row["workout_type"])
                 )
-        result_plan = plain(plan)
-        result_plan["weeks"] = weeks
-        return {"success": True, "plan": result_plan, "scheduled_count": len(sessions)}
+        result_plan = WorkoutPlan.model_validate({**plain(plan), "weeks": weeks})
+        return CreateWorkoutPlanResult(plan=result_plan, scheduled_count=len(sessions))
 
-    def format(self, result: dict[str, Any]) -> str:
-        plan = result["plan"]
+    def format(self, result: CreateWorkoutPlanResult) -> str:
+        plan = result.plan
         lines = [
-            f"Plan: {plan['plan_name']} (id={plan['id']}) {plan['start_date']}..{plan['end_date']}, "
-            f"{plan['workouts_per_week']}/week on {', '.join(plan['preferred_days'])}; "
-            f"{result['scheduled_count']} workouts scheduled"
+            f"Plan: {plan.plan_name} (id={plan.id}) {plan.start_date}..{plan.end_date}, "
+            f"{plan.workouts_per_week}/week on {', '.join(plan.preferred_days)}; "
+            f"{result.scheduled_count} workouts scheduled"
         ]
-        for week in plan["weeks"]:
+        for week in plan.weeks:
             items = ", ".join(
-                f"{_short_day(w['date'])[:3]} {w['date'][5:]} {w['workout_type']}" for w in week["workouts"]
+                f"{w.date.strftime('%a')} {w.date.strftime('%m-%d')} {w.workout_type}" for w in week.workouts
             )
-            lines.append(f"  Week {week['week_number']}: {len(week['workouts'])} workouts ({items})")
+            lines.append(f"  Week {week.week_number}: {len(week.workouts)} workouts ({items})")
         return "\n".join(lines)
 
 
 class ManageMilestoneArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    action: Literal["create", "update_progress", "mark_achieved", "abandon"]
+    model_config = STRICT_NUMBERS
+    action: MilestoneAction
     milestone_id: str | None = Field(default=None, max_length=64, description="Required except for create")
     goal_name: str | None = Field(default=None, min_length=1, max_length=200, description="e.g. 'Run a 5K'")
     goal_type: str | None = Field(
         default=None, max_length=40, description="distance, weight, reps, time, event or other"
     )
-    target_value: float | None = Field(default=None, ge=0)
+    target_value: float | None = Field(default=None, ge=0, le=1_000_000)
     target_unit: str | None = Field(default=None, max_length=50)
     target_date: date | None = None
-    current_value: float | None = Field(default=None, ge=0)
+    current_value: float | None = Field(default=None, ge=0, le=1_000_000)
 
     @model_validator(mode="after")
     def _fields_for_action(self) -> Self:
@@ -345,17 +433,42 @@ class ManageMilestoneArgs(BaseModel):
         return self
 
 
-class ManageMilestone(Tool):
+class Milestone(BaseModel):
+    """One milestone_goals row."""
+
+    id: str
+    goal_name: str
+    goal_type: str
+    """One of MILESTONE_TYPES."""
+    target_value: float | None = None
+    target_unit: str | None = None
+    target_date: date | None = None
+    current_value: float | None = None
+    status: MilestoneStatus
+    plan_id: str | None = None
+    created_at: datetime
+    achieved_at: datetime | None = None
+
+
+class ManageMilestoneResult(ToolResult):
+    action: MilestoneAction
+    milestone: Milestone
+
+
+class ManageMilestone(Tool[ManageMilestoneArgs, ManageMilestoneResult]):
     name = "manage_milestone"
     description = (
         "Create a milestone goal (e.g. run a 5K, bench 100 kg), update its progress, mark it achieved, "
         "or abandon it."
     )
     Args = ManageMilestoneArgs
-    status = StatusMessage(start="Updating your milestones...", done="Milestones updated")
+    Result = ManageMilestoneResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Updating your milestones...", done="Milestones updated"
+    )
     category = "summary"
 
-    async def execute(self, args: ManageMilestoneArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: ManageMilestoneArgs, ctx: ToolContext) -> ManageMilestoneResult:
         user = db_user(ctx)
         async with transaction(ctx) as conn:
             try:
@@ -366,7 +479,7 @@ class ManageMilestone(Tool):
                 row = None
         if row is None:
             raise ToolError(f"milestone {args.milestone_id} not found")
-        return {"success": True, "action": args.action, "milestone": plain(row)}
+        return ManageMilestoneResult(action=args.action, milestone=Milestone.model_validate(plain(row)))
 
     @staticmethod
     async def _apply(conn: Any, user: Any, args: ManageMilestoneArgs) -> dict[str, Any] | None:
@@ -391,11 +504,11 @@ class ManageMilestone(Tool):
         status = "achieved" if args.action == "mark_achieved" else "abandoned"
         return await milestone_repo.set_status(conn, user, args.milestone_id, status)
 
-    def format(self, result: dict[str, Any]) -> str:
-        m = result["milestone"]
+    def format(self, result: ManageMilestoneResult) -> str:
+        m = result.milestone
         verb = {"create": "created", "update_progress": "progress", "mark_achieved": "achieved",
-                "abandon": "abandoned"}[result["action"]]  # fmt: skip
-        return f"milestone {verb}: {m['goal_name']} {_progress(m)}(id={m['id']})"
+                "abandon": "abandoned"}[result.action]  # fmt: skip
+        return f"milestone {verb}: {m.goal_name} {_progress(m)}(id={m.id})"
 
 
 def milestone_type(goal_type: str | None, target_unit: str | None) -> str:
@@ -407,23 +520,23 @@ def milestone_type(goal_type: str | None, target_unit: str | None) -> str:
     return UNIT_MILESTONE_TYPES.get((target_unit or "").strip().lower(), "other")
 
 
-def _progress(m: dict[str, Any]) -> str:
-    unit = f" {m['target_unit']}" if m.get("target_unit") else ""
+def _progress(m: Milestone) -> str:
+    unit = f" {m.target_unit}" if m.target_unit else ""
     parts: list[str] = []
-    if m.get("target_value") is not None:
-        current = number_text(m.get("current_value") or 0)
+    if m.target_value is not None:
+        current = number_text(m.current_value or 0)
         pct = ""
-        if m["target_value"]:
-            pct = f" ({100 * float(m.get('current_value') or 0) / float(m['target_value']):.0f}%)"
-        parts.append(f"{current}/{number_text(m['target_value'])}{unit}{pct}")
-    elif m.get("current_value") is not None:
-        parts.append(f"current {number_text(m['current_value'])}{unit}")
-    if m.get("target_date"):
-        parts.append(f"by {m['target_date']}")
+        if m.target_value:
+            pct = f" ({100 * (m.current_value or 0) / m.target_value:.0f}%)"
+        parts.append(f"{current}/{number_text(m.target_value)}{unit}{pct}")
+    elif m.current_value is not None:
+        parts.append(f"current {number_text(m.current_value)}{unit}")
+    if m.target_date:
+        parts.append(f"by {m.target_date.isoformat()}")
     return " ".join(parts) + " " if parts else ""
 
 
-TOOLS: list[Tool] = [
+TOOLS: list[AnyTool] = [
     ScheduleWorkout(),
     UpdateScheduledWorkout(),
     DeleteScheduledWorkout(),

@@ -4,16 +4,26 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from trainer.tools.base import StatusMessage, Tool, ToolContext
+from trainer.domain.workout import STRICT_NUMBERS
+from trainer.tools.base import (
+    AnyTool,
+    DeliveredArtifact,
+    Question,
+    Reply,
+    StatusMessage,
+    Tool,
+    ToolContext,
+    ToolResult,
+)
 
 ARTIFACTS_KEY = "artifacts"
 DISPLAYABLES_KEY = "displayables"
 
 
 class NotifyArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     message: str = Field(min_length=1, max_length=4000, description="Message text to display to the user")
     artifact_id: str | None = Field(
         default=None,
@@ -55,7 +65,31 @@ def resolve_attachments(
     return resolved, unknown
 
 
-class MessageNotifyUser(Tool):
+class Attachment(BaseModel):
+    """A displayable shown with a message: a workout or one exercise."""
+
+    type: str
+    id: str
+    data: dict[str, Any]
+
+
+class NotifyResult(ToolResult):
+    message: str
+    artifact_id: str | None = None
+    artifact: dict[str, Any] | None = None
+    attachments: list[Attachment] | None = None
+    warning: str | None = None
+
+    def add_to_reply(self, reply: Reply) -> None:
+        reply.messages.append(self.message)
+
+    def delivered_artifact(self) -> DeliveredArtifact | None:
+        if self.artifact_id is None:
+            return None
+        return DeliveredArtifact(self.artifact_id, self.artifact)
+
+
+class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
     name = "message_notify_user"
     description = (
         "Send a message to the user without requiring a response. Use for acknowledging receipt, "
@@ -63,11 +97,12 @@ class MessageNotifyUser(Tool):
         "generate_workout, pass its artifact_id so the user sees the workout."
     )
     Args = NotifyArgs
+    Result = NotifyResult
     status = None
     category = "confirmation"
 
-    async def execute(self, args: NotifyArgs, ctx: ToolContext) -> dict[str, Any]:
-        result: dict[str, Any] = {"success": True, "message": args.message}
+    async def execute(self, args: NotifyArgs, ctx: ToolContext) -> NotifyResult:
+        result = NotifyResult(message=args.message)
         warnings: list[str] = []
         artifacts = await ctx.get_state(ARTIFACTS_KEY) or {}
         artifact_id = args.artifact_id
@@ -77,7 +112,7 @@ class MessageNotifyUser(Tool):
             artifact_refs = [a for a in args.attachments if a in artifacts]
             resolved, unknown = resolve_attachments(ids, displayables)
             if resolved:
-                result["attachments"] = resolved
+                result.attachments = [Attachment.model_validate(item) for item in resolved]
             if unknown:
                 warnings.append(f"unknown attachment ids: {', '.join(unknown)}")
             if artifact_id is None:
@@ -88,15 +123,15 @@ class MessageNotifyUser(Tool):
                 known = ", ".join(sorted(artifacts)) or "none"
                 warnings.append(f"artifact {artifact_id} not found (known: {known}); message sent without it")
             else:
-                result["artifact_id"] = artifact_id
-                result["artifact"] = artifact
+                result.artifact_id = artifact_id
+                result.artifact = artifact
         if warnings:
-            result["warning"] = "; ".join(warnings)
+            result.warning = "; ".join(warnings)
         return result
 
-    def format(self, result: dict[str, Any]) -> str:
-        if result.get("warning"):
-            return f"ok (warning: {result['warning']})"
+    def format(self, result: NotifyResult) -> str:
+        if result.warning:
+            return f"ok (warning: {result.warning})"
         return "ok"
 
 
@@ -111,61 +146,72 @@ def _artifact_of_workouts(resolved: list[dict[str, Any]], displayables: dict[str
 
 
 class AskArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     question: str = Field(min_length=1, max_length=2000, description="Question text to present to the user")
     options: list[str] | None = Field(
         default=None, max_length=8, description="Suggested response options for quick selection"
     )
 
 
-class MessageAskUser(Tool):
+class AskResult(ToolResult):
+    question: str
+    options: list[str]
+    awaiting_response: bool = True
+
+    def add_to_reply(self, reply: Reply) -> None:
+        reply.question = Question(text=self.question, options=list(self.options))
+
+
+class MessageAskUser(Tool[AskArgs, AskResult]):
     name = "message_ask_user"
     description = (
         "Ask the user a question and wait for the response. Use for clarification, confirmation or "
         "missing information. This ENDS the current turn until the user replies."
     )
     Args = AskArgs
+    Result = AskResult
     status = None
     category = "full"
-    terminal = True
+    ends_turn = "awaiting_user"
 
-    async def execute(self, args: AskArgs, ctx: ToolContext) -> dict[str, Any]:
-        return {
-            "success": True,
-            "question": args.question,
-            "options": list(args.options or []),
-            "awaiting_response": True,
-        }
+    async def execute(self, args: AskArgs, ctx: ToolContext) -> AskResult:
+        return AskResult(question=args.question, options=list(args.options or []))
 
-    def format(self, result: dict[str, Any]) -> str:
+    def format(self, result: AskResult) -> str:
         return "asked; waiting for the user's reply"
 
 
 class IdleArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     reason: str = Field(max_length=500, description="Why the agent is going idle (e.g. 'workout delivered')")
 
 
-class Idle(Tool):
+class IdleResult(ToolResult):
+    idle: bool = True
+    reason: str
+
+
+class Idle(Tool[IdleArgs, IdleResult]):
     name = "idle"
     description = (
         "Signal that all tasks are complete and enter standby until the next user message. "
         "Call it only after messaging results to the user."
     )
     Args = IdleArgs
+    Result = IdleResult
     status: ClassVar[StatusMessage | None] = StatusMessage(start="Wrapping up...", done="All done")
     category = "confirmation"
-    terminal = True
+    ends_turn = "done"
 
-    async def execute(self, args: IdleArgs, ctx: ToolContext) -> dict[str, Any]:
-        return {"success": True, "idle": True, "reason": args.reason}
+    async def execute(self, args: IdleArgs, ctx: ToolContext) -> IdleResult:
+        return IdleResult(reason=args.reason)
 
-    def format(self, result: dict[str, Any]) -> str:
+    def format(self, result: IdleResult) -> str:
         return ""
 
 
-def communication_tools() -> list[Tool]:
+def communication_tools() -> list[AnyTool]:
     return [MessageNotifyUser(), MessageAskUser(), Idle()]
 
 
-TOOLS: list[Tool] = communication_tools()
+TOOLS: list[AnyTool] = communication_tools()

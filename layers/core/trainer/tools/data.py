@@ -3,22 +3,23 @@ the session as knowledge events. Also the user-scoped database access every doma
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from psycopg import AsyncConnection
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from trainer.domain.workout import STRICT_NUMBERS
+from trainer.frames import knowledge_frame
 from trainer.sources.registry import DISPLAY_NAMES, SOURCE_NAMES, fetch_sources
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType, KnowledgeRef
 from trainer.store.repositories import RepositoryError, user_uuid
 from trainer.store.repositories.settings import get_user_settings
-from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 
 
 def db_user(ctx: ToolContext) -> uuid.UUID:
@@ -66,7 +67,7 @@ def number_text(value: float | int | Decimal | None, places: int = 1) -> str:
 
 
 class SourceParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     days_back: int | None = Field(default=None, ge=1, le=3650)
     days_ahead: int | None = Field(default=None, ge=1, le=365)
     limit: int | None = Field(default=None, ge=1, le=500)
@@ -74,7 +75,7 @@ class SourceParams(BaseModel):
 
 
 class FetchDataArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     sources: list[str] = Field(
         min_length=1,
         max_length=16,
@@ -86,7 +87,14 @@ class FetchDataArgs(BaseModel):
     )
 
 
-class FetchData(Tool):
+class FetchDataResult(ToolResult):
+    data: dict[str, str] = Field(default_factory=dict)
+    """Source name -> the formatted data (also appended as a knowledge event)."""
+    errors: dict[str, str] = Field(default_factory=dict)
+    """Source name -> why it was not fetched."""
+
+
+class FetchData(Tool[FetchDataArgs, FetchDataResult]):
     name = "fetch_data"
     description = (
         "Fetch additional user data into context, several sources in one call. Use when the data you "
@@ -94,10 +102,13 @@ class FetchData(Tool):
         "after the result."
     )
     Args = FetchDataArgs
-    status = StatusMessage(start="Gathering your info...", done="Context ready")
+    Result = FetchDataResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Gathering your info...", done="Context ready"
+    )
     category = "full"
 
-    async def execute(self, args: FetchDataArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: FetchDataArgs, ctx: ToolContext) -> FetchDataResult:
         params = args.params or {}
         errors: dict[str, str] = {}
         requests: list[tuple[str, dict[str, Any]]] = []
@@ -124,28 +135,18 @@ class FetchData(Tool):
                 EventType.KNOWLEDGE, {"source": item.source, "params": item.params, "data": item.formatted}
             )
             refs.append(KnowledgeRef(source=item.source, params=item.params))
-            await ctx.emit(
-                {
-                    "type": "knowledge",
-                    "data": {
-                        "source": item.source,
-                        "displayName": DISPLAY_NAMES.get(item.source, item.source),
-                        "status": "done",
-                    },
-                }
-            )
+            await ctx.emit(knowledge_frame(item.source, DISPLAY_NAMES.get(item.source, item.source)))
         if refs:
-            await asyncio.to_thread(ctx.store.add_knowledge, ctx.session_id, refs)
+            await ctx.store.add_knowledge(ctx.session_id, refs)
         if not data:
             raise ToolError("nothing fetched: " + _error_list(errors))
-        return {"success": True, "data": data, "errors": errors}
+        return FetchDataResult(data=data, errors=errors)
 
-    def format(self, result: dict[str, Any]) -> str:
-        fetched = list(result.get("data") or {})
+    def format(self, result: FetchDataResult) -> str:
+        fetched = list(result.data)
         text = f"Fetched: {', '.join(fetched)} (see knowledge below)" if fetched else "Fetched nothing"
-        errors = result.get("errors") or {}
-        if errors:
-            text += "\nFailed: " + _error_list(errors)
+        if result.errors:
+            text += "\nFailed: " + _error_list(result.errors)
         return text
 
 
@@ -153,4 +154,4 @@ def _error_list(errors: dict[str, str]) -> str:
     return "; ".join(f"{source}: {message}" for source, message in errors.items())
 
 
-TOOLS: list[Tool] = [FetchData()]
+TOOLS: list[AnyTool] = [FetchData()]

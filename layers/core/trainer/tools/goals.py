@@ -3,18 +3,19 @@ muscles; percentages are normalised to 100% and the set of that type is replaced
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from trainer.domain.muscles import MUSCLES, canonical_muscle
+from trainer.domain.workout import STRICT_NUMBERS
 from trainer.store.repositories.goals import set_category_goals, set_muscle_goals
-from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import db_user, number_text, transaction
 
 
 class CategoryGoalIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     category: str = Field(
         min_length=1, max_length=80, description="Any name, e.g. 'Strength', 'Zone 2 Cardio'"
     )
@@ -23,12 +24,12 @@ class CategoryGoalIn(BaseModel):
 
 
 class SetGoalsArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     goal_type: Literal["category", "muscle"] = Field(description="Which goal set to replace")
     category_goals: list[CategoryGoalIn] | None = Field(
         default=None, max_length=20, description="Required for goal_type 'category'"
     )
-    muscle_goals: dict[str, float] | None = Field(
+    muscle_goals: dict[str, Annotated[float, Field(ge=0, le=100)]] | None = Field(
         default=None,
         description="Required for goal_type 'muscle': {muscle: percentage} over " + ", ".join(MUSCLES),
     )
@@ -42,7 +43,21 @@ class SetGoalsArgs(BaseModel):
         return self
 
 
-class SetGoals(Tool):
+class GoalEntry(BaseModel):
+    """One saved goal: a category (with its description) or a muscle, as a percentage."""
+
+    name: str
+    description: str | None = None
+    percentage: float
+
+
+class SetGoalsResult(ToolResult):
+    goal_type: Literal["category", "muscle"]
+    count: int
+    goals: list[GoalEntry] = Field(default_factory=list)
+
+
+class SetGoals(Tool[SetGoalsArgs, SetGoalsResult]):
     name = "set_goals"
     description = (
         "Replace the user's category goals or muscle goals. Check the current goals first (fetch_data). "
@@ -50,15 +65,18 @@ class SetGoals(Tool):
         "use the 16 canonical muscle names."
     )
     Args = SetGoalsArgs
-    status = StatusMessage(start="Updating your goals...", done="Goals updated")
+    Result = SetGoalsResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Updating your goals...", done="Goals updated"
+    )
     category = "summary"
 
-    async def execute(self, args: SetGoalsArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: SetGoalsArgs, ctx: ToolContext) -> SetGoalsResult:
         if args.goal_type == "muscle":
             muscle_goals = _canonical_muscles(args.muscle_goals or {})
             async with transaction(ctx) as conn:
                 rows = await set_muscle_goals(conn, db_user(ctx), muscle_goals)
-            goals = [{"name": r["muscle"], "percentage": _percent(r["weight"])} for r in rows]
+            goals = [GoalEntry(name=r["muscle"], percentage=_percent(r["weight"])) for r in rows]
         else:
             entries = args.category_goals or []
             if all(e.percentage == 0 for e in entries):
@@ -66,15 +84,15 @@ class SetGoals(Tool):
             async with transaction(ctx) as conn:
                 rows = await set_category_goals(conn, db_user(ctx), [e.model_dump() for e in entries])
             goals = [
-                {"name": r["category"], "description": r["description"], "percentage": _percent(r["weight"])}
+                GoalEntry(name=r["category"], description=r["description"], percentage=_percent(r["weight"]))
                 for r in rows
             ]
-        return {"success": True, "goal_type": args.goal_type, "count": len(goals), "goals": goals}
+        return SetGoalsResult(goal_type=args.goal_type, count=len(goals), goals=goals)
 
-    def format(self, result: dict[str, Any]) -> str:
-        noun = "categories" if result.get("goal_type") == "category" else "muscles"
-        parts = ", ".join(f"{g['name']} {number_text(g['percentage'])}%" for g in result.get("goals", []))
-        return f"{result.get('count', 0)} {noun} updated: {parts}"
+    def format(self, result: SetGoalsResult) -> str:
+        noun = "categories" if result.goal_type == "category" else "muscles"
+        parts = ", ".join(f"{g.name} {number_text(g.percentage)}%" for g in result.goals)
+        return f"{result.count} {noun} updated: {parts}"
 
 
 def _canonical_muscles(raw: dict[str, float]) -> dict[str, float]:
@@ -99,4 +117,4 @@ def _percent(weight: Any) -> float:
     return round(float(weight) * 100, 1)
 
 
-TOOLS: list[Tool] = [SetGoals()]
+TOOLS: list[AnyTool] = [SetGoals()]

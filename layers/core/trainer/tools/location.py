@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
+from trainer.domain.workout import STRICT_NUMBERS
 from trainer.store.repositories.locations import set_current
-from trainer.tools.base import StatusMessage, Tool, ToolContext
-from trainer.tools.data import db_user, number_text, plain, transaction
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolResult
+from trainer.tools.data import db_user, number_text, transaction
 
 SUMMARY_ITEMS = 10
 
 
 class SetCurrentLocationArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     location_id: str | None = Field(
         default=None, max_length=64, description="UUID of the location (preferred)"
     )
@@ -29,36 +30,53 @@ class SetCurrentLocationArgs(BaseModel):
         return self
 
 
-class SetCurrentLocation(Tool):
+class CurrentLocation(BaseModel):
+    """The location that is now current, with its equipment summarised."""
+
+    id: str
+    name: str
+    description: str | None = None
+    equipment_count: int
+    equipment_summary: str
+
+
+class SetCurrentLocationResult(ToolResult):
+    location: CurrentLocation
+
+
+class SetCurrentLocation(Tool[SetCurrentLocationArgs, SetCurrentLocationResult]):
     name = "set_current_location"
     description = (
         "Switch the user's active workout location (its equipment is what workouts may use). "
         "Give the location_id, or its name."
     )
     Args = SetCurrentLocationArgs
-    status = StatusMessage(start="Switching location...", done="Location updated")
+    Result = SetCurrentLocationResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Switching location...", done="Location updated"
+    )
     category = "summary"
 
-    async def execute(self, args: SetCurrentLocationArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: SetCurrentLocationArgs, ctx: ToolContext) -> SetCurrentLocationResult:
         async with transaction(ctx) as conn:
             row = await set_current(
                 conn, db_user(ctx), location_id=args.location_id or None, name=args.location_name
             )
         equipment = row["equipment"] or []
-        location = {
-            "id": str(row["id"]),
-            "name": row["name"],
-            "description": row["description"],
-            "equipment_count": len(equipment),
-            "equipment_summary": equipment_summary(equipment),
-        }
-        return {"success": True, "location": plain(location)}
+        location = CurrentLocation(
+            id=str(row["id"]),
+            name=row["name"],
+            description=row["description"],
+            equipment_count=len(equipment),
+            equipment_summary=equipment_summary(equipment),
+        )
+        return SetCurrentLocationResult(location=location)
 
-    def format(self, result: dict[str, Any]) -> str:
-        loc = result["location"]
+    def format(self, result: SetCurrentLocationResult) -> str:
+        loc = result.location
         return (
-            f"current location: {loc['name']} (id={loc['id']}); "
-            f"{loc['equipment_count']} equipment: {loc['equipment_summary']}"
+            f"current location: {loc.name} (id={loc.id}); "
+            f"{loc.equipment_count} equipment: {loc.equipment_summary}"
         )
 
 
@@ -79,4 +97,4 @@ def equipment_summary(items: list[dict[str, Any]]) -> str:
     return ", ".join(parts) + (f" and {extra} more" if extra > 0 else "")
 
 
-TOOLS: list[Tool] = [SetCurrentLocation()]
+TOOLS: list[AnyTool] = [SetCurrentLocation()]

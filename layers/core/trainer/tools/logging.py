@@ -8,17 +8,28 @@ The current workout lives in session state under `current_workout`; its exercise
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from trainer.domain.catalog import CatalogEntry, load_catalog
-from trainer.domain.workout import GoalShare, LoadUnit, MuscleShare
+from trainer.domain.workout import (
+    STRICT_NUMBERS,
+    Distance,
+    DistanceUnit,
+    ExerciseType,
+    GoalShare,
+    HoldSeconds,
+    LoadUnit,
+    MuscleShare,
+    Reps,
+)
+from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.repositories import RepositoryError
 from trainer.store.repositories.history import delete_logged, log_exercises
 from trainer.store.repositories.settings import get_user_settings
-from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
-from trainer.tools.data import CURRENT_WORKOUT_KEY, db_user, number_text, plain, transaction
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
+from trainer.tools.data import db_user, number_text, plain, transaction
 
 DistanceUnitArg = Literal["km", "mi"]
 
@@ -129,44 +140,87 @@ def planned_entry(
     return entry
 
 
-def logged_line(row: dict[str, Any]) -> str:
+class MuscleShareRow(BaseModel):
+    """A muscle share as history stores it (names as logged)."""
+
+    muscle: str
+    share: float
+
+
+class GoalShareRow(BaseModel):
+    goal: str
+    share: float
+
+
+class LoggedExercise(BaseModel):
+    """One workout_history row (seed 000 §4.5): what was done, with its history id."""
+
+    id: str
+    performed_at: datetime
+    exercise_name: str
+    exercise_type: ExerciseType
+    sets: int | None = None
+    reps: list[int] | None = None
+    load_each: list[float] | None = None
+    load_unit: LoadUnit | None = None
+    hold_sec: list[int] | None = None
+    duration_min: float | None = None
+    distance: float | None = None
+    distance_unit: DistanceUnit | None = None
+    rounds: int | None = None
+    work_sec: int | None = None
+    rest_sec: int | None = None
+    rpe: float | None = None
+    muscles: list[MuscleShareRow] = Field(default_factory=list)
+    goals: list[GoalShareRow] = Field(default_factory=list)
+    session_id: str | None = None
+    workout_id: str | None = None
+    notes: str | None = None
+    created_at: datetime
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> LoggedExercise:
+        return cls.model_validate(plain(row))
+
+
+def logged_line(row: LoggedExercise) -> str:
     """'Bench Press 3x10 @60kg RPE 8' (seed 000 §4.11 Category 2) with the history id."""
-    parts = [str(row["exercise_name"])]
-    reps = row.get("reps") or []
-    holds = row.get("hold_sec") or []
-    sets = row.get("sets") or len(reps) or len(holds)
+    parts = [row.exercise_name]
+    reps = row.reps or []
+    holds = row.hold_sec or []
+    sets = row.sets or len(reps) or len(holds)
     if reps:
         parts.append(f"{sets}x{reps[0]}" if len(set(reps)) == 1 else f"{sets}x[{','.join(map(str, reps))}]")
     elif holds:
         parts.append(
             f"{sets}x{holds[0]}s" if len(set(holds)) == 1 else f"{sets}x[{','.join(map(str, holds))}]s"
         )
-    loads = [float(v) for v in row.get("load_each") or [] if v]
+    loads = [v for v in row.load_each or [] if v]
     if loads:
         low, high = min(loads), max(loads)
         shown = number_text(low) if low == high else f"{number_text(low)}-{number_text(high)}"
-        parts.append(f"@{shown}{row.get('load_unit') or ''}")
-    if row.get("rounds"):
-        parts.append(f"{row['rounds']} rounds")
-    if row.get("duration_min"):
-        parts.append(f"{number_text(row['duration_min'])} min")
-    if row.get("distance"):
-        parts.append(f"{number_text(row['distance'], 2)}{row.get('distance_unit') or ''}")
-    if row.get("rpe") is not None:
-        parts.append(f"RPE {number_text(row['rpe'])}")
-    return " ".join(parts) + f" (id={row['id']})"
+        parts.append(f"@{shown}{row.load_unit or ''}")
+    if row.rounds:
+        parts.append(f"{row.rounds} rounds")
+    if row.duration_min:
+        parts.append(f"{number_text(row.duration_min)} min")
+    if row.distance:
+        parts.append(f"{number_text(row.distance, 2)}{row.distance_unit or ''}")
+    if row.rpe is not None:
+        parts.append(f"RPE {number_text(row.rpe)}")
+    return " ".join(parts) + f" (id={row.id})"
 
 
 class CompletedExerciseIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     exercise_id: str | None = Field(default=None, max_length=64, description="Current-workout id or order")
     exercise_name: str | None = Field(default=None, max_length=120, description="Name, when no id is known")
     sets: int | None = Field(default=None, ge=1, le=20)
-    reps: list[int] | None = Field(default=None, description="Reps done per set")
+    reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps done per set")
     load: float | None = Field(default=None, ge=0, le=2000, description="Load used per set")
     load_unit: LoadUnit | None = None
     duration_min: float | None = Field(default=None, gt=0, le=600)
-    distance: float | None = Field(default=None, gt=0)
+    distance: Distance | None = None
     distance_unit: DistanceUnitArg | None = None
     rpe: float | None = Field(default=None, ge=1, le=10)
     notes: str | None = Field(default=None, max_length=1000)
@@ -181,7 +235,7 @@ class CompletedExerciseIn(BaseModel):
 
 
 class LogWorkoutArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     completed_exercises: list[CompletedExerciseIn] = Field(
         min_length=1, max_length=40, description="Exercises of the current workout that were done"
     )
@@ -199,17 +253,29 @@ def _planned_for(workout: dict[str, Any], item: CompletedExerciseIn) -> dict[str
     return find_exercise(workout, item.exercise_name or "", by_name=True)
 
 
-class LogWorkout(Tool):
+class LogWorkoutResult(ToolResult):
+    logged_count: int
+    total_in_workout: int
+    logged: list[LoggedExercise] = Field(default_factory=list)
+    already_logged: list[str] = Field(default_factory=list)
+    """Names of exercises of the workout that were marked complete (logged) before."""
+    workout_id: str | None = None
+
+
+class LogWorkout(Tool[LogWorkoutArgs, LogWorkoutResult]):
     name = "log_workout"
     description = (
         "Log the completed exercises of the current workout to history (actual sets/reps/load default to "
         "the plan). Ends the workout session."
     )
     Args = LogWorkoutArgs
-    status = StatusMessage(start="Saving your workout...", done="Workout logged")
+    Result = LogWorkoutResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Saving your workout...", done="Workout logged"
+    )
     category = "summary"
 
-    async def execute(self, args: LogWorkoutArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: LogWorkoutArgs, ctx: ToolContext) -> LogWorkoutResult:
         workout = await current_workout(ctx)
         chosen: list[tuple[dict[str, Any], CompletedExerciseIn]] = []
         skipped: list[str] = []
@@ -254,47 +320,57 @@ class LogWorkout(Tool):
                 now=ctx.now(),
             )
         await ctx.delete_state(CURRENT_WORKOUT_KEY)
-        return {
-            "success": True,
-            "logged_count": len(rows),
-            "total_in_workout": len(workout["exercises"]),
-            "logged": [plain(r) for r in rows],
-            "already_logged": skipped,
-            "workout_id": workout.get("workout_id"),
-        }
+        return LogWorkoutResult(
+            logged_count=len(rows),
+            total_in_workout=len(workout["exercises"]),
+            logged=[LoggedExercise.from_row(r) for r in rows],
+            already_logged=skipped,
+            workout_id=workout.get("workout_id"),
+        )
 
-    def format(self, result: dict[str, Any]) -> str:
-        lines = [f"logged {result['logged_count']} of {result['total_in_workout']} exercises; workout closed"]
-        lines.extend(f"  {logged_line(r)}" for r in result.get("logged", []))
-        if result.get("already_logged"):
-            lines.append(f"  already logged before: {', '.join(result['already_logged'])}")
+    def format(self, result: LogWorkoutResult) -> str:
+        lines = [f"logged {result.logged_count} of {result.total_in_workout} exercises; workout closed"]
+        lines.extend(f"  {logged_line(r)}" for r in result.logged)
+        if result.already_logged:
+            lines.append(f"  already logged before: {', '.join(result.already_logged)}")
         return "\n".join(lines)
 
 
 class MarkExerciseCompleteArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     exercise_id: str = Field(
         min_length=1, max_length=64, description="Current-workout exercise id or order number"
     )
     actual_sets: int | None = Field(default=None, ge=1, le=20)
-    actual_reps: list[int] | None = Field(default=None, description="Reps done per set")
+    actual_reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps done per set")
     actual_load: float | None = Field(default=None, ge=0, le=2000, description="Load used (user's unit)")
     actual_duration_min: float | None = Field(default=None, gt=0, le=600)
     rpe: float | None = Field(default=None, ge=1, le=10)
     notes: str | None = Field(default=None, max_length=1000)
 
 
-class MarkExerciseComplete(Tool):
+class MarkExerciseCompleteResult(ToolResult):
+    exercise_id: str | None = None
+    """The current-workout id (ex_...) of the exercise marked complete."""
+    logged: LoggedExercise
+    remaining: int
+    """Exercises of the workout not completed yet."""
+
+
+class MarkExerciseComplete(Tool[MarkExerciseCompleteArgs, MarkExerciseCompleteResult]):
     name = "mark_exercise_complete"
     description = (
         "Mark one exercise of the current workout as done, logging the actual performance (defaults to "
         "the plan). The workout stays open."
     )
     Args = MarkExerciseCompleteArgs
-    status = StatusMessage(start="Logging exercise...", done="Exercise logged")
+    Result = MarkExerciseCompleteResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Logging exercise...", done="Exercise logged"
+    )
     category = "summary"
 
-    async def execute(self, args: MarkExerciseCompleteArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: MarkExerciseCompleteArgs, ctx: ToolContext) -> MarkExerciseCompleteResult:
         workout = await current_workout(ctx)
         planned = find_exercise(workout, args.exercise_id)
         if planned.get("completed"):
@@ -327,28 +403,29 @@ class MarkExerciseComplete(Tool):
         planned["completed"] = True
         await ctx.put_state(CURRENT_WORKOUT_KEY, workout)
         remaining = sum(1 for ex in workout["exercises"] if not ex.get("completed"))
-        return {
-            "success": True,
-            "exercise_id": planned.get("id"),
-            "logged": plain(rows[0]),
-            "remaining": remaining,
-        }
+        return MarkExerciseCompleteResult(
+            exercise_id=planned.get("id"),
+            logged=LoggedExercise.from_row(rows[0]),
+            remaining=remaining,
+        )
 
-    def format(self, result: dict[str, Any]) -> str:
-        return f"logged: {logged_line(result['logged'])}; {result['remaining']} exercises left"
+    def format(self, result: MarkExerciseCompleteResult) -> str:
+        return f"logged: {logged_line(result.logged)}; {result.remaining} exercises left"
 
 
 class LogCompletedExerciseArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     exercise_name: str = Field(min_length=1, max_length=120)
     exercise_type: Literal["reps", "hold", "duration", "intervals"]
     sets: int | None = Field(default=None, ge=1, le=20)
-    reps: list[int] | None = Field(default=None, description="Reps per set (reps type)")
+    reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps per set (reps type)")
     load: float | None = Field(default=None, ge=0, le=2000, description="Load per set; omit for bodyweight")
     load_unit: LoadUnit | None = Field(default=None, description="Defaults to the user's weight unit")
-    hold_sec: list[int] | None = Field(default=None, description="Seconds per hold (hold type)")
+    hold_sec: list[HoldSeconds] | None = Field(
+        default=None, max_length=20, description="Seconds per hold (hold type)"
+    )
     duration_min: float | None = Field(default=None, gt=0, le=600)
-    distance: float | None = Field(default=None, gt=0)
+    distance: Distance | None = None
     distance_unit: DistanceUnitArg | None = Field(default=None, description="Defaults to the user's unit")
     rpe: float | None = Field(default=None, ge=1, le=10)
     muscles_utilized: list[MuscleShare] | None = Field(
@@ -379,17 +456,26 @@ class LogCompletedExerciseArgs(BaseModel):
         return self
 
 
-class LogCompletedExercise(Tool):
+class LogCompletedExerciseResult(ToolResult):
+    logged: LoggedExercise
+    catalog_match: str | None = None
+    """The catalog entry the muscles and goals came from, when the call gave none."""
+
+
+class LogCompletedExercise(Tool[LogCompletedExerciseArgs, LogCompletedExerciseResult]):
     name = "log_completed_exercise"
     description = (
         "Log an exercise the user did outside the current workout to their history (updates distribution "
         "tracking). Muscles default from the exercise catalog; give muscles_utilized for unknown names."
     )
     Args = LogCompletedExerciseArgs
-    status = StatusMessage(start="Logging exercise...", done="Exercise logged")
+    Result = LogCompletedExerciseResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Logging exercise...", done="Exercise logged"
+    )
     category = "summary"
 
-    async def execute(self, args: LogCompletedExerciseArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: LogCompletedExerciseArgs, ctx: ToolContext) -> LogCompletedExerciseResult:
         entry = args.model_dump(exclude_none=True, exclude={"muscles_utilized", "goals_addressed", "load"})
         muscles, goals, matched = _default_shares(args)
         entry.update(muscles=muscles, goals=goals, session_id=ctx.session_id)
@@ -411,15 +497,12 @@ class LogCompletedExercise(Tool):
                 default_distance_unit=settings["distance_unit"],
                 now=ctx.now(),
             )
-        result: dict[str, Any] = {"success": True, "logged": plain(rows[0])}
-        if matched:
-            result["catalog_match"] = matched
-        return result
+        return LogCompletedExerciseResult(logged=LoggedExercise.from_row(rows[0]), catalog_match=matched)
 
-    def format(self, result: dict[str, Any]) -> str:
-        text = f"logged: {logged_line(result['logged'])}"
-        if result.get("catalog_match"):
-            text += f" (muscles from catalog: {result['catalog_match']})"
+    def format(self, result: LogCompletedExerciseResult) -> str:
+        text = f"logged: {logged_line(result.logged)}"
+        if result.catalog_match:
+            text += f" (muscles from catalog: {result.catalog_match})"
         return text
 
 
@@ -483,20 +566,27 @@ def _default_shares(
 
 
 class UndoLoggedExerciseArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     exercise_id: str = Field(
         min_length=1, max_length=64, description="History id (uuid) of the logged exercise"
     )
 
 
-class UndoLoggedExercise(Tool):
+class UndoLoggedExerciseResult(ToolResult):
+    removed: LoggedExercise
+
+
+class UndoLoggedExercise(Tool[UndoLoggedExerciseArgs, UndoLoggedExerciseResult]):
     name = "undo_logged_exercise"
     description = "Delete a logged exercise from history (a mistake or the wrong exercise) by its history id."
     Args = UndoLoggedExerciseArgs
-    status = StatusMessage(start="Removing logged exercise...", done="Exercise removed")
+    Result = UndoLoggedExerciseResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Removing logged exercise...", done="Exercise removed"
+    )
     category = "confirmation"
 
-    async def execute(self, args: UndoLoggedExerciseArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: UndoLoggedExerciseArgs, ctx: ToolContext) -> UndoLoggedExerciseResult:
         async with transaction(ctx) as conn:
             try:
                 row = await delete_logged(conn, db_user(ctx), args.exercise_id)
@@ -505,10 +595,10 @@ class UndoLoggedExercise(Tool):
         if row is None:
             raise ToolError(f"logged exercise {args.exercise_id} not found")
         await _reopen_in_current_workout(ctx, row)
-        return {"success": True, "removed": plain(row)}
+        return UndoLoggedExerciseResult(removed=LoggedExercise.from_row(row))
 
-    def format(self, result: dict[str, Any]) -> str:
-        return f"removed: {result['removed']['exercise_name']}"
+    def format(self, result: UndoLoggedExerciseResult) -> str:
+        return f"removed: {result.removed.exercise_name}"
 
 
 async def _reopen_in_current_workout(ctx: ToolContext, row: dict[str, Any]) -> None:
@@ -524,4 +614,4 @@ async def _reopen_in_current_workout(ctx: ToolContext, row: dict[str, Any]) -> N
             return
 
 
-TOOLS: list[Tool] = [LogWorkout(), LogCompletedExercise(), UndoLoggedExercise(), MarkExerciseComplete()]
+TOOLS: list[AnyTool] = [LogWorkout(), LogCompletedExercise(), UndoLoggedExercise(), MarkExerciseComplete()]

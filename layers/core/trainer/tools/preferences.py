@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from trainer.domain.workout import STRICT_NUMBERS
 from trainer.store.repositories import RepositoryError
 from trainer.store.repositories import preferences as repo
-from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import db_user, plain, transaction
 
 PreferenceType = Literal[
@@ -20,7 +21,7 @@ PreferenceType = Literal[
 
 
 class SetPreferenceArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     type: PreferenceType = Field(description="Category of preference")
     description: str = Field(min_length=1, max_length=1000, description="What the user wants or doesn't want")
     guidance: str = Field(
@@ -34,7 +35,27 @@ class SetPreferenceArgs(BaseModel):
     )
 
 
-class SetPreference(Tool):
+class Preference(BaseModel):
+    """One preferences row."""
+
+    id: str
+    type: PreferenceType
+    description: str
+    guidance: str
+    expires_at: datetime | None = None
+    delete_after_use: bool
+    created_at: datetime
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Preference:
+        return cls.model_validate(plain(row))
+
+
+class SetPreferenceResult(ToolResult):
+    preference: Preference
+
+
+class SetPreference(Tool[SetPreferenceArgs, SetPreferenceResult]):
     name = "set_preference"
     description = (
         "Save a user preference (injury, dislikes, time limits, equipment, intensity...). Choose the type "
@@ -42,10 +63,13 @@ class SetPreference(Tool):
         "delete_after_use for the next workout only."
     )
     Args = SetPreferenceArgs
-    status = StatusMessage(start="Saving your preference...", done="Preference saved")
+    Result = SetPreferenceResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Saving your preference...", done="Preference saved"
+    )
     category = "summary"
 
-    async def execute(self, args: SetPreferenceArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: SetPreferenceArgs, ctx: ToolContext) -> SetPreferenceResult:
         async with transaction(ctx) as conn:
             row = await repo.create_preference(
                 conn,
@@ -57,34 +81,42 @@ class SetPreference(Tool):
                 delete_after_use=args.delete_after_use,
                 now=ctx.now(),
             )
-        return {"success": True, "preference": plain(row)}
+        return SetPreferenceResult(preference=Preference.from_row(row))
 
-    def format(self, result: dict[str, Any]) -> str:
-        pref = result["preference"]
-        description = pref["description"]
+    def format(self, result: SetPreferenceResult) -> str:
+        pref = result.preference
+        description = pref.description
         short = description if len(description) <= 50 else description[:49] + "…"
-        if pref.get("delete_after_use"):
+        if pref.delete_after_use:
             temporal = " (next workout only)"
-        elif pref.get("expires_at"):
-            temporal = f" (until {pref['expires_at'][:10]})"
+        elif pref.expires_at:
+            temporal = f" (until {pref.expires_at.date().isoformat()})"
         else:
             temporal = ""
-        return f"saved: {pref['type']} - {short}{temporal} id={pref['id']}"
+        return f"saved: {pref.type} - {short}{temporal} id={pref.id}"
 
 
 class DeletePreferenceArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     preference_id: str = Field(min_length=1, max_length=64, description="id of the preference to delete")
 
 
-class DeletePreference(Tool):
+class DeletePreferenceResult(ToolResult):
+    preference: Preference
+    """The deleted preference."""
+
+
+class DeletePreference(Tool[DeletePreferenceArgs, DeletePreferenceResult]):
     name = "delete_preference"
     description = "Delete one of the user's preferences by id (see active_preferences)."
     Args = DeletePreferenceArgs
-    status = StatusMessage(start="Removing preference...", done="Preference removed")
+    Result = DeletePreferenceResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Removing preference...", done="Preference removed"
+    )
     category = "confirmation"
 
-    async def execute(self, args: DeletePreferenceArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: DeletePreferenceArgs, ctx: ToolContext) -> DeletePreferenceResult:
         async with transaction(ctx) as conn:
             try:
                 row = await repo.delete_preference(conn, db_user(ctx), args.preference_id)
@@ -92,17 +124,17 @@ class DeletePreference(Tool):
                 row = None
         if row is None:
             raise ToolError(f"preference {args.preference_id} not found")
-        return {"success": True, "preference": plain(row)}
+        return DeletePreferenceResult(preference=Preference.from_row(row))
 
-    def format(self, result: dict[str, Any]) -> str:
+    def format(self, result: DeletePreferenceResult) -> str:
         return "deleted"
 
 
-async def consume_after_generation(ctx: ToolContext) -> list[dict[str, Any]]:
+async def consume_after_generation(ctx: ToolContext) -> list[Preference]:
     """Delete the user's delete_after_use preferences once a workout has been generated; returns them."""
     async with transaction(ctx) as conn:
         rows = await repo.consume_delete_after_use(conn, db_user(ctx))
-    return [plain(r) for r in rows]
+    return [Preference.from_row(r) for r in rows]
 
 
-TOOLS: list[Tool] = [SetPreference(), DeletePreference()]
+TOOLS: list[AnyTool] = [SetPreference(), DeletePreference()]

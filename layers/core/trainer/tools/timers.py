@@ -3,13 +3,13 @@ trainer.domain.timers from the current workout or an inline exercise."""
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from trainer.domain.timers import Timer, exercise_timer, workout_timers
-from trainer.domain.workout import Exercise
-from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.domain.timers import PhaseType, Timer, exercise_timer, workout_timers
+from trainer.domain.workout import STRICT_NUMBERS, Exercise
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.logging import current_workout, find_exercise
 
 
@@ -20,23 +20,49 @@ def duration_text(seconds: int) -> str:
     return f"{minutes}m {secs:02d}s" if secs else f"{minutes}m"
 
 
-def _timer_result(timers: list[Timer]) -> dict[str, Any]:
-    data = [t.to_dict() for t in timers]
-    return {"success": True, "timers": data, "total_duration_sec": sum(t["total_duration_sec"] for t in data)}
+class TimerPhaseData(BaseModel):
+    """One phase of a timer (seed 000 §4.6 phase schema)."""
+
+    phase_type: PhaseType
+    duration_sec: int
+    cue: str
+    detail: str
+    countdown: bool
+    set_number: int | None = None
 
 
-def _timer_line(timer: dict[str, Any]) -> str:
-    phases = timer["phases"]
+class TimerData(BaseModel):
+    """The timer of one exercise, or of one group (circuit, superset...) with its rounds."""
+
+    exercise_name: str
+    exercise_type: str
+    """The exercise type, or the group type for a group's timer."""
+    total_duration_sec: int
+    phases: list[TimerPhaseData]
+
+
+class TimersResult(ToolResult):
+    timers: list[TimerData]
+    total_duration_sec: int
+
+
+def _timer_result(timers: list[Timer]) -> TimersResult:
+    data = [TimerData.model_validate(t.to_dict()) for t in timers]
+    return TimersResult(timers=data, total_duration_sec=sum(t.total_duration_sec for t in data))
+
+
+def _timer_line(timer: TimerData) -> str:
+    phases = timer.phases
     counts: dict[str, int] = {}
     for phase in phases:
-        counts[phase["phase_type"]] = counts.get(phase["phase_type"], 0) + 1
+        counts[phase.phase_type] = counts.get(phase.phase_type, 0) + 1
     shape = ", ".join(f"{n} {kind}" for kind, n in counts.items())
-    total = timer["total_duration_sec"]
-    return f"{timer['exercise_name']}: {duration_text(total)} ({total}s; {len(phases)} phases: {shape})"
+    total = timer.total_duration_sec
+    return f"{timer.exercise_name}: {duration_text(total)} ({total}s; {len(phases)} phases: {shape})"
 
 
 class ExerciseTimerArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     exercise_id: str | None = Field(
         default=None, max_length=64, description="Current-workout exercise id or order"
     )
@@ -54,17 +80,18 @@ class ExerciseTimerArgs(BaseModel):
         return self
 
 
-class GenerateExerciseTimer(Tool):
+class GenerateExerciseTimer(Tool[ExerciseTimerArgs, TimersResult]):
     name = "generate_exercise_timer"
     description = (
         "Build the timer (work, rest, hold and transition phases) for one exercise of the current workout "
         "or for an exercise given inline."
     )
     Args = ExerciseTimerArgs
-    status = StatusMessage(start="Building your timer...", done="Timer ready")
+    Result = TimersResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(start="Building your timer...", done="Timer ready")
     category = "full"
 
-    async def execute(self, args: ExerciseTimerArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: ExerciseTimerArgs, ctx: ToolContext) -> TimersResult:
         if args.exercise_id is not None:
             source: dict[str, Any] = find_exercise(await current_workout(ctx), args.exercise_id)
         else:
@@ -75,18 +102,17 @@ class GenerateExerciseTimer(Tool):
             raise ToolError(f"cannot build a timer: {exc}") from None
         return _timer_result([timer])
 
-    def format(self, result: dict[str, Any]) -> str:
-        timer = result["timers"][0]
+    def format(self, result: TimersResult) -> str:
+        timer = result.timers[0]
         phases = "\n".join(
-            f"  {p['phase_type']} {p['duration_sec']}s: {p['cue']}"
-            + (f" ({p['detail']})" if p["detail"] else "")
-            for p in timer["phases"]
+            f"  {p.phase_type} {p.duration_sec}s: {p.cue}" + (f" ({p.detail})" if p.detail else "")
+            for p in timer.phases
         )
         return f"{_timer_line(timer)}\n{phases}"
 
 
 class WorkoutTimersArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     exercise_ids: list[str] | None = Field(
         default=None,
         max_length=30,
@@ -94,17 +120,20 @@ class WorkoutTimersArgs(BaseModel):
     )
 
 
-class GenerateWorkoutTimers(Tool):
+class GenerateWorkoutTimers(Tool[WorkoutTimersArgs, TimersResult]):
     name = "generate_workout_timers"
     description = (
         "Build timers for the current workout (or the listed exercises of it): one timer per exercise, "
         "one per group (circuit, superset...) with its rounds."
     )
     Args = WorkoutTimersArgs
-    status = StatusMessage(start="Building your timers...", done="Timers ready")
+    Result = TimersResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Building your timers...", done="Timers ready"
+    )
     category = "full"
 
-    async def execute(self, args: WorkoutTimersArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: WorkoutTimersArgs, ctx: ToolContext) -> TimersResult:
         workout = await current_workout(ctx)
         if args.exercise_ids:
             chosen = [find_exercise(workout, ref) for ref in args.exercise_ids]
@@ -118,9 +147,9 @@ class GenerateWorkoutTimers(Tool):
             raise ToolError(f"cannot build timers: {exc}") from None
         return _timer_result(timers)
 
-    def format(self, result: dict[str, Any]) -> str:
-        lines = [f"  {_timer_line(t)}" for t in result["timers"]]
-        return "\n".join([*lines, f"Total: {duration_text(result['total_duration_sec'])}"])
+    def format(self, result: TimersResult) -> str:
+        lines = [f"  {_timer_line(t)}" for t in result.timers]
+        return "\n".join([*lines, f"Total: {duration_text(result.total_duration_sec)}"])
 
 
-TOOLS: list[Tool] = [GenerateExerciseTimer(), GenerateWorkoutTimers()]
+TOOLS: list[AnyTool] = [GenerateExerciseTimer(), GenerateWorkoutTimers()]

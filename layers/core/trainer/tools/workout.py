@@ -10,12 +10,21 @@ import logging
 import secrets
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
-from trainer.agent.tool_registry import validation_summary
-from trainer.domain.workout import Exercise, Workout, exercise_line
+from trainer.domain.workout import STRICT_NUMBERS, Exercise, ExerciseType, Workout, exercise_line
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType
-from trainer.tools.base import StatusMessage, Tool, ToolContext, ToolError
+from trainer.tools.base import (
+    AnyTool,
+    DeliveredArtifact,
+    Reply,
+    StatusMessage,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    validation_summary,
+)
 from trainer.tools.communication import ARTIFACTS_KEY, DISPLAYABLES_KEY
 
 logger = logging.getLogger(__name__)
@@ -80,14 +89,50 @@ def _dump(ex: Exercise) -> dict[str, Any]:
     return ex.model_dump(mode="json", exclude_none=True)
 
 
-def _brief(ex: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": ex["id"],
-        "exercise_name": ex["exercise_name"],
-        "exercise_type": ex["exercise_type"],
-        "order": ex["order"],
-        "detail": _line(ex),
-    }
+class ExerciseBrief(BaseModel):
+    """One exercise of a workout as a result lists it."""
+
+    id: str
+    exercise_name: str
+    exercise_type: ExerciseType
+    order: int
+    detail: str = ""
+
+
+class ExerciseRef(BaseModel):
+    id: str
+    exercise_name: str
+
+
+class GeneratedSummary(BaseModel):
+    exercise_count: int
+    estimated_duration_min: float
+    muscles_targeted: list[str]
+    primary_goals: list[str] = []
+
+
+def _brief(ex: dict[str, Any]) -> ExerciseBrief:
+    return ExerciseBrief(
+        id=ex["id"],
+        exercise_name=ex["exercise_name"],
+        exercise_type=ex["exercise_type"],
+        order=ex["order"],
+        detail=_line(ex),
+    )
+
+
+class WorkoutChange(ToolResult):
+    """A result that changed the current workout: the reply carries its exercises, the SSE frame the
+    id of the workout's artifact."""
+
+    workout_id: str | None = None
+    artifact_id: str | None = None
+
+    def add_to_reply(self, reply: Reply) -> None:
+        reply.workout_changed = True
+
+    def delivered_artifact(self) -> DeliveredArtifact | None:
+        return DeliveredArtifact(self.artifact_id, None) if self.artifact_id else None
 
 
 def _line(ex: dict[str, Any]) -> str:
@@ -98,11 +143,21 @@ def _line(ex: dict[str, Any]) -> str:
 
 
 class GenerateArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     workout: Workout = Field(description="The complete workout: title, exercises (1-indexed order), summary")
 
 
-class GenerateWorkout(Tool):
+class GenerateResult(WorkoutChange):
+    workout_id: str
+    artifact_id: str
+    title: str
+    exercise_count: int
+    summary: GeneratedSummary
+    exercises: list[ExerciseBrief]
+    problems: list[str] = Field(default_factory=list)
+
+
+class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
     name = "generate_workout"
     description = (
         "Create a structured workout (an exercise_list artifact) that becomes the current workout. "
@@ -111,12 +166,13 @@ class GenerateWorkout(Tool):
         "artifact_id to show it."
     )
     Args = GenerateArgs
+    Result = GenerateResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
         start="Creating your workout...", done="Workout ready"
     )
     category = "full"
 
-    async def execute(self, args: GenerateArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: GenerateArgs, ctx: ToolContext) -> GenerateResult:
         workout = args.workout
         displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
         workouts: dict[str, Any] = displayables.setdefault("workouts", {})
@@ -173,31 +229,30 @@ class GenerateWorkout(Tool):
 
         problems = await _check(workout.model_copy(update={"exercises": exercises}), ctx)
         await _after_generation(ctx)
-        return {
-            "success": True,
-            "artifact_id": artifact_id,
-            "workout_id": workout_id,
-            "title": title,
-            "exercise_count": len(dumped),
-            "summary": summary,
-            "exercises": [_brief(ex) for ex in dumped],
-            "problems": problems,
-        }
+        return GenerateResult(
+            artifact_id=artifact_id,
+            workout_id=workout_id,
+            title=title,
+            exercise_count=len(dumped),
+            summary=GeneratedSummary.model_validate(summary),
+            exercises=[_brief(ex) for ex in dumped],
+            problems=problems,
+        )
 
-    def format(self, result: dict[str, Any]) -> str:
+    def format(self, result: GenerateResult) -> str:
         lines = [
-            f'Created {result["workout_id"]} "{result["title"]}" with {result["exercise_count"]} exercises:',
+            f'Created {result.workout_id} "{result.title}" with {result.exercise_count} exercises:',
             *(
-                f"  {ex['id']}: {ex['exercise_name']} ({ex['exercise_type']}) [order: {ex['order']}]"
-                + (f" - {ex['detail']}" if ex.get("detail") else "")
-                for ex in result["exercises"]
+                f"  {ex.id}: {ex.exercise_name} ({ex.exercise_type}) [order: {ex.order}]"
+                + (f" - {ex.detail}" if ex.detail else "")
+                for ex in result.exercises
             ),
         ]
-        if result.get("problems"):
+        if result.problems:
             lines.append("Problems to fix before delivering:")
-            lines.extend(f"  - {p}" for p in result["problems"])
+            lines.extend(f"  - {p}" for p in result.problems)
         lines.append(
-            f"IMPORTANT: You MUST now call message_notify_user with artifact_id={result['artifact_id']} "
+            f"IMPORTANT: You MUST now call message_notify_user with artifact_id={result.artifact_id} "
             "to show this workout to the user."
         )
         return "\n".join(lines)
@@ -208,24 +263,22 @@ def _default_title(muscles: list[str]) -> str:
 
 
 async def _check(workout: Workout, ctx: ToolContext) -> list[str]:
-    checker = ctx.extras.get("workout_checker")
-    if checker is None:
+    if ctx.coach is None:
         return []
     try:
-        return [str(p) for p in await checker(workout, ctx)]
+        return [str(p) for p in await ctx.coach.check_workout(workout, ctx)]
     except Exception:
-        logger.exception("workout checker failed")
+        logger.exception("workout checks failed")
         return []
 
 
 async def _after_generation(ctx: ToolContext) -> None:
-    hook = ctx.extras.get("after_generation")
-    if hook is None:
+    if ctx.coach is None:
         return
     try:
-        await hook(ctx)
+        await ctx.coach.after_generation(ctx)
     except Exception:
-        logger.exception("after_generation hook failed")
+        logger.exception("after-generation step failed")
 
 
 async def load_current_workout(ctx: ToolContext) -> dict[str, Any]:
@@ -338,25 +391,35 @@ class ReplacementExercise(Exercise):
 
 
 class SwapArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     exercise_id: str = Field(min_length=1, description="Exercise id (ex_...) or order number ('1')")
     new_exercise: ReplacementExercise = Field(description="The full replacement exercise")
     reason: str | None = Field(default=None, max_length=300)
 
 
-class SwapExercise(Tool):
+class SwapResult(WorkoutChange):
+    old_id: str
+    old_name: str
+    old_exercise: ExerciseRef
+    new_exercise: dict[str, Any]
+    new_id: str
+    reason: str | None = None
+
+
+class SwapExercise(Tool[SwapArgs, SwapResult]):
     name = "swap_exercise"
     description = (
         "Replace one exercise of the current workout with a new one (same schema as generate_workout "
         "exercises). Identify it by id (ex_...) or order number."
     )
     Args = SwapArgs
+    Result = SwapResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
         start="Finding alternative...", done="Exercise swapped"
     )
     category = "summary"
 
-    async def execute(self, args: SwapArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: SwapArgs, ctx: ToolContext) -> SwapResult:
         current = await load_current_workout(ctx)
         exercises = [dict(e) for e in current["exercises"]]
         index = find_exercise(exercises, args.exercise_id)
@@ -378,28 +441,27 @@ class SwapExercise(Tool):
         exercises = _validated_workout(current, exercises)
         await save_current_workout(ctx, current, exercises)
         new = next(e for e in exercises if e["id"] == replacement["id"])
-        return {
-            "success": True,
-            "old_id": old["id"],
-            "old_name": old["exercise_name"],
-            "old_exercise": {"id": old["id"], "exercise_name": old["exercise_name"]},
-            "new_exercise": new,
-            "new_id": new["id"],
-            "reason": args.reason,
-            "workout_id": current.get("workout_id"),
-            "artifact_id": current.get("artifact_id"),
-        }
+        return SwapResult(
+            old_id=old["id"],
+            old_name=old["exercise_name"],
+            old_exercise=ExerciseRef(id=old["id"], exercise_name=old["exercise_name"]),
+            new_exercise=new,
+            new_id=new["id"],
+            reason=args.reason,
+            workout_id=current.get("workout_id"),
+            artifact_id=current.get("artifact_id"),
+        )
 
-    def format(self, result: dict[str, Any]) -> str:
-        new = result["new_exercise"]
+    def format(self, result: SwapResult) -> str:
+        new = result.new_exercise
         return (
-            f"Replaced {result['old_id']} ({result['old_name']}) → {new['id']}: {new['exercise_name']} "
+            f"Replaced {result.old_id} ({result.old_name}) → {new['id']}: {new['exercise_name']} "
             f"({new['exercise_type']}) [order: {new['order']}] - {_line(new)}"
         )
 
 
 class AdjustArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     exercise_id: str = Field(min_length=1, description="Exercise id (ex_...) or order number ('1')")
     adjustments: dict[str, Any] = Field(
         min_length=1,
@@ -410,19 +472,29 @@ class AdjustArgs(BaseModel):
     )
 
 
-class AdjustExercise(Tool):
+class AdjustResult(WorkoutChange):
+    exercise_id: str
+    exercise_name: str
+    adjustments: dict[str, Any]
+    old_values: dict[str, Any]
+    changes_summary: str
+    exercise: dict[str, Any]
+
+
+class AdjustExercise(Tool[AdjustArgs, AdjustResult]):
     name = "adjust_exercise"
     description = (
         "Modify fields of one exercise in the current workout (sets, reps, load_each, rest_sec, "
         "hold_sec, duration_min, rounds, work_sec, order, ...). Only include fields you want to change."
     )
     Args = AdjustArgs
+    Result = AdjustResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
         start="Adjusting exercise...", done="Exercise updated"
     )
     category = "summary"
 
-    async def execute(self, args: AdjustArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: AdjustArgs, ctx: ToolContext) -> AdjustResult:
         protected = sorted(PROTECTED_FIELDS & set(args.adjustments))
         if protected:
             raise ToolError(
@@ -456,20 +528,19 @@ class AdjustExercise(Tool):
         changed_keys = sorted(k for k in set(old) | set(updated) if old.get(k) != updated.get(k))
         old_values = {k: old.get(k) for k in changed_keys}
         summary = ", ".join(f"{k} {_short(old.get(k))}→{_short(updated.get(k))}" for k in changed_keys)
-        return {
-            "success": True,
-            "exercise_id": old["id"],
-            "exercise_name": updated["exercise_name"],
-            "adjustments": args.adjustments,
-            "old_values": old_values,
-            "changes_summary": summary or "no change",
-            "exercise": updated,
-            "workout_id": current.get("workout_id"),
-            "artifact_id": current.get("artifact_id"),
-        }
+        return AdjustResult(
+            exercise_id=old["id"],
+            exercise_name=updated["exercise_name"],
+            adjustments=args.adjustments,
+            old_values=old_values,
+            changes_summary=summary or "no change",
+            exercise=updated,
+            workout_id=current.get("workout_id"),
+            artifact_id=current.get("artifact_id"),
+        )
 
-    def format(self, result: dict[str, Any]) -> str:
-        return f"Updated {result['exercise_id']}: {result['exercise_name']} - {result['changes_summary']}"
+    def format(self, result: AdjustResult) -> str:
+        return f"Updated {result.exercise_id}: {result.exercise_name} - {result.changes_summary}"
 
 
 def _resize_per_set_lists(merged: dict[str, Any], changes: dict[str, Any]) -> None:
@@ -494,21 +565,35 @@ def _short(value: Any) -> str:
 
 
 class RemoveArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_NUMBERS
     exercise_id: str = Field(min_length=1, description="Exercise id (ex_...) or order number ('1')")
     reason: str | None = Field(default=None, max_length=300)
 
 
-class RemoveExercise(Tool):
+class RemainingExercise(BaseModel):
+    id: str
+    order: int
+
+
+class RemoveResult(WorkoutChange):
+    exercise_id: str
+    removed_exercise: ExerciseRef
+    remaining_count: int
+    remaining: list[RemainingExercise]
+    reason: str | None = None
+
+
+class RemoveExercise(Tool[RemoveArgs, RemoveResult]):
     name = "remove_exercise"
     description = "Remove one exercise from the current workout; the exercises after it move up one position."
     Args = RemoveArgs
+    Result = RemoveResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
         start="Removing exercise...", done="Exercise removed"
     )
     category = "confirmation"
 
-    async def execute(self, args: RemoveArgs, ctx: ToolContext) -> dict[str, Any]:
+    async def execute(self, args: RemoveArgs, ctx: ToolContext) -> RemoveResult:
         current = await load_current_workout(ctx)
         exercises = [dict(e) for e in current["exercises"]]
         index = find_exercise(exercises, args.exercise_id)
@@ -522,27 +607,26 @@ class RemoveExercise(Tool):
         _repair_groups(exercises)
         exercises = _validated_workout(current, exercises)
         await save_current_workout(ctx, current, exercises)
-        return {
-            "success": True,
-            "exercise_id": removed["id"],
-            "removed_exercise": {"id": removed["id"], "exercise_name": removed["exercise_name"]},
-            "remaining_count": len(exercises),
-            "remaining": [{"id": e["id"], "order": e["order"]} for e in exercises],
-            "reason": args.reason,
-            "workout_id": current.get("workout_id"),
-            "artifact_id": current.get("artifact_id"),
-        }
+        return RemoveResult(
+            exercise_id=removed["id"],
+            removed_exercise=ExerciseRef(id=removed["id"], exercise_name=removed["exercise_name"]),
+            remaining_count=len(exercises),
+            remaining=[RemainingExercise(id=e["id"], order=e["order"]) for e in exercises],
+            reason=args.reason,
+            workout_id=current.get("workout_id"),
+            artifact_id=current.get("artifact_id"),
+        )
 
-    def format(self, result: dict[str, Any]) -> str:
-        orders = ", ".join(f"{e['id']} {e['order']}" for e in result.get("remaining", []))
+    def format(self, result: RemoveResult) -> str:
+        orders = ", ".join(f"{e.id} {e.order}" for e in result.remaining)
         return (
-            f"Removed {result['exercise_id']} ({result['removed_exercise']['exercise_name']}); "
-            f"{result['remaining_count']} remain, orders now: {orders}"
+            f"Removed {result.exercise_id} ({result.removed_exercise.exercise_name}); "
+            f"{result.remaining_count} remain, orders now: {orders}"
         )
 
 
-def workout_tools() -> list[Tool]:
+def workout_tools() -> list[AnyTool]:
     return [GenerateWorkout(), SwapExercise(), AdjustExercise(), RemoveExercise()]
 
 
-TOOLS: list[Tool] = workout_tools()
+TOOLS: list[AnyTool] = workout_tools()

@@ -1,0 +1,135 @@
+"""Session leases (issue: trust). On the DynamoDB adapter (moto), with the default lease settings:
+
+- the time from a hard kill (SIGKILL of the process running a turn) to the next successful turn on
+  the same session (aim <= 60 s);
+- the DynamoDB requests lease renewal adds to a turn, for turns of several lengths.
+
+`python -m bench lease`
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from trainer.settings import Settings
+from trainer.store.ports import LeaseHeld
+
+from tests.fakes.agent_harness import USER, make_harness
+from tests.fakes.scripted_model import ScriptedModel, call
+
+REPO = Path(__file__).resolve().parent.parent
+TEMPLATE = REPO / "template.yaml"
+TURN_LENGTHS_S = (2.0, 15.0, 45.0)
+
+
+def _kill_a_turn(settings: Settings) -> tuple[str, float]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRAINER_")}
+    env.update(
+        {
+            "AWS_ENDPOINT_URL": str(settings.aws_endpoint_url),
+            "TRAINER_TABLE_NAME": settings.table_name,
+            "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "layers" / "core")]),
+        }
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.integration.crash_turn_child"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert child.stdout is not None
+    session_id = ""
+    for line in child.stdout:
+        if line.startswith("RUNNING "):
+            session_id = line.split()[1]
+            break
+    time.sleep(5)
+    child.send_signal(signal.SIGKILL)
+    killed = time.monotonic()
+    child.wait()
+    if not session_id:
+        raise RuntimeError("the turn to kill never started")
+    return session_id, killed
+
+
+async def _recovery_seconds(settings: Settings, store: Any) -> tuple[float, int]:
+    session_id, killed = await asyncio.to_thread(_kill_a_turn, settings)
+    h = make_harness([call("idle", reason="x")], store=store, settings=settings)
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            await h.loop.run_turn(USER, "are you there?", session_id=session_id)
+            return time.monotonic() - killed, attempts
+        except LeaseHeld:
+            await asyncio.sleep(0.5)
+
+
+async def _renewals(store: Any, operations: Counter[str], settings: Settings) -> list[str]:
+    lines = []
+    for seconds in TURN_LENGTHS_S:
+        calls = 4
+        model = ScriptedModel([call("message_notify_user", message="...") for _ in range(calls - 1)])
+        model.latency = seconds / calls
+        h = make_harness(model=model, store=store, settings=settings)
+        operations.clear()
+        await h.loop.run_turn(USER, "a turn")
+        renewals = operations["PutItem:LEASE"] - 1
+        total = sum(operations.values())
+        lines.append(
+            f"{seconds:.0f} s turn: {renewals} renewal request(s) of {total} DynamoDB requests "
+            f"(lease {settings.turn_lease_seconds} s, renewed every {settings.turn_lease_seconds / 3:.0f} s)"
+        )
+    return lines
+
+
+async def _run() -> list[str]:
+    from trainer.local.moto_server import create_resources, start_moto
+    from trainer.store.sessions import DynamoSessionStore
+
+    handle = await asyncio.to_thread(start_moto, 0)
+    try:
+        suffix = uuid.uuid4().hex[:10]
+        settings = Settings(
+            AWS_ENDPOINT_URL=handle.endpoint_url,
+            AWS_REGION="us-east-1",
+            TRAINER_TABLE_NAME=f"bench-sessions-{suffix}",
+            TRAINER_IDEMPOTENCY_TABLE_NAME=f"bench-idem-{suffix}",
+            TRAINER_EVENT_BUS_NAME=f"bench-bus-{suffix}",
+        )
+        await asyncio.to_thread(create_resources, settings, TEMPLATE)
+        store = DynamoSessionStore(settings)
+        operations: Counter[str] = Counter()
+
+        def count(params: dict[str, Any], model: Any = None, **_: Any) -> None:
+            name = model.name if model is not None else "?"
+            item = params.get("Item") or {}
+            if name == "PutItem" and item.get("SK", {}).get("S") == "LEASE":
+                name = "PutItem:LEASE"
+            operations[name] += 1
+
+        store.table._client.meta.events.register("provide-client-params.dynamodb", count)
+        recovery, attempts = await _recovery_seconds(settings, store)
+        lines = [
+            f"hard kill -> next successful turn on the same session: {recovery:.1f} s "
+            f"(lease {settings.turn_lease_seconds} s; aim <= 60 s; {attempts} tries at 0.5 s)",
+        ]
+        lines.extend(await _renewals(store, operations, settings))
+        return lines
+    finally:
+        handle.stop()
+
+
+def run() -> list[str]:
+    return asyncio.run(_run())

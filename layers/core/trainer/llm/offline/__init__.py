@@ -1,0 +1,21 @@
+"""The offline model: a deterministic rule-based agent behind the AgentModel port (ARCHITECTURE §4).
+
+conversation: what it reads from a request; intents: what the user asks for; parsing: the user's words
+as the tools' argument models; replies: what it tells the user, from typed results; policy: the next call.
+"""
+
+from trainer.llm.offline.conversation import Conversation, PastCall, read_conversation
+from trainer.llm.offline.intents import classify
+from trainer.llm.offline.parsing import parse_plan
+from trainer.llm.offline.policy import OfflineAgentModel, OfflinePlanner, workout_from_conversation
+
+__all__ = [
+    "Conversation",
+    "OfflineAgentModel",
+    "OfflinePlanner",
+    "PastCall",
+    "classify",
+    "parse_plan",
+    "read_conversation",
+    "workout_from_conversation",
+]
