@@ -16,9 +16,10 @@ import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
+from fastapi import FastAPI
 from jwt.algorithms import RSAAlgorithm
 from trainer.api.app import create_app
-from trainer.api.auth import TokenVerifier, mint_dev_token
+from trainer.api.auth import mint_dev_token
 from trainer.container import Container, build_container
 from trainer.settings import Settings
 from trainer.store.db import Database
@@ -36,13 +37,19 @@ async def container(
 ) -> AsyncIterator[Container]:
     built = await build_container(aws_settings, store=session_store, db=db, publisher=RecordingPublisher())
     yield built
-    await built.turns.wait(30)
     await built.aclose()
 
 
 @pytest.fixture
-async def client(container: Container) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=create_app(container))
+async def app(container: Container) -> AsyncIterator[FastAPI]:
+    app = create_app(container)
+    yield app
+    await app.state.container_provider.turns.wait(30)
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://api.test", timeout=120) as http:
         yield http
 
@@ -102,8 +109,8 @@ async def test_turn_on_a_leased_session_is_409(
     make_user: Callable[..., str],
 ) -> None:
     user = make_user()
-    session = session_store.create_session(user)
-    session_store.acquire_lease(session.id, "checkpoint-job", 60)
+    session = await session_store.create_session(user)
+    await session_store.acquire_lease(session.id, "checkpoint-job", 60)
     try:
         body = {"message": "hi", "sessionId": session.id}
         for path in ("/agent/chat", "/agent/stream"):
@@ -112,9 +119,9 @@ async def test_turn_on_a_leased_session_is_409(
             assert response.json()["error"]["code"] == "turn_in_progress"
         deleted = await client.delete(f"/agent/sessions/{session.id}", headers=bearer(aws_settings, user))
         assert deleted.status_code == 409
-        assert session_store.get_session(user, session.id).id == session.id
+        assert (await session_store.get_session(user, session.id)).id == session.id
     finally:
-        session_store.release_lease(session.id, "checkpoint-job")
+        await session_store.release_lease(session.id, "checkpoint-job")
 
 
 async def test_user_settings_history_and_distribution_on_postgres(
@@ -195,7 +202,7 @@ async def test_jwks_tokens_over_http(
     settings = container.settings.model_copy(
         update={"jwks_url": jwks_url, "jwt_issuer": ISSUER, "jwt_audience": AUDIENCE}
     )
-    jwks_container = replace(container, settings=settings, verifier=TokenVerifier(settings), closers=[])
+    jwks_container = replace(container, settings=settings, closers=[])
     transport = httpx.ASGITransport(app=create_app(jwks_container))
     user = make_user()
     async with httpx.AsyncClient(transport=transport, base_url="http://api.test") as http:
@@ -212,8 +219,7 @@ async def test_jwks_tokens_over_http(
 
 async def test_unreachable_jwks_is_503_not_401(container: Container) -> None:
     settings = container.settings.model_copy(update={"jwks_url": "http://127.0.0.1:9/jwks.json"})
-    verifier = TokenVerifier(settings)
-    offline = replace(container, settings=settings, verifier=verifier, closers=[])
+    offline = replace(container, settings=settings, closers=[])
     transport = httpx.ASGITransport(app=create_app(offline))
     async with httpx.AsyncClient(transport=transport, base_url="http://api.test") as http:
         token = rs256("7d1c2a4e-3b5f-4c6d-8e9f-0a1b2c3d4e5f")

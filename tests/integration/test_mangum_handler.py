@@ -1,5 +1,7 @@
 """The buffered Lambda path: Mangum(create_app(container), lifespan="off") invoked with API Gateway
-REST (v1) proxy events, on DynamoDB (moto) and the offline model."""
+REST (v1) proxy events, on DynamoDB (moto), embedded Postgres and the offline model.
+
+Mangum runs each invocation on `asyncio.get_event_loop()`; the Postgres pool is opened on that loop."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
 from trainer.container import Container, build_container
 from trainer.settings import Settings
+from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
 
 from tests.fakes.agent_harness import RecordingPublisher
@@ -70,15 +73,20 @@ def rest_event(
 
 
 @pytest.fixture
-def container(aws_settings: Settings, session_store: DynamoSessionStore) -> Iterator[Container]:
+def container(aws_settings: Settings, session_store: DynamoSessionStore, pg_url: str) -> Iterator[Container]:
     loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    db = Database(pg_url, min_size=1, max_size=2)
+    loop.run_until_complete(db.open())
+    built = loop.run_until_complete(
+        build_container(aws_settings, store=session_store, db=db, publisher=RecordingPublisher())
+    )
     try:
-        built = loop.run_until_complete(
-            build_container(aws_settings, store=session_store, publisher=RecordingPublisher())
-        )
+        yield built
     finally:
+        loop.run_until_complete(db.close())
+        asyncio.set_event_loop(None)
         loop.close()
-    yield built
 
 
 @pytest.fixture
@@ -99,10 +107,10 @@ def call(handler: Mangum, event: dict[str, Any]) -> tuple[int, dict[str, str], A
     return response["statusCode"], headers, json.loads(body) if body else None
 
 
-def test_health_without_a_database(handler: Mangum) -> None:
+def test_health(handler: Mangum) -> None:
     status, _, body = call(handler, rest_event("GET", "/health"))
     assert status == 200
-    assert body["stores"] == {"sessions": True, "database": None}
+    assert body["stores"] == {"sessions": True, "database": True}
 
 
 def test_missing_token_is_401_json(handler: Mangum) -> None:

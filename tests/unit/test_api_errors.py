@@ -3,16 +3,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonschema
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from trainer.agent.loop import TurnFailed
+from trainer.agent.loop import ClientResponse, TurnFailed, TurnResult
 from trainer.api.app import create_app
-from trainer.api.auth import TokenVerifier, mint_dev_token
+from trainer.api.auth import mint_dev_token
+from trainer.api.schemas import NON_BLANK_PATTERN
 from trainer.container import Container
+from trainer.frames import tool_start_frame
 from trainer.settings import Settings
 from trainer.store.ports import LeaseHeld
 
@@ -24,12 +31,11 @@ BOB = "22222222-2222-4222-8222-222222222222"
 
 
 @dataclass
-class TurnResult:
-    session_id: str
-    actions: list[dict[str, Any]]
-    iterations: int
-    status: str
-    response: dict[str, Any]
+class IdleAction:
+    """Quacks like trainer.agent.loop.Action for the response (`as_json`)."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"tool": "idle", "args": {"reason": "done"}, "result": {"success": True}}
 
 
 @dataclass
@@ -42,12 +48,19 @@ class ScriptedAgent:
         self.calls.append({"user_id": user_id, "message": message, **kwargs})
         if self.fail_with is not None:
             raise self.fail_with
-        session_id = kwargs.get("session_id") or self.store.create_session(user_id).id
-        self.store.get_session(user_id, session_id)
+        session_id = kwargs.get("session_id") or (await self.store.create_session(user_id)).id
+        await self.store.get_session(user_id, session_id)
         emit = kwargs.get("emit")
         if emit is not None:
-            await emit({"type": "message_notify_user", "data": {"status": "running", "args": {}}})
-        return TurnResult(session_id, [{"tool": "idle"}], 2, "completed", {"messages": ["hi"]})
+            await emit(tool_start_frame("message_notify_user", {}), 1)
+        return TurnResult(
+            session_id=session_id,
+            actions=[IdleAction()],  # type: ignore[list-item]
+            iterations=2,
+            status="completed",
+            response=ClientResponse(messages=["hi"]),
+            stop_reason="done",
+        )
 
 
 @pytest.fixture
@@ -61,12 +74,16 @@ def agent(store: MemoryStore) -> ScriptedAgent:
 
 
 @pytest.fixture
-def client(store: MemoryStore, agent: ScriptedAgent) -> TestClient:
+def app(store: MemoryStore, agent: ScriptedAgent) -> FastAPI:
     settings = Settings.model_validate(
         {"TRAINER_JWT_SECRET": SECRET, "TRAINER_MAX_BODY_BYTES": 4096, "TRAINER_MAX_MESSAGE_CHARS": 100}
     )
-    container = Container(settings=settings, store=store, agent=agent, verifier=TokenVerifier(settings))
-    return TestClient(create_app(container), raise_server_exceptions=False)
+    return create_app(Container(settings=settings, store=store, agent=agent))
+
+
+@pytest.fixture
+def client(app: FastAPI) -> TestClient:
+    return TestClient(app, raise_server_exceptions=False)
 
 
 def auth(user: str = ALICE) -> dict[str, str]:
@@ -185,7 +202,7 @@ def test_sessions_limit_out_of_range_is_422(client: TestClient, limit: Any) -> N
 
 
 def test_another_users_session_is_404_everywhere(client: TestClient, store: MemoryStore) -> None:
-    bobs = store.create_session(BOB).id
+    bobs = store.new_session(BOB).id
     for method, path in [
         ("GET", f"/agent/sessions/{bobs}"),
         ("GET", f"/agent/sessions/{bobs}/events"),
@@ -196,7 +213,7 @@ def test_another_users_session_is_404_everywhere(client: TestClient, store: Memo
     assert_error(chat, 404, "session_not_found")
     stream = client.post("/agent/stream", json={"message": "hi", "sessionId": bobs}, headers=auth(ALICE))
     assert_error(stream, 404, "session_not_found")
-    assert store.get_session(BOB, bobs).id == bobs
+    assert asyncio.run(store.get_session(BOB, bobs)).id == bobs
 
 
 @pytest.mark.parametrize("path", ["/agent/chat", "/agent/stream"])
@@ -241,8 +258,10 @@ def test_stream_frames_and_headers(client: TestClient) -> None:
 
 def test_chat_response_shape(client: TestClient) -> None:
     body = client.post("/agent/chat", json={"message": "hi"}, headers=auth()).json()
-    assert set(body) >= {"sessionId", "response", "iterations", "actions"}
-    assert body["response"] == {"messages": ["hi"]}
+    assert set(body) == {"sessionId", "response", "iterations", "actions", "status"}
+    assert body["response"] == {"messages": ["hi"], "exercises": None, "question": None}
+    assert body["actions"] == [{"tool": "idle", "args": {"reason": "done"}, "result": {"success": True}}]
+    assert (body["iterations"], body["status"]) == (2, "completed")
 
 
 def test_correlation_id_is_echoed(client: TestClient) -> None:
@@ -251,3 +270,113 @@ def test_correlation_id_is_echoed(client: TestClient) -> None:
     lambda_ctx = json.dumps({"request_id": "lambda-abc"})
     response = client.get("/agent/sessions", headers={**auth(), "x-amzn-lambda-context": lambda_ctx})
     assert response.headers["x-request-id"] == "lambda-abc"
+
+
+# --- the body model's error codes and the documented contract -----------------------------------
+
+
+@pytest.mark.parametrize("path", ["/agent/chat", "/agent/stream"])
+def test_null_message_is_400_and_a_non_string_message_is_422(client: TestClient, path: str) -> None:
+    assert_error(client.post(path, json={"message": None}, headers=auth()), 400, "missing_message")
+    assert_error(client.post(path, json={"message": 5}, headers=auth()), 422, "invalid_request")
+
+
+@pytest.mark.parametrize("blank", [" \t\r\n", "\x1d", "\u3000\xa0", "\u2028\x85"])
+def test_blank_means_whitespace_to_str_strip(client: TestClient, blank: str) -> None:
+    assert_error(client.post("/agent/chat", json={"message": blank}, headers=auth()), 400, "missing_message")
+
+
+def test_a_message_with_anything_but_whitespace_is_taken_as_is(
+    client: TestClient, agent: ScriptedAgent
+) -> None:
+    assert client.post("/agent/chat", json={"message": " \u200b ok "}, headers=auth()).status_code == 200
+    assert agent.calls[0]["message"] == " \u200b ok "
+
+
+def test_the_non_blank_pattern_is_exactly_what_str_strip_keeps() -> None:
+    whitespace = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+    pattern = re.compile(NON_BLANK_PATTERN)
+    assert not any(pattern.search(c) for c in whitespace)
+    probes = [chr(c) for c in range(0x3100)] + ["\ufeff", "\U0001f600"]
+    assert all(bool(pattern.search(c)) == bool(c.strip()) for c in probes)
+
+
+def test_an_unknown_model_with_other_invalid_fields_is_invalid_request(client: TestClient) -> None:
+    body = {"message": "hi", "model": "gpt-2", "currentWorkout": 3}
+    error = assert_error(client.post("/agent/chat", json=body, headers=auth()), 422, "invalid_request")
+    assert {d["field"] for d in error["details"]} == {"model", "currentWorkout"}
+    non_string = client.post("/agent/chat", json={"message": "hi", "model": 4}, headers=auth())
+    assert_error(non_string, 422, "invalid_request")
+
+
+def test_unknown_fields_and_snake_case_names_are_ignored(client: TestClient, agent: ScriptedAgent) -> None:
+    body = {"message": "hi", "session_id": "s-x", "extra": [1]}
+    assert client.post("/agent/chat", json=body, headers=auth()).status_code == 200
+    assert agent.calls[0]["session_id"] is None
+
+
+def test_a_json_body_without_content_type_is_read_but_another_content_type_is_400(client: TestClient) -> None:
+    raw = json.dumps({"message": "hi"}).encode()
+    assert client.post("/agent/chat", content=raw, headers=auth()).status_code == 200
+    text = client.post("/agent/chat", content=raw, headers={**auth(), "content-type": "text/plain"})
+    assert_error(text, 400, "invalid_body")
+
+
+@pytest.mark.parametrize("body", [b"[]", b'"x"', b""])
+def test_a_settings_body_that_is_not_an_object_is_400(client: TestClient, body: bytes) -> None:
+    response = client.put(
+        "/user-settings", content=body, headers={**auth(), "content-type": "application/json"}
+    )
+    assert_error(response, 400, "invalid_body")
+
+
+def test_405_allows_every_method_of_the_path(client: TestClient) -> None:
+    response = client.put("/agent/sessions/s-1", headers=auth())
+    assert_error(response, 405, "method_not_allowed")
+    assert response.headers["allow"] == "DELETE, GET"
+    assert client.patch("/user-settings", headers=auth()).headers["allow"] == "GET, PUT"
+
+
+def test_the_openapi_shows_the_limits_of_the_settings_the_app_was_built_with(app: FastAPI) -> None:
+    message = app.openapi()["components"]["schemas"]["ChatRequest"]["properties"]["message"]
+    assert (message["minLength"], message["maxLength"]) == (1, 100)
+
+
+ERROR_CASES = [
+    ("GET", "/agent/sessions", None, {}),
+    ("POST", "/agent/chat", b'{"message": ', auth()),
+    ("POST", "/agent/chat", json.dumps({"message": "x" * 101}).encode(), auth()),
+    ("POST", "/agent/chat", json.dumps({"message": "hi", "currentWorkout": 1}).encode(), auth()),
+    ("POST", "/agent/stream", json.dumps({"message": "hi", "model": "gpt-2"}).encode(), auth()),
+    ("GET", "/agent/sessions?limit=0", None, auth()),
+    ("GET", "/agent/sessions/nope/events", None, auth()),
+    ("DELETE", "/agent/sessions/nope", None, auth()),
+    ("GET", "/user-settings", None, auth()),
+]
+
+
+@pytest.mark.parametrize(("method", "url", "body", "headers"), ERROR_CASES)
+def test_error_answers_are_documented_with_their_code_and_match_the_error_schema(
+    app: FastAPI, client: TestClient, method: str, url: str, body: bytes | None, headers: dict[str, str]
+) -> None:
+    document = app.openapi()
+    response = client.request(
+        method, url, content=body, headers={**headers, "content-type": "application/json"}
+    )
+    operation = document["paths"][_template(document, url.split("?")[0])][method.lower()]
+    documented = operation["responses"][str(response.status_code)]
+    assert response.json()["error"]["code"] in documented["x-error-codes"]
+    schema = documented["content"]["application/json"]["schema"]
+    jsonschema.validate(response.json(), {**schema, "components": document["components"]})
+    for name, header in documented.get("headers", {}).items():
+        assert not header["required"] or name.lower() in response.headers
+
+
+def _template(document: dict[str, Any], path: str) -> str:
+    for template in document["paths"]:
+        parts, wanted = template.split("/"), path.split("/")
+        if len(parts) == len(wanted) and all(
+            t == w or t.startswith("{") for t, w in zip(parts, wanted, strict=True)
+        ):
+            return template
+    raise AssertionError(f"no documented path for {path}")

@@ -7,8 +7,20 @@ import json
 from typing import Any
 
 import pytest
-from trainer.api.sse import HEARTBEAT, BackgroundTurns, Emit, TurnStream, encode_frame
+from pydantic import TypeAdapter
+from trainer.api.sse import HEARTBEAT, BackgroundTurns, TurnStream, encode_frame
+from trainer.frames import (
+    Frame,
+    FrameSink,
+    done_frame,
+    error_frame,
+    message_delta_frame,
+    status_frame,
+    tool_start_frame,
+)
 from trainer.store.ports import LeaseHeld
+
+FRAME: TypeAdapter[Frame] = TypeAdapter(Frame)
 
 
 class Result:
@@ -40,19 +52,18 @@ async def collect(stream: TurnStream) -> list[bytes]:
 
 
 def test_frame_has_id_and_single_line_json() -> None:
-    frame = encode_frame({"type": "message_delta", "data": {"text": "two\nlines é"}}, 7)
+    frame = encode_frame(message_delta_frame("message_notify_user", "two\nlines é"), 7)
     event_id, event = parse(frame)
     assert event_id == 7
     assert event["data"]["text"] == "two\nlines é"
+    assert FRAME.validate_python(event) == message_delta_frame("message_notify_user", "two\nlines é")
 
 
 async def test_frame_ids_follow_the_persisted_sequence_and_done_is_last() -> None:
-    async def run(emit: Emit) -> Result:
-        await emit(
-            {"type": "status", "data": {"message": "Thinking", "tool": "idle", "phase": "start"}, "seq": 3}
-        )
-        await emit({"type": "generate_workout", "data": {"status": "running", "args": {}}, "seq": 5})
-        await emit({"type": "message_delta", "data": {"tool": "message_notify_user", "text": "Hi"}})
+    async def run(emit: FrameSink) -> Result:
+        await emit(status_frame("idle", "Thinking", "start"), 3)
+        await emit(tool_start_frame("generate_workout", {}), 5)
+        await emit(message_delta_frame("message_notify_user", "Hi"), 5)
         return Result("s-1")
 
     stream = make_stream(run, BackgroundTurns())
@@ -66,7 +77,7 @@ async def test_frame_ids_follow_the_persisted_sequence_and_done_is_last() -> Non
 async def test_heartbeat_comment_is_sent_while_the_turn_is_quiet() -> None:
     release = asyncio.Event()
 
-    async def run(emit: Emit) -> Result:
+    async def run(emit: FrameSink) -> Result:
         await release.wait()
         return Result("s-1")
 
@@ -80,8 +91,8 @@ async def test_heartbeat_comment_is_sent_while_the_turn_is_quiet() -> None:
 
 
 async def test_failure_after_streaming_began_gives_error_then_done() -> None:
-    async def run(emit: Emit) -> Result:
-        await emit({"type": "status", "data": {}})
+    async def run(emit: FrameSink) -> Result:
+        await emit(status_frame("idle", "Thinking", "start"), 1)
         raise RuntimeError("model down")
 
     stream = make_stream(run, BackgroundTurns())
@@ -94,7 +105,7 @@ async def test_failure_after_streaming_began_gives_error_then_done() -> None:
 
 
 async def test_early_lease_conflict_is_raised_before_any_byte_is_sent() -> None:
-    async def run(emit: Emit) -> Result:
+    async def run(emit: FrameSink) -> Result:
         raise LeaseHeld("busy")
 
     stream = make_stream(run, BackgroundTurns(), early=(LeaseHeld,))
@@ -107,11 +118,11 @@ async def test_client_disconnect_does_not_cancel_the_turn() -> None:
     progressed = asyncio.Event()
     finished: list[str] = []
 
-    async def run(emit: Emit) -> Result:
-        await emit({"type": "status", "data": {}})
+    async def run(emit: FrameSink) -> Result:
+        await emit(status_frame("idle", "Thinking", "start"), 1)
         await progressed.wait()
         for i in range(5):
-            await emit({"type": "message_delta", "data": {"text": str(i)}})
+            await emit(message_delta_frame("message_notify_user", str(i)), 1)
             await asyncio.sleep(0)
         finished.append("persisted")
         return Result("s-1")
@@ -145,9 +156,9 @@ async def test_background_turns_survive_cancellation_of_the_awaiting_request() -
 
 
 async def test_done_from_the_turn_is_sent_once_and_last() -> None:
-    async def run(emit: Emit) -> Result:
-        await emit({"type": "done", "sessionId": "s-1"})
-        await emit({"type": "status", "data": {"phase": "done"}})
+    async def run(emit: FrameSink) -> Result:
+        await emit(done_frame("s-1"), 1)
+        await emit(status_frame("idle", "Done", "done"), 1)
         return Result("s-1")
 
     stream = make_stream(run, BackgroundTurns())
@@ -158,12 +169,44 @@ async def test_done_from_the_turn_is_sent_once_and_last() -> None:
 
 
 async def test_error_already_emitted_by_the_turn_is_not_repeated() -> None:
-    async def run(emit: Emit) -> Result:
-        await emit({"type": "status", "data": {}})
-        await emit({"type": "error", "message": "The trainer is unavailable"})
+    async def run(emit: FrameSink) -> Result:
+        await emit(status_frame("idle", "Thinking", "start"), 1)
+        await emit(error_frame("The trainer is unavailable"), 1)
         raise RuntimeError("model down")
 
     stream = make_stream(run, BackgroundTurns())
     await stream.start(1.0)
     events = [parse(f)[1] for f in await collect(stream)]
     assert [e["type"] for e in events] == ["status", "error", "done"]
+
+
+async def test_every_frame_of_a_stream_parses_as_the_published_frame_union() -> None:
+    async def run(emit: FrameSink) -> Result:
+        await emit(tool_start_frame("generate_workout", {"focus": "chest"}), 2)
+        await emit(error_frame("The trainer is unavailable"), 3)
+        return Result("s-9")
+
+    stream = make_stream(run, BackgroundTurns())
+    await stream.start(1.0)
+    events = [parse(f)[1] for f in await collect(stream)]
+    assert [type(FRAME.validate_python(e)).__name__ for e in events] == [
+        "ToolStartFrame",
+        "ErrorFrame",
+        "DoneFrame",
+    ]
+
+
+async def test_a_done_frame_without_a_session_leaves_the_session_out() -> None:
+    async def run(emit: FrameSink) -> Result:
+        raise RuntimeError("no session yet")
+
+    stream = TurnStream(
+        run,
+        turns=BackgroundTurns(),
+        heartbeat_seconds=5.0,
+        session_id_of=lambda r: r.session_id,
+        describe_error=lambda exc: ("failed", None),
+    )
+    await stream.start(1.0)
+    events = [parse(f)[1] for f in await collect(stream)]
+    assert events == [{"type": "error", "message": "failed"}, {"type": "done"}]

@@ -1,12 +1,14 @@
-"""Seed 002 §12.6 (streaming): the SSE event dicts the loop emits, their order and shapes.
-HTTP framing (Content-Type, `id:` lines, heartbeats) is the API's test."""
+"""Seed 002 §12.6 (streaming): the SSE frames the loop emits (as their wire JSON), their order and
+shapes. HTTP framing (Content-Type, `id:` lines, heartbeats) is the API's test."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 from trainer.agent.loop import TurnFailed
+from trainer.frames import Frame
 from trainer.store.models import EventType
 
 from tests.fakes.agent_harness import USER, FakeSelector, chest_workout, make_harness, selection
@@ -103,16 +105,16 @@ async def test_tool_result_events_include_the_result_data_and_the_formatted_stri
     h, result = await workout_turn()
     done = [e for e in strip_seq(h.emitted) if e["type"] == "generate_workout"][1]
     assert done["status"] == "done"
-    assert done["data"] == result.actions[0]["result"]
+    assert done["data"] == result.actions[0].as_json()["result"]
     assert done["formatted"].startswith('<tool_result tool="generate_workout" status="ok">Created workout_1')
-    assert done["artifact_id"] == result.actions[0]["result"]["artifact_id"]
+    assert done["data"]["artifact_id"] == result.actions[0].as_json()["result"]["artifact_id"]
 
 
 async def test_message_notify_user_results_with_artifacts_include_the_artifact_payload_in_the_sse_event() -> (
     None
 ):
     h, result = await workout_turn()
-    art = result.actions[0]["result"]["artifact_id"]
+    art = result.actions[0].as_json()["result"]["artifact_id"]
     notify = [e for e in strip_seq(h.emitted) if e["type"] == "message_notify_user"][1]
     assert notify["artifact_id"] == art
     assert notify["artifact"]["artifact_id"] == art
@@ -144,14 +146,14 @@ async def test_error_event_is_sent_on_unrecoverable_errors() -> None:
 async def test_client_disconnect_is_tolerated_and_sse_writes_are_silently_skipped() -> None:
     h = make_harness([call("message_notify_user", message="hello"), call("idle", reason="x")])
 
-    async def dead_socket(_event: dict[str, Any]) -> None:
+    async def dead_socket(_frame: Frame, _seq: int) -> None:
         raise ConnectionResetError("client went away")
 
     result = await h.loop.run_turn(USER, "hi", emit=dead_socket)
     assert result.status == "completed" and result.iterations == 2
     kinds_logged = [e.event_type for e in h.store.all_events(result.session_id)]
     assert kinds_logged.count(EventType.TOOL_RESULT) == 2
-    assert h.store.load_session(result.session_id).status == "completed"
+    assert (await h.store.load_session(result.session_id)).status == "completed"
 
 
 async def test_message_delta_events_stream_the_message_while_the_model_writes_it() -> None:
@@ -168,4 +170,12 @@ async def test_every_event_carries_the_last_persisted_sequence_for_catch_up() ->
     h, result = await workout_turn()
     seqs = [e["seq"] for e in h.emitted]
     assert seqs == sorted(seqs)
-    assert seqs[-1] == h.store.load_session(result.session_id).last_seq
+    assert seqs[-1] == (await h.store.load_session(result.session_id)).last_seq
+
+
+async def test_every_emitted_frame_is_a_member_of_the_published_frame_union() -> None:
+    h, _ = await workout_turn()
+    union: TypeAdapter[Frame] = TypeAdapter(Frame)
+    for event in strip_seq(h.emitted):
+        frame = union.validate_python(event)
+        assert frame.model_dump(mode="json", by_alias=True, exclude_none=True) == event

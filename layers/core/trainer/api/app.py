@@ -1,8 +1,10 @@
 """The FastAPI application.
 
 `create_app(container)` serves a ready container (tests, the local stack). `create_app()` builds
-one from `get_settings()` on first use — at startup under uvicorn, on the first request under
-Mangum (lifespan off) — so importing this module stays cheap for Lambda cold starts.
+one from `get_settings()` (or the `settings` given) on first use — at startup under uvicorn, on the
+first request under Mangum (lifespan off) — so importing this module stays cheap for Lambda cold
+starts. The OpenAPI document (/openapi.json) is built from the same settings: limits that are
+settings (the message length) are documented as they are enforced.
 """
 
 from __future__ import annotations
@@ -12,11 +14,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 
 from trainer import __version__
+from trainer.api.auth import TokenVerifier
 from trainer.api.errors import BodySizeLimitMiddleware, CatchAllMiddleware, install_error_handlers
 from trainer.api.logging import CorrelationIdMiddleware, logger
+from trainer.api.openapi import install_openapi
 from trainer.api.routes import agent, health, sessions, user_data
+from trainer.api.sse import BackgroundTurns
 from trainer.container import Container
 from trainer.settings import Settings, get_settings
 
@@ -24,7 +30,8 @@ SHUTDOWN_GRACE_SECONDS = 30.0
 
 
 class ContainerProvider:
-    """Builds the container once, on first demand; closes it only if it built it."""
+    """Builds the container once, on first demand; closes it only if it built it. Also holds what
+    the HTTP layer keeps per process: the token verifier and the detached turns."""
 
     def __init__(
         self, container: Container | None, factory: Callable[[], Awaitable[Container]] | None = None
@@ -33,6 +40,13 @@ class ContainerProvider:
         self._factory = factory
         self._owned = container is None
         self._lock: asyncio.Lock | None = None
+        self._verifier: TokenVerifier | None = None
+        self.turns = BackgroundTurns()
+
+    async def verifier(self) -> TokenVerifier:
+        if self._verifier is None:
+            self._verifier = TokenVerifier((await self.get()).settings)
+        return self._verifier
 
     async def get(self) -> Container:
         if self._container is not None:
@@ -49,24 +63,38 @@ class ContainerProvider:
         container = self._container
         if container is None:
             return
-        await container.turns.wait(SHUTDOWN_GRACE_SECONDS)
+        await self.turns.wait(SHUTDOWN_GRACE_SECONDS)
         if self._owned:
             await container.aclose()
             self._container = None
 
 
-async def _container_from_environment() -> Container:
-    """Settings from the environment, with secrets named there (SSM / Secrets Manager) resolved."""
-    from trainer.container import build_container
-    from trainer.runtime_secrets import resolve_runtime_secrets
+def _container_from(settings: Settings) -> Callable[[], Awaitable[Container]]:
+    async def build() -> Container:
+        """The settings with the secrets they name (SSM / Secrets Manager) resolved."""
+        from trainer.container import build_container
+        from trainer.runtime_secrets import resolve_runtime_secrets
 
-    settings = await asyncio.to_thread(resolve_runtime_secrets, get_settings())
-    return await build_container(settings)
+        return await build_container(await asyncio.to_thread(resolve_runtime_secrets, settings))
+
+    return build
 
 
-def create_app(container: Container | None = None) -> FastAPI:
-    provider = ContainerProvider(container, None if container is not None else _container_from_environment)
-    settings: Settings = container.settings if container is not None else get_settings()
+def operation_id(route: APIRoute) -> str:
+    """The handler's name (`chat`, `list_sessions`...): the method names of generated clients."""
+    return route.name
+
+
+def create_app(container: Container | None = None, *, settings: Settings | None = None) -> FastAPI:
+    """`settings` (default: the environment's) is for an app without a container: the container is
+    then built from them on first use."""
+    if container is not None:
+        if settings is not None and settings is not container.settings:
+            raise ValueError("pass either a container or settings, not both")
+        settings = container.settings
+    elif settings is None:
+        settings = get_settings()
+    provider = ContainerProvider(container, None if container is not None else _container_from(settings))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -80,13 +108,17 @@ def create_app(container: Container | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url="/docs",
         redoc_url=None,
+        generate_unique_id_function=operation_id,
     )
     app.state.container_provider = provider
     install_error_handlers(app)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)
     app.add_middleware(CorrelationIdMiddleware)
-    for module in (health, sessions, agent, user_data):
-        app.include_router(module.router)
+    app.include_router(health.router)
+    app.include_router(sessions.router)
+    app.include_router(agent.build_router(settings))
+    app.include_router(user_data.router)
+    install_openapi(app)
     logger.debug("app created", extra={"model_mode": settings.model_mode})
     return app

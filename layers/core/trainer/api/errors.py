@@ -1,5 +1,9 @@
 """One JSON error shape for every failure: {"error": {"code", "message"}} (plus `details` for
-validation errors). Nothing reaches the client as a traceback."""
+validation errors), the `Error` schema of api/schemas.py. Nothing reaches the client as a traceback.
+
+Request validation: a body that is not JSON is `400 malformed_json`; a body that is missing or not a
+JSON object is `400 invalid_body`; anything else the schema does not allow is `422 invalid_request`.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trainer.api.logging import logger
+from trainer.api.schemas import Error, ErrorDetail, ErrorInfo
 from trainer.store.ports import LeaseHeld, SessionNotFound
 
 
@@ -38,10 +43,10 @@ class ApiError(HTTPException):
 
 
 def error_body(code: str, message: str, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if details:
-        error["details"] = details
-    return {"error": error}
+    info = ErrorInfo(
+        code=code, message=message, details=[ErrorDetail.model_validate(d) for d in details or ()]
+    )
+    return Error(error=info).wire()
 
 
 def error_response(
@@ -75,28 +80,66 @@ def is_malformed_json(errors: list[Any]) -> bool:
     return any(err.get("type") == "json_invalid" for err in errors)
 
 
+def is_not_an_object(errors: list[Any]) -> bool:
+    """The body is missing or is not a JSON object (errors about the body as a whole)."""
+    return any(tuple(err.get("loc", ())) == ("body",) for err in errors)
+
+
+def request_error(errors: list[Any]) -> ApiError:
+    """The generic answer to a request that fails validation."""
+    if is_malformed_json(errors):
+        return ApiError(400, "malformed_json", "The request body is not valid JSON.")
+    if is_not_an_object(errors):
+        return ApiError(
+            400, "invalid_body", "The request body must be a JSON object (Content-Type: application/json)."
+        )
+    return ApiError(422, "invalid_request", "The request is not valid.", details=validation_details(errors))
+
+
 async def _api_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
     headers = dict(exc.headers) if exc.headers else None
     return error_response(exc.status, exc.code, exc.message, headers=headers, details=exc.details)
 
 
-async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    errors = list(exc.errors())
-    if is_malformed_json(errors):
-        return error_response(400, "malformed_json", "The request body is not valid JSON.")
-    return error_response(
-        422, "invalid_request", "The request is not valid.", details=validation_details(errors)
-    )
+    return await _api_error(request, request_error(list(exc.errors())))
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     message = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
-    return error_response(
-        exc.status_code, _status_code_name(exc.status_code), message, headers=dict(exc.headers or {})
-    )
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        allowed = documented_methods(request.app.openapi(), _route_path(request))
+        if allowed:
+            headers["Allow"] = ", ".join(allowed)
+    return error_response(exc.status_code, _status_code_name(exc.status_code), message, headers=headers)
+
+
+def documented_methods(document: dict[str, Any], path: str) -> list[str]:
+    """The methods the OpenAPI document has for `path` (Starlette's 405 names only the methods of
+    the first route on the path: GET but not DELETE for /agent/sessions/{id})."""
+    wanted = path.rstrip("/").split("/")
+    for template, item in document.get("paths", {}).items():
+        parts = template.rstrip("/").split("/")
+        if len(parts) == len(wanted) and all(
+            part == segment or (part.startswith("{") and segment)
+            for part, segment in zip(parts, wanted, strict=True)
+        ):
+            return sorted(method.upper() for method in item if method in HTTP_METHODS)
+    return []
+
+
+HTTP_METHODS = frozenset({"get", "put", "post", "delete", "patch", "head", "options", "trace"})
+
+
+def _route_path(request: Request) -> str:
+    """The path the router matched: without the `root_path` a proxy (an API Gateway stage) added."""
+    path: str = request.scope["path"]
+    root: str = request.scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
 
 
 async def _session_not_found(_: Request, exc: Exception) -> JSONResponse:

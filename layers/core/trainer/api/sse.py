@@ -1,7 +1,8 @@
 """Server-Sent Events for agent turns.
 
 A turn runs as a detached asyncio task that feeds a queue; the response generator drains the queue,
-writing `id: <n>\\ndata: <json>\\n\\n` frames (n counts the frames of this stream) and a heartbeat
+writing `id: <seq>\\ndata: <json>\\n\\n` frames (seq: the last session event persisted when the frame
+was sent, so it never decreases) and a heartbeat
 comment whenever nothing was sent for `heartbeat_seconds`. If the client goes away the generator
 stops and the emitter drops further events, but the task runs on: the turn still completes and
 persists its events (a phone that lost its stream catches up with GET /agent/sessions/{id}/events).
@@ -15,10 +16,10 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from trainer.api.logging import logger
+from pydantic import BaseModel
 
-Event = dict[str, Any]
-Emit = Callable[[Event], Awaitable[None]]
+from trainer.api.logging import logger
+from trainer.frames import DoneFrame, ErrorFrame, Frame, FrameSink, done_frame, error_frame, frame_json
 
 SSE_HEADERS = {
     "Cache-Control": "no-cache",
@@ -28,18 +29,45 @@ SSE_HEADERS = {
 SSE_MEDIA_TYPE = "text/event-stream"
 HEARTBEAT = b": heartbeat\n\n"
 
+STREAM_RESPONSE: dict[str, Any] = {
+    "description": (
+        "The turn as Server-Sent Events. Each event is `id: <seq>\\ndata: <Frame JSON>\\n\\n`, where "
+        "`<seq>` is the last session event persisted when the frame was sent (it never decreases; "
+        "pass it as `after` to `GET /agent/sessions/{session_id}/events` to catch up) and the data "
+        "is one `Frame`. A `: heartbeat` comment is sent after a quiet interval. `done` is always "
+        "the last frame; a failure during the turn is an `error` frame before it."
+    ),
+    "content": {
+        SSE_MEDIA_TYPE: {
+            # OpenAPI 3.2's description of an event stream (what FastAPI writes for its own SSE):
+            # one parsed event per item, its `data` a JSON `Frame`, as `encode_frame` writes them.
+            "itemSchema": {
+                "type": "object",
+                "required": ["id", "data"],
+                "properties": {
+                    "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": {"$ref": "#/components/schemas/Frame"},
+                    },
+                    "event": {"type": "string"},
+                    "retry": {"type": "integer", "minimum": 0},
+                },
+            }
+        }
+    },
+    "headers": {
+        name: {"required": True, "schema": {"type": "string", "const": SSE_HEADERS[name]}}
+        for name in ("Cache-Control", "X-Accel-Buffering")
+    },
+}
+"""The OpenAPI 200 response of a streamed turn."""
 
-def encode_frame(event: Event, event_id: int) -> bytes:
-    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+
+def encode_frame(frame: BaseModel, event_id: int) -> bytes:
+    data = json.dumps(frame_json(frame), ensure_ascii=False, separators=(",", ":"))
     return f"id: {event_id}\ndata: {data}\n\n".encode()
-
-
-def done_event(session_id: str | None) -> Event:
-    return {"type": "done", "sessionId": session_id}
-
-
-def error_event(message: str) -> Event:
-    return {"type": "error", "message": message}
 
 
 class BackgroundTurns:
@@ -80,7 +108,7 @@ class TurnStream:
 
     def __init__(
         self,
-        run: Callable[[Emit], Awaitable[Any]],
+        run: Callable[[FrameSink], Awaitable[Any]],
         *,
         turns: BackgroundTurns,
         heartbeat_seconds: float,
@@ -94,16 +122,16 @@ class TurnStream:
         self._session_id_of = session_id_of
         self._describe_error = describe_error
         self._early_errors = early_errors
-        self._queue: asyncio.Queue[Event | _End] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[Frame, int] | _End] = asyncio.Queue()
         self._signal = asyncio.Event()
         self._listening = True
         self._committed = False
         self._early: BaseException | None = None
 
-    async def _emit(self, event: Event) -> None:
+    async def _emit(self, frame: Frame, seq: int) -> None:
         self._signal.set()
         if self._listening:
-            self._queue.put_nowait(event)
+            self._queue.put_nowait((frame, seq))
 
     async def _run_to_end(self) -> None:
         try:
@@ -143,18 +171,17 @@ class TurnStream:
                     continue
                 if isinstance(item, _End):
                     if item.error is not None and not error_sent:
-                        yield encode_frame(error_event(item.error), frame_id)
+                        yield encode_frame(error_frame(item.error), frame_id)
                     finished = True
-                    yield encode_frame(done_event(item.session_id or done_session), frame_id)
+                    yield encode_frame(done_frame(item.session_id or done_session), frame_id)
                     return
-                if item.get("type") == "done":
-                    done_session = item.get("sessionId") or done_session
+                frame, seq = item
+                if isinstance(frame, DoneFrame):
+                    done_session = frame.session_id or done_session
                     continue
-                error_sent = error_sent or item.get("type") == "error"
-                seq = item.get("seq")
-                if isinstance(seq, int) and seq > frame_id:
-                    frame_id = seq
-                yield encode_frame(item, frame_id)
+                error_sent = error_sent or isinstance(frame, ErrorFrame)
+                frame_id = max(frame_id, seq)
+                yield encode_frame(frame, frame_id)
         finally:
             self._listening = False
             if not finished:

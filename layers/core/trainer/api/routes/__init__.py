@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from trainer.api.auth import Principal, bearer_token
+from trainer.api.openapi import BEARER_SCHEME
+from trainer.api.sse import BackgroundTurns
 from trainer.container import Container
 
 
@@ -21,10 +22,24 @@ async def get_container(request: Request) -> Container:
 ContainerDep = Annotated[Container, Depends(get_container)]
 
 
+bearer_scheme = HTTPBearer(
+    scheme_name=BEARER_SCHEME,
+    bearerFormat="JWT",
+    description="A JWT whose `sub` (a UUID) is the user id: HS256 with the server's secret in local "
+    "development, RS256/ES256 from the configured JWKS (Cognito, Supabase) when deployed.",
+    auto_error=False,
+)
+"""Declares the security scheme in the OpenAPI; the header itself is read by `bearer_token`, which
+answers with this API's own 401 codes."""
+
+
 async def current_principal(
-    container: ContainerDep, authorization: Annotated[str | None, Header()] = None
+    request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Security(bearer_scheme)]
 ) -> Principal:
-    return await container.verifier.verify(bearer_token(authorization))
+    token = bearer_token(request.headers.get("authorization"))
+    verifier = await request.app.state.container_provider.verifier()
+    principal: Principal = await verifier.verify(token)
+    return principal
 
 
 async def current_user_id(principal: Annotated[Principal, Depends(current_principal)]) -> str:
@@ -43,6 +58,9 @@ async def registered_user_id(container: ContainerDep, user_id: UserId) -> str:
 RegisteredUserId = Annotated[str, Depends(registered_user_id)]
 
 
-async def in_thread[T](fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Sync store calls (boto3) off the event loop."""
-    return await asyncio.to_thread(fn, *args, **kwargs)
+def background_turns(request: Request) -> BackgroundTurns:
+    turns: BackgroundTurns = request.app.state.container_provider.turns
+    return turns
+
+
+TurnsDep = Annotated[BackgroundTurns, Depends(background_turns)]

@@ -1,113 +1,103 @@
 """POST /agent/chat (buffered JSON) and POST /agent/stream (SSE) — seed 002 §10.2, ARCHITECTURE §7.
 
 Both run the turn as a detached task: a client that disconnects does not abort it.
-Body errors: not JSON 400, no `message` 400, `message` over the limit 413 (`message_too_long`),
-other invalid fields 422, unknown `model` 422.
+The body is the `ChatRequest` model built from the deployment's settings (`build_router`), validated
+by FastAPI; its errors keep the chat codes: not JSON 400 `malformed_json`, not an object 400
+`invalid_body`, no or blank `message` 400 `missing_message`, `message` over the limit 413
+`message_too_long`, an unknown `model` 422 `unknown_model`, anything else 422 `invalid_request`.
+
+(No `from __future__ import annotations` here: the body parameter's annotation is a model built at
+run time, which FastAPI must see as an object, not as a name to resolve.)
 """
 
-from __future__ import annotations
-
 import asyncio
-import json
-from dataclasses import asdict, is_dataclass
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
-from fastapi import APIRouter, Request
-from fastapi.encoders import jsonable_encoder
+from fastapi import APIRouter, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from fastapi.routing import APIRoute
 
-from trainer.api.errors import ApiError, validation_details
+from trainer.api.errors import ApiError, is_malformed_json, is_not_an_object, request_error
 from trainer.api.logging import logger
-from trainer.api.routes import ContainerDep, RegisteredUserId
-from trainer.api.sse import SSE_HEADERS, SSE_MEDIA_TYPE, Emit, TurnStream
+from trainer.api.openapi import (
+    AUTHENTICATED,
+    JSON_BODY,
+    SESSION_LEASE,
+    SESSION_SCOPED,
+    error_responses,
+    session_links,
+)
+from trainer.api.routes import ContainerDep, RegisteredUserId, TurnsDep
+from trainer.api.schemas import ChatRequest, ChatResponse, chat_request_model
+from trainer.api.sse import SSE_HEADERS, SSE_MEDIA_TYPE, STREAM_RESPONSE, TurnStream
 from trainer.container import Container
+from trainer.frames import FrameSink
+from trainer.settings import Settings
 from trainer.store.ports import LeaseHeld, SessionNotFound
 
-router = APIRouter(prefix="/agent", tags=["agent"])
+if TYPE_CHECKING:
+    from trainer.agent.loop import TurnResult
 
 FIRST_EVENT_WAIT_SECONDS = 2.0
 TURN_FAILED_MESSAGE = "The assistant could not finish this turn. Please try again."
 
-REQUEST_BODY_SCHEMA = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "required": ["message"],
-                    "properties": {
-                        "message": {"type": "string", "maxLength": 8000},
-                        "sessionId": {"type": "string"},
-                        "currentWorkout": {"type": "object"},
-                        "model": {"type": "string"},
-                    },
-                }
-            }
-        },
-    }
+TURN_ERRORS = {
+    400: ("missing_message",),
+    413: ("message_too_long",),
+    422: ("unknown_model",),
+    429: ("budget_exceeded",),
+}
+"""What both agent routes can answer besides the body, auth and session errors."""
+
+CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"links": session_links("$response.body#/sessionId")},
+    **error_responses(
+        AUTHENTICATED, JSON_BODY, TURN_ERRORS, SESSION_SCOPED, SESSION_LEASE, {502: ("turn_failed",)}
+    ),
+}
+STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: STREAM_RESPONSE,
+    **error_responses(AUTHENTICATED, JSON_BODY, TURN_ERRORS, SESSION_SCOPED, SESSION_LEASE),
 }
 
 
-class ChatRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-    message: str
-    session_id: str | None = Field(default=None, alias="sessionId")
-    current_workout: dict[str, Any] | None = Field(default=None, alias="currentWorkout")
-    model: str | None = None
-
-
-async def parse_chat_request(request: Request, container: Container) -> ChatRequest:
-    raw = await request.body()
-    try:
-        payload = json.loads(raw) if raw else None
-    except ValueError:
-        raise ApiError(400, "malformed_json", "The request body is not valid JSON.") from None
-    if not isinstance(payload, dict):
-        raise ApiError(400, "invalid_body", "The request body must be a JSON object.")
-    message = payload.get("message")
-    if message is None or (isinstance(message, str) and not message.strip()):
-        raise ApiError(400, "missing_message", "The 'message' field is required.")
-    limit = container.settings.max_message_chars
-    if isinstance(message, str) and len(message) > limit:
-        raise ApiError(
-            413, "message_too_long", f"The message has {len(message)} characters; the limit is {limit}."
-        )
-    try:
-        body = ChatRequest.model_validate(payload)
-    except ValidationError as exc:
-        raise ApiError(
-            422,
-            "invalid_request",
-            "The request is not valid.",
-            details=validation_details(list(exc.errors())),
-        ) from None
-    if body.model is not None and not container.is_known_model(body.model):
-        raise ApiError(422, "unknown_model", f"Unknown model '{body.model}'.")
-    return body
+def chat_request_error(errors: list[Any]) -> ApiError:
+    """The chat codes for a body that fails validation (see the module docstring)."""
+    if is_malformed_json(errors) or is_not_an_object(errors):
+        return request_error(errors)
+    message_errors = [err for err in errors if tuple(err.get("loc", ())) == ("body", "message")]
+    for err in message_errors:
+        blank = err["type"] in ("missing", "string_too_short", "string_pattern_mismatch")
+        if blank or (err["type"] == "string_type" and err.get("input") is None):
+            return ApiError(400, "missing_message", "The 'message' field is required and must not be blank.")
+    for err in message_errors:
+        if err["type"] == "string_too_long":
+            length, limit = len(err["input"]), err["ctx"]["max_length"]
+            return ApiError(
+                413, "message_too_long", f"The message has {length} characters; the limit is {limit}."
+            )
+    if len(errors) == 1:
+        (err,) = errors
+        if tuple(err.get("loc", ())) == ("body", "model") and isinstance(err.get("input"), str):
+            return ApiError(422, "unknown_model", f"Unknown model '{err['input']}'.")
+    return request_error(errors)
 
 
-def _plain(value: Any) -> Any:
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    return value
+class ChatRoute(APIRoute):
+    """An APIRoute whose request validation errors get the chat codes."""
 
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
 
-def chat_response(result: Any) -> dict[str, Any]:
-    response = _plain(getattr(result, "response", None)) or {"messages": []}
-    return jsonable_encoder(
-        {
-            "sessionId": result.session_id,
-            "response": response,
-            "iterations": result.iterations,
-            "actions": [_plain(a) for a in getattr(result, "actions", [])],
-            "status": getattr(result, "status", "completed"),
-        }
-    )
+        async def route_handler(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except RequestValidationError as exc:
+                raise chat_request_error(list(exc.errors())) from None
+
+        return route_handler
 
 
 def _describe_failure(exc: BaseException) -> tuple[str, str | None]:
@@ -124,7 +114,9 @@ def _describe_failure(exc: BaseException) -> tuple[str, str | None]:
     return TURN_FAILED_MESSAGE, session_id
 
 
-def _run_turn(container: Container, user_id: str, body: ChatRequest, emit: Emit | None) -> Any:
+def _run_turn(
+    container: Container, user_id: str, body: ChatRequest, emit: FrameSink | None
+) -> Awaitable["TurnResult"]:
     return container.agent.run_turn(
         user_id,
         body.message,
@@ -135,31 +127,55 @@ def _run_turn(container: Container, user_id: str, body: ChatRequest, emit: Emit 
     )
 
 
-@router.post("/chat", openapi_extra=REQUEST_BODY_SCHEMA)
-async def chat(request: Request, container: ContainerDep, user_id: RegisteredUserId) -> dict[str, Any]:
-    """Buffered: answers when the turn is over. Prefer /agent/stream for long turns."""
-    body = await parse_chat_request(request, container)
-    task = container.turns.start(_run_turn(container, user_id, body, None))
-    try:
-        result = await asyncio.shield(task)
-    except (SessionNotFound, LeaseHeld, ApiError):
-        raise
-    except Exception as exc:
-        message, _ = _describe_failure(exc)
-        raise ApiError(502, "turn_failed", message) from None
-    return chat_response(result)
+def agent_model_ids() -> list[str]:
+    """The models a request may name: those the main agent can run on, the default first."""
+    from trainer.llm.models import agent_models
+
+    return [model.id for model in agent_models()]
 
 
-@router.post("/stream", openapi_extra=REQUEST_BODY_SCHEMA, response_class=StreamingResponse)
-async def stream(request: Request, container: ContainerDep, user_id: RegisteredUserId) -> StreamingResponse:
-    body = await parse_chat_request(request, container)
-    turn = TurnStream(
-        lambda emit: _run_turn(container, user_id, body, emit),
-        turns=container.turns,
-        heartbeat_seconds=container.settings.heartbeat_seconds,
-        session_id_of=lambda result: result.session_id,
-        describe_error=_describe_failure,
-        early_errors=(SessionNotFound, LeaseHeld, ApiError),
-    )
-    await turn.start(FIRST_EVENT_WAIT_SECONDS)
-    return StreamingResponse(turn.frames(), media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
+def build_router(settings: Settings) -> APIRouter:
+    """The agent routes with the body model of these settings (the message limit is a setting)."""
+    body_model = chat_request_model(settings.max_message_chars, agent_model_ids())
+    router = APIRouter(prefix="/agent", tags=["agent"], route_class=ChatRoute, strict_content_type=False)
+
+    @router.post("/chat", response_model=ChatResponse, responses=CHAT_RESPONSES)
+    async def chat(
+        body: body_model,  # type: ignore[valid-type]
+        container: ContainerDep,
+        turns: TurnsDep,
+        user_id: RegisteredUserId,
+    ) -> ChatResponse:
+        """Runs one agent turn and answers when it is over (several model calls). Prefer
+        /agent/stream for anything but short turns."""
+        task = turns.start(_run_turn(container, user_id, body, None))
+        try:
+            result = await asyncio.shield(task)
+        except (SessionNotFound, LeaseHeld, ApiError):
+            raise
+        except Exception as exc:
+            message, _ = _describe_failure(exc)
+            raise ApiError(502, "turn_failed", message) from None
+        return ChatResponse.from_turn(result)
+
+    @router.post("/stream", response_class=StreamingResponse, responses=STREAM_RESPONSES)
+    async def stream(
+        body: body_model,  # type: ignore[valid-type]
+        container: ContainerDep,
+        turns: TurnsDep,
+        user_id: RegisteredUserId,
+    ) -> StreamingResponse:
+        """Runs one agent turn and streams it as Server-Sent Events. Errors found before the stream
+        starts are ordinary JSON answers; after that, an `error` frame."""
+        turn = TurnStream(
+            lambda emit: _run_turn(container, user_id, body, emit),
+            turns=turns,
+            heartbeat_seconds=container.settings.heartbeat_seconds,
+            session_id_of=lambda result: result.session_id,
+            describe_error=_describe_failure,
+            early_errors=(SessionNotFound, LeaseHeld, ApiError),
+        )
+        await turn.start(FIRST_EVENT_WAIT_SECONDS)
+        return StreamingResponse(turn.frames(), media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
+
+    return router

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from trainer import __version__
 from trainer.api.logging import logger
 from trainer.api.routes import ContainerDep
+from trainer.api.schemas import Health, InitializerStatus, ModelStatus, StoresStatus
 
 router = APIRouter(tags=["health"])
 
@@ -20,9 +21,7 @@ PROBE_USER_ID = "00000000-0000-0000-0000-000000000000"
 
 async def _probe_sessions(container: Any) -> bool:
     try:
-        await asyncio.wait_for(
-            asyncio.to_thread(container.store.list_sessions, PROBE_USER_ID, 1), PROBE_TIMEOUT_SECONDS
-        )
+        await asyncio.wait_for(container.store.list_sessions(PROBE_USER_ID, 1), PROBE_TIMEOUT_SECONDS)
         return True
     except Exception:
         logger.warning("session store unreachable", exc_info=True)
@@ -39,16 +38,21 @@ async def _probe_database(container: Any) -> bool | None:
         return False
 
 
-@router.get("/health")
+@router.get(
+    "/health",
+    response_model=Health,
+    responses={503: {"model": Health, "description": "Degraded: a store did not answer."}},
+)
 async def health(container: ContainerDep) -> JSONResponse:
+    """Version, model mode, and whether the stores answer. No token needed."""
     sessions_ok, database_ok = await asyncio.gather(_probe_sessions(container), _probe_database(container))
     healthy = sessions_ok and database_ok is not False
     settings = container.settings
-    body = {
-        "status": "ok" if healthy else "degraded",
-        "version": __version__,
-        "model": {"mode": settings.model_mode, "id": settings.model},
-        "initializer": {"mode": settings.initializer_mode, "id": settings.initializer_model},
-        "stores": {"sessions": sessions_ok, "database": database_ok},
-    }
-    return JSONResponse(body, status_code=200 if healthy else 503)
+    body = Health(
+        status="ok" if healthy else "degraded",
+        version=__version__,
+        model=ModelStatus(mode=settings.model_mode, id=settings.model),
+        initializer=InitializerStatus(mode=settings.initializer_mode, id=settings.initializer_model),
+        stores=StoresStatus(sessions=sessions_ok, database=database_ok),
+    )
+    return JSONResponse(body.model_dump(mode="json"), status_code=200 if healthy else 503)

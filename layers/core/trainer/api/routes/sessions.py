@@ -3,12 +3,21 @@ is 404, never visible)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from trainer.api.routes import ContainerDep, UserId, in_thread
-from trainer.store.models import Event, EventType, Session
+from trainer.api.openapi import (
+    AUTHENTICATED,
+    INVALID_QUERY,
+    SESSION_LEASE,
+    SESSION_SCOPED,
+    error_responses,
+    session_links,
+)
+from trainer.api.routes import ContainerDep, UserId
+from trainer.api.schemas import Event, EventsPage, Session, SessionDetail, SessionList, SessionResponse
+from trainer.store.models import EventType
 
 router = APIRouter(prefix="/agent/sessions", tags=["sessions"])
 
@@ -18,54 +27,65 @@ ACTION_TYPES = frozenset(
 )
 
 
-def session_json(session: Session) -> dict[str, Any]:
-    return session.model_dump(mode="json")
+@router.post(
+    "",
+    status_code=201,
+    response_model=SessionResponse,
+    responses={201: {"links": session_links("$response.body#/session/id")}, **error_responses(AUTHENTICATED)},
+)
+async def create_session(container: ContainerDep, user_id: UserId) -> SessionResponse:
+    session = await container.store.create_session(user_id)
+    return SessionResponse(session=Session.of(session))
 
 
-def event_json(event: Event) -> dict[str, Any]:
-    return event.model_dump(mode="json")
-
-
-@router.post("", status_code=201)
-async def create_session(container: ContainerDep, user_id: UserId) -> dict[str, Any]:
-    session = await in_thread(container.store.create_session, user_id)
-    return {"session": session_json(session)}
-
-
-@router.get("")
+@router.get("", response_model=SessionList, responses=error_responses(AUTHENTICATED, INVALID_QUERY))
 async def list_sessions(
     container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100)] = 10
-) -> dict[str, Any]:
-    sessions = await in_thread(container.store.list_sessions, user_id, limit)
-    return {"sessions": [session_json(s) for s in sessions]}
+) -> SessionList:
+    """The caller's sessions, newest first."""
+    sessions = await container.store.list_sessions(user_id, limit)
+    return SessionList(sessions=[Session.of(s) for s in sessions])
 
 
-@router.get("/{session_id}")
-async def get_session(container: ContainerDep, user_id: UserId, session_id: str) -> dict[str, Any]:
+@router.get(
+    "/{session_id}", response_model=SessionDetail, responses=error_responses(AUTHENTICATED, SESSION_SCOPED)
+)
+async def get_session(container: ContainerDep, user_id: UserId, session_id: str) -> SessionDetail:
+    """The session with its last 20 actions (user messages, tool calls and results, artifacts)."""
     store = container.store
-    session = await in_thread(store.get_session, user_id, session_id)
+    session = await store.get_session(user_id, session_id)
     window_start = max(0, session.last_seq - 4 * RECENT_ACTIONS)
-    page = await in_thread(store.read_events, session_id, window_start, None, ACTION_TYPES)
+    page = await store.read_events(session_id, window_start, None, ACTION_TYPES)
     recent = page.events[-RECENT_ACTIONS:]
-    return {"session": session_json(session), "recentActions": [event_json(e) for e in recent]}
+    return SessionDetail(session=Session.of(session), recent_actions=[Event.of(e) for e in recent])
 
 
-@router.get("/{session_id}/events")
+@router.get(
+    "/{session_id}/events",
+    response_model=EventsPage,
+    responses=error_responses(AUTHENTICATED, SESSION_SCOPED, INVALID_QUERY),
+)
 async def list_events(
     container: ContainerDep,
     user_id: UserId,
     session_id: str,
     after: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-) -> dict[str, Any]:
+) -> EventsPage:
     """The full timeline in pages: pass `nextAfter` back as `after` until it is null."""
     store = container.store
-    await in_thread(store.get_session, user_id, session_id)
-    page = await in_thread(store.read_events, session_id, after, limit)
-    return {"events": [event_json(e) for e in page.events], "nextAfter": page.next_after}
+    await store.get_session(user_id, session_id)
+    page = await store.read_events(session_id, after, limit)
+    return EventsPage(events=[Event.of(e) for e in page.events], next_after=page.next_after)
 
 
-@router.delete("/{session_id}", status_code=204)
+@router.delete(
+    "/{session_id}",
+    status_code=204,
+    response_class=Response,
+    responses=error_responses(AUTHENTICATED, SESSION_SCOPED, SESSION_LEASE),
+)
 async def delete_session(container: ContainerDep, user_id: UserId, session_id: str) -> Response:
-    await in_thread(container.store.delete_session, user_id, session_id)
+    """Deletes the session with its events; 409 while a turn runs on it."""
+    await container.store.delete_session(user_id, session_id)
     return Response(status_code=204)

@@ -3,14 +3,23 @@ distribution report. Repositories are imported on first use (psycopg stays out o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
-from pydantic import BaseModel, ConfigDict
 
 from trainer.api.errors import ApiError
+from trainer.api.openapi import AUTHENTICATED, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
 from trainer.api.routes import ContainerDep, UserId
+from trainer.api.schemas import (
+    Distribution,
+    DistributionRow,
+    ExerciseHistory,
+    HistoryEntry,
+    UserSettings,
+    UserSettingsResponse,
+    UserSettingsUpdate,
+)
 from trainer.container import Container
 
 if TYPE_CHECKING:
@@ -18,14 +27,7 @@ if TYPE_CHECKING:
 
 router = APIRouter(tags=["user data"])
 
-
-class UserSettingsUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    weight_unit: Literal["kg", "lbs"] | None = None
-    distance_unit: Literal["km", "mi"] | None = None
-    timezone: str | None = None
-    preferred_days: list[str] | None = None
+DISTRIBUTION_SOURCES = ("category_goals", "muscle_goals")
 
 
 def require_db(container: Container) -> Database:
@@ -34,19 +36,27 @@ def require_db(container: Container) -> Database:
     return container.db
 
 
-@router.get("/user-settings")
-async def get_user_settings(container: ContainerDep, user_id: UserId) -> dict[str, Any]:
+@router.get(
+    "/user-settings", response_model=UserSettingsResponse, responses=error_responses(AUTHENTICATED, DATABASE)
+)
+async def get_user_settings(container: ContainerDep, user_id: UserId) -> UserSettingsResponse:
+    """The caller's units, time zone and preferred days (the defaults until they are set)."""
     from trainer.store.repositories import settings as settings_repo
 
     async with require_db(container).connection() as conn:
         values = await settings_repo.get_user_settings(conn, user_id)
-    return {"settings": jsonable_encoder(values)}
+    return UserSettingsResponse(settings=UserSettings.model_validate(values))
 
 
-@router.put("/user-settings")
+@router.put(
+    "/user-settings",
+    response_model=UserSettingsResponse,
+    responses=error_responses(AUTHENTICATED, JSON_BODY, {422: ("invalid_settings",)}, DATABASE),
+)
 async def put_user_settings(
     container: ContainerDep, user_id: UserId, update: UserSettingsUpdate
-) -> dict[str, Any]:
+) -> UserSettingsResponse:
+    """Changes the given settings and answers with all of them."""
     from trainer.store.repositories import RepositoryError, profiles
     from trainer.store.repositories import settings as settings_repo
 
@@ -57,29 +67,36 @@ async def put_user_settings(
             values = await settings_repo.update_user_settings(conn, user_id, **changes)
     except RepositoryError as exc:
         raise ApiError(422, "invalid_settings", str(exc)) from None
-    return {"settings": jsonable_encoder(values)}
+    return UserSettingsResponse(settings=UserSettings.model_validate(values))
 
 
-@router.get("/exercises/history")
+@router.get(
+    "/exercises/history",
+    response_model=ExerciseHistory,
+    responses=error_responses(AUTHENTICATED, INVALID_QUERY, DATABASE),
+)
 async def exercise_history(
     container: ContainerDep,
     user_id: UserId,
     days_back: Annotated[int, Query(ge=1, le=3650)] = 30,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-) -> dict[str, Any]:
-    """Logged exercises, newest first."""
+) -> ExerciseHistory:
+    """Logged exercises of the last `days_back` days, newest first."""
     from trainer.store.repositories import history
 
     async with require_db(container).connection() as conn:
         rows = await history.list_recent(conn, user_id, days_back=days_back, limit=limit)
-    return {"exercises": jsonable_encoder(rows), "daysBack": days_back, "limit": limit}
+    return ExerciseHistory(
+        exercises=[HistoryEntry.model_validate(row) for row in rows], days_back=days_back, limit=limit
+    )
 
 
-DISTRIBUTION_SOURCES = ("category_goals", "muscle_goals")
-
-
-@router.get("/exercises/distribution")
-async def exercise_distribution(container: ContainerDep, user_id: UserId) -> dict[str, Any]:
+@router.get(
+    "/exercises/distribution",
+    response_model=Distribution,
+    responses=error_responses(AUTHENTICATED, DATABASE, {503: ("distribution_unavailable",)}),
+)
+async def exercise_distribution(container: ContainerDep, user_id: UserId) -> Distribution:
     """Goal targets against what was logged (category and muscle), with the debt of each."""
     from trainer.sources.registry import fetch_sources
 
@@ -89,10 +106,10 @@ async def exercise_distribution(container: ContainerDep, user_id: UserId) -> dic
     failed = [r for r in results if r.error is not None]
     if failed:
         raise ApiError(503, "distribution_unavailable", failed[0].error or "could not load the distribution")
-    by_source = {r.source: r.data or {} for r in results}
+    by_source = {r.source: jsonable_encoder(r.data or {}) for r in results}
     category, muscle = by_source["category_goals"], by_source["muscle_goals"]
-    return {
-        "category": category.get("distribution", []),
-        "muscle": muscle.get("distribution", []),
-        "loggedCount": category.get("logged_count", 0),
-    }
+    return Distribution(
+        category=[DistributionRow.model_validate(row) for row in category.get("distribution", [])],
+        muscle=[DistributionRow.model_validate(row) for row in muscle.get("distribution", [])],
+        logged_count=category.get("logged_count", 0),
+    )

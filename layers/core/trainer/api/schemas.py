@@ -1,0 +1,316 @@
+"""The HTTP contract: the request and response bodies of every route as pydantic models. FastAPI
+validates requests and serialises responses with them, and the OpenAPI document is generated from
+them (api/openapi.py), so what is documented is what is enforced and sent.
+
+Response models describe the wire exactly: every field of a response model is always present
+(null where its type allows it), except where a model says otherwise (`Error.details`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
+
+from trainer.store import models as store
+
+if TYPE_CHECKING:
+    from trainer.agent.loop import TurnResult
+
+
+class ResponseModel(BaseModel):
+    """Every field is required in the response schema: it is always in the JSON."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True, populate_by_name=True)
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+
+class ErrorDetail(ResponseModel):
+    field: str | None = Field(description="Dotted path of the invalid field; null for the body itself.")
+    message: str
+
+
+class ErrorInfo(BaseModel):
+    code: str = Field(description="Stable machine-readable code; each response lists its codes.")
+    message: str = Field(description="Human-readable, safe to show.")
+    details: list[ErrorDetail] = Field(
+        default_factory=list, description="Validation errors only (absent otherwise)."
+    )
+
+
+class Error(BaseModel):
+    """Every error answer: `{"error": {"code", "message", "details"?}}`."""
+
+    error: ErrorInfo
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON body: `details` is left out when there are none."""
+        return self.model_dump(mode="json", exclude_defaults=True)
+
+
+# --- GET /health --------------------------------------------------------------------------------
+
+
+class ModelStatus(ResponseModel):
+    mode: Literal["offline", "anthropic"]
+    id: str
+
+
+class InitializerStatus(ResponseModel):
+    mode: Literal["deterministic", "openai"]
+    id: str
+
+
+class StoresStatus(ResponseModel):
+    sessions: bool = Field(description="The session store (DynamoDB) answered.")
+    database: bool | None = Field(description="Postgres answered; null when no database is configured.")
+
+
+class Health(ResponseModel):
+    status: Literal["ok", "degraded"]
+    version: str
+    model: ModelStatus
+    initializer: InitializerStatus
+    stores: StoresStatus
+
+
+# --- POST /agent/chat, POST /agent/stream -------------------------------------------------------
+
+NON_BLANK_PATTERN = (
+    r"[^\u0009-\u000d\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028-\u2029\u202f\u205f\u3000]"
+)
+"""A message must contain a character that is not whitespace to `str.strip()` (Python's `isspace`,
+which the agent applies downstream): every such character, written as explicit `\\uXXXX` ranges so
+that pydantic's, JSON Schema's and the client's regex dialects all read the class the same way."""
+
+
+class ChatRequest(BaseModel):
+    """The body of both agent routes. `create_app` builds the served model with `chat_request_model`,
+    which sets the limits from the settings."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    message: str
+    session_id: str | None = Field(
+        default=None,
+        alias="sessionId",
+        description="Continue this session; default: the most recent active one.",
+    )
+    current_workout: dict[str, Any] | None = Field(
+        default=None, alias="currentWorkout", description="The workout the app is showing, if any."
+    )
+    model: str | None = Field(default=None, description="Agent model; default: the server's.")
+
+
+def chat_request_model(max_message_chars: int, model_ids: Sequence[str]) -> type[ChatRequest]:
+    """The chat body with the message limit and the selectable models of one deployment."""
+    message = Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=max_message_chars,
+            pattern=NON_BLANK_PATTERN,
+            description=("The user's message: not blank; over the limit is `413 message_too_long`."),
+        ),
+    ]
+    model_id: Any = Literal[tuple(model_ids)]
+    return create_model(
+        "ChatRequest",
+        __base__=ChatRequest,
+        __module__=__name__,
+        message=(message, ...),
+        model=(model_id | None, Field(default=None, description="Agent model; default: the server's.")),
+    )
+
+
+class ClientResponse(ResponseModel):
+    """Seed 002 §10.2 ClientResponse: what the app shows after a buffered turn."""
+
+    messages: list[str]
+    exercises: list[dict[str, Any]] | None = None
+    question: dict[str, Any] | None = None
+
+
+class Action(ResponseModel):
+    """One tool call of the turn with its result."""
+
+    tool: str
+    args: dict[str, Any]
+    result: dict[str, Any]
+
+
+class ChatResponse(ResponseModel):
+    session_id: str = Field(alias="sessionId")
+    response: ClientResponse
+    iterations: int
+    actions: list[Action]
+    status: Literal["completed", "error"]
+
+    @classmethod
+    def from_turn(cls, result: TurnResult) -> ChatResponse:
+        return cls(
+            session_id=result.session_id,
+            response=ClientResponse.model_validate(asdict(result.response)),
+            iterations=result.iterations,
+            actions=[Action.model_validate(action.as_json()) for action in result.actions],
+            status=result.status,
+        )
+
+
+# --- sessions -----------------------------------------------------------------------------------
+
+
+class KnowledgeRef(store.KnowledgeRef):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+
+class Session(store.Session):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    knowledge_in_context: list[KnowledgeRef] = Field(default_factory=list)  # type: ignore[assignment]
+
+    @classmethod
+    def of(cls, session: store.Session) -> Session:
+        return cls.model_validate(session.model_dump())
+
+
+class Event(store.Event):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    @classmethod
+    def of(cls, event: store.Event) -> Event:
+        return cls.model_validate(event.model_dump())
+
+
+class SessionResponse(ResponseModel):
+    session: Session
+
+
+class SessionList(ResponseModel):
+    sessions: list[Session] = Field(description="Newest first.")
+
+
+class SessionDetail(ResponseModel):
+    session: Session
+    recent_actions: list[Event] = Field(
+        alias="recentActions",
+        description="The last user messages, tool calls, tool results and artifacts, oldest first.",
+    )
+
+
+class EventsPage(ResponseModel):
+    events: list[Event]
+    next_after: int | None = Field(
+        alias="nextAfter", description="Pass back as `after` for the next page; null on the last page."
+    )
+
+
+# --- user settings, history, distribution -------------------------------------------------------
+
+Weekday = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+WEEKDAY_PATTERN = (
+    "^(?:[Mm][Oo][Nn](?:[Dd][Aa][Yy])?|[Tt][Uu][Ee](?:[Ss][Dd][Aa][Yy])?"
+    "|[Ww][Ee][Dd](?:[Nn][Ee][Ss][Dd][Aa][Yy])?|[Tt][Hh][Uu](?:[Rr][Ss][Dd][Aa][Yy])?"
+    "|[Ff][Rr][Ii](?:[Dd][Aa][Yy])?|[Ss][Aa][Tt](?:[Uu][Rr][Dd][Aa][Yy])?|[Ss][Uu][Nn](?:[Dd][Aa][Yy])?)$"
+)
+TIME_ZONE_FORMAT = "iana-time-zone"
+TimeZone = Annotated[
+    str,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": TIME_ZONE_FORMAT,
+            "description": "An IANA time zone: `Europe/Berlin`, `UTC`.",
+        }
+    ),
+]
+"""`iana-time-zone` is a custom JSON Schema format: a name of the IANA time zone database."""
+
+
+class UserSettings(ResponseModel):
+    weight_unit: Literal["kg", "lbs"]
+    distance_unit: Literal["km", "mi"]
+    timezone: TimeZone
+    preferred_days: list[Weekday] = Field(description="Monday first.")
+
+
+class UserSettingsResponse(ResponseModel):
+    settings: UserSettings
+
+
+class UserSettingsUpdate(BaseModel):
+    """Only the fields given (and not null) change. A well-formed but unknown time zone is
+    `422 invalid_settings`; anything else the schema does not allow is `422 invalid_request`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    weight_unit: Literal["kg", "lbs"] | None = None
+    distance_unit: Literal["km", "mi"] | None = None
+    timezone: TimeZone | None = None
+    preferred_days: list[Annotated[str, Field(pattern=WEEKDAY_PATTERN)]] | None = Field(
+        default=None,
+        description="Weekday names or their first three letters, any case; stored and answered as "
+        "canonical names, Monday first, without duplicates.",
+    )
+
+
+class MuscleShare(ResponseModel):
+    muscle: str
+    share: float
+
+
+class GoalShare(ResponseModel):
+    goal: str
+    share: float
+
+
+class HistoryEntry(ResponseModel):
+    """One logged exercise, loads and distances in the unit they were logged in."""
+
+    id: UUID
+    performed_at: datetime
+    exercise_name: str
+    exercise_type: Literal["reps", "hold", "duration", "intervals"]
+    sets: int | None
+    reps: list[int] | None
+    load_each: list[float] | None
+    load_unit: Literal["kg", "lbs"] | None
+    hold_sec: list[int] | None
+    duration_min: float | None
+    distance: float | None
+    distance_unit: Literal["km", "mi"] | None
+    rounds: int | None
+    work_sec: int | None
+    rest_sec: int | None
+    rpe: float | None
+    muscles: list[MuscleShare]
+    goals: list[GoalShare]
+    session_id: str | None
+    workout_id: str | None
+    notes: str | None
+    created_at: datetime
+
+
+class ExerciseHistory(ResponseModel):
+    exercises: list[HistoryEntry] = Field(description="Newest first.")
+    days_back: int = Field(alias="daysBack")
+    limit: int
+
+
+class DistributionRow(ResponseModel):
+    name: str
+    target: float = Field(description="Normalised goal weight, 0..1.")
+    actual: float = Field(description="This name's fraction of all tracked work, 0..1.")
+    debt: float = Field(description="target - actual: positive means under-represented.")
+
+
+class Distribution(ResponseModel):
+    category: list[DistributionRow] = Field(description="Largest debt first.")
+    muscle: list[DistributionRow] = Field(description="Largest debt first.")
+    logged_count: int = Field(alias="loggedCount")
