@@ -4,6 +4,7 @@ trainer token --user <uuid> [--ttl SECONDS]   a dev HS256 bearer token signed wi
 trainer local [--data-dir .local] [--port N]  the local stack (what `make run` starts)
 trainer migrate                               apply the SQL migrations to DATABASE_URL
 trainer replay <session-id> [--user <uuid>]   print a session's timeline
+trainer invoke <FunctionLogicalId> -e events/<file>.json   a template function in-process, without Docker
 """
 
 from __future__ import annotations
@@ -48,12 +49,51 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     local.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
+    local.add_argument(
+        "--fake-llm",
+        type=int,
+        nargs="?",
+        const=0,
+        default=None,
+        metavar="LATENCY_MS",
+        help="serve the real Anthropic/OpenAI SDKs from a loopback fake in this process (ms per call)",
+    )
 
     commands.add_parser("migrate", help="apply migrations to DATABASE_URL")
 
     replay = commands.add_parser("replay", help="print a session's event timeline")
     replay.add_argument("session_id")
     replay.add_argument("--user", type=_uuid, default=None, help="only if the session belongs to this user")
+
+    invoke = commands.add_parser(
+        "invoke", help="invoke a template.yaml function in this process (sam local invoke, without Docker)"
+    )
+    invoke.add_argument("function", help="logical id in the template: ApiFunction, StreamFunction, ...")
+    invoke.add_argument(
+        "-e", "--event", default=None, help="event JSON file ('-': standard input; default: {})"
+    )
+    invoke.add_argument(
+        "-t", "--template", type=Path, default=None, help="SAM template (default: template.yaml)"
+    )
+    invoke.add_argument(
+        "--parameter-overrides", nargs="*", default=[], metavar="KEY=VALUE", help="template parameter values"
+    )
+    invoke.add_argument(
+        "-n",
+        "--env-vars",
+        type=Path,
+        default=None,
+        help='JSON {"<LogicalId>": {VAR: value}} or {"Parameters": ...}',
+    )
+    invoke.add_argument(
+        "--user",
+        type=_uuid,
+        default=None,
+        help="whose dev token replaces `Bearer REPLACE_WITH_JWT` in the event (default: the demo user)",
+    )
+    invoke.add_argument(
+        "--data-dir", type=Path, default=Path(".local"), help="embedded Postgres data (shared with make run)"
+    )
     return parser
 
 
@@ -73,13 +113,19 @@ def cmd_token(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_local(settings: Settings, args: argparse.Namespace) -> int:
+    import os
+
     from trainer.local.stack import StackOptions, default_template_path, run_local_stack
+
+    # One EMF line per turn on the console is noise locally; POWERTOOLS_METRICS_DISABLED=false shows them.
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
     options = StackOptions(
         data_dir=args.data_dir.resolve(),
         port=args.port,
         template_path=(args.template or default_template_path()).resolve(),
         log_level=args.log_level,
+        fake_llm_latency=None if args.fake_llm is None else args.fake_llm / 1000,
     )
     return run_local_stack(settings, options)
 
@@ -99,9 +145,9 @@ def cmd_replay(settings: Settings, args: argparse.Namespace) -> int:
     from trainer.agent.replay import format_timeline
     from trainer.store.models import Event
     from trainer.store.ports import SessionNotFound
-    from trainer.store.sessions import DynamoSessionStore
+    from trainer.store.sessions import DynamoSessionTable
 
-    store = DynamoSessionStore(settings)
+    store = DynamoSessionTable(settings)
     try:
         if args.user:
             store.get_session(args.user, args.session_id)
@@ -121,7 +167,67 @@ def cmd_replay(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"token": cmd_token, "local": cmd_local, "migrate": cmd_migrate, "replay": cmd_replay}
+def cmd_invoke(settings: Settings, args: argparse.Namespace) -> int:
+    """Prints the function's response on stdout (a web adapter function: its body as it streams);
+    the function's logs and EMF metrics, and the set-up messages, go to stderr."""
+    import contextlib
+    import json
+
+    from trainer.local.invoke import (
+        InvokeError,
+        invoke_function,
+        load_env_vars,
+        load_event,
+        local_stores,
+        model_passthrough,
+        parse_overrides,
+        template_functions,
+    )
+    from trainer.local.stack import DEMO_USER_ID, default_template_path
+
+    template = (args.template or default_template_path()).resolve()
+    try:
+        functions = template_functions(template)
+        if args.function not in functions:
+            raise InvokeError(
+                f"no function {args.function!r} in {template}; functions: {', '.join(functions)}"
+            )
+        event = load_event(args.event)
+        overrides = parse_overrides(args.parameter_overrides)
+        env_vars = load_env_vars(args.env_vars, args.function)
+    except (InvokeError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = sys.stdout
+    with (
+        contextlib.redirect_stdout(sys.stderr),  # everything but the response: logs, EMF, set-up
+        local_stores(settings, args.data_dir.resolve(), template, say=sys.stderr) as stores,
+    ):
+        result = invoke_function(
+            template,
+            args.function,
+            event,
+            stores=stores,
+            user_id=args.user or DEMO_USER_ID,
+            parameter_overrides=overrides,
+            env_overrides=env_vars,
+            passthrough=model_passthrough(settings),
+            body_out=out,
+        )
+    if result.status is not None and result.error is None:
+        print(f"\nHTTP {result.status} {result.headers.get('content-type', '')}".rstrip(), file=sys.stderr)
+    else:
+        print(json.dumps(result.payload), file=out)
+    return 0 if result.ok else 1
+
+
+COMMANDS = {
+    "token": cmd_token,
+    "local": cmd_local,
+    "migrate": cmd_migrate,
+    "replay": cmd_replay,
+    "invoke": cmd_invoke,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
