@@ -65,8 +65,8 @@ class StorePlanner(DemoPlanner):
 async def _run_real_loop(server: FakeLLMServer, settings: Settings) -> RecordingModel:
     from trainer.agent.context import ContextBuilder
     from trainer.agent.loop import AgentDeps, AgentLoop
-    from trainer.container import FixedModel
     from trainer.agent.tool_registry import ToolRegistry
+    from trainer.container import FixedModel
     from trainer.tools.communication import communication_tools
     from trainer.tools.workout import workout_tools
 

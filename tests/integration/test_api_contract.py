@@ -9,24 +9,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
 from jsonschema import Draft202012Validator
-from trainer.api.app import create_app
-from trainer.api.auth import mint_dev_token
-from trainer.container import Container, build_container
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.repositories import goals, history
 from trainer.store.sessions import DynamoSessionStore
 
 from scripts.export_openapi import OPENAPI_PATH, openapi_text
-from tests.fakes.agent_harness import RecordingPublisher
 
 WORKOUT_REQUEST = "Give me a quick chest workout"
 
@@ -96,41 +90,8 @@ def _header_value(value: str, schema: dict[str, Any]) -> Any:
 
 
 @pytest.fixture
-async def container(
-    aws_settings: Settings, session_store: DynamoSessionStore, db: Database
-) -> AsyncIterator[Container]:
-    built = await build_container(aws_settings, store=session_store, db=db, publisher=RecordingPublisher())
-    yield built
-    await built.aclose()
-
-
-@pytest.fixture
-async def app(container: Container) -> AsyncIterator[FastAPI]:
-    app = create_app(container)
-    yield app
-    await app.state.container_provider.turns.wait(30)
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://api.test", timeout=120) as http:
-        yield http
-
-
-@pytest.fixture
 async def contract(client: httpx.AsyncClient) -> Contract:
     return Contract((await client.get("/openapi.json")).json())
-
-
-@pytest.fixture
-def user(make_user: Callable[..., str]) -> str:
-    return make_user()
-
-
-@pytest.fixture
-def auth(aws_settings: Settings, user: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {mint_dev_token(aws_settings.jwt_secret.get_secret_value(), user)}"}
 
 
 async def chat_turn(client: httpx.AsyncClient, auth: dict[str, str], **body: Any) -> httpx.Response:

@@ -17,21 +17,17 @@ from zoneinfo import available_timezones
 
 import pytest
 import schemathesis
-from fastapi import FastAPI
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from schemathesis.python import asgi as schemathesis_asgi
-from starlette.types import Receive, Scope, Send
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
 from trainer.api.openapi import BEARER_SCHEME
 from trainer.api.schemas import TIME_ZONE_FORMAT
-from trainer.container import build_container
 from trainer.settings import Settings
-from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
 
-from tests.fakes.agent_harness import RecordingPublisher
+from tests.integration.conftest import RealStoresApp
 
 EXAMPLES_PER_OPERATION = 50
 EXAMPLES_PER_AGENT_TURN = 3
@@ -89,47 +85,6 @@ def contract_config(token: str) -> schemathesis.Config:
             ],
         }
     )
-
-
-class RealStoresApp:
-    """The API on the stores `use()` names; its ASGI lifespan builds the container (and closes it)."""
-
-    def __init__(self) -> None:
-        self.stores: tuple[Settings, DynamoSessionStore, str] | None = None
-        self.app: FastAPI | None = None
-        self.db: Database | None = None
-
-    def use(self, settings: Settings, store: DynamoSessionStore, pg_url: str) -> None:
-        self.stores = (settings, store, pg_url)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
-            return
-        assert self.app is not None, "the lifespan has not started"
-        await self.app(scope, receive, send)
-
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                assert self.stores is not None, "use() names the stores first"
-                settings, store, pg_url = self.stores
-                self.db = Database(pg_url, min_size=1, max_size=4)
-                await self.db.open()
-                container = await build_container(
-                    settings, store=store, db=self.db, publisher=RecordingPublisher()
-                )
-                self.app = create_app(container)
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                if self.app is not None:
-                    await self.app.state.container_provider.shutdown()
-                if self.db is not None:
-                    await self.db.close()
-                self.app = self.db = None
-                await send({"type": "lifespan.shutdown.complete"})
-                return
 
 
 DOCUMENT = create_app(settings=Settings()).openapi()

@@ -13,8 +13,8 @@ from types import ModuleType
 from typing import Any, cast
 
 import pytest
-from trainer.jobs import checkpoint, costs
 from trainer.agent.checkpoint import render_checkpoint
+from trainer.jobs import checkpoint, costs
 from trainer.jobs.checkpoint import CheckpointDeps
 from trainer.jobs.costs import CostDeps
 from trainer.local.bus import LocalLambdaContext

@@ -1,4 +1,5 @@
-"""DynamoSessionTable (and its async DynamoSessionStore) against a moto server: sequencing, leases, expiry, isolation, paging, large items."""
+"""DynamoSessionTable (and its async DynamoSessionStore) on a moto server: sequencing, leases, expiry,
+isolation, paging, large items."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ def kinds(events: list[dict[str, Any]]) -> list[str]:
     for e in events:
         if e["type"] == "status":
             out.append(f"status:{e['data']['phase']}")
-        elif e["type"] in ("knowledge", "done", "error", "message_delta"):
+        elif e["type"] in ("session", "knowledge", "done", "error", "message_delta"):
             out.append(e["type"])
         else:
             out.append(f"{e['type']}:{e.get('status') or e['data'].get('status')}")
@@ -50,6 +50,7 @@ async def workout_turn() -> tuple[Any, Any]:
 async def test_streaming_events_arrive_in_the_correct_order() -> None:
     h, _ = await workout_turn()
     assert kinds(h.emitted) == [
+        "session",
         "knowledge",
         "status:start",
         "generate_workout:running",
@@ -121,9 +122,18 @@ async def test_message_notify_user_results_with_artifacts_include_the_artifact_p
     assert len(notify["artifact"]["payload"]["exercises"]) == 3
 
 
+async def test_the_first_frame_names_the_session_before_any_model_call() -> None:
+    """Finding 7: a phone that loses the stream still knows which session to catch up on."""
+    h, result = await workout_turn()
+    assert strip_seq(h.emitted)[0] == {"type": "session", "sessionId": result.session_id}
+    assert h.emitted[0]["seq"] < min(
+        e["seq"] for e in h.emitted if e["type"] in ("generate_workout", "message_delta")
+    )
+
+
 async def test_knowledge_events_are_emitted_as_data_sources_are_loaded() -> None:
     h, _ = await workout_turn()
-    first = strip_seq(h.emitted)[0]
+    first = strip_seq(h.emitted)[1]
     assert first["type"] == "knowledge"
     assert first["data"]["source"] == "category_goals" and first["data"]["status"] == "done"
 

@@ -114,12 +114,51 @@ def test_stream_function_runs_under_the_lambda_web_adapter() -> None:
     assert variables["AWS_LAMBDA_EXEC_WRAPPER"] == "/opt/bootstrap"
     assert variables["AWS_LWA_INVOKE_MODE"] == "response_stream"
     assert {"Fn::Sub": STREAM_LAYER} in stream["Layers"]
-    assert stream["Timeout"] >= 300
+    assert parameter_default(stream["Timeout"]) >= 300
     assert sam()["Globals"]["Function"]["Architectures"] == ["x86_64"]
     run_sh = ROOT / "functions" / "stream" / "run.sh"
     assert run_sh.stat().st_mode & 0o111, "run.sh must be executable"
     assert "uvicorn trainer.api.app:create_app --factory" in run_sh.read_text()
     assert "AWS_LWA_PORT" in run_sh.read_text()
+
+
+def parameter_default(value: Any) -> Any:
+    """A literal, or the default of the parameter a `!Ref` names."""
+    if isinstance(value, dict) and set(value) == {"Ref"}:
+        return sam()["Parameters"][value["Ref"]]["Default"]
+    return value
+
+
+@pytest.mark.parametrize("name", ["ApiFunction", "StreamFunction"])
+def test_no_turn_lease_outlives_its_function(name: str) -> None:
+    """The function's timeout and the TRAINER_FUNCTION_TIMEOUT_SECONDS that caps its turn leases come
+    from one parameter, and the default lease is shorter than every default timeout."""
+    properties = function(name)
+    timeout = properties["Timeout"]
+    assert isinstance(timeout, dict) and "Ref" in timeout, "the timeout must be a parameter"
+    assert properties["Environment"]["Variables"]["TRAINER_FUNCTION_TIMEOUT_SECONDS"] == timeout
+    from trainer.settings import Settings
+
+    settings = Settings(TRAINER_FUNCTION_TIMEOUT_SECONDS=parameter_default(timeout))
+    assert settings.turn_lease_seconds <= parameter_default(timeout)
+    assert settings.turn_lease_seconds <= 60, "a dead turn must free its session within a minute"
+
+
+def test_the_checkpoint_lease_fits_in_the_checkpoint_function() -> None:
+    from trainer.agent.checkpoint import CHECKPOINT_LEASE_SECONDS
+
+    timeout = parameter_default(function("CheckpointFunction").get("Timeout"))
+    assert min(timeout, 60) >= CHECKPOINT_LEASE_SECONDS
+
+
+@pytest.mark.parametrize(("name", "bad"), [("JwksUrl", ""), ("JwtIssuer", ""), ("JwtAudience", "")])
+def test_auth_parameters_cannot_deploy_empty(name: str, bad: str) -> None:
+    """An empty JwksUrl would leave verification to the public development secret (the function
+    refuses that too, at run time); issuer and audience are always checked."""
+    parameter = sam()["Parameters"][name]
+    assert not re.fullmatch(parameter["AllowedPattern"], bad)
+    if name == "JwksUrl":
+        assert re.fullmatch(parameter["AllowedPattern"], "https://cognito-idp.example/.well-known/jwks.json")
 
 
 def test_buffered_routes_are_all_on_the_api_function_and_never_streamed() -> None:

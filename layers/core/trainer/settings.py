@@ -55,6 +55,16 @@ class Settings(BaseSettings):
     """A user's daily budget (UTC days): over either, a turn is refused with 429."""
     heartbeat_seconds: float = Field(default=15.0, alias="TRAINER_HEARTBEAT_SECONDS")
     log_level: str = Field(default="INFO", alias="POWERTOOLS_LOG_LEVEL")
+    lambda_function_name: str | None = Field(default=None, alias="AWS_LAMBDA_FUNCTION_NAME")
+    """Set by the Lambda runtime: the process is a deployed function, not the local stack."""
+
+    @property
+    def deployed(self) -> bool:
+        return self.lambda_function_name is not None
+
+    @property
+    def uses_default_jwt_secret(self) -> bool:
+        return self.jwt_secret.get_secret_value() == LOCAL_JWT_SECRET
 
     @property
     def turn_lease_seconds(self) -> int:

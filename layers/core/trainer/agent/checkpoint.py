@@ -28,7 +28,7 @@ from trainer.store.ports import SessionStore
 logger = logging.getLogger(__name__)
 
 LEASE_HOLDER_PREFIX = "checkpoint:"
-CHECKPOINT_LEASE_SECONDS = 120
+CHECKPOINT_LEASE_SECONDS = 45
 USER_MESSAGE_CHARS = 40
 RESULT_CHARS = 30
 

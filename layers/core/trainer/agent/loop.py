@@ -33,6 +33,7 @@ from trainer.frames import (
     done_frame,
     error_frame,
     message_delta_frame,
+    session_frame,
     status_frame,
     tool_start_frame,
 )
@@ -47,7 +48,7 @@ from trainer.store.models import (
     KnowledgeRef,
     Session,
 )
-from trainer.store.ports import LeaseHeld, SessionStore
+from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionStore, StoreUnavailable
 from trainer.tools.base import Reply, ToolContext, ToolResult, WorkoutCoach
 
 logger = logging.getLogger(__name__)
@@ -288,6 +289,7 @@ class AgentLoop:
         )
         turn.lease = keeper
         keeper.start()
+        await turn.emit(session_frame(session.id))
         try:
             await turn.hook("on_turn_start", session, message)
             if interrupted is not None and interrupted.startswith(TURN_HOLDER_PREFIX):
@@ -295,6 +297,10 @@ class AgentLoop:
             await turn.checkpoint_if_over_hard_limit()
             return await turn.run(message, current_workout)
         except TurnFailed:
+            raise
+        except (StoreUnavailable, DatabaseUnavailable) as exc:
+            logger.exception("a store failed during the turn in session %s", session.id)
+            await turn.fail(exc, "agent_loop")
             raise
         except Exception as exc:
             logger.exception("turn failed in session %s", session.id)

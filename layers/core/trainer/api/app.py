@@ -19,6 +19,7 @@ from fastapi.routing import APIRoute
 from trainer import __version__
 from trainer.api.auth import TokenVerifier
 from trainer.api.errors import BodySizeLimitMiddleware, CatchAllMiddleware, install_error_handlers
+from trainer.api.json_guard import JsonBodyGuardMiddleware
 from trainer.api.logging import CorrelationIdMiddleware, logger
 from trainer.api.openapi import install_openapi
 from trainer.api.routes import agent, health, sessions, user_data
@@ -112,6 +113,7 @@ def create_app(container: Container | None = None, *, settings: Settings | None 
     )
     app.state.container_provider = provider
     install_error_handlers(app)
+    app.add_middleware(JsonBodyGuardMiddleware)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)
     app.add_middleware(CorrelationIdMiddleware)

@@ -1,12 +1,16 @@
-"""Bearer-token verification (PyJWT).
+"""Bearer-token verification (PyJWT). It fails closed.
 
 Two modes, chosen by configuration:
 - TRAINER_JWKS_URL set: RS256/ES256 tokens verified against the JWKS (Cognito, Supabase asymmetric
   keys). Keys are cached by PyJWKClient; the fetch runs in a worker thread. HS256 is refused in
-  this mode, so the public local default secret can never open a deployed API.
-- otherwise: HS256 with TRAINER_JWT_SECRET (local development; Supabase legacy JWT secret).
-Issuer and audience are checked whenever they are configured, in either mode. `sub` is the user
-id and must be a UUID (the domain tables key users by UUID).
+  this mode, and a token whose algorithm does not match its key is 401.
+- otherwise: HS256 with TRAINER_JWT_SECRET (local development; Supabase legacy JWT secret). In a
+  deployed function (the Lambda runtime's variables are set) the public default secret is refused:
+  without a JWKS URL and a secret of its own the API answers 503 `auth_misconfigured` to everyone,
+  and says why in the logs when it starts.
+`exp` must be a number. Issuer and audience are checked whenever they are configured, in either
+mode; with no audience configured, a token that names one is refused (it cannot be checked). `sub`
+is the user id and must be a UUID (the domain tables key users by UUID).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from trainer.api.errors import ApiError
+from trainer.api.logging import logger
 from trainer.settings import Settings
 
 if TYPE_CHECKING:
@@ -49,12 +54,25 @@ def bearer_token(authorization: str | None) -> str:
     return token.strip()
 
 
+def misconfiguration(settings: Settings) -> str | None:
+    """Why this deployment must not verify tokens at all, or None."""
+    if settings.deployed and not settings.jwks_url and settings.uses_default_jwt_secret:
+        return (
+            "TRAINER_JWKS_URL is empty and TRAINER_JWT_SECRET is the public development default: "
+            "anyone could mint a token. Set the JwksUrl parameter (or a secret of your own)."
+        )
+    return None
+
+
 class TokenVerifier:
     def __init__(self, settings: Settings, *, jwks_client: jwt.PyJWKClient | None = None) -> None:
         self.issuer = settings.jwt_issuer
         self.audience = settings.jwt_audience
         self._secret = settings.jwt_secret.get_secret_value()
         self._jwks: jwt.PyJWKClient | None = jwks_client
+        self.refusal = misconfiguration(settings)
+        if self.refusal:
+            logger.error("authentication refused for every request: %s", self.refusal)
         if self._jwks is None and settings.jwks_url:
             import jwt
 
@@ -67,6 +85,8 @@ class TokenVerifier:
     async def verify(self, token: str) -> Principal:
         import jwt
 
+        if self.refusal:
+            raise ApiError(503, "auth_misconfigured", "Authentication is not configured on this deployment.")
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
@@ -74,15 +94,19 @@ class TokenVerifier:
         if self._jwks is not None:
             if header.get("alg") not in JWKS_ALGORITHMS:
                 raise unauthorized("invalid_token", "The token's signing algorithm is not accepted.")
-            key = await self._signing_key(token)
+            key = await self._signing_key(token, str(header.get("alg")))
             claims = self._decode(token, key, JWKS_ALGORITHMS)
         else:
             if header.get("alg") not in HS_ALGORITHMS:
                 raise unauthorized("invalid_token", "The token's signing algorithm is not accepted.")
             claims = self._decode(token, self._secret, HS_ALGORITHMS)
+        if isinstance(claims.get("exp"), bool) or not isinstance(claims.get("exp"), int | float):
+            raise unauthorized("invalid_token", "The token's 'exp' claim must be a number.")
+        if self.audience is None and "aud" in claims:
+            raise unauthorized("invalid_audience", "The token names an audience this API does not check.")
         return Principal(user_id=_user_id(claims), claims=claims)
 
-    async def _signing_key(self, token: str) -> Any:
+    async def _signing_key(self, token: str, alg: str) -> Any:
         import jwt
 
         assert self._jwks is not None
@@ -92,6 +116,8 @@ class TokenVerifier:
             raise ApiError(503, "auth_unavailable", "The signing keys could not be fetched.") from None
         except jwt.PyJWTError:
             raise unauthorized("invalid_token", "The token's signing key is unknown.") from None
+        if getattr(signing_key, "algorithm_name", alg) != alg:
+            raise unauthorized("invalid_token", "The token's algorithm does not match its signing key.")
         return signing_key.key
 
     def _decode(self, token: str, key: Any, algorithms: list[str]) -> dict[str, Any]:
@@ -120,6 +146,8 @@ class TokenVerifier:
             raise unauthorized("invalid_token", f"The token has no '{exc.claim}' claim.") from None
         except jwt.PyJWTError:
             raise unauthorized("invalid_token", "The token is not valid.") from None
+        except (TypeError, ValueError):
+            raise unauthorized("invalid_token", "The token does not fit its signing key.") from None
 
 
 def _user_id(claims: dict[str, Any]) -> str:

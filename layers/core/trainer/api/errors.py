@@ -16,9 +16,12 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from trainer.agent.budget import BudgetExceeded
 from trainer.api.logging import logger
 from trainer.api.schemas import Error, ErrorDetail, ErrorInfo
-from trainer.store.ports import LeaseHeld, SessionNotFound
+from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
+
+RETRY_AFTER_SECONDS = 2
 
 
 class ApiError(HTTPException):
@@ -152,12 +155,42 @@ async def _lease_held(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _budget_exceeded(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, BudgetExceeded)
+    return error_response(
+        429, "budget_exceeded", str(exc), headers={"Retry-After": str(exc.retry_after_seconds)}
+    )
+
+
+async def _store_unavailable(_: Request, exc: Exception) -> JSONResponse:
+    logger.warning("session store unavailable", exc_info=exc)
+    return error_response(
+        503,
+        "store_unavailable",
+        "Sessions cannot be reached right now; please retry shortly.",
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
+async def _database_unavailable(_: Request, exc: Exception) -> JSONResponse:
+    logger.warning("database unavailable", exc_info=exc)
+    return error_response(
+        503,
+        "database_unavailable",
+        "Your training data cannot be reached right now; please retry shortly.",
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(SessionNotFound, _session_not_found)
     app.add_exception_handler(LeaseHeld, _lease_held)
+    app.add_exception_handler(BudgetExceeded, _budget_exceeded)
+    app.add_exception_handler(StoreUnavailable, _store_unavailable)
+    app.add_exception_handler(DatabaseUnavailable, _database_unavailable)
 
 
 def body_too_large(limit: int) -> ApiError:

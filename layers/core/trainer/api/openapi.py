@@ -33,7 +33,7 @@ UNAUTHORIZED_CODES = (
     "invalid_issuer",
 )
 
-AUTHENTICATED: ErrorCodes = {401: UNAUTHORIZED_CODES, 503: ("auth_unavailable",)}
+AUTHENTICATED: ErrorCodes = {401: UNAUTHORIZED_CODES, 503: ("auth_unavailable", "auth_misconfigured")}
 """Every route behind the bearer token."""
 JSON_BODY: ErrorCodes = {
     400: ("malformed_json", "invalid_body"),
@@ -45,6 +45,8 @@ INVALID_QUERY: ErrorCodes = {422: ("invalid_request",)}
 SESSION_SCOPED: ErrorCodes = {404: ("session_not_found",)}
 SESSION_LEASE: ErrorCodes = {409: ("turn_in_progress",)}
 DATABASE: ErrorCodes = {503: ("database_unavailable",)}
+SESSION_STORE: ErrorCodes = {503: ("store_unavailable",)}
+"""Every route that reads or writes sessions (DynamoDB)."""
 
 HEADERS: dict[int, dict[str, Any]] = {
     401: {
@@ -58,6 +60,13 @@ HEADERS: dict[int, dict[str, Any]] = {
         "Retry-After": {
             "description": "Seconds until the budget allows another turn.",
             "required": True,
+            "schema": {"type": "integer", "minimum": 0},
+        }
+    },
+    503: {
+        "Retry-After": {
+            "description": "Seconds after which a retry may succeed (absent for `auth_misconfigured`).",
+            "required": False,
             "schema": {"type": "integer", "minimum": 0},
         }
     },

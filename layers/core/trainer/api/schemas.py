@@ -16,6 +16,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
+from trainer.domain.workout import ClientWorkout
 from trainer.store import models as store
 
 if TYPE_CHECKING:
@@ -102,8 +103,10 @@ class ChatRequest(BaseModel):
         alias="sessionId",
         description="Continue this session; default: the most recent active one.",
     )
-    current_workout: dict[str, Any] | None = Field(
-        default=None, alias="currentWorkout", description="The workout the app is showing, if any."
+    current_workout: ClientWorkout | None = Field(
+        default=None,
+        alias="currentWorkout",
+        description="The workout the app is showing, if any: the exercises a reply gave it.",
     )
     model: str | None = Field(default=None, description="Agent model; default: the server's.")
 

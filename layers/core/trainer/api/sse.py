@@ -19,7 +19,16 @@ from typing import Any
 from pydantic import BaseModel
 
 from trainer.api.logging import logger
-from trainer.frames import DoneFrame, ErrorFrame, Frame, FrameSink, done_frame, error_frame, frame_json
+from trainer.frames import (
+    DoneFrame,
+    ErrorFrame,
+    Frame,
+    FrameSink,
+    SessionFrame,
+    done_frame,
+    error_frame,
+    frame_json,
+)
 
 SSE_HEADERS = {
     "Cache-Control": "no-cache",
@@ -28,14 +37,17 @@ SSE_HEADERS = {
 }
 SSE_MEDIA_TYPE = "text/event-stream"
 HEARTBEAT = b": heartbeat\n\n"
+SESSION_HEADER = "X-Session-Id"
 
 STREAM_RESPONSE: dict[str, Any] = {
     "description": (
         "The turn as Server-Sent Events. Each event is `id: <seq>\\ndata: <Frame JSON>\\n\\n`, where "
         "`<seq>` is the last session event persisted when the frame was sent (it never decreases; "
         "pass it as `after` to `GET /agent/sessions/{session_id}/events` to catch up) and the data "
-        "is one `Frame`. A `: heartbeat` comment is sent after a quiet interval. `done` is always "
-        "the last frame; a failure during the turn is an `error` frame before it."
+        "is one `Frame`. The first frame is `session` (the session the turn runs in, also in the "
+        "`X-Session-Id` header), sent before any model call. A `: heartbeat` comment is sent after a "
+        "quiet interval. `done` is always the last frame; a failure during the turn is an `error` "
+        "frame before it."
     ),
     "content": {
         SSE_MEDIA_TYPE: {
@@ -58,8 +70,15 @@ STREAM_RESPONSE: dict[str, Any] = {
         }
     },
     "headers": {
-        name: {"required": True, "schema": {"type": "string", "const": SSE_HEADERS[name]}}
-        for name in ("Cache-Control", "X-Accel-Buffering")
+        **{
+            name: {"required": True, "schema": {"type": "string", "const": SSE_HEADERS[name]}}
+            for name in ("Cache-Control", "X-Accel-Buffering")
+        },
+        SESSION_HEADER: {
+            "description": "The session the turn runs in (a new one when the request named none).",
+            "required": True,
+            "schema": {"type": "string"},
+        },
     },
 }
 """The OpenAPI 200 response of a streamed turn."""
@@ -127,8 +146,12 @@ class TurnStream:
         self._listening = True
         self._committed = False
         self._early: BaseException | None = None
+        self.session_id: str | None = None
+        """The session the turn runs in, from its first frame (for the X-Session-Id header)."""
 
     async def _emit(self, frame: Frame, seq: int) -> None:
+        if isinstance(frame, SessionFrame) and self.session_id is None:
+            self.session_id = frame.session_id
         self._signal.set()
         if self._listening:
             self._queue.put_nowait((frame, seq))

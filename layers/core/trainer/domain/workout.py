@@ -65,8 +65,9 @@ class ExerciseGroup(BaseModel):
     )
 
 
-class Exercise(BaseModel):
-    """One exercise. Fields beyond the common ones depend on `exercise_type`."""
+class ExerciseFields(BaseModel):
+    """The fields of an exercise with their types and bounds (what a JSON Schema can say); `Exercise`
+    adds the rules between fields."""
 
     model_config = STRICT_NUMBERS
 
@@ -96,6 +97,10 @@ class Exercise(BaseModel):
     rounds: int | None = Field(default=None, ge=1, le=100)
     work_sec: int | None = Field(default=None, ge=1, le=3600)
     completed: bool = False
+
+
+class Exercise(ExerciseFields):
+    """One exercise. Fields beyond the common ones depend on `exercise_type`."""
 
     @model_validator(mode="after")
     def _check(self) -> Self:
@@ -156,6 +161,17 @@ class Workout(BaseModel):
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+
+class ClientWorkout(BaseModel):
+    """The workout the app is showing, sent back with a message: the exercises a turn's reply gave it
+    (with the ids and `completed` flags the server set). Every field is typed and bounded as in a
+    workout; the rules between fields are not enforced here (the turn only shows it to the model)."""
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+    workout_id: str | None = Field(default=None, max_length=64)
+    title: str | None = Field(default=None, max_length=120)
+    exercises: list[ExerciseFields] = Field(default_factory=list, max_length=30)
 
 
 def group_problems(exercises: list[Exercise]) -> list[str]:

@@ -52,6 +52,7 @@ import importlib
 import json
 import os
 import re
+import secrets
 import shlex
 import sys
 import threading
@@ -65,7 +66,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlencode, urlparse
 
-from trainer.settings import Settings, get_settings
+from trainer.settings import LOCAL_JWT_SECRET, Settings, get_settings
 from trainer.store.dynamo_tables import (
     EVENT_BUS_ID,
     IDEMPOTENCY_TABLE_ID,
@@ -729,6 +730,15 @@ def invoke_function(
         invoked_function_arn=f"arn:aws:lambda:{stores.region}:{LOCAL_ACCOUNT}:function:{logical_id}",
     )
     environment = lambda_environment(spec, context, stores, passthrough=passthrough, overrides=env_overrides)
+    if not environment.get("TRAINER_JWKS_URL") and environment.get(
+        "TRAINER_JWT_SECRET", LOCAL_JWT_SECRET
+    ) in (
+        LOCAL_JWT_SECRET,
+        "",
+    ):
+        # A deployed function refuses the public development secret (trainer.api.auth): give this
+        # invocation one of its own, which the event's dev token is then minted with.
+        environment["TRAINER_JWT_SECRET"] = secrets.token_urlsafe(32)
     redirect = contextlib.redirect_stdout(logs) if logs is not None else contextlib.nullcontext()
     with _process_environment(environment), redirect:
         _fresh_execution_environment()

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, OperationalError
 from psycopg.rows import dict_row
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+from trainer.store.ports import DatabaseUnavailable
 
 
 class Database:
@@ -31,12 +33,16 @@ class Database:
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[AsyncConnection]:
-        async with self._pool.connection() as conn:
-            yield conn
+        """A pooled connection; an unreachable server is DatabaseUnavailable."""
+        try:
+            async with self._pool.connection() as conn:
+                yield conn
+        except (PoolTimeout, OperationalError) as exc:
+            raise DatabaseUnavailable("the database is not reachable") from exc
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncConnection]:
-        async with self._pool.connection() as conn, conn.transaction():
+        async with self.connection() as conn, conn.transaction():
             yield conn
 
     async def ping(self) -> bool:

@@ -6,11 +6,14 @@ create their tables from the same definitions CloudFormation deploys (ARCHITECTU
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from trainer.settings import Settings, get_settings
+from trainer.store.ports import StoreUnavailable
 
 if TYPE_CHECKING:
     import yaml
@@ -123,3 +126,35 @@ def aws_client(service: str, settings: Settings, **config: Any) -> Any:
             options["aws_access_key_id"] = "testing"
             options["aws_secret_access_key"] = "testing"
     return boto3.client(service, **options)
+
+
+UNAVAILABLE_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "ThrottlingException",
+        "InternalServerError",
+        "ServiceUnavailable",
+    }
+)
+
+
+def is_unavailable(error: Exception) -> bool:
+    """A connection failure, a timeout or throttling that outlasted boto3's retries (not a condition
+    failure or a bad request)."""
+    from botocore.exceptions import ConnectionError as BotoConnectionError
+    from botocore.exceptions import HTTPClientError
+
+    code = str(getattr(error, "response", {}).get("Error", {}).get("Code", ""))
+    return isinstance(error, BotoConnectionError | HTTPClientError) or code in UNAVAILABLE_CODES
+
+
+async def in_thread[T](call: Callable[..., T], *args: Any) -> T:
+    """A blocking DynamoDB call run in a worker thread; an unreachable or throttling DynamoDB is
+    StoreUnavailable."""
+    try:
+        return await asyncio.to_thread(call, *args)
+    except Exception as exc:
+        if is_unavailable(exc):
+            raise StoreUnavailable("the session store is not reachable") from exc
+        raise

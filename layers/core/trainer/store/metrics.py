@@ -5,13 +5,12 @@ Item `PK=USER#<uid>, SK=DAY#<yyyy-mm-dd>`; counters are incremented atomically w
 
 from __future__ import annotations
 
-import asyncio
 import re
 from datetime import date
 from typing import Any
 
 from trainer.settings import Settings
-from trainer.store.dynamo_tables import aws_client
+from trainer.store.dynamo_tables import aws_client, in_thread
 
 _COUNTER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _RESERVED = frozenset({"user_id", "day", "updated_at", "expires_at"})
@@ -85,5 +84,5 @@ class DynamoDailyUsage:
         self._metrics = metrics
 
     async def usage(self, user_id: str, day: date) -> dict[str, float]:
-        counters = await asyncio.to_thread(self._metrics.get, user_id, day)
+        counters = await in_thread(self._metrics.get, user_id, day)
         return {name: float(value) for name, value in counters.items()}

@@ -19,6 +19,14 @@ class LeaseHeld(RuntimeError):
     """Another turn (or a checkpoint) holds the session's lease."""
 
 
+class StoreUnavailable(RuntimeError):
+    """The session store cannot be reached or is throttling; retrying shortly may work."""
+
+
+class DatabaseUnavailable(RuntimeError):
+    """The domain database cannot be reached; retrying shortly may work."""
+
+
 class SessionStore(Protocol):
     async def create_session(self, user_id: str) -> Session: ...
 

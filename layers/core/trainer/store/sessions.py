@@ -26,7 +26,6 @@ DynamoDB deletes expired items lazily, so reads skip items whose `expires_at` is
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import random
@@ -43,7 +42,7 @@ from uuid import UUID, uuid4
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from trainer.settings import Settings
-from trainer.store.dynamo_tables import aws_client
+from trainer.store.dynamo_tables import aws_client, in_thread
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
 from trainer.store.ports import LeaseHeld, SessionNotFound
 
@@ -782,28 +781,29 @@ class DynamoSessionTable:
 
 class DynamoSessionStore:
     """The async `SessionStore` port on DynamoDB: each call runs the blocking table operation in a
-    worker thread, so callers never block the event loop."""
+    worker thread, so callers never block the event loop; a store that cannot be reached (or keeps
+    throttling after boto3's retries) is StoreUnavailable."""
 
     def __init__(self, settings: Settings, client: Any = None, clock: Clock | None = None) -> None:
         self.table = DynamoSessionTable(settings, client=client, clock=clock)
 
     async def create_session(self, user_id: str) -> Session:
-        return await asyncio.to_thread(self.table.create_session, user_id)
+        return await in_thread(self.table.create_session, user_id)
 
     async def get_or_create_session(self, user_id: str, session_id: str | None = None) -> Session:
-        return await asyncio.to_thread(self.table.get_or_create_session, user_id, session_id)
+        return await in_thread(self.table.get_or_create_session, user_id, session_id)
 
     async def get_session(self, user_id: str, session_id: str) -> Session:
-        return await asyncio.to_thread(self.table.get_session, user_id, session_id)
+        return await in_thread(self.table.get_session, user_id, session_id)
 
     async def load_session(self, session_id: str) -> Session:
-        return await asyncio.to_thread(self.table.load_session, session_id)
+        return await in_thread(self.table.load_session, session_id)
 
     async def list_sessions(self, user_id: str, limit: int = 10) -> list[Session]:
-        return await asyncio.to_thread(self.table.list_sessions, user_id, limit)
+        return await in_thread(self.table.list_sessions, user_id, limit)
 
     async def delete_session(self, user_id: str, session_id: str) -> None:
-        await asyncio.to_thread(self.table.delete_session, user_id, session_id)
+        await in_thread(self.table.delete_session, user_id, session_id)
 
     async def append_event(
         self,
@@ -812,7 +812,7 @@ class DynamoSessionStore:
         data: dict[str, Any],
         duration_ms: int | None = None,
     ) -> Event:
-        return await asyncio.to_thread(self.table.append_event, session_id, event_type, data, duration_ms)
+        return await in_thread(self.table.append_event, session_id, event_type, data, duration_ms)
 
     async def read_events(
         self,
@@ -821,31 +821,31 @@ class DynamoSessionStore:
         limit: int | None = None,
         types: frozenset[EventType] | None = None,
     ) -> EventPage:
-        return await asyncio.to_thread(self.table.read_events, session_id, after, limit, types)
+        return await in_thread(self.table.read_events, session_id, after, limit, types)
 
     async def update_session(self, session_id: str, **fields: Any) -> Session:
-        return await asyncio.to_thread(lambda: self.table.update_session(session_id, **fields))
+        return await in_thread(lambda: self.table.update_session(session_id, **fields))
 
     async def add_knowledge(self, session_id: str, refs: list[KnowledgeRef]) -> None:
-        await asyncio.to_thread(self.table.add_knowledge, session_id, refs)
+        await in_thread(self.table.add_knowledge, session_id, refs)
 
     async def add_usage(self, session_id: str, **increments: float) -> Session:
-        return await asyncio.to_thread(lambda: self.table.add_usage(session_id, **increments))
+        return await in_thread(lambda: self.table.add_usage(session_id, **increments))
 
     async def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> str | None:
-        return await asyncio.to_thread(self.table.acquire_lease, session_id, holder, ttl_seconds)
+        return await in_thread(self.table.acquire_lease, session_id, holder, ttl_seconds)
 
     async def renew_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
-        await asyncio.to_thread(self.table.renew_lease, session_id, holder, ttl_seconds)
+        await in_thread(self.table.renew_lease, session_id, holder, ttl_seconds)
 
     async def release_lease(self, session_id: str, holder: str) -> None:
-        await asyncio.to_thread(self.table.release_lease, session_id, holder)
+        await in_thread(self.table.release_lease, session_id, holder)
 
     async def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.table.get_state, session_id, key)
+        return await in_thread(self.table.get_state, session_id, key)
 
     async def put_state(self, session_id: str, key: str, value: dict[str, Any]) -> None:
-        await asyncio.to_thread(self.table.put_state, session_id, key, value)
+        await in_thread(self.table.put_state, session_id, key, value)
 
     async def delete_state(self, session_id: str, key: str) -> None:
-        await asyncio.to_thread(self.table.delete_state, session_id, key)
+        await in_thread(self.table.delete_state, session_id, key)

@@ -19,28 +19,41 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 
+from trainer.agent.budget import BudgetExceeded
 from trainer.api.errors import ApiError, is_malformed_json, is_not_an_object, request_error
 from trainer.api.logging import logger
 from trainer.api.openapi import (
     AUTHENTICATED,
+    DATABASE,
     JSON_BODY,
     SESSION_LEASE,
     SESSION_SCOPED,
+    SESSION_STORE,
     error_responses,
     session_links,
 )
 from trainer.api.routes import ContainerDep, RegisteredUserId, TurnsDep
 from trainer.api.schemas import ChatRequest, ChatResponse, chat_request_model
-from trainer.api.sse import SSE_HEADERS, SSE_MEDIA_TYPE, STREAM_RESPONSE, TurnStream
+from trainer.api.sse import SESSION_HEADER, SSE_HEADERS, SSE_MEDIA_TYPE, STREAM_RESPONSE, TurnStream
 from trainer.container import Container
 from trainer.frames import FrameSink
 from trainer.settings import Settings
-from trainer.store.ports import LeaseHeld, SessionNotFound
+from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
 
 if TYPE_CHECKING:
     from trainer.agent.loop import TurnResult
 
 FIRST_EVENT_WAIT_SECONDS = 2.0
+ANSWERED_AS_JSON = (
+    SessionNotFound,
+    LeaseHeld,
+    ApiError,
+    BudgetExceeded,
+    StoreUnavailable,
+    DatabaseUnavailable,
+)
+"""Failures a route answers with their own JSON status (the stream: when they come before its
+first frame)."""
 TURN_FAILED_MESSAGE = "The assistant could not finish this turn. Please try again."
 
 TURN_ERRORS = {
@@ -54,12 +67,21 @@ TURN_ERRORS = {
 CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"links": session_links("$response.body#/sessionId")},
     **error_responses(
-        AUTHENTICATED, JSON_BODY, TURN_ERRORS, SESSION_SCOPED, SESSION_LEASE, {502: ("turn_failed",)}
+        AUTHENTICATED,
+        JSON_BODY,
+        TURN_ERRORS,
+        SESSION_SCOPED,
+        SESSION_LEASE,
+        SESSION_STORE,
+        DATABASE,
+        {502: ("turn_failed",)},
     ),
 }
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: STREAM_RESPONSE,
-    **error_responses(AUTHENTICATED, JSON_BODY, TURN_ERRORS, SESSION_SCOPED, SESSION_LEASE),
+    **error_responses(
+        AUTHENTICATED, JSON_BODY, TURN_ERRORS, SESSION_SCOPED, SESSION_LEASE, SESSION_STORE, DATABASE
+    ),
 }
 
 
@@ -121,7 +143,9 @@ def _run_turn(
         user_id,
         body.message,
         session_id=body.session_id,
-        current_workout=body.current_workout,
+        current_workout=(
+            body.current_workout.model_dump(mode="json", exclude_none=True) if body.current_workout else None
+        ),
         model=body.model,
         emit=emit,
     )
@@ -151,7 +175,7 @@ def build_router(settings: Settings) -> APIRouter:
         task = turns.start(_run_turn(container, user_id, body, None))
         try:
             result = await asyncio.shield(task)
-        except (SessionNotFound, LeaseHeld, ApiError):
+        except ANSWERED_AS_JSON:
             raise
         except Exception as exc:
             message, _ = _describe_failure(exc)
@@ -173,9 +197,10 @@ def build_router(settings: Settings) -> APIRouter:
             heartbeat_seconds=container.settings.heartbeat_seconds,
             session_id_of=lambda result: result.session_id,
             describe_error=_describe_failure,
-            early_errors=(SessionNotFound, LeaseHeld, ApiError),
+            early_errors=ANSWERED_AS_JSON,
         )
         await turn.start(FIRST_EVENT_WAIT_SECONDS)
-        return StreamingResponse(turn.frames(), media_type=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
+        headers = {**SSE_HEADERS, SESSION_HEADER: turn.session_id or ""}
+        return StreamingResponse(turn.frames(), media_type=SSE_MEDIA_TYPE, headers=headers)
 
     return router

@@ -12,6 +12,7 @@ from trainer.api.openapi import (
     INVALID_QUERY,
     SESSION_LEASE,
     SESSION_SCOPED,
+    SESSION_STORE,
     error_responses,
     session_links,
 )
@@ -31,14 +32,19 @@ ACTION_TYPES = frozenset(
     "",
     status_code=201,
     response_model=SessionResponse,
-    responses={201: {"links": session_links("$response.body#/session/id")}, **error_responses(AUTHENTICATED)},
+    responses={
+        201: {"links": session_links("$response.body#/session/id")},
+        **error_responses(AUTHENTICATED, SESSION_STORE),
+    },
 )
 async def create_session(container: ContainerDep, user_id: UserId) -> SessionResponse:
     session = await container.store.create_session(user_id)
     return SessionResponse(session=Session.of(session))
 
 
-@router.get("", response_model=SessionList, responses=error_responses(AUTHENTICATED, INVALID_QUERY))
+@router.get(
+    "", response_model=SessionList, responses=error_responses(AUTHENTICATED, INVALID_QUERY, SESSION_STORE)
+)
 async def list_sessions(
     container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100)] = 10
 ) -> SessionList:
@@ -48,7 +54,9 @@ async def list_sessions(
 
 
 @router.get(
-    "/{session_id}", response_model=SessionDetail, responses=error_responses(AUTHENTICATED, SESSION_SCOPED)
+    "/{session_id}",
+    response_model=SessionDetail,
+    responses=error_responses(AUTHENTICATED, SESSION_SCOPED, SESSION_STORE),
 )
 async def get_session(container: ContainerDep, user_id: UserId, session_id: str) -> SessionDetail:
     """The session with its last 20 actions (user messages, tool calls and results, artifacts)."""
@@ -63,7 +71,7 @@ async def get_session(container: ContainerDep, user_id: UserId, session_id: str)
 @router.get(
     "/{session_id}/events",
     response_model=EventsPage,
-    responses=error_responses(AUTHENTICATED, SESSION_SCOPED, INVALID_QUERY),
+    responses=error_responses(AUTHENTICATED, SESSION_SCOPED, INVALID_QUERY, SESSION_STORE),
 )
 async def list_events(
     container: ContainerDep,
@@ -83,7 +91,7 @@ async def list_events(
     "/{session_id}",
     status_code=204,
     response_class=Response,
-    responses=error_responses(AUTHENTICATED, SESSION_SCOPED, SESSION_LEASE),
+    responses=error_responses(AUTHENTICATED, SESSION_SCOPED, SESSION_LEASE, SESSION_STORE),
 )
 async def delete_session(container: ContainerDep, user_id: UserId, session_id: str) -> Response:
     """Deletes the session with its events; 409 while a turn runs on it."""

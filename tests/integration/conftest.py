@@ -1,0 +1,93 @@
+"""Fixtures for the API on the real adapters: DynamoDB on moto, embedded Postgres, the agent on the
+offline model, served in-process over httpx's ASGI transport."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from starlette.types import Receive, Scope, Send
+from trainer.api.app import create_app
+from trainer.api.auth import mint_dev_token
+from trainer.container import Container, build_container
+from trainer.settings import Settings
+from trainer.store.db import Database
+from trainer.store.sessions import DynamoSessionStore
+
+from tests.fakes.agent_harness import RecordingPublisher
+
+
+@pytest.fixture
+async def container(
+    aws_settings: Settings, session_store: DynamoSessionStore, db: Database
+) -> AsyncIterator[Container]:
+    built = await build_container(aws_settings, store=session_store, db=db, publisher=RecordingPublisher())
+    yield built
+    await built.aclose()
+
+
+@pytest.fixture
+async def app(container: Container) -> AsyncIterator[FastAPI]:
+    app = create_app(container)
+    yield app
+    await app.state.container_provider.turns.wait(30)
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api.test", timeout=120) as http:
+        yield http
+
+
+@pytest.fixture
+def user(make_user: Callable[..., str]) -> str:
+    return make_user()
+
+
+@pytest.fixture
+def auth(aws_settings: Settings, user: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {mint_dev_token(aws_settings.jwt_secret.get_secret_value(), user)}"}
+
+
+class RealStoresApp:
+    """The API on the stores `use()` names; its ASGI lifespan builds the container (and closes it)."""
+
+    def __init__(self) -> None:
+        self.stores: tuple[Settings, DynamoSessionStore, str] | None = None
+        self.app: FastAPI | None = None
+        self.db: Database | None = None
+
+    def use(self, settings: Settings, store: DynamoSessionStore, pg_url: str) -> None:
+        self.stores = (settings, store, pg_url)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        assert self.app is not None, "the lifespan has not started"
+        await self.app(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                assert self.stores is not None, "use() names the stores first"
+                settings, store, pg_url = self.stores
+                self.db = Database(pg_url, min_size=1, max_size=4)
+                await self.db.open()
+                container = await build_container(
+                    settings, store=store, db=self.db, publisher=RecordingPublisher()
+                )
+                self.app = create_app(container)
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                if self.app is not None:
+                    await self.app.state.container_provider.shutdown()
+                if self.db is not None:
+                    await self.db.close()
+                self.app = self.db = None
+                await send({"type": "lifespan.shutdown.complete"})
+                return
