@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 from trainer.api.auth import TokenVerifier, bearer_token, mint_dev_token
 from trainer.api.errors import ApiError
-from trainer.settings import Settings
+from trainer.settings import LOCAL_JWT_SECRET, Settings
 
 USER = "5b0f3a56-1a0e-4c4e-9a57-6a3cf0f5c001"
 SECRET = "unit-test-secret-0123456789abcdef0123"
@@ -201,6 +201,38 @@ async def test_jwks_mode_refuses_hs256_even_with_the_configured_secret() -> None
     verifier, _ = jwks_verifier()
     token = hs_token(iss=ISSUER, aud=AUDIENCE)
     assert (await refused(verifier, token)).code == "invalid_token"
+
+
+@pytest.mark.parametrize(
+    ("key", "kid", "alg"),
+    [(EC_KEY, "rsa-1", "ES256"), (RSA_KEY, "ec-1", "RS256")],
+    ids=["ES256 token, RSA key", "RS256 token, EC key"],
+)
+async def test_jwks_token_whose_alg_does_not_match_its_keys_type_is_401(key: Any, kid: str, alg: str) -> None:
+    """Trust finding 4: this was a 500 before authentication."""
+    verifier, _ = jwks_verifier()
+    assert (await refused(verifier, signed(key, kid, alg))).code == "invalid_token"
+
+
+async def test_string_exp_is_401() -> None:
+    now = int(time.time())
+    token = jwt.encode({"sub": USER, "iat": now, "exp": str(now + 600)}, SECRET, algorithm="HS256")
+    assert (await refused(TokenVerifier(settings()), token)).code == "invalid_token"
+
+
+async def test_an_audience_nobody_configured_is_refused() -> None:
+    """Without TRAINER_JWT_AUDIENCE any aud used to pass; now a token that names one is refused."""
+    assert (await refused(TokenVerifier(settings()), hs_token(aud="someone-else"))).code == "invalid_audience"
+
+
+async def test_a_deployed_function_refuses_the_default_secret_and_says_why() -> None:
+    deployed = settings(TRAINER_JWT_SECRET=LOCAL_JWT_SECRET, AWS_LAMBDA_FUNCTION_NAME="trainer-ApiFunction")
+    verifier = TokenVerifier(deployed)
+    assert verifier.refusal and "JwksUrl" in verifier.refusal
+    with pytest.raises(ApiError) as info:
+        await verifier.verify(mint_dev_token(LOCAL_JWT_SECRET, USER))
+    assert (info.value.status, info.value.code) == (503, "auth_misconfigured")
+    assert TokenVerifier(settings(TRAINER_JWT_SECRET=LOCAL_JWT_SECRET)).refusal is None
 
 
 async def test_hs256_mode_refuses_asymmetric_tokens() -> None:
