@@ -5,14 +5,17 @@ Metrics: `CheckpointsWritten` (1 when the session was checkpointed, else 0) per 
 
 from typing import Any
 
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.typing import LambdaContext
-from trainer.jobs.checkpoint import CheckpointDeps, handle_turn_completed
-from trainer.observability import logger, metrics, tracer
-from trainer.settings import get_settings
+from trainer.cold_start import init_phase
 
-deps = CheckpointDeps.from_settings(get_settings())
+with init_phase():
+    from aws_lambda_powertools.logging import correlation_paths
+    from aws_lambda_powertools.metrics import MetricUnit
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from trainer.jobs.checkpoint import CheckpointDeps, handle_turn_completed
+    from trainer.observability import logger, metrics, tracer
+    from trainer.settings import get_settings
+
+    deps = CheckpointDeps.from_settings(get_settings())
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.EVENT_BRIDGE, clear_state=True)

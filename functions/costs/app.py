@@ -6,14 +6,17 @@ Metrics: `TurnsAggregated` (1 per delivery; a duplicate delivery replays the fir
 
 from typing import Any
 
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.typing import LambdaContext
-from trainer.jobs.costs import CostDeps, handle_turn_completed
-from trainer.observability import logger, metrics, tracer
-from trainer.settings import get_settings
+from trainer.cold_start import init_phase
 
-deps = CostDeps.from_settings(get_settings())
+with init_phase():
+    from aws_lambda_powertools.logging import correlation_paths
+    from aws_lambda_powertools.metrics import MetricUnit
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from trainer.jobs.costs import CostDeps, handle_turn_completed
+    from trainer.observability import logger, metrics, tracer
+    from trainer.settings import get_settings
+
+    deps = CostDeps.from_settings(get_settings())
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.EVENT_BRIDGE, clear_state=True)
