@@ -13,13 +13,15 @@ PYTHON312 := $(shell \
   else root=$$(pyenv root 2>/dev/null || echo $$HOME/.pyenv); \
     ls -d $$root/versions/3.12*/bin/python3.12 2>/dev/null | sort -V | tail -n 1; fi)
 
-.PHONY: help venv run test test-unit test-integration test-e2e lint bench build deploy clean
+.PHONY: help venv system-packages run test test-unit test-integration test-pgbouncer test-e2e lint bench load capacity build deploy clean
 
 help:
 	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
 	@echo "make test   - run the whole test suite"
 	@echo "make lint   - ruff + mypy"
 	@echo "make bench  - benchmarks (figures quoted in issue notes)"
+	@echo "make load   - 1, 20 and 50 simulated phones against the local stack (PHONES=1,5 to choose)"
+	@echo "make capacity - measure real turns and regenerate docs/capacity.md"
 	@echo "make build  - sam build;  make deploy STAGE=dev|prod - sam deploy"
 
 $(STAMP): pyproject.toml
@@ -30,19 +32,28 @@ $(STAMP): pyproject.toml
 	@$(PY) -m pip install -q -e '.[dev]'
 	@touch $(STAMP)
 
-venv: $(STAMP)
+venv: $(STAMP) system-packages
+
+# pgbouncer for the second run of the Postgres tests (apt-get as root or via sudo when missing).
+system-packages:
+	@scripts/ensure_system_packages.sh
 
 run: $(STAMP)
 	PORT=$(PORT) $(VENV)/bin/trainer local
 
-test: $(STAMP)
+test: $(STAMP) system-packages
 	$(VENV)/bin/pytest -q -n 2 --dist loadfile tests
+	$(VENV)/bin/pytest -q -n 2 --dist loadfile --pgbouncer tests/integration
 
 test-unit: $(STAMP)
 	$(VENV)/bin/pytest -q tests/unit
 
 test-integration: $(STAMP)
 	$(VENV)/bin/pytest -q tests/integration
+
+# The Postgres tests again, through PgBouncer in transaction mode (started and stopped by the fixture).
+test-pgbouncer: $(STAMP) system-packages
+	$(VENV)/bin/pytest -q -n 2 --dist loadfile --pgbouncer tests/integration
 
 test-e2e: $(STAMP)
 	$(VENV)/bin/pytest -q tests/e2e
@@ -55,6 +66,13 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
+PHONES ?= 1,20,50
+load: $(STAMP)
+	$(PY) -m bench.load --phones $(PHONES)
+
+capacity: $(STAMP)
+	$(PY) scripts/capacity_model.py
+
 # SAM CLI pins its own dependencies, so it lives in a venv of its own.
 SAM_VENV := .venv-sam
 $(SAM_VENV)/.installed:
@@ -62,8 +80,12 @@ $(SAM_VENV)/.installed:
 	@$(SAM_VENV)/bin/pip install -q --upgrade pip aws-sam-cli
 	@touch $@
 
+# Lambda's code and layers are read-only: what ships without bytecode is compiled at every cold start.
+# Hash-based .pyc, never checked against the sources, survive the zip's timestamps.
 build: $(STAMP) $(SAM_VENV)/.installed
 	PATH="$(dir $(PYTHON312)):$$PATH" $(SAM_VENV)/bin/sam build --template-file template.yaml
+	$(PYTHON312) -m compileall -q -j 0 --invalidation-mode unchecked-hash .aws-sam/build
+	$(PY) scripts/layer_sizes.py .aws-sam/build
 
 deploy: build
 	$(SAM_VENV)/bin/sam deploy --config-env $(STAGE)

@@ -1,46 +1,70 @@
-"""Prompt-cache effectiveness over a 5-turn session.
+"""Prompt-cache effectiveness across sessions that share one organisation's cache.
 
-The real AgentLoop (context builder with its four cache breakpoints, communication and workout
-tools, in-memory session store) calls the real AnthropicAgentModel (anthropic SDK over HTTP)
-against FakeLLMServer, which simulates prompt caching from the request's breakpoints (5-minute
-TTL, 20-block lookback, the model's minimum cacheable length) and decides tool calls with the
-offline policy. Figures: the share of input tokens read from cache after the first call
-(seed 002 asks > 50%), and each turn's cost as a ratio of the same turn uncached.
-If the agent loop cannot be built, synthetic requests of the same shape are used instead and
-the output says so."""
+The real AgentLoop (the production tool registry, the context builder with its four cache
+breakpoints, an in-memory session store) calls the real AnthropicAgentModel (the anthropic SDK over
+HTTP) against one FakeLLMServer. Its prompt cache is shared by every request, as Anthropic's is by an
+organisation: keyed by the prefix up to each breakpoint, refreshed on read, 5 minutes or 1 hour as
+the breakpoint says, nothing below the model's minimum cacheable length, a 20-block lookback. The
+offline policy decides the tool calls. Users differ as in production (user data and knowledge
+through the real formatters). A manual clock stands in for time: nothing sleeps.
+
+For each TRAINER_PROMPT_CACHE_TTL (5m, 1h), one server and three sessions of different users:
+session 1 on an empty cache (its first turn is the cold first turn), session 2 two minutes after it
+(the warm first turn), session 3 after 30 quiet minutes. A turn's ratio is its cost over the cost of
+the same turn with every prompt token at the input price."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from trainer.llm.anthropic_model import AnthropicAgentModel
-from trainer.llm.deterministic_selector import DeterministicKnowledgeSelector
 from trainer.llm.models import cost_cents, uncached_cost_cents
-from trainer.llm.offline import OfflineAgentModel
 from trainer.llm.ports import ModelRequest, ModelResponse, TextDeltaCallback, Usage
-from trainer.local.fake_llm import DemoPlanner, FakeLLMServer
+from trainer.local.fake_llm import FakeLLMServer, ResultJournal, prompt_segments
 from trainer.settings import Settings
 
 MODEL = "claude-haiku-4-5"
-TURNS = (
-    "Give me a chest workout for today",
-    "Swap the push-up for something else",
-    "Make the air squat more reps",
-    "How long should I rest between sets?",
-    "Remove the second exercise",
+WARM_TARGET = 0.30
+LATER_TARGET = 0.13
+BETWEEN_TURNS_S = 40.0
+WARM_GAP_S = 120.0
+QUIET_GAP_S = 1800.0
+SESSIONS = (
+    (
+        "Give me a chest workout for today",
+        "Swap the push-up for something else",
+        "Make the air squat more reps",
+        "How long should I rest between sets?",
+        "Remove the second exercise",
+    ),
+    (
+        "Plan a quick workout for my hotel room",
+        "Swap the air squat for something else",
+        "Give the push-up more reps",
+        "Should I stretch before training?",
+        "Remove the first exercise",
+    ),
+    ("Give me a leg workout for today", "How long should I rest between sets?"),
 )
+
+
+class ManualClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 @dataclass
 class RecordingModel:
-    """Delegates to the real adapter and keeps every response's usage, tagged by turn."""
+    """Delegates to the real adapter and keeps every response's usage, by (session, turn)."""
 
     inner: AnthropicAgentModel
-    turn: int = 0
-    calls: list[tuple[int, Usage]] = field(default_factory=list)
+    turn: tuple[int, int] = (0, 0)
+    calls: list[tuple[tuple[int, int], Usage]] = field(default_factory=list)
     provider: Any = "anthropic"
 
     async def complete(
@@ -50,157 +74,104 @@ class RecordingModel:
         self.calls.append((self.turn, response.usage))
         return response
 
-
-class StorePlanner(DemoPlanner):
-    """The demo composer, with the current workout read from the session store."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-
-    async def current_workout(self, session_id: str) -> dict[str, Any] | None:
-        state: dict[str, Any] | None = await self.store.get_state(session_id, "current_workout")
-        return state
+    def ratio(self, *turns: tuple[int, int]) -> float:
+        usages = [u for t, u in self.calls if t in turns]
+        uncached = sum(uncached_cost_cents(MODEL, u) for u in usages)
+        return sum(cost_cents(MODEL, u) for u in usages) / uncached if uncached else 0.0
 
 
-async def _run_real_loop(server: FakeLLMServer, settings: Settings) -> RecordingModel:
-    from trainer.agent.context import ContextBuilder
-    from trainer.agent.loop import AgentDeps, AgentLoop
-    from trainer.agent.tool_registry import ToolRegistry
-    from trainer.container import FixedModel
-    from trainer.tools.communication import communication_tools
-    from trainer.tools.workout import workout_tools
+@dataclass
+class Figures:
+    ttl: str
+    shared_tokens: int
+    cold_first: float
+    warm_first: float
+    later: list[float]
+    after_quiet: float
+    read_share: float
+    calls: int
 
-    from tests.fakes.agent_harness import USER_DATA, FakeFetcher
+
+async def measure(ttl: Literal["5m", "1h"]) -> Figures:
+    """Three sessions of three users against one fake server, with TRAINER_PROMPT_CACHE_TTL=ttl."""
     from tests.fakes.memory_store import InMemorySessionStore
+    from tests.fakes.trainees import ana, another, ben, trainee_loop
 
-    store = InMemorySessionStore()
-    server.policy = OfflineAgentModel(StorePlanner(store))
-    model = RecordingModel(AnthropicAgentModel(settings))
-    registry = ToolRegistry([*communication_tools(), *workout_tools()])
-
-    async def user_data(_user_id: str) -> str:
-        return USER_DATA
-
-    fetcher = FakeFetcher()
-    loop = AgentLoop(
-        AgentDeps(
-            store=store,
-            models=FixedModel(model),
-            selector=DeterministicKnowledgeSelector(),
-            registry=registry,
-            context_builder=ContextBuilder(registry),
-            user_data=user_data,
-            sources=lambda _user_id: fetcher,
-            settings=settings,
+    clock = ManualClock()
+    journal = ResultJournal()
+    trainees = [ana(), ben(), another(ana(), 3)]
+    with FakeLLMServer(api_key="bench-key", clock=clock, journal=journal) as server:
+        settings = Settings.model_validate(
+            {
+                "ANTHROPIC_API_KEY": "bench-key",
+                "ANTHROPIC_BASE_URL": server.base_url,
+                "TRAINER_MODEL": MODEL,
+                "TRAINER_PROMPT_CACHE_TTL": ttl,
+            }
         )
-    )
-    session_id: str | None = None
-    for number, message in enumerate(TURNS):
-        model.turn = number
-        result = await loop.run_turn("bench-user", message, session_id=session_id, model=MODEL)
-        session_id = result.session_id
-    return model
-
-
-def _synthetic_requests() -> list[list[ModelRequest]]:
-    """Same shape as the context builder's: ~6k-token system prompt, 20 tools, user data, and a
-    message list that grows by a tool_use/tool_result pair per call, 4 breakpoints."""
-    tools = [
-        {
-            "name": f"tool_{i}",
-            "description": "Does one thing for the trainer. " * 12,
-            "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}},
-        }
-        for i in range(20)
-    ]
-    tools[-1]["cache_control"] = {"type": "ephemeral"}
-    system = [
-        {
-            "type": "text",
-            "text": "You are a personal trainer. " * 850,
-            "cache_control": {"type": "ephemeral"},
-        },
-        {
-            "type": "text",
-            "text": "<user_data>kg, km, home gym</user_data>",
-            "cache_control": {"type": "ephemeral"},
-        },
-    ]
-    history: list[dict[str, Any]] = []
-    turns: list[list[ModelRequest]] = []
-    for number, text in enumerate(TURNS):
-        history.append({"role": "user", "content": [{"type": "text", "text": text}]})
-        calls: list[ModelRequest] = []
-        for step in range(3):
-            messages = json.loads(json.dumps(history))
-            messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
-            calls.append(ModelRequest(model=MODEL, system=system, tools=tools, messages=messages))
-            call_id = f"toolu_{number}_{step}"
-            history.append(
-                {
-                    "role": "assistant",
-                    "content": [{"type": "tool_use", "id": call_id, "name": "idle", "input": {}}],
-                }
-            )
-            history.append(
-                {
-                    "role": "user",
-                    "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "ok " * 60}],
-                }
-            )
-        turns.append(calls)
-    return turns
-
-
-async def _run_synthetic(settings: Settings) -> RecordingModel:
-    model = RecordingModel(AnthropicAgentModel(settings))
-    for number, calls in enumerate(_synthetic_requests()):
-        model.turn = number
-        for request in calls:
-            await model.complete(request)
-    return model
-
-
-def _report(model: RecordingModel, mode: str) -> list[str]:
-    lines = [f"mode: {mode}; model {MODEL}; {len(model.calls)} model calls over {len(TURNS)} turns"]
+        model = RecordingModel(AnthropicAgentModel(settings))
+        store = InMemorySessionStore()
+        loop = trainee_loop(model, trainees, settings, store=store, hooks=journal)
+        for number, (trainee, messages) in enumerate(zip(trainees, SESSIONS, strict=True)):
+            clock.now += (0.0, WARM_GAP_S, QUIET_GAP_S)[number]
+            session_id: str | None = None
+            for turn, message in enumerate(messages):
+                if session_id is not None:
+                    trainee.current_workout = await store.get_state(session_id, "current_workout")
+                model.turn = (number, turn)
+                result = await loop.run_turn(trainee.user_id, message, session_id=session_id, model=MODEL)
+                session_id = result.session_id
+                clock.now += BETWEEN_TURNS_S
+        first_body = server.anthropic_requests()[0].body
+    segments = prompt_segments(first_body)
+    second_breakpoint = [i for i, s in enumerate(segments) if s.cache_control][1]
+    shared = sum(len(s.text) for s in segments[: second_breakpoint + 1]) // 4
+    later = [model.ratio((s, t)) for s in (0, 1) for t in range(1, len(SESSIONS[s]))]
     after_first = [u for _, u in model.calls[1:]]
     prompt = sum(u.prompt_tokens for u in after_first)
     read = sum(u.cache_read_input_tokens for u in after_first)
-    share = read / prompt if prompt else 0.0
-    first = model.calls[0][1]
-    lines.append(
-        f"first call: {first.prompt_tokens} prompt tokens, "
-        f"{first.cache_creation_input_tokens} written to cache"
+    return Figures(
+        ttl=ttl,
+        shared_tokens=shared,
+        cold_first=model.ratio((0, 0)),
+        warm_first=model.ratio((1, 0)),
+        later=later,
+        after_quiet=model.ratio((2, 0)),
+        read_share=read / prompt if prompt else 0.0,
+        calls=len(model.calls),
     )
-    verdict = "meets seed 002's > 50%" if share > 0.5 else "BELOW seed 002's > 50%"
-    lines.append(
-        f"cache-read share of input tokens after the first call: {share:.1%} ({verdict}; aim >= 80%)"
-    )
-    for turn in range(len(TURNS)):
-        usages = [u for t, u in model.calls if t == turn]
-        cached = sum(cost_cents(MODEL, u) for u in usages)
-        uncached = sum(uncached_cost_cents(MODEL, u) for u in usages)
-        ratio = cached / uncached if uncached else 0.0
-        lines.append(
-            f"turn {turn + 1}: {len(usages)} calls, cost {cached:.4f}c vs {uncached:.4f}c uncached "
-            f"-> ratio {ratio:.2f}"
-        )
-    return lines
+
+
+def _verdict(value: float, target: float) -> str:
+    return f"(meets <= {target:.2f})" if value <= target else f"(MISSES <= {target:.2f})"
+
+
+def report(figures: Figures) -> list[str]:
+    later = f"{min(figures.later):.2f}-{max(figures.later):.2f}"
+    rows = [
+        ("cold first turn (empty cache)", f"{figures.cold_first:.2f}", ""),
+        (
+            "warm first turn (another user's session 2 min before)",
+            f"{figures.warm_first:.2f}",
+            _verdict(figures.warm_first, WARM_TARGET),
+        ),
+        ("later turns (sessions 1 and 2)", later, _verdict(max(figures.later), LATER_TARGET)),
+        ("first turn after 30 quiet minutes", f"{figures.after_quiet:.2f}", ""),
+    ]
+    return [
+        f"TRAINER_PROMPT_CACHE_TTL={figures.ttl}: {figures.calls} model calls over 3 sessions of 3 users; "
+        f"cache-read share of input tokens after the first call {figures.read_share:.1%}",
+        *(f"  {label:<54} ratio {value:<9} {verdict}".rstrip() for label, value, verdict in rows),
+    ]
 
 
 async def _main() -> list[str]:
-    with FakeLLMServer(api_key="bench-key") as server:
-        settings = Settings.model_validate(
-            {"ANTHROPIC_API_KEY": "bench-key", "ANTHROPIC_BASE_URL": server.base_url, "TRAINER_MODEL": MODEL}
-        )
-        try:
-            model = await _run_real_loop(server, settings)
-            mode = "real AgentLoop + ContextBuilder + AnthropicAgentModel -> FakeLLMServer"
-        except Exception as exc:
-            server.cache.clear()
-            model = await _run_synthetic(settings)
-            mode = f"synthetic requests (agent loop unavailable: {type(exc).__name__}: {exc})"
-        return _report(model, mode)
+    five, hour = await measure("5m"), await measure("1h")
+    lines = [
+        f"model {MODEL}; shared prefix (tools + system prompt) ~{five.shared_tokens} tokens; "
+        "ratio = turn cost / same turn uncached",
+    ]
+    return lines + report(five) + report(hour)
 
 
 def run() -> list[str]:

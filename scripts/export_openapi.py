@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 from trainer.api.app import create_app
 from trainer.api.openapi import render_openapi
 from trainer.settings import Settings
@@ -19,24 +18,9 @@ REPO = Path(__file__).resolve().parent.parent
 OPENAPI_PATH = REPO / "openapi.json"
 
 
-class DefaultSettings(Settings):
-    """Every setting at its default: neither the environment nor a file is read."""
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings,)
-
-
 def openapi_text() -> str:
     """The document, pretty-printed with sorted keys (so the same code gives the same bytes)."""
-    return render_openapi(create_app(settings=DefaultSettings()).openapi())
+    return render_openapi(create_app(settings=Settings.model_construct()).openapi())
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,9 +1,14 @@
 """Embedded Postgres fixtures: one server per test session (per xdist worker), migrations applied.
 
-`pg_url` (session) - URL of a fresh cluster on 127.0.0.1, stopped at the end.
-`db` (function)   - an opened trainer.store.db.Database on it.
-`make_user`       - factory: make_user(weight_unit="kg", distance_unit="km", ...) -> new user id (str),
-                    with users + user_settings rows.
+`pg_server` (session) - a fresh cluster on 127.0.0.1, stopped at the end.
+`pgbouncer` (session) - PgBouncer in transaction mode in front of it (started on first use, stopped at
+                        the end).
+`pg_url` (session)    - URL of the cluster, migrations applied. With `--pgbouncer` it names the PgBouncer,
+                        and only the tests that use Postgres run.
+`db` (function)       - an opened trainer.store.db.Database on it; a test fails if it ever asked for a
+                        second connection while holding one (a Lambda instance's pool holds one).
+`make_user`           - factory: make_user(weight_unit="kg", distance_unit="km", ...) -> new user id (str),
+                        with users + user_settings rows.
 """
 
 from __future__ import annotations
@@ -13,19 +18,57 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import psycopg
 import pytest
-from trainer.local.postgres import start_postgres
+from trainer.local.pgbouncer import PgBouncerHandle, start_pgbouncer
+from trainer.local.postgres import PgHandle, start_postgres
 from trainer.store.db import Database
 from trainer.store.migrate import apply_migrations
 
+PGBOUNCER_OPTION = "--pgbouncer"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        PGBOUNCER_OPTION,
+        action="store_true",
+        help="run only the Postgres tests, through PgBouncer in transaction mode",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption(PGBOUNCER_OPTION):
+        return
+    kept = [item for item in items if "pg_server" in getattr(item, "fixturenames", ())]
+    dropped = [item for item in items if item not in kept]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
 
 @pytest.fixture(scope="session")
-def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgHandle]:
     handle = start_postgres(tmp_path_factory.mktemp("pg") / "data", durable=False)
     try:
-        apply_migrations(handle.url)
-        yield handle.url
+        yield handle
     finally:
         handle.stop()
+
+
+@pytest.fixture(scope="session")
+def pgbouncer(pg_server: PgHandle, tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgBouncerHandle]:
+    bouncer = start_pgbouncer(pg_server.url, tmp_path_factory.mktemp("pgbouncer"))
+    try:
+        yield bouncer
+    finally:
+        bouncer.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_url(request: pytest.FixtureRequest, pg_server: PgHandle) -> str:
+    url = pg_server.url
+    if request.config.getoption(PGBOUNCER_OPTION):
+        url = request.getfixturevalue("pgbouncer").url
+    apply_migrations(url)
+    return url
 
 
 @pytest.fixture
@@ -36,6 +79,7 @@ async def db(pg_url: str) -> AsyncIterator[Database]:
         yield database
     finally:
         await database.close()
+    assert database.stats.nested == 0, "a second connection was asked for while one was held"
 
 
 @pytest.fixture

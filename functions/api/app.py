@@ -2,6 +2,9 @@
 
 Built at import so clients live across warm invocations; `create_app()` defers heavy work to first use.
 The import runs inside `init_phase()` (trainer.cold_start): no garbage-collector passes over what it builds.
+When no request waits for the init phase (a SnapStart snapshot, provisioned concurrency) it also
+prewarms what the first request would build (trainer.snapstart); the SnapStart hooks close a container
+built before the snapshot and reseed after a restore.
 The handler carries the Powertools decorators: logs with the Lambda context and the API Gateway request
 id as correlation id, one X-Ray subsegment per invocation (`## handler`, AWS SDK calls beneath it), and
 the metrics buffer flushed when the invocation ends. A turn's own metrics (trainer.observability
@@ -16,10 +19,18 @@ with init_phase():
     from aws_lambda_powertools.logging import correlation_paths
     from mangum import Mangum
     from mangum.types import LambdaContext
+    from trainer import snapstart
     from trainer.api.app import create_app
     from trainer.observability import logger, metrics, tracer
+    from trainer.settings import get_settings
 
-    asgi = Mangum(create_app(), lifespan="off")
+    app = create_app()
+    asgi = Mangum(app, lifespan="off")
+    provider = app.state.container_provider
+    snapstart.on_snapshot("api", before=provider.before_snapshot, after=provider.after_restore)
+    if get_settings().prewarm_at_init:
+        provider.prewarm()
+        tracer.get()
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)

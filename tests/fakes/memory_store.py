@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
-from trainer.store.ports import LeaseHeld, SessionNotFound
+from trainer.store.ports import LeaseHeld, SequenceConflict, SessionBatch, SessionNotFound
 
 USAGE_FIELDS = frozenset(
     {
@@ -247,6 +247,42 @@ class InMemorySessionStore:
         with self._lock:
             current = self._leases.get(session_id)
             return current[0] if current and current[1] > self._now() else None
+
+    async def commit(self, session_id: str, batch: SessionBatch) -> None:
+        self._count("commit")
+        with self._lock:
+            session = self._require(session_id)
+            now = self._now()
+            if batch.lease is not None:
+                current = self._leases.get(session_id)
+                if current is None or current[0] != batch.lease.holder:
+                    raise LeaseHeld(session_id)
+            taken = {e.sequence_number for e in self._events[session_id]}
+            if any(e.sequence_number in taken for e in batch.events):
+                raise SequenceConflict(session_id)
+            unknown = set(batch.fields) - UPDATABLE_FIELDS
+            if unknown:
+                raise ValueError(f"cannot update {sorted(unknown)}")
+            for event in sorted(batch.events, key=lambda e: e.sequence_number):
+                self._events[session_id].append(event.model_copy(deep=True))
+                session.last_seq = max(session.last_seq, event.sequence_number)
+            for key, value in batch.states.items():
+                if value is None:
+                    self._state.pop((session_id, key), None)
+                else:
+                    self._state[(session_id, key)] = copy.deepcopy(value)
+            for name, value in batch.fields.items():
+                if name == "knowledge_in_context":
+                    value = [KnowledgeRef.model_validate(v) for v in value]
+                setattr(session, name, copy.deepcopy(value))
+            session.knowledge_in_context.extend(r.model_copy(deep=True) for r in batch.knowledge)
+            session.updated_at = now
+            if batch.lease is not None:
+                if batch.lease.release:
+                    del self._leases[session_id]
+                else:
+                    until = now + timedelta(seconds=batch.lease.ttl_seconds)
+                    self._leases[session_id] = (batch.lease.holder, until)
 
     async def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
         self._count("get_state")

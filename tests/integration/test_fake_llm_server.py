@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from trainer.local.fake_llm import FakeLLMServer, PromptCache
+from trainer.local.fake_llm import FakeLLMServer, PromptCache, prompt_segments
 
 EPHEMERAL = {"type": "ephemeral"}
 
@@ -153,16 +153,128 @@ def test_prefixes_below_the_minimum_are_not_cached() -> None:
     assert second.input_tokens == first.input_tokens > 0
 
 
-def test_one_hour_breakpoint_is_reported_as_a_one_hour_write() -> None:
-    body = _body(
-        [
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
-                ],
-            }
-        ]
-    )
+ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
+
+
+def _session_body(
+    user: str, blocks: int = 1, *, static: dict[str, Any] = EPHEMERAL, model: str = "claude-haiku-4-5"
+) -> dict[str, Any]:
+    """A request as the context builder makes it: breakpoints on the last tool, the system prompt,
+    the user's data and the last block; `static` is the cache_control of the first two."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": f"{user} says {n} " * 8} for n in range(blocks)]
+    body = _body(_with_breakpoint_on_last([{"role": "user", "content": content}]), model=model)
+    body["tools"][-1]["cache_control"] = static
+    body["system"][0]["cache_control"] = static
+    body["system"][1]["text"] = f"<user_data>{user}</user_data>"
+    return body
+
+
+def _prefix_tokens(body: dict[str, Any], blocks: int) -> int:
+    return sum(len(s.text) for s in prompt_segments(body)[:blocks]) // 4
+
+
+def _shared_tokens(body: dict[str, Any]) -> int:
+    """Tokens of the tools and the system prompt: the prefix every session shares."""
+    return _prefix_tokens(body, 3)
+
+
+def test_one_hour_breakpoints_are_billed_as_one_hour_writes_and_the_rest_as_five_minute_ones() -> None:
+    body = _session_body("ana", static=ONE_HOUR)
     usage = PromptCache(Clock()).account(body, 1024)
-    assert usage.cache_creation_1h_input_tokens == usage.cache_creation_input_tokens > 0
+    assert usage.cache_creation_1h_input_tokens == _shared_tokens(body)
+    assert usage.cache_creation_input_tokens > usage.cache_creation_1h_input_tokens
+    assert usage.cache_read_input_tokens == 0
+
+
+def test_a_new_session_reads_the_prefix_another_session_wrote() -> None:
+    clock = Clock()
+    cache = PromptCache(clock)
+    first = cache.account(_session_body("ana", blocks=3), 4096)
+    clock.now = 120
+    other = _session_body("ben", blocks=2)
+    second = cache.account(other, 4096)
+
+    assert first.cache_read_input_tokens == 0
+    assert second.cache_read_input_tokens == _shared_tokens(other)
+    assert second.cache_creation_input_tokens > 0 and second.input_tokens == 0
+
+
+def test_entries_belong_to_one_model() -> None:
+    cache = PromptCache(Clock())
+    cache.account(_session_body("ana"), 1024)
+    usage = cache.account(_session_body("ana", model="claude-sonnet-4-6"), 1024)
+    assert usage.cache_read_input_tokens == 0
+
+
+def test_a_read_refreshes_the_entry_it_hits() -> None:
+    clock = Clock()
+    cache = PromptCache(clock)
+    body = _session_body("ana")
+    cache.account(body, 4096)
+    for now in (240, 480, 720):
+        clock.now = now
+        assert cache.account(body, 4096).cache_read_input_tokens > 0
+    clock.now = 720 + 300
+    assert cache.account(body, 4096).cache_read_input_tokens == 0
+
+
+def test_one_hour_entries_outlive_five_minute_ones() -> None:
+    clock = Clock()
+    five_minutes, one_hour = PromptCache(clock), PromptCache(clock)
+    five_minutes.account(_session_body("ana"), 4096)
+    one_hour.account(_session_body("ana", static=ONE_HOUR), 4096)
+    clock.now = 1800
+
+    assert five_minutes.account(_session_body("ben"), 4096).cache_read_input_tokens == 0
+    again = _session_body("ana", static=ONE_HOUR)
+    assert one_hour.account(again, 4096).cache_read_input_tokens == _shared_tokens(again)
+    clock.now = 1800 + 3600
+    assert one_hour.account(_session_body("ben", static=ONE_HOUR), 4096).cache_read_input_tokens == 0
+
+
+def test_a_read_looks_back_twenty_blocks_from_a_breakpoint() -> None:
+    cache = PromptCache(Clock())
+    written = cache.account(_session_body("ana", blocks=5), 4096).cache_creation_input_tokens
+    within = cache.account(_session_body("ana", blocks=5 + 19), 4096)
+    beyond = cache.account(_session_body("ana", blocks=5 + 19 + 20), 4096)
+
+    assert within.cache_read_input_tokens == written
+    assert beyond.cache_read_input_tokens == _prefix_tokens(_session_body("ana"), 4)
+
+
+def test_a_changed_tool_choice_invalidates_the_messages_only() -> None:
+    cache = PromptCache(Clock())
+    body = _session_body("ana")
+    cache.account(body, 4096)
+    usage = cache.account({**body, "tool_choice": {"type": "auto"}}, 4096)
+    assert usage.cache_read_input_tokens == _prefix_tokens(body, 4)
+    assert usage.cache_creation_input_tokens > 0
+
+
+@pytest.mark.parametrize(
+    ("controls", "message"),
+    [
+        ([EPHEMERAL] * 5, "A maximum of 4 blocks with cache_control may be provided. Found 5."),
+        ([EPHEMERAL, ONE_HOUR], "must not come after a ttl='5m'"),
+        ([{"type": "ephemeral", "ttl": "2h"}], "Input should be '5m' or '1h'"),
+        ([{"type": "persistent"}], "Input should be 'ephemeral'"),
+    ],
+)
+def test_breakpoints_the_api_refuses_are_a_400(
+    server: FakeLLMServer, controls: list[dict[str, Any]], message: str
+) -> None:
+    body = _body([{"role": "user", "content": "hi"}])
+    body["tools"][-1].pop("cache_control")
+    body["system"][0].pop("cache_control")
+    body["system"][1].pop("cache_control")
+    body["messages"] = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": f"b{n}", "cache_control": c} for n, c in enumerate(controls)
+            ],
+        }
+    ]
+    response = httpx2.post(f"{server.base_url}/v1/messages", json=body, headers=HEADERS)
+    assert response.status_code == 400
+    assert message in response.json()["error"]["message"]

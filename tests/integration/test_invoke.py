@@ -340,7 +340,7 @@ def test_functions_are_read_from_the_template_with_local_values(stores: LocalSto
     assert stream.uses_web_adapter and stream.timeout == 300
     assert stream.layer_arns == ("arn:aws:lambda:eu-west-1:753240598075:layer:LambdaAdapterLayerX86:27",)
     assert stream.environment["TRAINER_MODEL"] == "claude-sonnet-4-6"
-    assert stream.environment["AWS_LWA_READINESS_CHECK_PATH"] == "/health"
+    assert stream.environment["AWS_LWA_READINESS_CHECK_PROTOCOL"] == "tcp"
 
 
 def test_parameter_overrides_reach_the_function(stores: LocalStores, user: str) -> None:

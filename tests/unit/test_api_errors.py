@@ -182,6 +182,35 @@ def test_wrongly_typed_field_is_422(client: TestClient) -> None:
     assert error["details"][0]["field"] == "currentWorkout"
 
 
+@pytest.mark.parametrize(
+    ("field", "value"), [("completed", 0), ("sets", True), ("rest_sec", "60"), ("load_each", [True])]
+)
+def test_a_workout_field_of_another_type_than_its_schema_is_422(
+    client: TestClient, agent: ScriptedAgent, field: str, value: Any
+) -> None:
+    exercise = {
+        "exercise_name": "Bench press",
+        "exercise_type": "reps",
+        "order": 1,
+        "muscles_utilized": [{"muscle": "Chest", "share": 1}],
+        "goals_addressed": [{"goal": "strength", "share": 1}],
+        "reasoning": "main lift",
+        "sets": 3,
+        "reps": [8, 8, 8],
+        "load_each": [60, 62.5, 65],
+        "rest_sec": 90,
+        "completed": False,
+    }
+    body = {"message": "hi", "currentWorkout": {"exercises": [exercise]}}
+    assert client.post("/agent/chat", json=body, headers=auth()).status_code == 200
+    exercise["order"] = 1.0
+    assert client.post("/agent/chat", json=body, headers=auth()).status_code == 200, "1.0 is an integer"
+    exercise[field] = value
+    error = assert_error(client.post("/agent/chat", json=body, headers=auth()), 422, "invalid_request")
+    assert error["details"][0]["field"].startswith("currentWorkout")
+    assert field in error["details"][0]["field"]
+
+
 def test_unknown_model_is_422(client: TestClient, agent: ScriptedAgent) -> None:
     response = client.post("/agent/chat", json={"message": "hi", "model": "gpt-2"}, headers=auth())
     assert_error(response, 422, "unknown_model")

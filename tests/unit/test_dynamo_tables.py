@@ -23,12 +23,14 @@ def test_short_intrinsic_tags_load_as_their_long_form() -> None:
     assert template["Resources"]["TrainerBus"]["Properties"]["Name"] == {"Fn::Sub": "trainer-${Stage}"}
     assert template["Outputs"]["BusArn"]["Value"] == {"Fn::GetAtt": "TrainerBus.Arn"}
     tagged = parse_template(
-        "Resources:\n  A:\n    Properties: {X: !Ref B, Y: !If [C, 1, 2], Z: !GetAtt [B, Arn]}\n"
+        "Resources:\n  A:\n    Properties: {X: !Ref B, Y: !If [C, 1, 2], Z: !GetAtt [B, Arn],"
+        " W: !And [!Condition C, !Not [!Equals [!Ref B, '']]]}\n"
     )
     assert tagged["Resources"]["A"]["Properties"] == {
         "X": {"Ref": "B"},
         "Y": {"Fn::If": ["C", 1, 2]},
         "Z": {"Fn::GetAtt": ["B", "Arn"]},
+        "W": {"Fn::And": [{"Condition": "C"}, {"Fn::Not": [{"Fn::Equals": [{"Ref": "B"}, ""]}]}]},
     }
 
 

@@ -62,6 +62,9 @@ class Summary:
         ]
     )
     model_errors: int = 1
+    model_ms: int = 2000
+    dynamodb_requests: int = 11
+    sql_queries: int = 7
 
 
 def session(session_id: str = "s-1") -> Session:
@@ -118,6 +121,10 @@ async def test_a_turn_writes_its_figures_with_service_and_model(capsys: pytest.C
         "CacheHitRate": [round(9800 / (1200 + 5200 + 9800) * 100, 2)],
         "TurnDuration": [2345.0],
         "ModelErrors": [1.0],
+        "ModelWait": [2000.0],
+        "BackendTime": [345.0],
+        "DynamoDBRequests": [11.0],
+        "SqlQueries": [7.0],
     }
     assert units(turn)["TurnDuration"] == "Milliseconds"
     assert units(turn)["CacheHitRate"] == "Percent"

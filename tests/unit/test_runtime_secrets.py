@@ -76,3 +76,40 @@ def test_database_secret_layouts() -> None:
         database_url_from_secret(json.dumps({"username": "app", "host": "h"}))
     with pytest.raises(SecretResolutionError):
         database_url_from_secret("not a url")
+
+
+@pytest.mark.parametrize(
+    ("secret", "host", "expected"),
+    [
+        (
+            json.dumps({"username": "app", "password": "p@ss", "host": "db.internal", "dbname": "trainer"}),
+            "trainer-dev-db.proxy-abc.us-east-1.rds.amazonaws.com",
+            "postgresql://app:p%40ss@trainer-dev-db.proxy-abc.us-east-1.rds.amazonaws.com:5432/trainer"
+            "?sslmode=require",
+        ),
+        ("postgresql://u:p@db.internal:5432/trainer", "proxy:6432", "postgresql://u:p@proxy:6432/trainer"),
+        ("postgresql://db.internal/trainer", "proxy", "postgresql://proxy/trainer"),
+    ],
+)
+def test_the_proxy_host_replaces_the_secrets_host(secret: str, host: str, expected: str) -> None:
+    settings = Settings(TRAINER_DATABASE_SECRET_ARN="arn:db", TRAINER_DATABASE_HOST=host)
+    resolved = resolve_runtime_secrets(settings, secrets=Source({"arn:db": secret}))
+    assert resolved.database_url == expected
+
+
+@pytest.mark.parametrize(
+    ("variables", "expected"),
+    [
+        ({}, 10),
+        ({"AWS_LAMBDA_FUNCTION_NAME": "trainer-api"}, 1),
+        ({"AWS_LAMBDA_FUNCTION_NAME": "trainer-api", "TRAINER_DB_POOL_MAX": "2"}, 2),
+        ({"TRAINER_DB_POOL_MAX": "4"}, 4),
+    ],
+)
+def test_a_deployed_function_pools_one_connection(variables: dict[str, str], expected: int) -> None:
+    assert Settings(**variables).database_pool_max == expected
+
+
+def test_the_pool_holds_at_least_one_connection() -> None:
+    with pytest.raises(ValueError, match="TRAINER_DB_POOL_MAX"):
+        Settings(TRAINER_DB_POOL_MAX="0")

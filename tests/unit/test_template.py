@@ -12,7 +12,7 @@ from typing import Any
 
 import boto3
 import pytest
-from cfnlint.api import ManualArgs, lint_file
+from cfnlint.api import ManualArgs, lint, lint_file
 from samtranslator.parser.parser import Parser
 from samtranslator.translator.translator import Translator
 from samtranslator.yaml_helper import yaml_parse
@@ -46,6 +46,10 @@ def sam() -> dict[str, Any]:
 def transformed() -> dict[str, Any]:
     """The CloudFormation the SAM transform produces. Local code paths become S3 placeholders and
     the region comes from an offline boto3 session: nothing touches the network."""
+    return _transform({})
+
+
+def _transform(parameter_values: dict[str, str]) -> dict[str, Any]:
     template = copy.deepcopy(sam())
     for resource in template["Resources"].values():
         properties = resource.get("Properties", {})
@@ -53,7 +57,9 @@ def transformed() -> dict[str, Any]:
             if isinstance(properties.get(key), str):
                 properties[key] = f"s3://placeholder-bucket/{key.lower()}.zip"
     translator = Translator({}, Parser(), boto_session=boto3.session.Session(region_name="us-east-1"))
-    return translator.translate(template, parameter_values={}, get_managed_policy_map=dict)
+    return translator.translate(
+        template, parameter_values=dict(parameter_values), get_managed_policy_map=dict
+    )
 
 
 def resources_of(kind: str) -> dict[str, dict[str, Any]]:
@@ -67,6 +73,94 @@ def function(name: str) -> dict[str, Any]:
 def test_cfn_lint_reports_nothing_including_informational() -> None:
     matches = lint_file(TEMPLATE, ManualArgs(include_checks=["I"], regions=["us-east-1"]))
     assert [str(m) for m in matches] == []
+
+
+PROXY_ON = {
+    "DatabaseProxyTarget": "trainer-db",
+    "VpcSubnetIds": "subnet-0123456789abcdef0,subnet-0123456789abcdef1",
+    "VpcSecurityGroupIds": "sg-0123456789abcdef0",
+}
+
+
+def _with_defaults(values: dict[str, str]) -> str:
+    """template.yaml with these parameter defaults: what cfn-lint checks when they are deployed."""
+    text = TEMPLATE.read_text()
+    for name, value in values.items():
+        pattern = re.compile(rf"(\n  {name}:\n(?:    .*\n)*?    Default: ).*\n")
+        text, count = pattern.subn(lambda m, v=value: f"{m.group(1)}'{v}'\n", text, count=1)
+        assert count == 1, name
+    return text
+
+
+@pytest.mark.parametrize("target_type", ["cluster", "instance"])
+def test_cfn_lint_is_clean_with_the_database_proxy_on(target_type: str) -> None:
+    text = _with_defaults({**PROXY_ON, "DatabaseProxyTargetType": target_type, "ApiReservedConcurrency": "5"})
+    matches = lint(text, config=ManualArgs(include_checks=["I"], regions=["us-east-1"]))
+    assert [str(m) for m in matches] == []
+
+
+def test_the_database_proxy_is_off_by_default_and_needs_the_vpc() -> None:
+    parameters = sam()["Parameters"]
+    assert parameters["DatabaseProxyTarget"]["Default"] == ""
+    assert re.fullmatch(parameters["DatabaseProxyTarget"]["AllowedPattern"], "")
+    assert re.fullmatch(parameters["DatabaseProxyTarget"]["AllowedPattern"], "trainer-aurora-1")
+    conditions = sam()["Conditions"]
+    assert {"Condition": "UseVpc"} in conditions["UseDatabaseProxy"]["Fn::And"]
+    rule = sam()["Rules"]["DatabaseProxyNeedsVpc"]
+    assert rule["RuleCondition"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "DatabaseProxyTarget"}, ""]}]}
+    assert len(rule["Assertions"]) == 2
+    for name in ("DatabaseProxy", "DatabaseProxyRole", "DatabaseProxyTargetGroup"):
+        assert sam()["Resources"][name]["Condition"] == "UseDatabaseProxy"
+
+
+@pytest.mark.parametrize("overrides", [{}, PROXY_ON], ids=["proxy-off", "proxy-on"])
+def test_the_template_transforms_with_the_proxy_on_and_off(overrides: dict[str, str]) -> None:
+    output = _transform(overrides)
+    resources = output["Resources"]
+    proxy = resources["DatabaseProxy"]
+    assert proxy["Type"] == "AWS::RDS::DBProxy"
+    assert proxy["Properties"]["EngineFamily"] == "POSTGRESQL"
+    assert proxy["Properties"]["RequireTLS"] is True
+    assert proxy["Properties"]["Auth"] == [
+        {"AuthScheme": "SECRETS", "SecretArn": {"Ref": "DatabaseSecretArn"}, "IAMAuth": "DISABLED"}
+    ]
+    assert proxy["Properties"]["RoleArn"] == {"Fn::GetAtt": ["DatabaseProxyRole", "Arn"]}
+    group = resources["DatabaseProxyTargetGroup"]["Properties"]
+    assert group["DBProxyName"] == {"Ref": "DatabaseProxy"}
+    assert group["DBClusterIdentifiers"]["Fn::If"][0] == "DatabaseProxyTargetsCluster"
+    assert group["DBInstanceIdentifiers"]["Fn::If"][0] == "DatabaseProxyTargetsInstance"
+    (statement,) = resources["DatabaseProxyRole"]["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+    assert statement == {
+        "Effect": "Allow",
+        "Action": "secretsmanager:GetSecretValue",
+        "Resource": {"Ref": "DatabaseSecretArn"},
+    }
+    endpoint = {"Fn::GetAtt": ["DatabaseProxy", "Endpoint"]}
+    proxy_host = {"Fn::If": ["UseDatabaseProxy", endpoint, {"Ref": "AWS::NoValue"}]}
+    for name in ("ApiFunction", "StreamFunction"):
+        variables = resources[name]["Properties"]["Environment"]["Variables"]
+        assert variables["TRAINER_DATABASE_HOST"] == proxy_host
+    migrate = resources["MigrateFunction"]["Properties"]["Environment"]["Variables"]
+    assert "TRAINER_DATABASE_HOST" not in migrate, "migrations connect to the database directly"
+
+
+@pytest.mark.parametrize(
+    ("name", "parameter"),
+    [
+        ("ApiFunction", "ApiReservedConcurrency"),
+        ("StreamFunction", "StreamReservedConcurrency"),
+        ("CheckpointFunction", "CheckpointReservedConcurrency"),
+        ("CostFunction", "CostReservedConcurrency"),
+    ],
+)
+def test_reserved_concurrency_is_a_parameter_zero_meaning_unreserved(name: str, parameter: str) -> None:
+    definition = sam()["Parameters"][parameter]
+    assert definition["Default"] == 0 and definition["MinValue"] == 0
+    condition = function(name)["ReservedConcurrentExecutions"]["Fn::If"]
+    assert condition[1:] == [{"Ref": parameter}, {"Ref": "AWS::NoValue"}]
+    assert sam()["Conditions"][condition[0]] == {"Fn::Not": [{"Fn::Equals": [{"Ref": parameter}, "0"]}]}
+    translated = _transform({parameter: "7"})["Resources"][name]["Properties"]
+    assert translated["ReservedConcurrentExecutions"]["Fn::If"] == condition
 
 
 def test_sam_transform_produces_the_design_resources() -> None:
@@ -104,7 +198,7 @@ def test_stream_route_uses_response_streaming_end_to_end() -> None:
     assert event["ResponseTransferMode"] == "RESPONSE_STREAM"
     integration = _integration("/agent/stream", "post")
     assert integration["responseTransferMode"] == "STREAM"
-    assert integration["uri"]["Fn::Sub"].endswith("${StreamFunction.Arn}/response-streaming-invocations")
+    assert integration["uri"]["Fn::Sub"].endswith("${StreamFunctionAliaslive}/response-streaming-invocations")
 
 
 def test_stream_function_runs_under_the_lambda_web_adapter() -> None:
@@ -120,6 +214,60 @@ def test_stream_function_runs_under_the_lambda_web_adapter() -> None:
     assert run_sh.stat().st_mode & 0o111, "run.sh must be executable"
     assert "uvicorn trainer.api.app:create_app --factory" in run_sh.read_text()
     assert "AWS_LWA_PORT" in run_sh.read_text()
+
+
+SNAPSTART_FUNCTIONS = ("ApiFunction", "StreamFunction")
+
+
+@pytest.mark.parametrize("name", SNAPSTART_FUNCTIONS)
+def test_the_http_functions_start_from_a_snapshot_behind_an_alias(name: str) -> None:
+    """SnapStart applies to published versions only: the alias is what API Gateway invokes, and every
+    property change (the code lives in the layer) publishes a version."""
+    properties = function(name)
+    assert properties["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+    assert properties["AutoPublishAlias"] == "live"
+    assert properties["AutoPublishAliasAllProperties"] is True
+    resources = transformed()["Resources"]
+    assert resources[name]["Properties"]["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+    (alias,) = (
+        r
+        for r in resources_of("AWS::Lambda::Alias").values()
+        if r["Properties"]["FunctionName"] == {"Ref": name}
+    )
+    assert alias["Properties"]["Name"] == "live"
+    permissions = [
+        r["Properties"]
+        for r in resources_of("AWS::Lambda::Permission").values()
+        if r["Properties"]["Principal"] == "apigateway.amazonaws.com"
+        and r["Properties"]["FunctionName"] in ({"Ref": name}, {"Ref": f"{name}Aliaslive"})
+    ]
+    assert permissions and all(p["FunctionName"] == {"Ref": f"{name}Aliaslive"} for p in permissions)
+
+
+@pytest.mark.parametrize("name", SNAPSTART_FUNCTIONS)
+def test_snapstart_functions_use_nothing_snapstart_refuses(name: str) -> None:
+    """SnapStart needs a managed runtime (Python 3.12+) and excludes provisioned concurrency, EFS and
+    more than 512 MB of ephemeral storage."""
+    properties = {**sam()["Globals"]["Function"], **function(name)}
+    assert properties["Runtime"] == "python3.12"
+    assert "ProvisionedConcurrencyConfig" not in properties
+    assert "FileSystemConfigs" not in properties
+    assert properties.get("EphemeralStorage", {"Size": 512})["Size"] <= 512
+
+
+def test_the_stream_function_is_ready_when_its_port_is_open() -> None:
+    """Readiness over HTTP would GET /health during the snapshot init, which builds the container
+    (secrets, database pool) into the snapshot; uvicorn opens its port once the lifespan has run."""
+    variables = function("StreamFunction")["Environment"]["Variables"]
+    assert variables["AWS_LWA_READINESS_CHECK_PROTOCOL"] == "tcp"
+    assert "AWS_LWA_READINESS_CHECK_PATH" not in variables
+
+
+@pytest.mark.parametrize("name", ["CheckpointFunction", "CostFunction", "MigrateFunction"])
+def test_background_functions_do_not_pay_for_snapshots(name: str) -> None:
+    """Nobody waits on their cold starts, and a Python snapshot is billed per cached version."""
+    assert "SnapStart" not in function(name)
+    assert "AutoPublishAlias" not in function(name)
 
 
 def parameter_default(value: Any) -> Any:
@@ -168,7 +316,7 @@ def test_buffered_routes_are_all_on_the_api_function_and_never_streamed() -> Non
     assert routes == BUFFERED_ROUTES | {("/agent/stream", "post")}
     for path, method in BUFFERED_ROUTES:
         integration = _integration(path, method)
-        assert integration["uri"]["Fn::Sub"].endswith("${ApiFunction.Arn}/invocations")
+        assert integration["uri"]["Fn::Sub"].endswith("${ApiFunctionAliaslive}/invocations")
         assert "responseTransferMode" not in integration
     assert _integration("/agent/chat", "post")["timeoutInMillis"] == 29000
     assert function("ApiFunction")["Handler"] == "app.handler"

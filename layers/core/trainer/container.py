@@ -100,6 +100,46 @@ class Container:
         self.closers.clear()
 
 
+PREWARMED_MODULES: tuple[str, ...] = (
+    "trainer.store.sessions",
+    "trainer.store.db",
+    "trainer.store.metrics",
+    "trainer.store.repositories.profiles",
+    "trainer.jobs.bus",
+    "trainer.agent.loop",
+    "trainer.agent.hooks",
+    "trainer.agent.tool_registry",
+    "trainer.agent.budget",
+    "trainer.agent.coaching",
+    "trainer.llm.factory",
+    "trainer.llm.models",
+    "trainer.sources.registry",
+    "trainer.runtime_secrets",
+    "aws_lambda_powertools.utilities.parameters",
+)
+"""What `build_container`, `resolve_runtime_secrets` and a turn import when they first run (the model
+SDKs come with trainer.llm.factory, psycopg with trainer.store.db)."""
+PREWARMED_AWS_SERVICES: tuple[str, ...] = ("dynamodb", "events", "ssm", "secretsmanager")
+
+
+def prewarm(settings: Settings) -> None:
+    """The first container build's work that opens no connection and reads no secret: the modules
+    above, the tool registry and its definitions, the exercise catalog, and one boto3 client per
+    service the functions call (each client loads its service model; none sends a request). Run in an
+    init phase no request waits for (a SnapStart snapshot, provisioned concurrency); what it builds
+    is dropped, the warm caches stay."""
+    for name in PREWARMED_MODULES:
+        importlib.import_module(name)
+    from trainer.agent.tool_registry import ToolRegistry
+    from trainer.domain.catalog import load_catalog
+    from trainer.store.dynamo_tables import aws_client
+
+    ToolRegistry(collect_tools()).definitions()
+    load_catalog()
+    for service in PREWARMED_AWS_SERVICES:
+        aws_client(service, settings)
+
+
 def collect_tools(module_names: Iterable[str] = TOOL_MODULES) -> list[AnyTool]:
     """Every tool exported as `TOOLS` by the trainer.tools.* modules."""
     tools: list[AnyTool] = []
@@ -134,7 +174,7 @@ async def build_container(
     if db is None and settings.database_url:
         from trainer.store.db import Database
 
-        db = Database(settings.database_url)
+        db = Database(settings.database_url, max_size=settings.database_pool_max)
         await db.open()
         closers.append(db.close)
     if publisher is None:

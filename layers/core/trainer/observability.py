@@ -270,6 +270,14 @@ def turn_metric_sets(
         turn.add_metric(name="CacheHitRate", unit=MetricUnit.Percent, value=rate)
     turn.add_metric(name="TurnDuration", unit=MetricUnit.Milliseconds, value=summary.duration_ms)
     turn.add_metric(name="ModelErrors", unit=MetricUnit.Count, value=summary.model_errors)
+    turn.add_metric(name="ModelWait", unit=MetricUnit.Milliseconds, value=summary.model_ms)
+    turn.add_metric(
+        name="BackendTime",
+        unit=MetricUnit.Milliseconds,
+        value=max(0, summary.duration_ms - summary.model_ms),
+    )
+    turn.add_metric(name="DynamoDBRequests", unit=MetricUnit.Count, value=summary.dynamodb_requests)
+    turn.add_metric(name="SqlQueries", unit=MetricUnit.Count, value=summary.sql_queries)
     turn.add_metadata(key="status", value=summary.status)
     if session_id:
         turn.add_metadata(key="session_id", value=session_id)

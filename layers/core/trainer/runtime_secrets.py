@@ -1,12 +1,13 @@
 """Secrets in AWS: the template passes only names (TRAINER_ANTHROPIC_KEY_PARAMETER,
 TRAINER_OPENAI_KEY_PARAMETER, TRAINER_DATABASE_SECRET_ARN); this resolves them with Powertools
-Parameters into a Settings copy at cold start. Values already set directly (local runs) win."""
+Parameters into a Settings copy at cold start. Values already set directly (local runs) win.
+TRAINER_DATABASE_HOST (the RDS Proxy endpoint) replaces the host of the secret's URL."""
 
 from __future__ import annotations
 
 import json
 from typing import Any, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import SecretStr
 
@@ -43,6 +44,16 @@ def database_url_from_secret(value: str) -> str:
     port = data.get("port") or 5432
     dbname = quote(str(data.get("dbname") or "postgres"), safe="")
     return f"postgresql://{user}:{password}@{data['host']}:{port}/{dbname}?sslmode=require"
+
+
+def with_host(url: str, host: str) -> str:
+    """The URL with its host (and port, if `host` names one) replaced: credentials, database and
+    options kept."""
+    parts = urlsplit(url)
+    userinfo, _, _ = parts.netloc.rpartition("@")
+    port = f":{parts.port}" if parts.port and ":" not in host else ""
+    netloc = f"{userinfo}@{host}{port}" if userinfo else f"{host}{port}"
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _read(source: ParameterSource, name: str, **kwargs: Any) -> str:
@@ -86,5 +97,6 @@ def resolve_runtime_secrets(
             from trainer.store.dynamo_tables import aws_client
 
             secrets = SecretsProvider(boto3_client=aws_client("secretsmanager", settings))
-        updates["database_url"] = database_url_from_secret(_read(secrets, settings.database_secret_arn))
+        url = database_url_from_secret(_read(secrets, settings.database_secret_arn))
+        updates["database_url"] = with_host(url, settings.database_host) if settings.database_host else url
     return settings.model_copy(update=updates) if updates else settings

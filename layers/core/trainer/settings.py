@@ -1,18 +1,31 @@
-"""The one place that reads the environment (ARCHITECTURE §8)."""
+"""The one place that reads the environment (ARCHITECTURE §8).
+
+`Settings()` validates the variables named by the fields' aliases (exact names, as Lambda sets them);
+keyword arguments, by alias or by field name, win over the environment. A plain pydantic model: every
+function imports this at cold start, and pydantic-settings' many sources (dotenv, cloud secret stores,
+a command line) cost more to import than the whole environment costs to read.
+`Settings.model_construct()` is every default, with the environment unread.
+"""
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 LOCAL_JWT_SECRET = "local-dev-secret-change-me-0123456789abcdef"
+LOCAL_DB_POOL_MAX = 10
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", populate_by_name=True)
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, validate_default=True)
+
+    def __init__(self, **values: Any) -> None:
+        aliases = {name: field.alias for name, field in type(self).model_fields.items() if field.alias}
+        environment = {alias: os.environ[alias] for alias in aliases.values() if alias in os.environ}
+        super().__init__(**{**environment, **{aliases.get(key, key): value for key, value in values.items()}})
 
     anthropic_api_key: SecretStr | None = Field(default=None, alias="ANTHROPIC_API_KEY")
     openai_api_key: SecretStr | None = Field(default=None, alias="OPENAI_API_KEY")
@@ -20,6 +33,8 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(default=None, alias="OPENAI_BASE_URL")
     model: str = Field(default="claude-haiku-4-5", alias="TRAINER_MODEL")
     initializer_model: str = Field(default="gpt-4o-mini", alias="TRAINER_INITIALIZER_MODEL")
+    prompt_cache_ttl: Literal["5m", "1h"] = Field(default="5m", alias="TRAINER_PROMPT_CACHE_TTL")
+    """The cache TTL of the prefix every session shares (tools and system prompt); 1h suits sparse traffic."""
 
     jwt_secret: SecretStr = Field(default=SecretStr(LOCAL_JWT_SECRET), alias="TRAINER_JWT_SECRET")
     jwks_url: str | None = Field(default=None, alias="TRAINER_JWKS_URL")
@@ -27,6 +42,10 @@ class Settings(BaseSettings):
     jwt_audience: str | None = Field(default=None, alias="TRAINER_JWT_AUDIENCE")
 
     database_url: str | None = Field(default=None, alias="DATABASE_URL")
+    database_host: str | None = Field(default=None, alias="TRAINER_DATABASE_HOST")
+    """Replaces the host of the URL read from TRAINER_DATABASE_SECRET_ARN (the RDS Proxy endpoint)."""
+    db_pool_max: int | None = Field(default=None, ge=1, alias="TRAINER_DB_POOL_MAX")
+    """Connections the process's pool may open; unset: `database_pool_max`."""
     database_secret_arn: str | None = Field(default=None, alias="TRAINER_DATABASE_SECRET_ARN")
     anthropic_key_parameter: str | None = Field(default=None, alias="TRAINER_ANTHROPIC_KEY_PARAMETER")
     openai_key_parameter: str | None = Field(default=None, alias="TRAINER_OPENAI_KEY_PARAMETER")
@@ -57,10 +76,31 @@ class Settings(BaseSettings):
     log_level: str = Field(default="INFO", alias="POWERTOOLS_LOG_LEVEL")
     lambda_function_name: str | None = Field(default=None, alias="AWS_LAMBDA_FUNCTION_NAME")
     """Set by the Lambda runtime: the process is a deployed function, not the local stack."""
+    lambda_initialization_type: str | None = Field(default=None, alias="AWS_LAMBDA_INITIALIZATION_TYPE")
+    """Set by the Lambda runtime: `on-demand`, `provisioned-concurrency` or `snap-start`."""
 
     @property
     def deployed(self) -> bool:
         return self.lambda_function_name is not None
+
+    @property
+    def snapshot_init(self) -> bool:
+        """This init phase ends in a SnapStart snapshot: it must open no connection and read no secret."""
+        return self.lambda_initialization_type == "snap-start"
+
+    @property
+    def prewarm_at_init(self) -> bool:
+        """No request waits for this init phase (a snapshot, or provisioned concurrency), so it does
+        the warm-up the first request would otherwise pay (`trainer.container.prewarm`)."""
+        return self.lambda_initialization_type in ("snap-start", "provisioned-concurrency")
+
+    @property
+    def database_pool_max(self) -> int:
+        """A Lambda instance serves one request at a time and a request holds one connection at a
+        time: one connection each when deployed; a few for the local stack's concurrent requests."""
+        if self.db_pool_max is not None:
+            return self.db_pool_max
+        return 1 if self.deployed else LOCAL_DB_POOL_MAX
 
     @property
     def uses_default_jwt_secret(self) -> bool:

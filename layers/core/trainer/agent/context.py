@@ -270,6 +270,7 @@ class ContextBuilder:
             messages=messages,
             user_id=session.user_id,
             session_id=session.id,
+            shared_system_blocks=1,
             results=assembled.results,
         )
         return request, chars // 4

@@ -5,6 +5,7 @@ range is a new event, never a replacement. Failures never stop the main agent (Â
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,8 @@ class InitOutcome:
     failed: dict[str, str] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     """Every event the initializer appended, in order (the loop keeps them in memory)."""
+    select_ms: int = 0
+    """How long the selection model took to answer."""
 
 
 def display_name(source: str) -> str:
@@ -90,13 +93,16 @@ async def initialize_context(
 ) -> InitOutcome:
     outcome = InitOutcome()
     existing = list(session.knowledge_in_context)
+    started = time.perf_counter()
     try:
         result = await selector.select(message, [ref.model_dump(mode="json") for ref in existing])
     except Exception as exc:
+        outcome.select_ms = int((time.perf_counter() - started) * 1000)
         logger.warning("initializer failed: %s", exc)
         if (event := await log_error(store, session.id, exc, "context_init")) is not None:
             outcome.events.append(event)
         return outcome
+    outcome.select_ms = int((time.perf_counter() - started) * 1000)
     outcome.reasoning = result.selection.reasoning
     if (usage_event := await _log_initializer_usage(store, session.id, result)) is not None:
         outcome.events.append(usage_event)

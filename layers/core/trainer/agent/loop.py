@@ -1,9 +1,14 @@
 """One agent turn (seed 002 §3, ARCHITECTURE §1, §5, §6).
 
 get/create session -> lease -> (synchronous checkpoint if over the hard limit) -> user message ->
-client workout as knowledge -> initializer -> read events ONCE -> loop { build context, call model
-with forced single tool use, execute the tool, append tool_call + tool_result, take the tool's next
-step } -> completed -> TurnCompleted -> done. Events of the turn are kept in memory; writes go through.
+client workout as knowledge -> { initializer | read events ONCE | user data } -> loop { build
+context, call model with forced single tool use, execute the tool, append tool_call + tool_result,
+take the tool's next step } -> completed -> TurnCompleted -> done.
+
+Events of the turn are kept in memory. Writes go through the turn's `TurnStore`: committed in one
+atomic batch per step (the user message; the knowledge; each iteration; the end, which releases the
+lease), each commit extending the lease, and overlapped with the work that follows where nothing
+waits for them.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from trainer.agent.initializer import CURRENT_WORKOUT_SOURCE, format_current_wor
 from trainer.agent.ports import EventPublisher, ModelProvider, SourceFetcher, TurnHooks, UserDataLoader
 from trainer.agent.tool_registry import EndTurn, ToolOutcome, ToolRegistry
 from trainer.agent.turn_completed import TurnCompleted, TurnUsage
+from trainer.agent.turn_store import LeaseLost, TurnStore
 from trainer.frames import (
     Frame,
     FrameSink,
@@ -49,6 +55,7 @@ from trainer.store.models import (
     Session,
 )
 from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionStore, StoreUnavailable
+from trainer.store.request_counts import RequestCounts, counting
 from trainer.tools.base import Reply, ToolContext, ToolResult, WorkoutCoach
 
 logger = logging.getLogger(__name__)
@@ -102,22 +109,24 @@ class AgentDeps:
 
 
 class LeaseKeeper:
-    """Keeps a turn's lease while it runs: renews it every third of its length, never past the
-    function's deadline (so no lease outlives the function), and notes when another holder took the
-    session over (this turn's process was presumed dead): the turn must then stop writing."""
+    """Keeps a turn's lease while it runs. Every commit of the turn extends the lease; when none has
+    for a third of its length (a long model call), the keeper renews it, never past the function's
+    deadline (so no lease outlives the function). If another holder took the session over (this
+    turn's process was presumed dead), the turn store is marked lost and the turn writes nothing more."""
 
-    def __init__(self, store: SessionStore, session_id: str, holder: str, ttl: int, deadline: float) -> None:
+    def __init__(self, store: TurnStore, ttl: int, deadline: float) -> None:
         self.store = store
-        self.session_id = session_id
-        self.holder = holder
         self.ttl = ttl
         self.deadline = deadline
-        self.lost = False
         self.renewals = 0
         self._task: asyncio.Task[None] | None = None
 
+    def ttl_now(self) -> int:
+        """The lease length to ask for now: the setting, cut at the function's deadline."""
+        return max(1, min(self.ttl, int(self.deadline - time.monotonic())))
+
     def start(self) -> None:
-        self._task = asyncio.create_task(self._renew_until_stopped(), name=f"lease-{self.session_id}")
+        self._task = asyncio.create_task(self._renew_until_stopped(), name=f"lease-{self.store.session_id}")
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -126,24 +135,24 @@ class LeaseKeeper:
                 await self._task
 
     async def _renew_until_stopped(self) -> None:
+        store = self.store
         while True:
-            await asyncio.sleep(self.ttl / 3)
-            left = self.deadline - time.monotonic()
-            if left <= 1:
+            wait = self.ttl / 3 - (time.monotonic() - store.extended_at)
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            if self.deadline - time.monotonic() <= 1:
                 return
             try:
-                await self.store.renew_lease(self.session_id, self.holder, min(self.ttl, int(left)))
+                await store.renew_lease(store.session_id, store.holder, self.ttl_now())
                 self.renewals += 1
             except LeaseHeld:
-                logger.error("lease on session %s was taken over; the turn stops", self.session_id)
-                self.lost = True
+                logger.error("lease on session %s was taken over; the turn stops", store.session_id)
+                store.mark_lost()
                 return
             except Exception:
-                logger.warning("lease renewal failed for session %s", self.session_id, exc_info=True)
-
-
-class LeaseLost(RuntimeError):
-    """Another turn took the session over while this one ran (it was presumed dead)."""
+                logger.warning("lease renewal failed for session %s", store.session_id, exc_info=True)
+                await asyncio.sleep(1)
 
 
 class TurnFailed(RuntimeError):
@@ -189,6 +198,10 @@ class TurnResult:
     cost_cents: float = 0.0
     duration_ms: int = 0
     model_errors: int = 0
+    model_ms: int = 0
+    """Time spent waiting for models (the initializer's and the agent's calls)."""
+    dynamodb_requests: int = 0
+    sql_queries: int = 0
 
     @property
     def tool_calls(self) -> list[tuple[str, bool]]:
@@ -274,20 +287,32 @@ class AgentLoop:
         model: str | None = None,
         emit: FrameSink | None = None,
     ) -> TurnResult:
+        with counting() as counts:
+            return await self._run_turn(user_id, message, session_id, current_workout, model, emit, counts)
+
+    async def _run_turn(
+        self,
+        user_id: str,
+        message: str,
+        session_id: str | None,
+        current_workout: dict[str, Any] | None,
+        model: str | None,
+        emit: FrameSink | None,
+        counts: RequestCounts,
+    ) -> TurnResult:
         deps = self.deps
         if deps.budget is not None:
             await deps.budget.check(user_id)
         holder = f"{TURN_HOLDER_PREFIX}{uuid.uuid4().hex}"
         session, interrupted = await self._lease_session(user_id, session_id, holder)
-        turn = _Turn(self, session, model or deps.settings.model, emit, holder)
+        deadline = time.monotonic() + deps.settings.function_timeout_seconds
         keeper = LeaseKeeper(
-            deps.store,
-            session.id,
-            holder,
+            TurnStore(deps.store, session, holder, lambda: keeper.ttl_now()),
             deps.settings.turn_lease_seconds,
-            time.monotonic() + deps.settings.function_timeout_seconds,
+            deadline,
         )
-        turn.lease = keeper
+        store = keeper.store
+        turn = _Turn(self, store, model or deps.settings.model, emit, counts)
         keeper.start()
         await turn.emit(session_frame(session.id))
         try:
@@ -298,6 +323,10 @@ class AgentLoop:
             return await turn.run(message, current_workout)
         except TurnFailed:
             raise
+        except LeaseLost as exc:
+            logger.error("turn in session %s stopped: %s", session.id, exc)
+            await turn.emit(error_frame(TURN_BROKE))
+            raise TurnFailed(TURN_BROKE, session_id=session.id) from exc
         except (StoreUnavailable, DatabaseUnavailable) as exc:
             logger.exception("a store failed during the turn in session %s", session.id)
             await turn.fail(exc, "agent_loop")
@@ -308,10 +337,12 @@ class AgentLoop:
             raise TurnFailed(user_message_for(exc), session_id=session.id) from exc
         finally:
             await keeper.stop()
-            try:
-                await deps.store.release_lease(turn.session.id, turn.holder)
-            except Exception:
-                logger.exception("could not release the lease of session %s", turn.session.id)
+            await asyncio.gather(store.settle(), return_exceptions=True)
+            if not store.released and not store.lost:
+                try:
+                    await store.release_lease(store.session_id, holder)
+                except Exception:
+                    logger.exception("could not release the lease of session %s", store.session_id)
 
     async def _lease_session(
         self, user_id: str, session_id: str | None, holder: str
@@ -334,20 +365,20 @@ class _Turn:
     """State of one turn: the in-memory event list, usage totals and the actions taken."""
 
     def __init__(
-        self, loop: AgentLoop, session: Session, model_id: str, sink: FrameSink | None, holder: str
+        self, loop: AgentLoop, store: TurnStore, model_id: str, sink: FrameSink | None, counts: RequestCounts
     ) -> None:
         self.loop = loop
+        self.counts = counts
+        self.model_ms = 0
         self.deps = loop.deps
-        self.store = loop.deps.store
-        self.session = session
+        self.store = store
         self.model_id = model_id
         self.sink = sink
-        self.holder = holder
-        self.lease: LeaseKeeper | None = None
+        self.holder = store.holder
         self.started = time.perf_counter()
         self.events: list[Event] = []
         self.first_seq: int | None = None
-        self.last_seq = session.last_seq
+        self.last_seq = store.session.last_seq
         self.actions: list[Action] = []
         self.usage = {
             "input_tokens": 0,
@@ -359,6 +390,10 @@ class _Turn:
         self.context_estimate = 0
         self.model_errors = 0
         self.message = ""
+
+    @property
+    def session(self) -> Session:
+        return self.store.session
 
     async def hook(self, name: str, *args: Any) -> None:
         try:
@@ -385,7 +420,7 @@ class _Turn:
         if self.sink is None:
             return
         try:
-            await self.sink(frame, self.last_seq)
+            await self.sink(frame, self.store.durable_seq)
         except Exception:
             logger.debug("SSE frame not delivered", exc_info=True)
 
@@ -413,7 +448,7 @@ class _Turn:
         except Exception as exc:
             logger.exception("synchronous checkpoint failed")
             await log_error(self.store, self.session.id, exc, "checkpoint")
-        self.session = await self.store.load_session(self.session.id)
+        await self.store.load_session(self.session.id)
         self.last_seq = self.session.last_seq
 
     async def run(self, message: str, current_workout: dict[str, Any] | None) -> TurnResult:
@@ -422,17 +457,17 @@ class _Turn:
         await self._append(EventType.USER_MESSAGE, {"message": message})
         if current_workout:
             await self._inject_current_workout(current_workout)
-        await self._initialize(message)
-        await self._read_context_events()
-        user_data_xml = await self._user_data()
+        self.store.flush_soon()
+        history, user_data_xml = await self._prepare(message)
+        self.events = [*history, *self.events]
+        self.store.flush_soon()
         today = deps.clock().date()
 
         iterations = 0
         stop: StopReason = "max_iterations"
         model = deps.models.model_for(self.model_id)
         while iterations < deps.settings.max_iterations:
-            if self.lease is not None and self.lease.lost:
-                raise LeaseLost(f"the lease on session {self.session.id} was taken over")
+            self.store.raise_if_failed()
             iterations += 1
             response = await self._complete(model, user_data_xml, today, iterations)
             call = response.tool_call
@@ -448,6 +483,7 @@ class _Turn:
             await self._log_error(f"max iterations reached ({deps.settings.max_iterations})", "agent_loop")
 
         response_body = await self._client_response()
+        await self.store.settle()
         await self._finish("completed")
         await self.emit(done_frame(self.session.id))
         result = self._result("completed", iterations, response_body, stop)
@@ -474,6 +510,9 @@ class _Turn:
             cost_cents=self.cost_cents,
             duration_ms=int((time.perf_counter() - self.started) * 1000),
             model_errors=self.model_errors,
+            model_ms=self.model_ms,
+            dynamodb_requests=self.counts.dynamodb,
+            sql_queries=self.counts.sql,
         )
 
     async def _inject_current_workout(self, workout: dict[str, Any]) -> None:
@@ -494,22 +533,33 @@ class _Turn:
             logger.exception("context initialisation failed")
             await self._log_error(exc, "context_init")
             return
+        self.model_ms += outcome.select_ms
         for event in outcome.events:
             self._remember(event)
 
-    async def _read_context_events(self) -> None:
-        """The one read of the turn: every context event from context_start_sequence on."""
-        after = max(self.session.context_start_sequence - 1, 0)
+    async def _prepare(self, message: str) -> tuple[list[Event], str]:
+        """The initializer, the history read and the user data at once (none needs another):
+        the context events before this turn and the user data block."""
+        async with asyncio.TaskGroup() as group:
+            history = group.create_task(self._read_history(self.session.last_seq))
+            user_data = group.create_task(self._user_data())
+            group.create_task(self._initialize(message))
+        return history.result(), user_data.result()
+
+    async def _read_history(self, through: int) -> list[Event]:
+        """The one read of the turn: the context events from context_start_sequence through the
+        turn's start (the turn's own events are in memory; it may not have committed them yet)."""
         collected: list[Event] = []
-        while True:
-            page = await self.store.read_events(self.session.id, after, READ_PAGE_SIZE, CONTEXT_EVENT_TYPES)
-            collected.extend(page.events)
+        after = max(self.session.context_start_sequence - 1, 0)
+        while after < through:
+            page = await self.store.inner.read_events(
+                self.session.id, after, READ_PAGE_SIZE, CONTEXT_EVENT_TYPES
+            )
+            collected.extend(e for e in page.events if e.sequence_number <= through)
             if page.next_after is None or not page.events:
                 break
             after = page.next_after
-        self.events = collected
-        if collected:
-            self.last_seq = max(self.last_seq, collected[-1].sequence_number)
+        return collected
 
     async def _user_data(self) -> str:
         try:
@@ -526,16 +576,14 @@ class _Turn:
             self.session, self.events, user_data_xml, self.model_id, today=today
         )
         await self.hook("on_llm_start", self.session, request)
-        logged_request = asyncio.create_task(
-            self._append(
-                EventType.LLM_REQUEST,
-                {
-                    "model": self.model_id,
-                    "prompt": request_summary(request),
-                    "estimated_tokens": self.context_estimate,
-                    "iteration": iteration,
-                },
-            )
+        await self._append(
+            EventType.LLM_REQUEST,
+            {
+                "model": self.model_id,
+                "prompt": request_summary(request),
+                "estimated_tokens": self.context_estimate,
+                "iteration": iteration,
+            },
         )
 
         async def on_delta(tool: str, text: str) -> None:
@@ -553,11 +601,10 @@ class _Turn:
                 response = await model.complete(request, on_delta)
         except Exception as exc:
             self.model_errors += 1
-            await asyncio.gather(logged_request, return_exceptions=True)
             await self.fail(exc)
             raise TurnFailed(user_message_for(exc), session_id=self.session.id) from exc
         duration_ms = int((time.perf_counter() - started) * 1000)
-        await logged_request
+        self.model_ms += duration_ms
 
         cost = self.deps.cost(response.model or self.model_id, response.usage)
         self.cost_cents += cost
@@ -623,6 +670,7 @@ class _Turn:
             },
             duration_ms=duration_ms,
         )
+        self.store.flush_soon()
         await self.emit(tool_result_frame(outcome))
         if status is not None:
             if outcome.success:
@@ -667,7 +715,7 @@ class _Turn:
             ESTIMATE_START_KEY: self.session.context_start_sequence,
         }
         try:
-            self.session = await self.store.update_session(self.session.id, status=status, metadata=metadata)
+            await self.store.close(status=status, metadata=metadata)
         except Exception:
             logger.exception("could not set session %s to %s", self.session.id, status)
         await self._publish(status)

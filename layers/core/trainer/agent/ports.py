@@ -100,3 +100,14 @@ class TurnSummary(Protocol):
 
     @property
     def model_errors(self) -> int: ...
+
+    @property
+    def model_ms(self) -> int:
+        """Time spent waiting for models; the rest of `duration_ms` is the backend's."""
+        ...
+
+    @property
+    def dynamodb_requests(self) -> int: ...
+
+    @property
+    def sql_queries(self) -> int: ...

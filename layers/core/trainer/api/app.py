@@ -3,8 +3,10 @@
 `create_app(container)` serves a ready container (tests, the local stack). `create_app()` builds
 one from `get_settings()` (or the `settings` given) on first use — at startup under uvicorn, on the
 first request under Mangum (lifespan off) — so importing this module stays cheap for Lambda cold
-starts. The OpenAPI document (/openapi.json) is built from the same settings: limits that are
-settings (the message length) are documented as they are enforced.
+starts. In a SnapStart init (trainer.snapstart) the uvicorn startup only prewarms: the container, with
+its secrets and its database pool, is built by the first request after the restore. The OpenAPI
+document (/openapi.json) is built from the same settings: limits that are settings (the message
+length) are documented as they are enforced.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from trainer import __version__
+from trainer import __version__, snapstart
 from trainer.api.auth import TokenVerifier
 from trainer.api.errors import BodySizeLimitMiddleware, CatchAllMiddleware, install_error_handlers
 from trainer.api.json_guard import JsonBodyGuardMiddleware
@@ -35,10 +37,14 @@ class ContainerProvider:
     the HTTP layer keeps per process: the token verifier and the detached turns."""
 
     def __init__(
-        self, container: Container | None, factory: Callable[[], Awaitable[Container]] | None = None
+        self,
+        container: Container | None,
+        factory: Callable[[], Awaitable[Container]] | None = None,
+        settings: Settings | None = None,
     ) -> None:
         self._container = container
         self._factory = factory
+        self._settings = settings if settings is not None else container.settings if container else None
         self._owned = container is None
         self._lock: asyncio.Lock | None = None
         self._verifier: TokenVerifier | None = None
@@ -57,8 +63,35 @@ class ContainerProvider:
         async with self._lock:
             if self._container is None:
                 assert self._factory is not None
+                if self._settings is not None and self._settings.snapshot_init:
+                    snapstart.restore_uniqueness()
                 self._container = await self._factory()
         return self._container
+
+    def prewarm(self) -> None:
+        """Warms what the first container build and request use, without I/O (trainer.container.prewarm,
+        plus PyJWT for the token verifier)."""
+        import jwt  # noqa: F401
+
+        from trainer.container import prewarm
+
+        assert self._settings is not None
+        prewarm(self._settings)
+
+    def before_snapshot(self) -> None:
+        """SnapStart hook: a container built during init is closed (a pool's connections would not
+        survive the snapshot) and forgotten with the verifier; the first request after the restore
+        builds them again. Runs on the event loop Mangum serves every request on."""
+        self._verifier = None
+        if self._container is None or not self._owned:
+            return
+        container, self._container = self._container, None
+        asyncio.get_event_loop_policy().get_event_loop().run_until_complete(container.aclose())
+
+    def after_restore(self) -> None:
+        """SnapStart hook: the token verifier (and its JWKS cache, timed by a clock the restore does not
+        keep) is built afresh."""
+        self._verifier = None
 
     async def shutdown(self) -> None:
         container = self._container
@@ -95,11 +128,16 @@ def create_app(container: Container | None = None, *, settings: Settings | None 
         settings = container.settings
     elif settings is None:
         settings = get_settings()
-    provider = ContainerProvider(container, None if container is not None else _container_from(settings))
+    provider = ContainerProvider(
+        container, None if container is not None else _container_from(settings), settings
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await provider.get()
+        if container is None and settings.snapshot_init:
+            provider.prewarm()
+        else:
+            await provider.get()
         yield
         await provider.shutdown()
 

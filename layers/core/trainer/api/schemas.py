@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model, field_validator
 
 from trainer.domain.workout import ClientWorkout
 from trainer.store import models as store
@@ -109,6 +109,26 @@ class ChatRequest(BaseModel):
         description="The workout the app is showing, if any: the exercises a reply gave it.",
     )
     model: str | None = Field(default=None, description="Agent model; default: the server's.")
+
+    @field_validator("current_workout", mode="before")
+    @classmethod
+    def _workout_as_its_schema_says(cls, value: Any) -> Any:
+        """Types as the schema states them, all the way down: no `true` for a count, no `0` for a
+        flag, no numeric strings (pydantic's lax mode would take them); `3.0` is an integer, as in
+        JSON Schema."""
+        if value is None or isinstance(value, ClientWorkout):
+            return value
+        return ClientWorkout.model_validate(_integral_floats_as_ints(value), strict=True)
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _integral_floats_as_ints(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_integral_floats_as_ints(item) for item in value]
+    return value
 
 
 def chat_request_model(max_message_chars: int, model_ids: Sequence[str]) -> type[ChatRequest]:

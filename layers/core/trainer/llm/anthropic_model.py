@@ -12,6 +12,7 @@ import httpx2
 from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
+from trainer.llm.models import CacheTTL
 from trainer.llm.partial_json import StreamedStringField
 from trainer.llm.ports import ModelError, ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
 from trainer.settings import Settings
@@ -36,6 +37,7 @@ class AnthropicAgentModel:
     ) -> None:
         if settings.anthropic_api_key is None:
             raise ValueError("ANTHROPIC_API_KEY is not set; use the offline model instead")
+        self._static_ttl: CacheTTL = settings.prompt_cache_ttl
         self._client = AsyncAnthropic(
             api_key=settings.anthropic_api_key.get_secret_value(),
             base_url=settings.anthropic_base_url or DEFAULT_BASE_URL,
@@ -46,17 +48,7 @@ class AnthropicAgentModel:
     async def complete(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
     ) -> ModelResponse:
-        params: dict[str, Any] = {
-            "model": request.model,
-            "max_tokens": request.max_tokens,
-            "system": request.system,
-            "tools": request.tools,
-            "tool_choice": request.tool_choice,
-            "messages": request.messages,
-        }
-        if request.user_id:
-            params["metadata"] = {"user_id": request.user_id}
-
+        params = request_params(request, static_ttl=self._static_ttl)
         opened = False
         try:
             async with self._client.messages.stream(**params) as stream:
@@ -86,6 +78,38 @@ class AnthropicAgentModel:
         except ValueError as exc:
             raise ModelError(f"the model wrote unreadable tool input: {exc}", retryable=True) from exc
         return to_model_response(final)
+
+
+def request_params(request: ModelRequest, *, static_ttl: CacheTTL = "5m") -> dict[str, Any]:
+    """The Messages API parameters. The cache breakpoints of the prefix every session shares (the
+    tools and the first `shared_system_blocks` system blocks) get `static_ttl`; the per-user ones
+    keep the 5-minute default, so no 1-hour breakpoint follows a 5-minute one."""
+    tools, system = request.tools, request.system
+    if static_ttl != "5m":
+        shared = request.shared_system_blocks
+        tools = _with_ttl(tools, static_ttl)
+        system = [*_with_ttl(system[:shared], static_ttl), *system[shared:]]
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "system": system,
+        "tools": tools,
+        "tool_choice": request.tool_choice,
+        "messages": request.messages,
+    }
+    if request.user_id:
+        params["metadata"] = {"user_id": request.user_id}
+    return params
+
+
+def _with_ttl(blocks: list[dict[str, Any]], ttl: CacheTTL) -> list[dict[str, Any]]:
+    """Copies of the blocks, with `ttl` on those that carry a cache breakpoint."""
+    return [
+        {**block, "cache_control": {**block["cache_control"], "ttl": ttl}}
+        if "cache_control" in block
+        else block
+        for block in blocks
+    ]
 
 
 def to_model_response(message: Message) -> ModelResponse:

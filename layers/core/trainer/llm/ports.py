@@ -60,6 +60,9 @@ class ModelRequest:
     )
     user_id: str | None = None
     session_id: str | None = None
+    shared_system_blocks: int = 1
+    """How many leading system blocks are the same for every user: with the tools they are the
+    prefix all sessions share, whose cache breakpoints the adapter gives TRAINER_PROMPT_CACHE_TTL."""
     results: dict[str, BaseModel] = field(default_factory=dict)
     """The typed result (a ToolResult or ToolFailure) of each tool call in `messages`, by call id, for
     back ends that are not a language model (the offline policy). Never sent to a provider."""

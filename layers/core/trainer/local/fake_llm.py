@@ -30,7 +30,10 @@ from trainer.llm.ports import AgentModel, ModelRequest, ModelResponse
 from trainer.store.models import Session
 
 CACHE_TTL_S = 300.0
+CACHE_TTL_1H_S = 3600.0
 LOOKBACK_BLOCKS = 20
+MAX_BREAKPOINTS = 4
+CACHE_TTLS = ("5m", "1h")
 OPENAI_MIN_CACHED = 1024
 OPENAI_CACHE_STEP = 128
 REJECTED_SAMPLING_PARAMS = ("temperature", "top_p", "top_k")
@@ -49,6 +52,10 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    received_at: float = 0.0
+    """`time.monotonic()` when the request arrived (one clock for every process of the machine)."""
+    answered_at: float | None = None
+    """When its response was sent in full."""
 
 
 @dataclass
@@ -63,6 +70,7 @@ class CacheUsage:
 class _Segment:
     text: str
     cache_control: dict[str, Any] | None
+    section: str = "messages"
 
 
 def prompt_segments(body: dict[str, Any]) -> list[_Segment]:
@@ -71,12 +79,14 @@ def prompt_segments(body: dict[str, Any]) -> list[_Segment]:
     segments: list[_Segment] = []
 
     def add(prefix: str, block: Any) -> None:
+        section = {"tool:": "tools", "system:": "system"}.get(prefix, "messages")
         if isinstance(block, dict):
             control = block.get("cache_control")
             clean = {k: v for k, v in block.items() if k != "cache_control"}
-            segments.append(_Segment(prefix + _dumps(clean), control if isinstance(control, dict) else None))
+            control = control if isinstance(control, dict) else None
+            segments.append(_Segment(prefix + _dumps(clean), control, section))
         else:
-            segments.append(_Segment(prefix + _dumps(block), None))
+            segments.append(_Segment(prefix + _dumps(block), None, section))
 
     for tool in body.get("tools") or []:
         add("tool:", tool)
@@ -97,28 +107,65 @@ def prompt_segments(body: dict[str, Any]) -> list[_Segment]:
     return segments
 
 
+def cache_control_error(body: dict[str, Any]) -> str | None:
+    """What the real API refuses about a request's breakpoints: more than four, an unknown type or
+    TTL, or a 1-hour breakpoint after a 5-minute one."""
+    controls = [s.cache_control for s in prompt_segments(body) if s.cache_control is not None]
+    if len(controls) > MAX_BREAKPOINTS:
+        found = len(controls)
+        return f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
+    seen_5m = False
+    for control in controls:
+        if control.get("type") != "ephemeral":
+            return "cache_control.type: Input should be 'ephemeral'"
+        ttl = control.get("ttl", "5m")
+        if ttl not in CACHE_TTLS:
+            return "cache_control.ttl: Input should be '5m' or '1h'"
+        if ttl == "1h" and seen_5m:
+            return "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block"
+        seen_5m = seen_5m or ttl == "5m"
+    return None
+
+
+@dataclass
+class _Entry:
+    expires_at: float
+    ttl_s: float
+
+
 class PromptCache:
-    """Prefixes written at breakpoints live for 5 minutes (refreshed on read). A read is looked up
-    at each breakpoint and up to 20 blocks before it, like the real API; nothing below the model's
-    minimum cacheable length is cached."""
+    """Anthropic's prompt cache, shared by every request to one server as the real one is by an
+    organisation. An entry is the prefix (model, then tools, system and messages in that order;
+    tool_choice counts for the messages) up to a breakpoint at or above the model's minimum
+    cacheable length; it lives 5 minutes, or an hour when the breakpoint says ttl "1h", and each
+    read refreshes it. A read is looked up at each breakpoint and the 19 blocks before it. Writes
+    are billed per breakpoint: the tokens up to a 1-hour breakpoint as 1-hour writes, the rest as
+    5-minute ones."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic, ttl_s: float = CACHE_TTL_S) -> None:
         self._clock = clock
         self._ttl = ttl_s
-        self._entries: dict[str, float] = {}
+        self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
 
+    def _ttl_of(self, control: dict[str, Any] | None) -> float:
+        return CACHE_TTL_1H_S if (control or {}).get("ttl") == "1h" else self._ttl
+
     def account(self, body: dict[str, Any], min_tokens: int) -> CacheUsage:
         segments = prompt_segments(body)
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(_dumps(str(body.get("model"))).encode())
         hashes: list[str] = []
         tokens: list[int] = []
         chars = 0
+        in_messages = False
         for segment in segments:
+            if segment.section == "messages" and not in_messages:
+                in_messages = True
+                digest.update(_dumps(body.get("tool_choice")).encode())
             digest.update(segment.text.encode())
             chars += len(segment.text)
             hashes.append(digest.copy().hexdigest())
@@ -127,23 +174,30 @@ class PromptCache:
         breakpoints = [i for i, s in enumerate(segments) if s.cache_control]
         now = self._clock()
         with self._lock:
-            self._entries = {h: t for h, t in self._entries.items() if now - t < self._ttl}
+            self._entries = {h: e for h, e in self._entries.items() if e.expires_at > now}
             read = 0
             for bp in breakpoints:
                 for j in range(bp, max(-1, bp - LOOKBACK_BLOCKS), -1):
-                    if hashes[j] in self._entries:
-                        self._entries[hashes[j]] = now
+                    entry = self._entries.get(hashes[j])
+                    if entry is not None:
+                        entry.expires_at = now + entry.ttl_s
                         read = max(read, tokens[j])
                         break
-            created = 0
-            created_1h = 0
-            if breakpoints and tokens[breakpoints[-1]] >= min_tokens:
-                created = max(0, tokens[breakpoints[-1]] - read)
-                if (segments[breakpoints[-1]].cache_control or {}).get("ttl") == "1h":
-                    created_1h = created
-                for bp in breakpoints:
-                    if tokens[bp] >= min_tokens:
-                        self._entries[hashes[bp]] = now
+            created = created_1h = 0
+            covered = read
+            for bp in breakpoints:
+                if tokens[bp] < min_tokens:
+                    continue
+                control = segments[bp].cache_control or {}
+                if tokens[bp] > covered:
+                    created += tokens[bp] - covered
+                    if control.get("ttl") == "1h":
+                        created_1h += tokens[bp] - covered
+                    covered = tokens[bp]
+                ttl = self._ttl_of(control)
+                kept = self._entries.get(hashes[bp])
+                ttl = max(ttl, kept.ttl_s) if kept else ttl
+                self._entries[hashes[bp]] = _Entry(now + ttl, ttl)
         return CacheUsage(
             input_tokens=max(0, total - read - created),
             cache_creation_input_tokens=created,
@@ -304,9 +358,19 @@ class FakeLLMServer:
     ) -> None:
         self.stop()
 
-    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> None:
+    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> RecordedRequest:
+        request = RecordedRequest(path, headers, body, received_at=time.monotonic())
         with self._lock:
-            self.requests.append(RecordedRequest(path, headers, body))
+            self.requests.append(request)
+        return request
+
+    def timings(self) -> list[dict[str, Any]]:
+        """Path, arrival and answer time of every request, oldest first (`GET /_fake/timings`)."""
+        with self._lock:
+            return [
+                {"path": r.path, "received_at": r.received_at, "answered_at": r.answered_at}
+                for r in self.requests
+            ]
 
     def take_failure(self) -> _Failures:
         with self._lock:
@@ -396,14 +460,22 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._json(400, _error_body("invalid_request_error", "body is not JSON"))
                 return
             headers = {k.lower(): v for k, v in self.headers.items()}
-            server.record(self.path, headers, body)
-            if not self._authorized(headers):
-                self._json(401, _error_body("authentication_error", "invalid x-api-key"))
-                return
-            if self.path == "/v1/messages":
-                self._messages(body)
-            elif self.path == "/v1/chat/completions":
-                self._chat_completions(body)
+            recorded = server.record(self.path, headers, body)
+            try:
+                if not self._authorized(headers):
+                    self._json(401, _error_body("authentication_error", "invalid x-api-key"))
+                elif self.path == "/v1/messages":
+                    self._messages(body)
+                elif self.path == "/v1/chat/completions":
+                    self._chat_completions(body)
+                else:
+                    self._json(404, _error_body("not_found_error", f"no route {self.path}"))
+            finally:
+                recorded.answered_at = time.monotonic()
+
+        def do_GET(self) -> None:
+            if self.path == "/_fake/timings":
+                self._json(200, {"requests": server.timings()})
             else:
                 self._json(404, _error_body("not_found_error", f"no route {self.path}"))
 
@@ -434,6 +506,10 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             missing = [k for k in ("model", "max_tokens", "messages") if k not in body]
             if missing:
                 self._json(400, _error_body("invalid_request_error", f"{missing[0]}: Field required"))
+                return
+            refused = cache_control_error(body)
+            if refused:
+                self._json(400, _error_body("invalid_request_error", refused))
                 return
             failures = server.take_failure()
             if failures.statuses:
@@ -549,6 +625,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.flush()
 
         def _chat_completions(self, body: dict[str, Any]) -> None:
+            if server.latency_s:
+                time.sleep(server.latency_s)
             messages = body.get("messages") or []
             user_text = "\n".join(str(m.get("content")) for m in messages if m.get("role") == "user")
             message_m = re.search(r"<user_message>\n?(.*?)\n?</user_message>", user_text, re.DOTALL)

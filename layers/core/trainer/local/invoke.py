@@ -27,10 +27,11 @@ What it does, in this process:
    database pool included), as the end of the execution environment would.
 4. A function run by the Lambda Web Adapter (Handler `run.sh`, AWS_LAMBDA_EXEC_WRAPPER=/opt/bootstrap)
    has no Python handler: the adapter is emulated. The ASGI app is the one run.sh gives uvicorn,
-   started with its lifespan; the readiness path (AWS_LWA_READINESS_CHECK_PATH) must answer below
-   500; the API Gateway event becomes one HTTP request with the adapter's `x-amzn-request-context`
-   and `x-amzn-lambda-context` headers; the response body is passed on chunk by chunk as the app
-   streams it and collected.
+   started with its lifespan; with AWS_LWA_READINESS_CHECK_PROTOCOL=tcp it is ready when the lifespan
+   has run (uvicorn opens its port then), otherwise the readiness path (AWS_LWA_READINESS_CHECK_PATH)
+   must answer below 500; the API Gateway event becomes one HTTP request with the adapter's
+   `x-amzn-request-context` and `x-amzn-lambda-context` headers; the response body is passed on chunk
+   by chunk as the app streams it and collected.
 
 `Bearer REPLACE_WITH_JWT` in an event's headers (the placeholder in events/) is replaced with a dev
 token for `user_id`, minted with the function's own JWT settings.
@@ -974,9 +975,9 @@ async def _invoke_web_adapter(
     lifespan = _Lifespan(app)
     await lifespan.startup()
     try:
-        await _wait_until_ready(
-            app, spec.environment.get("AWS_LWA_READINESS_CHECK_PATH", "/"), lifespan.state
-        )
+        readiness = readiness_path(spec.environment)
+        if readiness is not None:
+            await _wait_until_ready(app, readiness, lifespan.state)
         method, path, body, headers, extra = _http_request(event)
         headers = [
             (k, v) for k, v in headers if k.lower() not in ("x-amzn-request-context", "x-amzn-lambda-context")
@@ -1006,6 +1007,14 @@ async def _invoke_web_adapter(
     finally:
         await lifespan.shutdown()
     return result
+
+
+def readiness_path(environment: Mapping[str, str]) -> str | None:
+    """The path the adapter polls before the first request, or None when its readiness check is a TCP
+    connect, which an emulated app passes once its lifespan has run."""
+    if environment.get("AWS_LWA_READINESS_CHECK_PROTOCOL", "http").lower() == "tcp":
+        return None
+    return environment.get("AWS_LWA_READINESS_CHECK_PATH", "/")
 
 
 async def _wait_until_ready(app: Any, path: str, state: dict[str, Any]) -> None:

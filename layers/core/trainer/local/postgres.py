@@ -52,7 +52,7 @@ def start_postgres(data_dir: Path, port: int | None = None, *, durable: bool = T
     """
     data_dir = Path(data_dir).expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    run_as = _prepare_permissions(data_dir)
+    run_as = prepare_permissions(data_dir)
     if not (data_dir / "PG_VERSION").exists():
         _run(
             "initdb",
@@ -66,7 +66,7 @@ def start_postgres(data_dir: Path, port: int | None = None, *, durable: bool = T
         return _handle(data_dir, running.port, run_as)
     last_error: Exception | None = None
     for _ in range(START_ATTEMPTS):
-        chosen = port or _free_port()
+        chosen = port or free_port()
         options = f'-h 127.0.0.1 -p {chosen} -k ""'
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
@@ -98,14 +98,15 @@ def _run(tool: str, args: list[str], **kwargs: Any) -> str:
     return str(getattr(pg_commands, tool)(args, **kwargs))
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-def _prepare_permissions(data_dir: Path) -> str | None:
-    """As root: make the binaries and data dir usable by the unprivileged server user."""
+def prepare_permissions(data_dir: Path) -> str | None:
+    """As root: make the binaries and `data_dir` usable by the unprivileged server user, whom it
+    returns (Postgres and PgBouncer refuse to run as root); None otherwise."""
     if os.name != "posix" or os.geteuid() != 0:
         return None
     import pwd

@@ -140,7 +140,7 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
             stack.callback(moto.save_state, settings)
             _say(f"DynamoDB data kept in {options.data_dir / 'dynamodb'} ({restored} writes restored)")
 
-        db = Database(database_url)
+        db = Database(database_url, max_size=settings.database_pool_max)
         await db.open()
         stack.push_async_callback(db.close)
         from trainer.local.seed import seed_demo_user

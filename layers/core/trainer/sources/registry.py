@@ -1,14 +1,14 @@
 """The data-source registry (seed 000 §3.2, seed 002 §9): name -> fetch + formatter + parameters.
 
-`fetch_sources` runs the requested sources concurrently, each on its own pooled connection. A failing or
-unknown source yields a SourceResult with `error` set; it never fails the others.
+`fetch_sources` runs the requested sources one after another on one pooled connection (a Lambda instance
+holds one). A failing or unknown source yields a SourceResult with `error` set; it never fails the others.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -17,6 +17,7 @@ from trainer.domain.distribution import distribution_report
 from trainer.sources import formatters as fmt
 from trainer.sources.user_data import build_user_data_xml
 from trainer.store.db import Database
+from trainer.store.ports import DatabaseUnavailable
 from trainer.store.repositories import (
     Conn,
     RepositoryError,
@@ -297,15 +298,21 @@ async def fetch_sources(
     now: datetime | None = None,
     current_workout: CurrentWorkoutProvider | None = None,
 ) -> list[SourceResult]:
-    """Fetch and format each (source, params) concurrently; results in request order."""
+    """Fetch and format each (source, params) in turn on one connection; results in request order. The
+    connection is taken only if a requested source reads the database."""
     ctx = FetchContext(now or datetime.now(UTC), current_workout)
-    return list(
-        await asyncio.gather(*(_fetch_one(db, user_id, name, params, ctx) for name, params in requests))
-    )
+    async with AsyncExitStack() as stack:
+        conn: Conn | None = None
+        if any(SOURCES[name].uses_database for name, _ in requests if name in SOURCES):
+            try:
+                conn = await stack.enter_async_context(db.connection())
+            except DatabaseUnavailable:
+                logger.warning("the database is unreachable: its data sources fail", exc_info=True)
+        return [await _fetch_one(conn, user_id, name, params, ctx) for name, params in requests]
 
 
 async def _fetch_one(
-    db: Database, user_id: UserId, name: str, given: Mapping[str, Any] | None, ctx: FetchContext
+    conn: Conn | None, user_id: UserId, name: str, given: Mapping[str, Any] | None, ctx: FetchContext
 ) -> SourceResult:
     requested = dict(given or {})
     source = SOURCES.get(name)
@@ -316,16 +323,15 @@ async def _fetch_one(
         params = source.resolve_params(requested)
     except RepositoryError as exc:
         return SourceResult(name, requested, None, "", str(exc))
+    failed = SourceResult(name, params, None, "", f"could not load {source.display_name.lower()}")
+    if source.uses_database and conn is None:
+        return failed
     try:
-        if source.uses_database:
-            async with db.connection() as conn:
-                raw = await source.fetch(conn, user_id, params, ctx)
-        else:
-            raw = await source.fetch(None, user_id, params, ctx)  # type: ignore[arg-type]
+        raw = await source.fetch(conn, user_id, params, ctx)  # type: ignore[arg-type]
         formatted = source.format(raw)
     except RepositoryError as exc:
         return SourceResult(name, params, None, "", str(exc))
     except Exception:
         logger.exception("data source %s failed", name)
-        return SourceResult(name, params, None, "", f"could not load {source.display_name.lower()}")
+        return failed
     return SourceResult(name, params, fmt.jsonable(raw), formatted)

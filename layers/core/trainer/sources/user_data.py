@@ -6,7 +6,6 @@ prompt-cache breakpoint after it keeps hitting.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
@@ -17,23 +16,11 @@ from trainer.store.repositories import UserId, locations, profiles, settings
 
 
 async def build_user_data_xml(db: Database, user_id: UserId, *, today: date | None = None) -> str:
-    """Profile, settings and locations fetched concurrently (one pooled connection each)."""
-
-    async def profile() -> dict[str, Any] | None:
-        async with db.connection() as conn:
-            return await profiles.get_profile(conn, user_id)
-
-    async def user_settings() -> dict[str, Any]:
-        async with db.connection() as conn:
-            return await settings.get_user_settings(conn, user_id)
-
-    async def all_locations() -> list[dict[str, Any]]:
-        async with db.connection() as conn:
-            return await locations.list_locations(conn, user_id)
-
-    profile_row, settings_row, location_rows = await asyncio.gather(
-        profile(), user_settings(), all_locations()
-    )
+    """Profile, settings and locations, read in turn on one pooled connection."""
+    async with db.connection() as conn:
+        profile_row = await profiles.get_profile(conn, user_id)
+        settings_row = await settings.get_user_settings(conn, user_id)
+        location_rows = await locations.list_locations(conn, user_id)
     if today is None:
         today = datetime.now(UTC).astimezone(zone(settings_row["timezone"])).date()
     return render_user_data(profile_row, settings_row, location_rows, today)

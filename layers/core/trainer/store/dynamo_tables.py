@@ -34,10 +34,11 @@ def _cfn_loader() -> type[yaml.SafeLoader]:
     import yaml
 
     class CloudFormationLoader(yaml.SafeLoader):
-        """SafeLoader that turns short intrinsic tags (!Ref, !Sub, !GetAtt...) into their long form."""
+        """SafeLoader that turns short intrinsic tags (!Ref, !Condition, !Sub, !GetAtt...) into their long
+        form."""
 
     def construct_intrinsic(loader: yaml.SafeLoader, tag_suffix: str, node: yaml.Node) -> dict[str, Any]:
-        name = "Ref" if tag_suffix == "Ref" else f"Fn::{tag_suffix}"
+        name = tag_suffix if tag_suffix in ("Ref", "Condition") else f"Fn::{tag_suffix}"
         value: Any
         if isinstance(node, yaml.ScalarNode):
             value = loader.construct_scalar(node)
@@ -125,7 +126,12 @@ def aws_client(service: str, settings: Settings, **config: Any) -> Any:
         if urlparse(settings.aws_endpoint_url).hostname in _LOOPBACK_HOSTS:
             options["aws_access_key_id"] = "testing"
             options["aws_secret_access_key"] = "testing"
-    return boto3.client(service, **options)
+    client = boto3.client(service, **options)
+    if service == "dynamodb":
+        from trainer.store.request_counts import count_dynamodb_request
+
+        client.meta.events.register("before-call.dynamodb", count_dynamodb_request)
+    return client
 
 
 UNAVAILABLE_CODES = frozenset(

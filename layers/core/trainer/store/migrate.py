@@ -1,8 +1,11 @@
 """Versioned SQL migrations (`store/migrations/NNNN_name.sql`), applied in order, each once.
 
-Safe to run concurrently (cold Lambdas, `make run`, test workers): a session advisory lock serialises
-runners, `schema_migrations` records what is applied, and each file runs in its own transaction.
-An applied file whose text changed is an error, never silently re-run.
+Safe to run concurrently (cold Lambdas, `make run`, test workers): every transaction of a run takes a
+transaction-level advisory lock first, `schema_migrations` records what is applied, and each file runs
+in its own transaction, re-checked under the lock. No session state is used (no session lock, no
+prepared statements), so the URL may name PgBouncer in transaction mode or RDS Proxy; the deployed
+MigrateFunction still connects to the database directly. An applied file whose text changed is an
+error, never silently re-run.
 
 Usable from AWS as `python -m trainer.store.migrate` (DATABASE_URL from Settings) or by calling
 `apply_migrations(url)` from a deploy hook.
@@ -15,8 +18,11 @@ import re
 import sys
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import psycopg
+
+from trainer.store.db import POOLER_SAFE
 
 ADVISORY_LOCK_KEY = 0x7472_6169_6E65_72  # "trainer"
 _FILE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -55,32 +61,49 @@ def apply_migrations(url: str) -> list[str]:
     """Apply pending migrations; returns the names of the files applied by this call."""
     migrations = load_migrations()
     applied_now: list[str] = []
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (ADVISORY_LOCK_KEY,))
-        try:
+    with psycopg.connect(url, **POOLER_SAFE) as conn:
+        with conn.transaction():
+            _lock(conn)
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " version text PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,"
                 " applied_at timestamptz NOT NULL DEFAULT now())"
             )
-            rows = conn.execute("SELECT version, name, checksum FROM schema_migrations").fetchall()
-            done = {version: (name, checksum) for version, name, checksum in rows}
-            for migration in migrations:
-                if migration.version in done:
-                    name, checksum = done[migration.version]
-                    if checksum != migration.checksum:
-                        raise MigrationError(f"migration {name} was changed after it was applied")
+            done = _applied(conn)
+        for migration in migrations:
+            if _check(migration, done):
+                continue
+            with conn.transaction():
+                _lock(conn)
+                if _check(migration, _applied(conn)):
                     continue
-                with conn.transaction():
-                    conn.execute(migration.sql.encode())
-                    conn.execute(
-                        "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
-                        (migration.version, migration.name, migration.checksum),
-                    )
-                applied_now.append(migration.name)
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_LOCK_KEY,))
+                conn.execute(migration.sql.encode())
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
+                    (migration.version, migration.name, migration.checksum),
+                )
+            applied_now.append(migration.name)
     return applied_now
+
+
+def _lock(conn: psycopg.Connection[Any]) -> None:
+    """Serialise runners until this transaction ends (released by commit or rollback)."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (ADVISORY_LOCK_KEY,))
+
+
+def _applied(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, str]]:
+    rows = conn.execute("SELECT version, name, checksum FROM schema_migrations").fetchall()
+    return {version: (name, checksum) for version, name, checksum in rows}
+
+
+def _check(migration: Migration, done: dict[str, tuple[str, str]]) -> bool:
+    """Whether the migration is applied; an applied file whose text changed is an error."""
+    if migration.version not in done:
+        return False
+    name, checksum = done[migration.version]
+    if checksum != migration.checksum:
+        raise MigrationError(f"migration {name} was changed after it was applied")
+    return True
 
 
 def main() -> int:

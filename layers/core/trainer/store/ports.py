@@ -6,6 +6,7 @@ so no caller ever blocks the event loop.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
@@ -25,6 +26,38 @@ class StoreUnavailable(RuntimeError):
 
 class DatabaseUnavailable(RuntimeError):
     """The domain database cannot be reached; retrying shortly may work."""
+
+
+class SequenceConflict(RuntimeError):
+    """An event's sequence number was taken by another writer (or none was left)."""
+
+
+@dataclass(frozen=True)
+class LeaseClaim:
+    """A commit made under the session lease: it lands only while `holder` holds the lease, and moves
+    the lease's expiry to now + `ttl_seconds` (or releases it)."""
+
+    holder: str
+    ttl_seconds: int
+    release: bool = False
+
+
+@dataclass
+class SessionBatch:
+    """Writes to one session that land together or not at all (`SessionStore.commit`)."""
+
+    events: list[Event] = field(default_factory=list)
+    """New events, numbered by the writer: consecutive, right after the session's last event."""
+    states: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    """State values by key; None deletes the key."""
+    knowledge: list[KnowledgeRef] = field(default_factory=list)
+    """Appended to the session's knowledge_in_context."""
+    fields: dict[str, Any] = field(default_factory=dict)
+    """Session fields to set, as `update_session` takes them."""
+    lease: LeaseClaim | None = None
+
+    def is_empty(self) -> bool:
+        return not (self.events or self.states or self.knowledge or self.fields or self.lease)
 
 
 class SessionStore(Protocol):
@@ -91,6 +124,13 @@ class SessionStore(Protocol):
         ...
 
     async def release_lease(self, session_id: str, holder: str) -> None: ...
+
+    async def commit(self, session_id: str, batch: SessionBatch) -> None:
+        """Writes the batch atomically: every event at the sequence number it carries (SequenceConflict
+        if one is taken; nothing is written), the states, knowledge and fields; with a lease claim,
+        only while the claim's holder holds the lease (LeaseHeld otherwise), extending or releasing it.
+        SessionNotFound if the session is gone."""
+        ...
 
     async def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
         """Per-session state that must survive invocations (current workout, displayables)."""

@@ -34,6 +34,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any, cast
@@ -44,7 +45,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client, in_thread
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
-from trainer.store.ports import LeaseHeld, SessionNotFound
+from trainer.store.ports import LeaseClaim, LeaseHeld, SequenceConflict, SessionBatch, SessionNotFound
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +63,13 @@ BATCH_ATTEMPTS = 10
 MAX_LIST_LIMIT = 100
 MAX_ID_LENGTH = 128
 DELETE_LEASE_SECONDS = 60
+COMMIT_ATTEMPTS = 6
+MAX_EVENTS_PER_COMMIT = 80
+"""A transaction takes 100 items: room is left for the states, META and the lease."""
+MAX_COMMIT_BYTES = 3_000_000
+"""Under the 4 MB a transaction may carry, states included."""
+CONDITION_FAILED = "ConditionalCheckFailed"
+APPEND_KNOWLEDGE = "list_append(if_not_exists(knowledge_in_context, :empty), :refs)"
 
 ADDITIVE_FIELDS = frozenset(
     {
@@ -74,10 +82,6 @@ ADDITIVE_FIELDS = frozenset(
     }
 )
 UPDATABLE_FIELDS = ADDITIVE_FIELDS | {"status", "context_start_sequence", "knowledge_in_context", "metadata"}
-
-
-class SequenceConflict(RuntimeError):
-    """An append kept losing the race for the next sequence number."""
 
 
 def _utc_now() -> datetime:
@@ -184,6 +188,29 @@ def _blob_keys(pk: str, item: Item, name: str) -> list[Item]:
     blob_id = reference["M"]["id"]["S"]
     parts = int(reference["M"]["parts"]["N"])
     return [{"PK": {"S": pk}, "SK": {"S": f"BLOB#{blob_id}#{index:04d}"}} for index in range(parts)]
+
+
+def _cancellation_reasons(error: Exception) -> list[str] | None:
+    """Per-entry codes of a cancelled transaction ("None" for entries that were fine); None for any
+    other error."""
+    if _error_code(error) != "TransactionCanceledException":
+        return None
+    reasons = (getattr(error, "response", None) or {}).get("CancellationReasons") or []
+    return [str(reason.get("Code") or "None") for reason in reasons]
+
+
+def _chunks(event_items: list[Item]) -> list[list[Item]]:
+    """Event items split so each transaction stays inside DynamoDB's limits; one chunk when they fit."""
+    chunks: list[list[Item]] = [[]]
+    size = 0
+    for item in event_items:
+        item_size = len(json.dumps(item, default=str))
+        if chunks[-1] and (len(chunks[-1]) >= MAX_EVENTS_PER_COMMIT or size + item_size > MAX_COMMIT_BYTES):
+            chunks.append([])
+            size = 0
+        chunks[-1].append(item)
+        size += item_size
+    return chunks
 
 
 class DynamoSessionTable:
@@ -303,7 +330,7 @@ class DynamoSessionTable:
             return
         self._update_meta(
             session_id,
-            ["knowledge_in_context = list_append(if_not_exists(knowledge_in_context, :empty), :refs)"],
+            [f"knowledge_in_context = {APPEND_KNOWLEDGE}"],
             {},
             {":empty": {"L": []}, ":refs": {"L": encoded}},
         )
@@ -338,19 +365,16 @@ class DynamoSessionTable:
         pk = _pk(session_id)
         now = self._now()
         expires_at = self._expires_at(now)
-        payload, blob_items = _encode_payload("data", data, pk, expires_at)
-        if blob_items:
-            self._batch_write([{"PutRequest": {"Item": item}} for item in blob_items])
         seq = self._sequence_hint(session_id) + 1
-        item: Item = {
-            "PK": {"S": pk},
-            "event_type": {"S": event_type.value},
-            "timestamp": {"S": _iso(now)},
-            "expires_at": {"N": str(expires_at)},
-            **payload,
-        }
-        if duration_ms is not None:
-            item["duration_ms"] = _number(int(duration_ms))
+        event = Event(
+            session_id=session_id,
+            sequence_number=seq,
+            event_type=event_type,
+            timestamp=now,
+            duration_ms=duration_ms,
+            data=data,
+        )
+        item = self._event_item(pk, event, expires_at)
         for attempt in range(APPEND_ATTEMPTS):
             if seq > MAX_SEQ:
                 raise SequenceConflict(f"session {session_id} has no sequence numbers left")
@@ -366,14 +390,7 @@ class DynamoSessionTable:
                 seq = max(self._highest_event_seq(pk), seq) + 1
                 continue
             self._remember_sequence(session_id, seq)
-            return Event(
-                session_id=session_id,
-                sequence_number=seq,
-                event_type=event_type,
-                timestamp=now,
-                duration_ms=duration_ms,
-                data=data,
-            )
+            return event.model_copy(update={"sequence_number": seq})
         raise SequenceConflict(
             f"no free sequence number for session {session_id} after {APPEND_ATTEMPTS} tries"
         )
@@ -415,6 +432,198 @@ class DynamoSessionTable:
             if limit is not None and len(events) > limit:
                 return EventPage(events=events[:limit], next_after=events[limit - 1].sequence_number)
         return EventPage(events=events)
+
+    def _event_item(self, pk: str, event: Event, expires_at: int) -> Item:
+        """The event's item (without its sort key when numbering is still open); the parts of a large
+        payload are written first."""
+        payload, blob_items = _encode_payload("data", event.data, pk, expires_at)
+        if blob_items:
+            self._batch_write([{"PutRequest": {"Item": item}} for item in blob_items])
+        item: Item = {
+            "PK": {"S": pk},
+            "SK": {"S": _event_sk(event.sequence_number)},
+            "event_type": {"S": EventType(event.event_type).value},
+            "timestamp": {"S": _iso(event.timestamp)},
+            "expires_at": {"N": str(expires_at)},
+            **payload,
+        }
+        if event.duration_ms is not None:
+            item["duration_ms"] = _number(int(event.duration_ms))
+        return item
+
+    # -- commit -------------------------------------------------------------------------------------
+
+    def commit(self, session_id: str, batch: SessionBatch) -> None:
+        """One TransactWriteItems per commit (split only past DynamoDB's 100 items / 4 MB): the
+        events conditional on their sequence numbers being free, the states, a META update that
+        checks the session is live, and the lease claim conditional on its holder."""
+        if batch.is_empty():
+            return
+        if not _valid_id(session_id):
+            raise SessionNotFound(str(session_id)[:MAX_ID_LENGTH])
+        pk = _pk(session_id)
+        now = self._now()
+        expires_at = self._expires_at(now)
+        events = sorted(batch.events, key=lambda e: e.sequence_number)
+        event_items = [self._event_item(pk, event, expires_at) for event in events]
+        states = {key: value for key, value in batch.states.items() if _valid_id(key)}
+        state_items = self._state_writes(pk, states, now, expires_at)
+        chunks = _chunks(event_items)
+        for index, chunk in enumerate(chunks):
+            last = index == len(chunks) - 1
+            self._commit_chunk(
+                session_id,
+                chunk,
+                state_items if last else {},
+                batch if last else SessionBatch(lease=batch.lease and replace(batch.lease, release=False)),
+                now,
+            )
+        if events:
+            self._remember_sequence(session_id, events[-1].sequence_number)
+
+    def _state_writes(
+        self, pk: str, states: dict[str, dict[str, Any] | None], now: datetime, expires_at: int
+    ) -> dict[str, Item]:
+        """Transaction entries for state puts and deletes. A value too large for one item is written
+        directly (its parts cannot join a transaction)."""
+        writes: dict[str, Item] = {}
+        for key, value in states.items():
+            key_attrs = {"PK": {"S": pk}, "SK": {"S": _state_sk(key)}}
+            guard = {"ConditionExpression": "attribute_not_exists(value_blob)"}
+            if value is None:
+                writes[key] = {"Delete": {"TableName": self._table, "Key": key_attrs, **guard}}
+                continue
+            payload, blob_items = _encode_payload("value", value, pk, expires_at)
+            if blob_items:
+                self.put_state(pk.removeprefix("SESSION#"), key, value)
+                continue
+            item = {
+                **key_attrs,
+                "updated_at": {"S": _iso(now)},
+                "expires_at": {"N": str(expires_at)},
+                **payload,
+            }
+            writes[key] = {"Put": {"TableName": self._table, "Item": item, **guard}}
+        return writes
+
+    def _commit_chunk(
+        self,
+        session_id: str,
+        event_items: list[Item],
+        state_writes: dict[str, Item],
+        batch: SessionBatch,
+        now: datetime,
+    ) -> None:
+        pk = _pk(session_id)
+        for attempt in range(COMMIT_ATTEMPTS):
+            kinds: list[str] = []
+            entries: list[Item] = []
+            for item in event_items:
+                kinds.append("event")
+                entries.append(
+                    {
+                        "Put": {
+                            "TableName": self._table,
+                            "Item": item,
+                            "ConditionExpression": "attribute_not_exists(PK)",
+                        }
+                    }
+                )
+            for key, entry in state_writes.items():
+                kinds.append(f"state:{key}")
+                entries.append(entry)
+            last_seq = int(event_items[-1]["SK"]["S"].removeprefix("EVENT#")) if event_items else None
+            kinds.append("meta")
+            entries.append({"Update": self._meta_update(session_id, batch, last_seq, now)})
+            if batch.lease is not None:
+                kinds.append("lease")
+                entries.append(self._lease_entry(pk, batch.lease, now))
+            try:
+                self._client.transact_write_items(TransactItems=entries, ClientRequestToken=uuid4().hex)
+                return
+            except Exception as exc:
+                reasons = _cancellation_reasons(exc)
+                if reasons is None:
+                    raise
+            refused = {kind for kind, code in zip(kinds, reasons, strict=False) if code == CONDITION_FAILED}
+            if "lease" in refused:
+                raise LeaseHeld(f"the lease on session {session_id} was taken over")
+            if "meta" in refused:
+                raise SessionNotFound(session_id)
+            if "event" in refused:
+                raise SequenceConflict(f"an event sequence number of session {session_id} is taken")
+            for key in [kind.removeprefix("state:") for kind in refused if kind.startswith("state:")]:
+                self._write_state_directly(session_id, key, state_writes.pop(key))
+            if not refused:
+                time.sleep(random.uniform(0, min(1.0, 0.02 * 2**attempt)))
+        raise SequenceConflict(f"commit to session {session_id} kept conflicting")
+
+    def _write_state_directly(self, session_id: str, key: str, entry: Item) -> None:
+        """A state write the transaction refused because the old value has parts to clean up."""
+        if "Put" in entry:
+            item = entry["Put"]["Item"]
+            self.put_state(session_id, key, self._decode_payload(item["PK"]["S"], item, "value"))
+        else:
+            self.delete_state(session_id, key)
+
+    def _meta_update(
+        self, session_id: str, batch: SessionBatch, last_seq: int | None, now: datetime
+    ) -> dict[str, Any]:
+        fields = dict(batch.fields)
+        unknown = set(fields) - UPDATABLE_FIELDS
+        if unknown:
+            raise ValueError(f"cannot update {', '.join(sorted(unknown))}")
+        knowledge = list(batch.knowledge)
+        if knowledge and "knowledge_in_context" in fields:
+            fields["knowledge_in_context"] = [*fields["knowledge_in_context"], *knowledge]
+            knowledge = []
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {
+            ":now": {"S": _iso(now)},
+            ":exp": {"N": str(self._expires_at(now))},
+            ":t": {"N": str(self._epoch())},
+        }
+        assignments = ["updated_at = :now", "GSI1SK = :now", "expires_at = :exp"]
+        for index, (name, raw) in enumerate(sorted(fields.items())):
+            names[f"#f{index}"] = name
+            values[f":v{index}"] = self._field_attribute(name, self._validated_field(name, raw))
+            assignments.append(f"#f{index} = :v{index}")
+        if knowledge:
+            encoded = [
+                {"S": _dumps(KnowledgeRef.model_validate(r).model_dump(mode="json"))} for r in knowledge
+            ]
+            values[":empty"] = {"L": []}
+            values[":refs"] = {"L": encoded}
+            assignments.append(
+                "knowledge_in_context = list_append(if_not_exists(knowledge_in_context, :empty), :refs)"
+            )
+        if last_seq is not None:
+            values[":last"] = _number(last_seq)
+            assignments.append("last_seq = :last")
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": {"PK": {"S": _pk(session_id)}, "SK": {"S": "META"}},
+            "UpdateExpression": "SET " + ", ".join(assignments),
+            "ConditionExpression": (
+                "attribute_exists(PK) AND (attribute_not_exists(expires_at) OR expires_at >= :t)"
+            ),
+            "ExpressionAttributeValues": values,
+        }
+        if names:
+            update["ExpressionAttributeNames"] = names
+        return update
+
+    def _lease_entry(self, pk: str, claim: LeaseClaim, now: datetime) -> Item:
+        entry: Item = {
+            "TableName": self._table,
+            "Key": {"PK": {"S": pk}, "SK": {"S": "LEASE"}},
+            "ConditionExpression": "holder = :holder",
+            "ExpressionAttributeValues": {":holder": {"S": claim.holder}},
+        }
+        if claim.release:
+            return {"Delete": entry}
+        entry["ExpressionAttributeValues"][":until"] = _number(now.timestamp() + claim.ttl_seconds)
+        return {"Update": {**entry, "UpdateExpression": "SET lease_until = :until"}}
 
     # -- lease --------------------------------------------------------------------------------------
 
@@ -840,6 +1049,9 @@ class DynamoSessionStore:
 
     async def release_lease(self, session_id: str, holder: str) -> None:
         await in_thread(self.table.release_lease, session_id, holder)
+
+    async def commit(self, session_id: str, batch: SessionBatch) -> None:
+        await in_thread(self.table.commit, session_id, batch)
 
     async def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
         return await in_thread(self.table.get_state, session_id, key)

@@ -1,4 +1,4 @@
-"""fetch_data (seed 002 §6.5, seed 000 §4.2): several data sources fetched in parallel and appended to
+"""fetch_data (seed 002 §6.5, seed 000 §4.2): several data sources fetched in one call and appended to
 the session as knowledge events. Also the user-scoped database access every domain tool shares."""
 
 from __future__ import annotations
