@@ -20,7 +20,7 @@ ALLOWED: dict[str, set[str]] = {
     "tools": {"tools", "domain", "store", "sources", "frames", "settings"},
     "llm": {"llm", "domain", "tools", "frames", "settings"},
     "agent": {"agent", "tools", "domain", "store", "sources", "llm", "frames", "settings"},
-    "jobs": {"jobs", "agent", "store", "domain", "settings"},
+    "jobs": {"jobs", "agent", "store", "domain", "settings", "runtime_secrets"},
 }
 LOCAL_USERS = {"local", "cli"}
 

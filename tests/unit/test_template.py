@@ -292,6 +292,17 @@ def test_no_turn_lease_outlives_its_function(name: str) -> None:
     assert settings.turn_lease_seconds <= 60, "a dead turn must free its session within a minute"
 
 
+def test_the_checkpoint_function_reaches_the_database_for_the_state_it_keeps() -> None:
+    """A checkpoint keeps the user's temporary preferences and location, read from Postgres."""
+    properties = function("CheckpointFunction")
+    variables = properties["Environment"]["Variables"]
+    assert variables["TRAINER_DATABASE_SECRET_ARN"] == {"Ref": "DatabaseSecretArn"}
+    assert "TRAINER_DATABASE_HOST" in variables
+    assert properties["VpcConfig"] == function("ApiFunction")["VpcConfig"]
+    policies = properties["Policies"]
+    assert {"AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": {"Ref": "DatabaseSecretArn"}}} in policies
+
+
 def test_the_checkpoint_lease_fits_in_the_checkpoint_function() -> None:
     from trainer.agent.checkpoint import CHECKPOINT_LEASE_SECONDS
 

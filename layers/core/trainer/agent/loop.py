@@ -24,6 +24,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 from trainer.agent import checkpoint as checkpoints
+from trainer.agent import session_state
 from trainer.agent.budget import DailyBudget
 from trainer.agent.context import ContextBuilder
 from trainer.agent.errors import log_error
@@ -444,7 +445,8 @@ class _Turn:
         if not checkpoints.needs_checkpoint(estimate, self.deps.settings, hard=True):
             return
         try:
-            await checkpoints.create_checkpoint(self.store, self.session)
+            provider = session_state.from_database(self.deps.db) if self.deps.db is not None else None
+            await checkpoints.create_checkpoint(self.store, self.session, state_provider=provider)
         except Exception as exc:
             logger.exception("synchronous checkpoint failed")
             await log_error(self.store, self.session.id, exc, "checkpoint")

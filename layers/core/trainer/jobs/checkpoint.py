@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,9 +25,29 @@ class CheckpointDeps:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CheckpointDeps:
+        """The production wiring: the checkpoint keeps the user's temporary preferences and location,
+        read from the database named by the settings (its secret resolved on the first checkpoint)."""
+        from trainer.agent import session_state
         from trainer.store.sessions import DynamoSessionStore
 
-        return cls(settings=settings, store=DynamoSessionStore(settings))
+        return cls(
+            settings=settings,
+            store=DynamoSessionStore(settings),
+            state_provider=session_state.from_url(_database_url(settings)),
+        )
+
+
+def _database_url(settings: Settings) -> Callable[[], Awaitable[str | None]]:
+    resolved: list[str | None] = []
+
+    async def url() -> str | None:
+        if not resolved:
+            from trainer.runtime_secrets import resolve_runtime_secrets
+
+            resolved.append((await asyncio.to_thread(resolve_runtime_secrets, settings)).database_url)
+        return resolved[0]
+
+    return url
 
 
 def handle_turn_completed(event: dict[str, Any], context: Any, deps: CheckpointDeps) -> dict[str, Any]:
