@@ -13,7 +13,7 @@ PYTHON312 := $(shell \
   else root=$$(pyenv root 2>/dev/null || echo $$HOME/.pyenv); \
     ls -d $$root/versions/3.12*/bin/python3.12 2>/dev/null | sort -V | tail -n 1; fi)
 
-.PHONY: help venv system-packages run test test-unit test-integration test-pgbouncer test-e2e lint bench load capacity build deploy clean
+.PHONY: help venv system-packages run test test-unit test-integration test-pgbouncer test-e2e test-scenarios eval lint bench load capacity build deploy clean
 
 help:
 	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
@@ -22,6 +22,7 @@ help:
 	@echo "make bench  - benchmarks (figures quoted in issue notes)"
 	@echo "make load   - 1, 20 and 50 simulated phones against the local stack (PHONES=1,5 to choose)"
 	@echo "make capacity - measure real turns and regenerate docs/capacity.md"
+	@echo "make eval   - the conversation scenarios against the live APIs, K=3 runs each (a dry run on the fake server without keys)"
 	@echo "make build  - sam build;  make deploy STAGE=dev|prod - sam deploy"
 
 $(STAMP): pyproject.toml
@@ -57,6 +58,16 @@ test-pgbouncer: $(STAMP) system-packages
 
 test-e2e: $(STAMP)
 	$(VENV)/bin/pytest -q tests/e2e
+
+test-scenarios: $(STAMP)
+	$(VENV)/bin/pytest -q tests/scenarios
+
+# Live when ANTHROPIC_API_KEY is set (OPENAI_API_KEY for the initializer), else a dry run against the
+# loopback fake server. EVAL_ARGS="--dry-run", "--only id1,id2", "--show".
+K ?= 3
+EVAL_ARGS ?=
+eval: $(STAMP)
+	$(PY) -m tests.scenarios.eval --k $(K) $(EVAL_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

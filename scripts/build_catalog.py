@@ -1,10 +1,13 @@
 """Build the compact exercise catalog shipped with the package.
 
-Reads free-exercise-db (public domain) and keeps only structured fields: name, muscles, equipment,
-level, mechanic, force, category. Instructions and images are left out.
+Reads free-exercise-db (public domain) and writes two files: `catalog.json` with the structured fields
+(name, muscles, equipment, level, mechanic, force, category), read by every workout and logging path,
+and `instructions.json` with the instruction steps by exercise id, read only when an exercise is
+explained (trainer.domain.catalog loads it lazily). Images are left out (not free).
 
     python scripts/build_catalog.py [--source ../shared/data/free-exercise-db/exercises.json]
                                     [--out layers/core/trainer/domain/data/catalog.json]
+                                    [--instructions-out layers/core/trainer/domain/data/instructions.json]
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = REPO.parent / "shared" / "data" / "free-exercise-db" / "exercises.json"
 DEFAULT_OUT = REPO / "layers" / "core" / "trainer" / "domain" / "data" / "catalog.json"
+DEFAULT_INSTRUCTIONS_OUT = DEFAULT_OUT.with_name("instructions.json")
+SOURCE = "free-exercise-db (public domain, github.com/yuhonas/free-exercise-db)"
 
 MUSCLE_MAP: dict[str, str] = {
     "abdominals": "Abs", "abductors": "Abductors", "adductors": "Adductors", "biceps": "Biceps",
@@ -111,10 +116,31 @@ def derive_entry(record: dict[str, Any]) -> dict[str, Any]:
 def build(records: list[dict[str, Any]]) -> dict[str, Any]:
     entries = sorted((derive_entry(r) for r in records), key=lambda e: e["name"].lower())
     return {
-        "source": "free-exercise-db (public domain, github.com/yuhonas/free-exercise-db)",
+        "source": SOURCE,
         "fields": ["id", "name", "muscles", "equipment", "level", "mechanic", "force", "category"],
         "exercises": entries,
     }
+
+
+def derive_steps(record: dict[str, Any]) -> list[str]:
+    """The instruction steps, whitespace collapsed, empty steps dropped."""
+    return [" ".join(str(step).split()) for step in record.get("instructions") or [] if str(step).strip()]
+
+
+def build_instructions(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Instruction steps by catalog id (the ids of `build`), for exercises that have any."""
+    steps = {derive_entry(r)["id"]: derive_steps(r) for r in records}
+    return {"source": SOURCE, "instructions": {k: v for k, v in sorted(steps.items()) if v}}
+
+
+def render_instructions(data: dict[str, Any]) -> str:
+    """One exercise per line, like the catalog."""
+    lines = [
+        f"{json.dumps(k, ensure_ascii=False)}:{json.dumps(v, ensure_ascii=False, separators=(',', ':'))}"
+        for k, v in data["instructions"].items()
+    ]
+    head = json.dumps({"source": data["source"]}, ensure_ascii=False, separators=(",", ":"))[:-1]
+    return f'{head},"instructions":{{\n' + ",\n".join(lines) + "\n}}\n"
 
 
 def render(catalog: dict[str, Any]) -> str:
@@ -130,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--instructions-out", type=Path, default=DEFAULT_INSTRUCTIONS_OUT)
     args = parser.parse_args(argv)
     if not args.source.exists():
         print(f"source not found: {args.source}", file=sys.stderr)
@@ -139,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render(catalog), encoding="utf-8")
     print(f"wrote {len(catalog['exercises'])} exercises to {args.out}")
+    instructions = build_instructions(records)
+    args.instructions_out.parent.mkdir(parents=True, exist_ok=True)
+    args.instructions_out.write_text(render_instructions(instructions), encoding="utf-8")
+    print(f"wrote instructions for {len(instructions['instructions'])} exercises to {args.instructions_out}")
     return 0
 
 

@@ -191,7 +191,7 @@ class CountingPublisher:
 async def measure() -> Measured:
     """Runs the conversation for USERS users (the first one's first turn on an empty prompt cache)."""
     from pydantic import SecretStr
-    from trainer.agent.coaching import CoachPlanner
+    from trainer.agent.offline_coach import OfflineCoach
     from trainer.container import build_container
     from trainer.llm.offline import OfflineAgentModel
     from trainer.local.fake_llm import FakeLLMServer, ResultJournal
@@ -228,7 +228,7 @@ async def measure() -> Measured:
             store.table.client.meta.events.register("after-call.dynamodb", tally.after_call)
             journal = ResultJournal()
             fake = FakeLLMServer(
-                OfflineAgentModel(CoachPlanner(db, store)),
+                OfflineAgentModel(OfflineCoach(db, store)),
                 policy_loop=asyncio.get_running_loop(),
                 journal=journal,
             ).start()

@@ -15,7 +15,7 @@ from trainer.container import FixedModel
 from trainer.frames import Frame, frame_json
 from trainer.llm.ports import InitializerResponse, InitializerResult, KnowledgeSelection
 from trainer.settings import Settings
-from trainer.tools.base import WorkoutCoach
+from trainer.tools.base import AnyTool, WorkoutCoach
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import workout_tools
 
@@ -138,13 +138,14 @@ def make_harness(
     user_data: str = USER_DATA,
     hooks: TurnHooks | None = None,
     models: Any = None,
+    extra_tools: list[AnyTool] | None = None,
 ) -> Harness:
     store = store or InMemorySessionStore(clock=lambda: FIXED_NOW)
     model = model or ScriptedModel(steps or [])
     selector = selector or FakeSelector()
     fetcher = fetcher or FakeFetcher()
     publisher = publisher or RecordingPublisher()
-    registry = ToolRegistry([*communication_tools(), *workout_tools()])
+    registry = ToolRegistry([*communication_tools(), *workout_tools(), *(extra_tools or [])])
     user_data_calls: list[str] = []
 
     async def load_user_data(user_id: str) -> str:

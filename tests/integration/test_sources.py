@@ -132,10 +132,19 @@ async def test_every_source_for_a_seeded_user(db: Database, make_user: Callable[
     workout_history = by_name["workout_history"]
     assert workout_history.params == {"days_back": 14, "limit": 15}
     lines = workout_history.formatted.splitlines()
-    assert lines[0] == '<workout_history days_back="14" count="15">'
+    assert lines[0] == '<workout_history days_back="14" count="15" workouts="7">'  # one chat, seven days
     assert lines[1].startswith("  Sun, Mar 8: Plank (hold) 3x45/45/40s hold [id: ")
-    assert any("Dumbbell Bench Press (reps) 3x10/10/8 @20/20/22.5kg RPE:8" in line for line in lines)
+    bench = "Dumbbell Bench Press (reps) 3 sets: 20, 20, 22.5 kg x 10, 10, 8 reps RPE:8"
+    assert any(bench in line for line in lines)
     assert any("Easy Run (duration) 30min 5km RPE:5" in line for line in lines)
+
+    targets = by_name["progression_targets"].formatted.splitlines()
+    assert targets[0] == '<progression_targets unit="kg">' and len(targets) == 5
+    assert targets[1] == (
+        "  Dumbbell Bench Press: 1x9 @22.5kg - 22.5 kg x 8 on 8 Mar, inside your 8-12 reps: same weight, "
+        "9 reps; add weight once you reach 12."
+    )
+    assert targets[2].startswith("  Romanian Deadlift: 3x11 @22.5kg - 22.5 kg x 10 on 4 Mar")
 
     distribution = by_name["exercise_distribution"].formatted
     assert distribution.startswith('<exercise_distribution exercises="15">\n  Categories: Strength 55%')

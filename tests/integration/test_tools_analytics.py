@@ -148,7 +148,7 @@ async def test_workout_statistics(db: Database, users: tuple[str, str]) -> None:
     assert s.total_volume == pytest.approx(1500 + 9 * 225 * 0.45359237 + 1400, abs=0.1)
     assert s.unit == "kg" and s.total_duration_min == 30 and s.total_distance == 5
     assert s.distance_unit == "km" and s.average_rpe == 8.5
-    assert (s.start, s.end) == (datetime(2026, 1, 31, 12, 0, tzinfo=UTC), NOW)
+    assert (s.start, s.end) == (datetime(2026, 2, 1, 0, 0, tzinfo=UTC), NOW)  # the last 30 days, today in
     bench, squat = (
         next(r for r in result.personal_records if r.exercise_name == n) for n in ("Bench Press", "Squat")
     )
@@ -157,8 +157,8 @@ async def test_workout_statistics(db: Database, users: tuple[str, str]) -> None:
     assert bench.best_load_date == date(2026, 3, 1) and bench.unit == "kg"
     assert squat.epley_1rm == pytest.approx(163.3)
     assert result.weekly_hard_sets == {
-        "2026-W08": {"Chest": 3.0, "Shoulders": 1.5, "Triceps": 1.5},
-        "2026-W09": {
+        date(2026, 2, 16): {"Chest": 3.0, "Shoulders": 1.5, "Triceps": 1.5},
+        date(2026, 2, 23): {
             "Chest": 3.0,
             "Glutes": 1.0,
             "Hamstrings": 1.0,
@@ -169,11 +169,12 @@ async def test_workout_statistics(db: Database, users: tuple[str, str]) -> None:
     }
     text = GetWorkoutStatistics().format(result)
     assert text.splitlines()[0] == (
-        "2026-01-31..2026-03-02: 3 workouts (0.7/week), 4 exercises, 8 sets, volume 3818 kg, 30 min, 5 km, "
+        "2026-02-01..2026-03-02: 3 workouts (0.7/week), 4 exercises, 8 sets, volume 3818 kg, 30 min, 5 km, "
         "avg RPE 8.5"
     )
     assert "  Squat: 140kg x5; e1RM 163/158" in text
-    assert "  2026-W09: Chest 3, Quadriceps 2, Shoulders 1.5, Triceps 1.5, Glutes 1, Hamstrings 1" in text
+    assert "  week of 23 Feb: Chest 3, Quadriceps 2, Shoulders 1.5, Triceps 1.5, Glutes 1, Hamstrings" in text
+    assert "-W0" not in text
     assert await history_snapshot(db, bob) == bob_before
 
     year = await run(GetWorkoutStatistics(), tool_context(db, alice), time_period="year")
@@ -224,12 +225,12 @@ async def test_progress_trends(db: Database, users: tuple[str, str]) -> None:
         GetProgressTrends(), tool_context(db, alice), metric="weight", exercise_name="bench press"
     )
     trends = result.trends
-    assert [s.week for s in trends.series] == ["2026-W08", "2026-W09"]
     assert [s.week_start for s in trends.series] == [date(2026, 2, 16), date(2026, 2, 23)]
     assert trends.direction == "up" and trends.percent_change == pytest.approx(2.1)
     assert (trends.metric, trends.exercise_name, trends.period) == ("weight", "bench press", "quarter")
     assert GetProgressTrends().format(result) == (
-        "weight for bench press, quarter (kg): up, 2.1%, slope 2.06/week\n  2026-W08 100, 2026-W09 102.1"
+        "weight for bench press, quarter (kg): up, 2.1%, slope 2.06/week\n"
+        "  week of 16 Feb: 100; week of 23 Feb: 102.1"
     )
     none = await run(GetProgressTrends(), tool_context(db, alice), metric="volume", exercise_name="Deadlift")
     assert GetProgressTrends().format(none) == "volume for Deadlift, quarter: no data"

@@ -1,5 +1,6 @@
 """Timer tools from the current workout (session state) or an inline exercise: every exercise type,
-groups with rounds, totals equal to the sum of the phases. Timers persist nothing."""
+groups with rounds, totals equal to the sum of the phases. A timer changes no workout; each call stores
+one timer artifact that message_notify_user delivers."""
 
 from __future__ import annotations
 
@@ -187,7 +188,11 @@ async def test_workout_timers_cover_every_type_and_group_rounds() -> None:
     assert sum(1 for p in arms.phases if p.phase_type == "rest") == 2 and arms.exercise_type == "superset"
     assert timers[4].total_duration_sec == 10 + 600
     lines = tool.format(result).splitlines()
-    assert len(lines) == 6 and lines[-1].startswith("Total: ")
+    assert len(lines) == 7 and lines[5].startswith("Total: ")
+    assert lines[6] == (
+        f"IMPORTANT: call message_notify_user with artifact_id={result.artifact_id} "
+        "to give the user this timer."
+    )
     assert lines[4] == "  Cooldown Walk: 10m 10s (610s; 2 phases: 1 transition, 1 work)"
 
     subset = await tool.execute(tool.Args.model_validate({"exercise_ids": ["5", "ex_int001", "1"]}), ctx)

@@ -17,6 +17,7 @@ def test_workout_request_fetches_goals_preferences_history_and_location() -> Non
         "muscle_goals",
         "active_preferences",
         "workout_history",
+        "progression_targets",
         "current_location",
     }
     assert picked["workout_history"]["days_back"] == 14
@@ -38,6 +39,7 @@ def test_existing_sources_with_enough_scope_are_not_fetched_again() -> None:
         {"source": "muscle_goals", "params": {}},
         {"source": "active_preferences", "params": {}},
         {"source": "workout_history", "params": {"days_back": 14}},
+        {"source": "progression_targets", "params": {}},
         {"source": "current_location", "params": {}},
     ]
     selection = decide("Give me a leg workout", existing)
@@ -55,6 +57,7 @@ def test_smaller_history_range_is_expanded() -> None:
             "days_back": 30,
             "days_ahead": None,
             "status": None,
+            "query": None,
         }
     }
 

@@ -98,7 +98,7 @@ def test_history_is_shown_in_the_users_units_and_timezone() -> None:
         {"rows": rows, "settings": LBS, "params": {"days_back": 14, "limit": 15}}
     )
     lines = text.splitlines()
-    assert lines[0] == '<workout_history days_back="14" count="2">'
+    assert lines[0] == '<workout_history days_back="14" count="2" workouts="1">'
     assert lines[1] == f"  Sun, Mar 8: Bench (reps) 3x8 @220.5lbs RPE:8 [id: {uuid.UUID(int=7)}]"
     assert lines[2].startswith("  Sun, Mar 8: Run (duration) 30min 3.11mi")
     empty = fmt.format_workout_history({"rows": [], "settings": KG, "params": {"days_back": 7, "limit": 15}})
@@ -107,7 +107,7 @@ def test_history_is_shown_in_the_users_units_and_timezone() -> None:
 
 def test_exercise_details_cover_every_type() -> None:
     assert fmt.exercise_details(_row(reps=[10, 8, 6], load_each=[20, 22.5, 25], load_unit="kg")) == (
-        "3x10/8/6 @20/22.5/25kg"
+        "3 sets: 20, 22.5, 25 kg x 10, 8, 6 reps"
     )
     assert fmt.exercise_details(_row(reps=None, hold_sec=[30, 30, 45])) == "3x30/30/45s hold"
     assert fmt.exercise_details(_row(sets=None, reps=None, rounds=8, work_sec=20, rest_sec=10)) == (
@@ -189,3 +189,19 @@ def test_jsonable_makes_rows_serialisable() -> None:
         "a": 1.5, "b": 2, "c": "2026-01-02", "d": str(uuid.UUID(int=3)),
         "e": [{"name": "X", "target": 0.5, "actual": 0.25, "debt": 0.25}],
     }  # fmt: skip
+
+
+def test_progression_targets_read_as_next_load_and_why() -> None:
+    target = {
+        "exercise_name": "Romanian <Deadlift>", "load": 22.5, "unit": "kg", "reps": 11, "sets": 3,
+        "reasoning": "22.5 kg x 10 on 2 Mar, inside your 8-12 reps: same weight, 11 reps.",
+    }  # fmt: skip
+    text = fmt.format_progression_targets({"unit": "kg", "days_back": 90, "targets": [target]})
+    assert text.splitlines() == [
+        '<progression_targets unit="kg">',
+        "  Romanian &lt;Deadlift&gt;: 3x11 @22.5kg - 22.5 kg x 10 on 2 Mar, inside your 8-12 reps: "
+        "same weight, 11 reps.",
+        "</progression_targets>",
+    ]
+    empty = fmt.format_progression_targets({"unit": "lbs", "days_back": 90, "targets": []})
+    assert empty.endswith('unit="lbs">No loaded exercises in the last 90 days</progression_targets>')

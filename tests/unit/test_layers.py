@@ -20,6 +20,8 @@ ALLOWED: dict[str, set[str]] = {
     "tools": {"tools", "domain", "store", "sources", "frames", "settings"},
     "llm": {"llm", "domain", "tools", "frames", "settings"},
     "agent": {"agent", "tools", "domain", "store", "sources", "llm", "frames", "settings"},
+    "agents": {"agents", "llm", "sources", "store", "domain", "settings"},
+    "programs": {"programs", "agents", "domain", "store", "settings"},
     "jobs": {"jobs", "agent", "store", "domain", "settings", "runtime_secrets"},
 }
 LOCAL_USERS = {"local", "cli"}

@@ -111,8 +111,8 @@ def test_personal_records_convert_units() -> None:
 
 def test_weekly_hard_sets_count_secondary_as_half() -> None:
     weeks = weekly_hard_sets(ROWS)
-    assert weeks["2025-W10"] == {"Chest": 3, "Triceps": 1.5, "Quadriceps": 2, "Glutes": 1.0}
-    assert weeks["2025-W11"] == {"Chest": 3, "Triceps": 1.5}
+    assert weeks[date(2025, 3, 3)] == {"Chest": 3, "Triceps": 1.5, "Quadriceps": 2, "Glutes": 1.0}
+    assert weeks[date(2025, 3, 10)] == {"Chest": 3, "Triceps": 1.5}
 
 
 def test_breakdowns() -> None:
@@ -129,7 +129,7 @@ def test_breakdowns() -> None:
 def test_progress_trend_of_bench_weight() -> None:
     trend = progress_trends(ROWS, "weight", "bench press", "month", now=datetime(2025, 3, 14, tzinfo=UTC))
     assert [s["value"] for s in trend["series"]] == [70, 80]
-    assert [s["week"] for s in trend["series"]] == ["2025-W10", "2025-W11"]
+    assert [s["week_start"] for s in trend["series"]] == ["2025-03-03", "2025-03-10"]
     assert trend["slope_per_week"] == 10 and trend["percent_change"] == pytest.approx(14.3)
     assert trend["direction"] == "up"
     freq = progress_trends(ROWS, "frequency", now=datetime(2025, 3, 14, tzinfo=UTC))

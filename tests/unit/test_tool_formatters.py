@@ -75,6 +75,7 @@ AGREED_ARGS: dict[str, set[str]] = {
         "sets",
         "reps",
         "load",
+        "load_each",
         "load_unit",
         "hold_sec",
         "duration_min",
@@ -87,11 +88,34 @@ AGREED_ARGS: dict[str, set[str]] = {
         "notes",
     },
     "undo_logged_exercise": {"exercise_id"},
+    "adjust_logged_exercise": {
+        "exercise_id",
+        "exercise_name",
+        "exercise_type",
+        "sets",
+        "reps",
+        "load",
+        "load_each",
+        "load_unit",
+        "hold_sec",
+        "duration_min",
+        "distance",
+        "distance_unit",
+        "rounds",
+        "work_sec",
+        "rest_sec",
+        "rpe",
+        "performed_at",
+        "notes",
+        "muscles_utilized",
+        "goals_addressed",
+    },
     "mark_exercise_complete": {
         "exercise_id",
         "actual_sets",
         "actual_reps",
         "actual_load",
+        "actual_load_each",
         "actual_duration_min",
         "rpe",
         "notes",
@@ -140,6 +164,7 @@ COMPLETED_EXERCISE_FIELDS = {
     "sets",
     "reps",
     "load",
+    "load_each",
     "load_unit",
     "duration_min",
     "distance",
@@ -259,7 +284,10 @@ def test_logged_line_category_two() -> None:
     )
     assert logged_line(row) == "Bench Press 3x10 @60kg RPE 8 (id=h1)"
     pyramid = row.model_copy(update={"reps": [12, 10, 8], "load_each": [50, 55, 62.5], "rpe": None})
-    assert logged_line(pyramid) == "Bench Press 3x[12,10,8] @50-62.5kg (id=h1)"
+    assert logged_line(pyramid) == "Bench Press 3 sets: 50, 55, 62.5 kg x 12, 10, 8 reps (id=h1)"
+    top_set = row.model_copy(update={"load_each": [60, 60, 65], "rpe": None})
+    assert logged_line(top_set) == "Bench Press 3 sets: 60, 60, 65 kg x 10 reps (id=h1)"
+    assert top_set.load == 65
     run = logged(
         id="h2",
         exercise_name="Run",
@@ -339,10 +367,7 @@ def test_full_data_formatters_stay_compact() -> None:
             exercise_name=None,
             period="year",
             unit="kg",
-            series=[
-                TrendPoint(week=f"2026-W{w:02d}", week_start=date.fromisocalendar(2026, w, 1), value=1.0)
-                for w in range(1, 21)
-            ],
+            series=[TrendPoint(week_start=date.fromisocalendar(2026, w, 1), value=1.0) for w in range(1, 21)],
             percent_change=0.0,
             slope_per_week=0.0,
             direction="flat",
@@ -350,7 +375,15 @@ def test_full_data_formatters_stay_compact() -> None:
     )
     text = analytics.GetProgressTrends().format(trends)
     assert text.startswith("frequency, year (workouts): flat, 0%, slope 0/week")
-    assert "2026-W08" not in text and text.count("2026-W") == 12
+    assert "week of 16 Feb" not in text and text.count("week of") == 12 and "-W" not in text
+    assert "week of 23 Feb: 1; week of 2 Mar: 1" in text
+    weekly = WorkoutStatisticsResult(
+        time_period="month",
+        stats=stats(total_exercises=1, total_workouts=1),
+        weekly_hard_sets={date(2025, 12, 29): {"Chest": 3.0}, date(2026, 1, 5): {"Back": 2.0}},
+    )
+    text = analytics.GetWorkoutStatistics().format(weekly)
+    assert "  week of 29 Dec 2025: Chest 3\n  week of 5 Jan 2026: Back 2" in text and "-W" not in text
     summary = StatsSummaryResult(time_period="week", summary="No workouts logged in this period.")
     assert analytics.GenerateStatsSummary().format(summary) == "week:\nNo workouts logged in this period."
 
@@ -387,6 +420,7 @@ def test_results_serialise_with_todays_keys_and_read_back() -> None:
         "reps": [10, 10, 10],
         "load_each": [60.0, 60.0, 62.5],
         "load_unit": "kg",
+        "load": 62.5,
         "muscles": [{"muscle": "Chest", "share": 1.0}],
         "goals": [{"goal": "Strength", "share": 1.0}],
         "workout_id": "workout_1",

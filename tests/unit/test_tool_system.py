@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 from trainer.agent.tool_registry import ToolOutcome, ToolRegistry
+from trainer.domain.progression import ProgressionTarget
 from trainer.domain.workout import Workout
+from trainer.domain.workout_checks import WorkoutReview
 from trainer.store.models import EventType
 from trainer.tools.base import Tool, ToolContext, ToolError, ToolResult, WorkoutCoach
 from trainer.tools.communication import communication_tools
@@ -43,14 +46,21 @@ async def generated(
 
 
 class FakeCoach:
-    def __init__(self, problems: list[str] | None = None) -> None:
+    def __init__(
+        self, problems: list[str] | None = None, targets: dict[str, ProgressionTarget] | None = None
+    ) -> None:
         self.problems = problems or []
+        self.targets = targets or {}
         self.checked: list[Workout] = []
         self.generated_in: list[str] = []
 
     async def check_workout(self, workout: Workout, ctx: ToolContext) -> list[str]:
+        return (await self.review_workout(workout, ctx)).problems
+
+    async def review_workout(self, workout: Workout, ctx: ToolContext) -> WorkoutReview:
         self.checked.append(workout)
-        return self.problems
+        ordered = sorted(workout.exercises, key=lambda e: e.order)
+        return WorkoutReview(list(self.problems), [self.targets.get(e.exercise_name) for e in ordered])
 
     async def after_generation(self, ctx: ToolContext) -> None:
         self.generated_in.append(ctx.session_id)
@@ -98,6 +108,7 @@ def test_tool_registry_combines_the_tool_families_it_is_given() -> None:
         "swap_exercise",
         "adjust_exercise",
         "remove_exercise",
+        "add_exercise_to_workout",
     ]
     assert [d["name"] for d in reg.definitions()] == reg.names
     with pytest.raises(ValueError, match="registered twice"):
@@ -231,6 +242,25 @@ async def test_generate_workout_reports_checker_problems_without_blocking() -> N
     assert execution.result.problems == ["Bench Press needs a barbell, not available at Home"]
     assert "Problems to fix before delivering:" in execution.formatted
     assert coach.checked[0].exercises[0].id is not None
+
+
+async def test_generate_workout_carries_each_exercises_progression_target() -> None:
+    workout = chest_workout()
+    name = workout["exercises"][0]["exercise_name"]
+    target = ProgressionTarget(
+        exercise_name=name, load=62.5, unit="kg", reps=8, sets=3, rep_low=8, rep_high=12, rule="more_load",
+        based_on=name, last_load=60, last_reps=12, last_date=date(2026, 3, 2), max_load=62.5,
+        reference_e1rm=79.17, reasoning="60 kg x 12 on 2 Mar reached the top of your 8-12 reps.",
+    )  # fmt: skip
+    execution = await registry().execute(
+        "generate_workout", {"workout": workout}, context(coach=FakeCoach(targets={name: target}))
+    )
+    assert isinstance(execution.result, GenerateResult)
+    targets = execution.result.targets
+    assert [t.exercise_name for t in targets] == [e["exercise_name"] for e in workout["exercises"]]
+    assert targets[0].target == target and all(t.target is None for t in targets[1:])
+    assert targets[0].exercise_id == execution.result.exercises[0].id
+    assert f"{targets[0].exercise_id} {name}: 62.5 kg x 8 - 60 kg x 12 on 2 Mar" in execution.formatted
 
 
 async def test_generate_workout_runs_the_after_generation_hook() -> None:

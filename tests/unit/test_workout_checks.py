@@ -1,13 +1,15 @@
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from trainer.domain.equipment import available_equipment, missing_equipment, normalise_equipment
+from trainer.domain.progression import ExerciseHistory, exercise_histories
 from trainer.domain.workout import Workout
 from trainer.domain.workout_checks import (
     UserTrainingContext,
     check_workout,
     parse_time_budget,
     preference_constraints,
+    review_workout,
 )
 
 NOW = datetime(2025, 3, 10, 12, tzinfo=UTC)
@@ -137,3 +139,73 @@ def test_parse_time_budget() -> None:
     assert parse_time_budget("1.5 hours") == 90
     assert parse_time_budget("a quick 20-min session") == 20
     assert parse_time_budget("chest day") is None
+
+
+def _history(*sessions: tuple[str, float, list[int], int]) -> dict[str, ExerciseHistory]:
+    rows = [
+        {
+            "exercise_name": name,
+            "exercise_type": "reps",
+            "reps": reps,
+            "load_each": [load] * len(reps),
+            "load_unit": "kg",
+            "performed_at": NOW - timedelta(days=days_ago),
+            "muscles": [{"muscle": "Hamstrings", "share": 0.6}, {"muscle": "Glutes", "share": 0.4}],
+        }
+        for name, load, reps, days_ago in sessions
+    ]
+    return exercise_histories(rows, "kg")
+
+
+def _loaded(name: str, load: float, reps: int, equipment: list[str]) -> Workout:
+    muscles = {"Hamstrings": 0.6, "Glutes": 0.4}
+    return Workout.model_validate(
+        {"exercises": [_ex(1, name, muscles, equipment, sets=3, reps=[reps] * 3, load_each=[load] * 3,
+                           load_unit="kg")]}
+    )  # fmt: skip
+
+
+def test_a_load_beyond_the_next_double_progression_step_is_flagged() -> None:
+    user = UserTrainingContext(
+        weight_unit="kg", exercise_history=_history(("Romanian Deadlift", 60, [10, 10, 10], 3))
+    )
+    # last 60 kg x 10 (8-12 range): the rule says 60 x 11; one plate step (62.5) is still accepted
+    assert review_workout(_loaded("Romanian Deadlift", 62.5, 8, ["barbell"]), user).problems == []
+    review = review_workout(_loaded("Romanian Deadlift", 70, 8, ["barbell"]), user)
+    assert review.targets[0] is not None and (review.targets[0].load, review.targets[0].reps) == (60, 11)
+    assert review.problems == [
+        "#1 Romanian Deadlift jumps to 70 kg, more than one step above the last successful 60 kg x 10 "
+        "(Mar 7); suggested 60 kg x 11"
+    ]
+
+
+def test_more_reps_and_more_load_at_once_is_an_e1rm_jump() -> None:
+    user = UserTrainingContext(
+        weight_unit="kg", exercise_history=_history(("Romanian Deadlift", 60, [10, 10, 10], 3))
+    )
+    # 62.5 x 12: Epley 87.5 kg against the target's 60 x (1 + 11/30) = 82 kg: +7%, accepted
+    assert review_workout(_loaded("Romanian Deadlift", 62.5, 12, ["barbell"]), user).problems == []
+    # 62.5 x 15: Epley 93.75 kg, 14% over 82 kg
+    [problem] = review_workout(_loaded("Romanian Deadlift", 62.5, 15, ["barbell"]), user).problems
+    assert problem.startswith("#1 Romanian Deadlift at 62.5 kg x 15 implies an estimated 1RM 14% above")
+
+
+def test_a_related_exercises_estimate_bounds_a_new_exercise() -> None:
+    user = UserTrainingContext(
+        weight_unit="kg", exercise_history=_history(("Romanian Deadlift", 22.5, [10, 10, 10], 3))
+    )
+    # the estimate: 30 kg e1RM x 0.4 per dumbbell = 12 kg
+    fine = review_workout(_loaded("Stiff-Legged Dumbbell Deadlift", 10, 5, ["dumbbell"]), user)
+    assert fine.problems == [] and fine.targets[0] is not None and fine.targets[0].rule == "related"
+    [problem] = review_workout(_loaded("Stiff-Legged Dumbbell Deadlift", 12, 8, ["dumbbell"]), user).problems
+    # 12 x (1 + 8/30) = 15.2 kg: 27% above 12
+    assert "implies an estimated 1RM 27% above what the progression rule supports from Romanian Deadlift" in (
+        problem
+    )
+    assert check_workout(_loaded("Stiff-Legged Dumbbell Deadlift", 12, 8, ["dumbbell"]), user) == [problem]
+
+
+def test_no_history_means_no_target_and_no_jump() -> None:
+    user = UserTrainingContext(weight_unit="kg")
+    review = review_workout(_loaded("Romanian Deadlift", 200, 8, ["barbell"]), user)
+    assert review.problems == [] and review.targets == [None]

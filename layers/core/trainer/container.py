@@ -16,9 +16,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from trainer.settings import Settings
 
 if TYPE_CHECKING:
+    import httpx2
+
     from trainer.agent.budget import DailyBudget
     from trainer.agent.loop import AgentDeps, TurnResult
     from trainer.agent.ports import EventPublisher, SourceFetcher, TurnHooks
+    from trainer.agents.factory import AgentRunDeps
+    from trainer.agents.registry import Registries
     from trainer.frames import FrameSink
     from trainer.llm.offline import OfflinePlanner
     from trainer.llm.ports import AgentModel, KnowledgeSelector
@@ -41,7 +45,11 @@ TOOL_MODULES: tuple[str, ...] = (
     "analytics",
     "data",
     "location",
+    "exercises",
 )
+
+AGENT_REGISTRATIONS: tuple[tuple[str, str], ...] = (("trainer.programs.agents", "register_program_agents"),)
+"""(module, function) pairs that register a package's agents: `function(registries)`."""
 
 
 class TurnRunner(Protocol):
@@ -66,6 +74,8 @@ class Container:
     agent: TurnRunner
     db: Database | None = None
     publisher: EventPublisher | None = None
+    agents: AgentRunDeps | None = None
+    """What `trainer.agents.run_agent` needs; `container.agents.for_user(user_id)` for a user's run."""
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     registered_users: set[str] = field(default_factory=set)
 
@@ -111,8 +121,19 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.agent.tool_registry",
     "trainer.agent.budget",
     "trainer.agent.coaching",
+    "trainer.agent.offline_coach",
     "trainer.llm.factory",
     "trainer.llm.models",
+    "trainer.agents.registry",
+    "trainer.agents.registrations",
+    "trainer.agents.prompts",
+    "trainer.agents.context",
+    "trainer.agents.invocations",
+    "trainer.agents.factory",
+    "trainer.agents.backends",
+    "trainer.agents.anthropic_structured",
+    "trainer.agents.openai_structured",
+    "trainer.programs.agents",
     "trainer.sources.registry",
     "trainer.runtime_secrets",
     "aws_lambda_powertools.utilities.parameters",
@@ -135,6 +156,7 @@ def prewarm(settings: Settings) -> None:
     from trainer.store.dynamo_tables import aws_client
 
     ToolRegistry(collect_tools()).definitions()
+    build_registries()
     load_catalog()
     for service in PREWARMED_AWS_SERVICES:
         aws_client(service, settings)
@@ -147,6 +169,49 @@ def collect_tools(module_names: Iterable[str] = TOOL_MODULES) -> list[AnyTool]:
         module = importlib.import_module(f"trainer.tools.{name}")
         tools.extend(getattr(module, "TOOLS", []))
     return tools
+
+
+def build_registries(chat_tools: Iterable[str] | None = None) -> Registries:
+    """Every agent the system runs (the system agents, then each package of `AGENT_REGISTRATIONS`),
+    checked: a name that does not resolve is a RegistryError here, at start-up."""
+    from trainer.agents.prompts import read_prompt_files
+    from trainer.agents.registrations import register_system_agents
+    from trainer.agents.registry import Registries
+
+    registries = Registries()
+    names = list(chat_tools) if chat_tools is not None else [tool.name for tool in collect_tools()]
+    register_system_agents(registries, names)
+    for module_name, function in AGENT_REGISTRATIONS:
+        getattr(importlib.import_module(module_name), function)(registries)
+    registries.check(prompt_ids=set(read_prompt_files()))
+    return registries
+
+
+def agent_run_deps(
+    settings: Settings,
+    db: Database | None,
+    registries: Registries | None = None,
+    *,
+    http_client: httpx2.AsyncClient | None = None,
+) -> AgentRunDeps:
+    """The registry agents' dependencies: backends chosen by settings, prompts and invocations in
+    Postgres (in memory without a database), context from the data sources."""
+    from trainer.agents.backends import build_backends
+    from trainer.agents.context import ContextService
+    from trainer.agents.factory import AgentRunDeps
+    from trainer.agents.invocations import InvocationRecorder, MemoryInvocations, PostgresInvocations
+    from trainer.agents.prompts import PromptStore
+
+    registries = registries or build_registries()
+    invocations: InvocationRecorder = PostgresInvocations(db) if db is not None else MemoryInvocations()
+    return AgentRunDeps(
+        registries=registries,
+        backends=build_backends(settings, registries, http_client),
+        prompts=PromptStore(db),
+        context=ContextService(db, registries.contexts),
+        invocations=invocations,
+        db=db,
+    )
 
 
 async def build_container(
@@ -198,7 +263,13 @@ async def build_container(
         budget=budget,
     )
     return Container(
-        settings=settings, store=store, agent=AgentLoop(deps), db=db, publisher=publisher, closers=closers
+        settings=settings,
+        store=store,
+        agent=AgentLoop(deps),
+        db=db,
+        publisher=publisher,
+        agents=agent_run_deps(settings, db),
+        closers=closers,
     )
 
 
@@ -225,11 +296,12 @@ def agent_deps(
         selector = build_selector(settings)
     coach = None
     if db is not None:
-        from trainer.agent.coaching import CoachPlanner, CoachServices
+        from trainer.agent.coaching import CoachServices
+        from trainer.agent.offline_coach import OfflineCoach
 
         coach = CoachServices(db)
         if planner is None:
-            planner = CoachPlanner(db, store)
+            planner = OfflineCoach(db, store)
     models: Any
     if agent_model is not None:
         models = FixedModel(agent_model)

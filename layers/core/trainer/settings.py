@@ -33,6 +33,15 @@ class Settings(BaseModel):
     openai_base_url: str | None = Field(default=None, alias="OPENAI_BASE_URL")
     model: str = Field(default="claude-haiku-4-5", alias="TRAINER_MODEL")
     initializer_model: str = Field(default="gpt-4o-mini", alias="TRAINER_INITIALIZER_MODEL")
+    light_model: str = Field(default="claude-haiku-4-5", alias="TRAINER_LIGHT_MODEL")
+    """The Anthropic model of agents whose model role is `light` (formatting, extraction)."""
+    agent_provider: Literal["auto", "anthropic", "openai", "offline"] = Field(
+        default="auto", alias="TRAINER_AGENT_PROVIDER"
+    )
+    """Backend of the registry's agents; `auto`: Anthropic with its key, else OpenAI with its key, else
+    the offline implementations."""
+    openai_agent_model: str = Field(default="gpt-4o-mini", alias="TRAINER_OPENAI_AGENT_MODEL")
+    """The OpenAI model of `main` agents on OpenAI (`light` ones use TRAINER_INITIALIZER_MODEL)."""
     prompt_cache_ttl: Literal["5m", "1h"] = Field(default="5m", alias="TRAINER_PROMPT_CACHE_TTL")
     """The cache TTL of the prefix every session shares (tools and system prompt); 1h suits sparse traffic."""
 

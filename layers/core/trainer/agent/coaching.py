@@ -1,6 +1,6 @@
 """Coaching services wired into the agent: the offline model's planner (composer on real user
-data) and the `WorkoutCoach` the workout tools call (checks against the user, delete-after-use
-preferences)."""
+data) and the `WorkoutCoach` the workout tools call (checks against the user, progression targets,
+delete-after-use preferences)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from trainer.agent.training_context import load_training_facts
 from trainer.domain.composer import compose_replacement, compose_workout, parse_request_muscles
 from trainer.domain.workout import Exercise, Workout
-from trainer.domain.workout_checks import check_workout
+from trainer.domain.workout_checks import WorkoutReview, review_workout
 from trainer.store.db import Database
 from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.ports import SessionStore
@@ -56,9 +56,13 @@ class CoachServices:
 
     async def check_workout(self, workout: Workout, ctx: ToolContext) -> list[str]:
         """Problems with a workout for this user right now; reported to the model, never blocking."""
+        return (await self.review_workout(workout, ctx)).problems
+
+    async def review_workout(self, workout: Workout, ctx: ToolContext) -> WorkoutReview:
+        """The problems (load jumps beyond the progression rule included) and each exercise's target."""
         facts = await load_training_facts(self._db, ctx.user_id, ctx.now())
         requested, _ = parse_request_muscles(ctx.user_message)
-        return check_workout(workout, facts.check_context(requested))
+        return review_workout(workout, facts.check_context(requested))
 
     async def after_generation(self, ctx: ToolContext) -> None:
         await consume_after_generation(ctx)

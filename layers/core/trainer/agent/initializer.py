@@ -56,7 +56,12 @@ def selection_params(selection: KnowledgeSelection) -> dict[str, Any] | None:
     if source is None:
         logger.warning("initializer selected an unknown source %r; skipped", selection.source)
         return None
-    given = {"days_back": selection.days_back, "days_ahead": selection.days_ahead, "status": selection.status}
+    given = {
+        "days_back": selection.days_back,
+        "days_ahead": selection.days_ahead,
+        "status": selection.status,
+        "query": selection.query,
+    }
     params, notes = source.tolerated_params(given)
     if notes:
         logger.info("initializer parameters adjusted for %s: %s", selection.source, "; ".join(notes))
@@ -74,7 +79,8 @@ def is_covered(source: str, params: dict[str, Any], existing: Sequence[Knowledge
             not isinstance(wanted.get(k), int) or (isinstance(have.get(k), int) and have[k] >= wanted[k])
             for k in RANGE_PARAMS
         )
-        if ranges_ok and wanted.get("status") == have.get("status"):
+        same_query = str(wanted.get("query") or "").lower() == str(have.get("query") or "").lower()
+        if ranges_ok and wanted.get("status") == have.get("status") and same_query:
             return True
     return False
 

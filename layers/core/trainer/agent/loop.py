@@ -183,6 +183,8 @@ class ClientResponse:
     messages: list[str]
     exercises: list[dict[str, Any]] | None = None
     question: dict[str, Any] | None = None
+    timers: list[dict[str, Any]] | None = None
+    """The timers the turn built or delivered (seed 000 §4.6 timer objects)."""
 
 
 @dataclass
@@ -685,7 +687,7 @@ class _Turn:
 
     async def _client_response(self) -> ClientResponse:
         """Seed 002 §10.2 ClientResponse: what the successful results put in the reply, with the
-        current workout's exercises when a result changed it."""
+        current workout's exercises when a result changed it and the timers built or delivered."""
         reply = Reply()
         for action in self.actions:
             if isinstance(action.outcome.result, ToolResult):
@@ -695,7 +697,9 @@ class _Turn:
             current = await self.store.get_state(self.session.id, CURRENT_WORKOUT_KEY)
             exercises = list((current or {}).get("exercises") or []) or None
         question = reply.question.model_dump(mode="json") if reply.question else None
-        return ClientResponse(messages=reply.messages, exercises=exercises, question=question)
+        return ClientResponse(
+            messages=reply.messages, exercises=exercises, question=question, timers=reply.timers or None
+        )
 
     async def _log_error(self, exc: BaseException | str, context: str, *, code: str | None = None) -> None:
         event = await log_error(self.store, self.session.id, exc, context, code=code)

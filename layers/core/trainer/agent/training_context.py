@@ -1,20 +1,23 @@
-"""Loads what the coach must know about a user before composing or checking a workout: units,
-equipment at the current location, goals and distribution debt, active preferences, recent history.
+"""Loads what the coach must know about a user before composing or checking a workout: units, time
+zone, equipment at the current location (and the weights it lists), goals and distribution debt,
+active preferences, recent history, and the recent sessions of each exercise progression reads.
 
 One read per concern, all on one pooled connection; the composer and the workout checks share it
 so the offline model's workouts and the model's workouts are judged by the same facts."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from trainer.domain.composer import ComposerRequest
 from trainer.domain.distribution import DistributionRow, distribution_report
 from trainer.domain.equipment import available_equipment
+from trainer.domain.progression import ENTRIES_PER_EXERCISE, WINDOW_DAYS, LoadSteps, exercise_histories
 from trainer.domain.recovery import recovering_muscles
 from trainer.domain.workout_checks import UserTrainingContext
+from trainer.domain.workout_grouping import zone
 from trainer.store.db import Database
 from trainer.store.repositories import goals, history, locations, preferences, settings
 
@@ -34,6 +37,14 @@ class TrainingFacts:
     preferences: list[dict[str, Any]]
     history: list[dict[str, Any]]
     now: datetime
+    timezone: str = "UTC"
+    location_items: list[dict[str, Any]] = field(default_factory=list)
+    """The current location's equipment rows, with the weights they list."""
+    progression_history: list[dict[str, Any]] = field(default_factory=list)
+    """The newest loaded sessions of each exercise (history.recent_loaded_by_exercise)."""
+
+    def load_steps(self) -> LoadSteps:
+        return LoadSteps.for_unit(self.weight_unit, self.location_items)
 
     def composer_request(self, request_text: str) -> ComposerRequest:
         return ComposerRequest(
@@ -48,6 +59,9 @@ class TrainingFacts:
             preferences=self.preferences,
             history=self.history,
             now=self.now,
+            progression_history=self.progression_history,
+            load_steps=self.load_steps(),
+            timezone=self.timezone,
         )
 
     def check_context(self, requested_muscles: set[str] | None = None) -> UserTrainingContext:
@@ -59,6 +73,10 @@ class TrainingFacts:
             distance_unit=self.distance_unit,
             requested_muscles=requested_muscles or set(),
             now=self.now,
+            exercise_history=exercise_histories(
+                self.progression_history, self.weight_unit, zone(self.timezone)
+            ),
+            load_steps=self.load_steps(),
         )
 
 
@@ -73,8 +91,12 @@ async def load_training_facts(db: Database, user_id: str, now: datetime) -> Trai
         recent = await history.list_recent(
             conn, user_id, days_back=HISTORY_DAYS, limit=HISTORY_LIMIT, now=now
         )
+        sessions = await history.recent_loaded_by_exercise(
+            conn, user_id, days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=now
+        )
     category_goals = {r["category"]: float(r["weight"]) for r in category_rows}
     muscle_goals = {r["muscle"]: float(r["weight"]) for r in muscle_rows}
+    items = (current.get("equipment") or []) if current else []
     return TrainingFacts(
         weight_unit=user_settings.get("weight_unit") or "kg",
         distance_unit=user_settings.get("distance_unit") or "km",
@@ -86,6 +108,9 @@ async def load_training_facts(db: Database, user_id: str, now: datetime) -> Trai
         preferences=[dict(p) for p in prefs],
         history=[dict(r) for r in recent],
         now=now,
+        timezone=str(user_settings.get("timezone") or "UTC"),
+        location_items=[dict(i) for i in items if isinstance(i, dict)],
+        progression_history=[dict(r) for r in sessions],
     )
 
 

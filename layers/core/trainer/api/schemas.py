@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 from uuid import UUID
 
@@ -152,12 +152,35 @@ def chat_request_model(max_message_chars: int, model_ids: Sequence[str]) -> type
     )
 
 
+class TimerPhase(ResponseModel):
+    """One phase of a timer (seed 000 §4.6): what to do and for how long."""
+
+    phase_type: Literal["work", "rest", "hold", "transition"]
+    duration_sec: int
+    cue: str = Field(description="What to show, e.g. 'Bench Press - Set 1'.")
+    detail: str = Field(description="e.g. '8 reps at 60kg'.")
+    countdown: bool = Field(description="Whether to show a countdown.")
+    set_number: int | None = Field(default=None, description="The set or round (1-indexed), if any.")
+
+
+class Timer(ResponseModel):
+    """The timer of one exercise, or of one group (circuit, superset...) with its rounds."""
+
+    exercise_name: str
+    exercise_type: str = Field(description="The exercise type, or the group type for a group's timer.")
+    total_duration_sec: int = Field(description="The sum of the phases' durations.")
+    phases: list[TimerPhase]
+
+
 class ClientResponse(ResponseModel):
     """Seed 002 §10.2 ClientResponse: what the app shows after a buffered turn."""
 
     messages: list[str]
     exercises: list[dict[str, Any]] | None = None
     question: dict[str, Any] | None = None
+    timers: list[Timer] | None = Field(
+        default=None, description="Timers the turn built or delivered, in order; null when none."
+    )
 
 
 class Action(ResponseModel):
@@ -318,12 +341,20 @@ class HistoryEntry(ResponseModel):
     workout_id: str | None
     notes: str | None
     created_at: datetime
+    local_date: date = Field(description="The day it was performed on, in the user's time zone.")
+    workout_key: str = Field(
+        description=(
+            "Entries with the same key are one workout, as statistics count them: a logged workout, "
+            "else every exercise of one day in the user's time zone. Opaque; group by it, do not show it."
+        )
+    )
 
 
 class ExerciseHistory(ResponseModel):
     exercises: list[HistoryEntry] = Field(description="Newest first.")
     days_back: int = Field(alias="daysBack")
     limit: int
+    workout_count: int = Field(alias="workoutCount", description="Workouts among the listed exercises.")
 
 
 class DistributionRow(ResponseModel):

@@ -1,4 +1,7 @@
-"""The packaged exercise catalog (derived from free-exercise-db by scripts/build_catalog.py)."""
+"""The packaged exercise catalog (derived from free-exercise-db by scripts/build_catalog.py).
+
+The structured fields (catalog.json, 200 KB) are parsed once per process for every workout and logging
+path; the instruction steps (instructions.json, 600 KB) only when an exercise is explained."""
 
 from __future__ import annotations
 
@@ -116,3 +119,15 @@ def load_catalog() -> Catalog:
         for e in data["exercises"]
     )
     return Catalog(entries)
+
+
+@cache
+def _instructions() -> dict[str, tuple[str, ...]]:
+    raw = resources.files("trainer.domain").joinpath("data/instructions.json").read_text(encoding="utf-8")
+    return {key: tuple(steps) for key, steps in json.loads(raw)["instructions"].items()}
+
+
+def instructions(entry: CatalogEntry) -> tuple[str, ...]:
+    """The exercise's instruction steps, in order; () when the source has none. The steps are loaded
+    on the first call, not with the catalog."""
+    return _instructions().get(entry.id, ())

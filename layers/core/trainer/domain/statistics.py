@@ -5,7 +5,9 @@ Rows are dicts: performed_at, exercise_name, exercise_type, sets, reps (list or 
 goals [{goal, share}], workout_id or session_id. Loads are converted to the user's unit.
 
 Definitions:
-- a workout is a distinct workout_id (else session_id, else calendar day);
+- a workout is what the user did together (trainer.domain.workout_grouping): the exercises of one
+  logged workout, else those of one calendar day in the user's time zone (`tz`);
+- periods, days and weeks are calendar days and Monday-to-Sunday weeks in the user's time zone;
 - sets: the `sets` field, else the number of reps/hold values, else 1 for reps/hold exercises and
   0 for duration/interval work;
 - volume: sum over sets of reps x load (bodyweight sets add no volume);
@@ -17,63 +19,84 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any
 
 from trainer.domain.distribution import distribution_report, shares_of
+from trainer.domain.one_rep_max import brzycki_1rm, epley_1rm
 from trainer.domain.progression import reps_list
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, as_utc
 from trainer.domain.units import convert_distance, convert_weight, weight_unit
+from trainer.domain.workout_grouping import (
+    UTC_ZONE,
+    count_workouts,
+    local_day,
+    local_midnight,
+    week_start,
+)
 
 Row = Mapping[str, Any]
 SECONDARY_SHARE_THRESHOLD = WORKED_SHARE_THRESHOLD
-BRZYCKI_MAX_REPS = 10
 PERIOD_DAYS: dict[str, int | None] = {"week": 7, "month": 30, "quarter": 90, "year": 365, "all_time": None}
 
 
-def epley_1rm(load: float, reps: int) -> float:
-    """Epley: w x (1 + r/30); a single is its own 1RM."""
-    if reps < 1:
-        raise ValueError("reps must be at least 1")
-    return load if reps == 1 else load * (1 + reps / 30)
-
-
-def brzycki_1rm(load: float, reps: int) -> float | None:
-    """Brzycki: w x 36 / (37 - r), trusted only up to 10 reps (None beyond)."""
-    if reps < 1:
-        raise ValueError("reps must be at least 1")
-    return load * 36 / (37 - reps) if reps <= BRZYCKI_MAX_REPS else None
-
-
-def period_range(time_period: str, now: datetime) -> tuple[datetime | None, datetime]:
-    """(start, end) for week/month/quarter/year/all_time ending at `now`."""
+def period_range(time_period: str, now: datetime, tz: tzinfo = UTC_ZONE) -> tuple[datetime | None, datetime]:
+    """(start, end) for week/month/quarter/year/all_time ending at `now`: the last 7/30/90/365 calendar
+    days in `tz`, today included, from local midnight."""
     if time_period not in PERIOD_DAYS:
         raise ValueError(f"time_period must be one of {', '.join(PERIOD_DAYS)}")
     days = PERIOD_DAYS[time_period]
     end = as_utc(now)
-    return (end - timedelta(days=days) if days else None), end
+    if not days:
+        return None, end
+    first = local_day(end, tz) - timedelta(days=days - 1)
+    return local_midnight(first, tz), end
 
 
 def _when(row: Row) -> datetime:
     return as_utc(row["performed_at"])
 
 
-def _bound(value: datetime | date | str | None, end_of_day: bool) -> datetime | None:
+def _is_day(value: datetime | date | str) -> bool:
+    return not isinstance(value, datetime) and not (isinstance(value, str) and "T" in value)
+
+
+def _bound(value: datetime | date | str | None, end_of_day: bool, tz: tzinfo) -> datetime | None:
+    """A period bound as a UTC moment; a date is that day's local midnight (or its last instant)."""
     if value is None:
         return None
-    moment = as_utc(value)
-    if end_of_day and not isinstance(value, datetime) and not (isinstance(value, str) and "T" in value):
-        moment += timedelta(days=1) - timedelta(microseconds=1)
+    if not _is_day(value):
+        return as_utc(value)
+    day = value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
+    moment = as_utc(local_midnight(day, tz))
+    if end_of_day:
+        moment = as_utc(local_midnight(day + timedelta(days=1), tz)) - timedelta(microseconds=1)
     return moment
 
 
 def filter_rows(
-    rows: Iterable[Row], start: datetime | date | str | None = None, end: datetime | date | str | None = None
+    rows: Iterable[Row],
+    start: datetime | date | str | None = None,
+    end: datetime | date | str | None = None,
+    tz: tzinfo = UTC_ZONE,
 ) -> list[Row]:
-    """Rows with a performed_at inside [start, end] (a date as `end` includes that whole day)."""
-    lo, hi = _bound(start, False), _bound(end, True)
+    """Rows with a performed_at inside [start, end] (a date as `end` includes that whole local day)."""
+    lo, hi = _bound(start, False, tz), _bound(end, True, tz)
     kept = [r for r in rows if r.get("performed_at") is not None]
     return [r for r in kept if (lo is None or _when(r) >= lo) and (hi is None or _when(r) <= hi)]
+
+
+def _inclusive_end(start: datetime, end: datetime, tz: tzinfo) -> datetime:
+    """`end` in `tz`; an end at local midnight is an exclusive bound, so the period ends just before."""
+    last = end.astimezone(tz)
+    if last.time() == datetime.min.time() and end > start:
+        last -= timedelta(microseconds=1)
+    return last
+
+
+def calendar_days(start: datetime, end: datetime, tz: tzinfo) -> int:
+    """Local calendar days from `start` to `end`, both included (an end at local midnight excluded)."""
+    return (_inclusive_end(start, end, tz).date() - start.astimezone(tz).date()).days + 1
 
 
 def set_count(row: Row) -> int:
@@ -104,13 +127,6 @@ def row_volume(row: Row, unit: str) -> float:
     return sum(r * loads[min(i, len(loads) - 1)] for i, r in enumerate(reps))
 
 
-def workout_key(row: Row) -> str:
-    for key in ("workout_id", "session_id"):
-        if row.get(key):
-            return f"{key}:{row[key]}"
-    return f"day:{_when(row).date().isoformat()}"
-
-
 def primary_and_secondary(row: Row) -> tuple[str | None, list[str]]:
     muscles = shares_of(row.get("muscles") or row.get("muscles_utilized") or [], "muscle")
     if not muscles:
@@ -125,26 +141,29 @@ def workout_statistics(
     start: datetime | date | str | None = None,
     end: datetime | date | str | None = None,
     unit: str = "kg",
+    tz: tzinfo = UTC_ZONE,
 ) -> dict[str, Any]:
+    """Totals for the period; `start` and `end` come back as moments in `tz`, and workouts per week
+    divide by the period's local calendar days / 7 (at least one week)."""
     u = weight_unit(unit)
-    selected = filter_rows(rows, start, end)
+    selected = filter_rows(rows, start, end, tz)
     rpes = [float(r["rpe"]) for r in selected if r.get("rpe") is not None]
-    workouts = {workout_key(r) for r in selected}
-    lo = _bound(start, False) or (min(map(_when, selected)) if selected else None)
-    hi = _bound(end, True) or (max(map(_when, selected)) if selected else None)
-    days = ((hi - lo).total_seconds() / 86400) if lo and hi else 0.0
+    workouts = count_workouts(selected, tz)
+    lo = _bound(start, False, tz) or (min(map(_when, selected)) if selected else None)
+    hi = _bound(end, True, tz) or (max(map(_when, selected)) if selected else None)
+    days = calendar_days(lo, hi, tz) if lo and hi else 0
     weeks = max(1.0, days / 7)
     return {
-        "start": lo.isoformat() if lo else None,
-        "end": hi.isoformat() if hi else None,
+        "start": lo.astimezone(tz).isoformat() if lo else None,
+        "end": _inclusive_end(lo, hi, tz).isoformat() if lo and hi else None,
         "unit": u,
-        "total_workouts": len(workouts),
+        "total_workouts": workouts,
         "total_exercises": len(selected),
         "total_sets": sum(set_count(r) for r in selected),
         "total_volume": round(sum(row_volume(r, u) for r in selected), 1),
         "total_duration_min": round(sum(float(r.get("duration_min") or 0) for r in selected), 1),
         "average_rpe": round(sum(rpes) / len(rpes), 1) if rpes else None,
-        "workouts_per_week": round(len(workouts) / weeks, 2),
+        "workouts_per_week": round(workouts / weeks, 2),
     }
 
 
@@ -183,8 +202,11 @@ def exercise_breakdown(rows: Iterable[Row], by: str) -> list[dict[str, Any]]:
     return result
 
 
-def personal_records(rows: Iterable[Row], unit: str = "kg") -> dict[str, dict[str, Any]]:
-    """Per exercise: heaviest load, and best estimated 1RM by Epley and by Brzycki (r <= 10)."""
+def personal_records(
+    rows: Iterable[Row], unit: str = "kg", tz: tzinfo = UTC_ZONE
+) -> dict[str, dict[str, Any]]:
+    """Per exercise: heaviest load, and best estimated 1RM by Epley and by Brzycki (r <= 10); dates
+    are local days in `tz`."""
     u = weight_unit(unit)
     records: dict[str, dict[str, Any]] = {}
     for row in rows:
@@ -193,7 +215,7 @@ def personal_records(rows: Iterable[Row], unit: str = "kg") -> dict[str, dict[st
         if not reps or not loads:
             continue
         name = str(row.get("exercise_name") or "unknown")
-        day = _when(row).date().isoformat() if row.get("performed_at") else None
+        day = local_day(row["performed_at"], tz).isoformat() if row.get("performed_at") else None
         rec = records.setdefault(
             name,
             {
@@ -222,14 +244,14 @@ def personal_records(rows: Iterable[Row], unit: str = "kg") -> dict[str, dict[st
     return {n: r for n, r in sorted(records.items()) if r["best_load"] > 0}
 
 
-def iso_week(moment: datetime) -> str:
-    year, week, _ = moment.isocalendar()
-    return f"{year}-W{week:02d}"
+def local_week(row: Row, tz: tzinfo) -> date:
+    """The Monday (a local date) of the week a row was performed in."""
+    return week_start(local_day(row["performed_at"], tz))
 
 
-def weekly_hard_sets(rows: Iterable[Row]) -> dict[str, dict[str, float]]:
-    """ISO week -> muscle -> hard sets (secondary muscles count half a set)."""
-    weeks: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+def weekly_hard_sets(rows: Iterable[Row], tz: tzinfo = UTC_ZONE) -> dict[date, dict[str, float]]:
+    """Week start (local Monday) -> muscle -> hard sets (secondary muscles count half a set)."""
+    weeks: dict[date, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in rows:
         if row.get("exercise_type") not in ("reps", "hold", None) or row.get("performed_at") is None:
             continue
@@ -237,7 +259,7 @@ def weekly_hard_sets(rows: Iterable[Row]) -> dict[str, dict[str, float]]:
         primary, secondary = primary_and_secondary(row)
         if not sets or primary is None:
             continue
-        week = weeks[iso_week(_when(row))]
+        week = weeks[local_week(row, tz)]
         week[primary] += sets
         for muscle in secondary:
             week[muscle] += sets / 2
@@ -247,12 +269,7 @@ def weekly_hard_sets(rows: Iterable[Row]) -> dict[str, dict[str, float]]:
 TREND_METRICS = ("weight", "reps", "volume", "frequency", "duration")
 
 
-def _week_start(moment: datetime) -> date:
-    day = moment.date()
-    return day - timedelta(days=day.weekday())
-
-
-def _metric(rows: Sequence[Row], metric: str, unit: str) -> float:
+def _metric(rows: Sequence[Row], metric: str, unit: str, tz: tzinfo) -> float:
     if metric == "weight":
         return max((max(_loads(r, unit, 1), default=0.0) for r in rows), default=0.0)
     if metric == "reps":
@@ -260,7 +277,7 @@ def _metric(rows: Sequence[Row], metric: str, unit: str) -> float:
     if metric == "volume":
         return sum(row_volume(r, unit) for r in rows)
     if metric == "frequency":
-        return float(len({workout_key(r) for r in rows}))
+        return float(count_workouts(rows, tz))
     return sum(float(r.get("duration_min") or 0) for r in rows)
 
 
@@ -282,9 +299,11 @@ def progress_trends(
     *,
     now: datetime | None = None,
     unit: str = "kg",
+    tz: tzinfo = UTC_ZONE,
 ) -> dict[str, Any]:
     """Weekly series of a metric (weight = heaviest load, reps, volume, frequency = workouts,
-    duration = minutes) with the least-squares slope per week and the first-to-last change."""
+    duration = minutes) with the least-squares slope per week and the first-to-last change; weeks
+    are local Monday-to-Sunday weeks in `tz`, each named by its Monday."""
     if metric not in TREND_METRICS:
         raise ValueError(f"metric must be one of {', '.join(TREND_METRICS)}")
     u = weight_unit(unit)
@@ -294,17 +313,14 @@ def progress_trends(
         selected = [r for r in selected if str(r.get("exercise_name", "")).strip().lower() == key]
     end = as_utc(now) if now else (max(map(_when, selected)) if selected else None)
     if end is not None:
-        start, _ = period_range(period, end)
-        selected = filter_rows(selected, start, end)
+        start, _ = period_range(period, end, tz)
+        selected = filter_rows(selected, start, end, tz)
     by_week: dict[date, list[Row]] = defaultdict(list)
     for row in selected:
-        by_week[_week_start(_when(row))].append(row)
+        by_week[local_week(row, tz)].append(row)
     weeks = sorted(by_week)
-    values = [round(_metric(by_week[w], metric, u), 2) for w in weeks]
-    series = [
-        {"week": iso_week(datetime(w.year, w.month, w.day)), "week_start": w.isoformat(), "value": v}
-        for w, v in zip(weeks, values, strict=True)
-    ]
+    values = [round(_metric(by_week[w], metric, u, tz), 2) for w in weeks]
+    series = [{"week_start": w.isoformat(), "value": v} for w, v in zip(weeks, values, strict=True)]
     points = [((w - weeks[0]).days / 7, v) for w, v in zip(weeks, values, strict=True)]
     first, last = (values[0], values[-1]) if values else (0.0, 0.0)
     change = round(100 * (last - first) / first, 1) if first else None
@@ -351,14 +367,15 @@ def stats_summary(
     sections: Sequence[str] | None = None,
     *,
     goal_targets: Mapping[str, float] | None = None,
+    tz: tzinfo = UTC_ZONE,
 ) -> str:
     """Readable multi-line summary of the chosen sections (all by default)."""
     wanted = list(sections or SUMMARY_SECTIONS)
     unknown = [s for s in wanted if s not in SUMMARY_SECTIONS]
     if unknown:
         raise ValueError(f"unknown sections {unknown}; choose from {', '.join(SUMMARY_SECTIONS)}")
-    selected = filter_rows(rows, start, end)
-    stats = workout_statistics(selected, start, end, unit)
+    selected = filter_rows(rows, start, end, tz)
+    stats = workout_statistics(selected, start, end, unit, tz)
     lines: list[str] = []
     if not selected:
         return "No workouts logged in this period."
@@ -382,7 +399,7 @@ def stats_summary(
         ]
         lines.append(f"Top exercises: {', '.join(parts)}")
     if "progress" in wanted:
-        prs = personal_records(selected, unit)
+        prs = personal_records(selected, unit, tz)
         best = sorted(prs.values(), key=lambda r: -r["epley_1rm"])[:5]
         parts = [
             f"{r['exercise_name']} {r['best_load']:g}{r['unit']} (e1RM {r['epley_1rm']:g})" for r in best

@@ -3,6 +3,7 @@ to the model as an observation it can fix."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -223,11 +224,9 @@ def exercise_line(ex: Exercise | dict[str, Any]) -> str:
     match e.exercise_type:
         case "reps":
             reps = ",".join(str(r) for r in e.reps or [])
-            load = ""
-            if e.load_each:
-                loads = sorted(set(e.load_each))
-                shown = f"{_num(loads[0])}" if len(loads) == 1 else f"{_num(loads[0])}-{_num(loads[-1])}"
-                load = f" @ {shown}{e.load_unit}"
+            if e.load_each and len(set(e.load_each)) > 1:
+                return f"{per_set_loads_text(e.load_each, e.load_unit or '', e.reps)}, rest {e.rest_sec}s"
+            load = f" @ {_num(e.load_each[0])}{e.load_unit}" if e.load_each else ""
             return f"{e.sets}x[{reps}]{load}, rest {e.rest_sec}s"
         case "hold":
             holds = ",".join(str(h) for h in e.hold_sec or [])
@@ -239,6 +238,16 @@ def exercise_line(ex: Exercise | dict[str, Any]) -> str:
         case "intervals":
             return f"{e.rounds} rounds x {e.work_sec}s on / {e.rest_sec}s off"
     return ""
+
+
+def per_set_loads_text(loads: Sequence[float], unit: str, reps: Sequence[int] | None = None) -> str:
+    """Loads that differ between sets, one per set, in words: '3 sets: 60, 60, 65 kg', with the reps
+    ('x 10 reps' when every set had the same, else 'x 12, 10, 8 reps')."""
+    text = f"{len(loads)} sets: {', '.join(_num(v) for v in loads)} {unit}".rstrip()
+    if reps:
+        shown = str(reps[0]) if len(set(reps)) == 1 else ", ".join(str(r) for r in reps)
+        text += f" x {shown} reps"
+    return text
 
 
 def _num(value: float | None) -> str:

@@ -1,5 +1,11 @@
 """Checks a workout against the user's situation, and the preference reading they share with the
-offline composer. Problems are reported, never enforced: the model sees them and can fix them."""
+offline composer. Problems are reported, never enforced: the model sees them and can fix them.
+
+Load jumps are warnings too, never a rejection: history can be incomplete (the user trains elsewhere)
+and a user may ask for a heavy single. A reps exercise with a progression target
+(trainer.domain.progression) is flagged when its top load is more than one step above the last
+successful load, or when its load and reps imply an Epley e1RM more than JUMP_E1RM_TOLERANCE above the
+target's (a related exercise's estimate when the exercise has no history of its own)."""
 
 from __future__ import annotations
 
@@ -7,12 +13,20 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
 from trainer.domain.equipment import _ALIASES, BODYWEIGHT, missing_equipment
+from trainer.domain.movements import name_key
+from trainer.domain.one_rep_max import epley_1rm
+from trainer.domain.progression import ExerciseHistory, LoadSteps, ProgressionTarget, progression_target
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, hours_left
+from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout
+
+JUMP_E1RM_TOLERANCE = 0.10
+"""A prescription implying an e1RM more than 10% above the target's is a jump."""
+_LOAD_TOLERANCE = 0.01
+"""Slack for loads converted between kg and lb."""
 
 _MUSCLE_WORDS: list[tuple[str, tuple[str, ...]]] = [
     (r"lower[\s-]?back|lumbar|spine", ("Lower Back",)),
@@ -81,16 +95,6 @@ def muscles_in_text(text: str, *, include_joints: bool = False) -> set[str]:
         if re.search(rf"\b(?:{pattern})\b", lowered):
             found.update(muscles)
     return found
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-@lru_cache(maxsize=8192)
-def name_key(text: str) -> str:
-    """Lower-case, punctuation-free, singular words: 'Push-Ups' -> 'push up'."""
-    return " ".join(_singular(w) for w in re.sub(r"[^a-z0-9]+", " ", text.lower()).split())
 
 
 def exercise_matches(name: str, phrase: str) -> bool:
@@ -195,15 +199,96 @@ class UserTrainingContext:
     requested_muscles: set[str] = field(default_factory=set)
     """Muscles the user explicitly asked for this turn: recovery is not flagged for them."""
     now: datetime | None = None
+    exercise_history: dict[str, ExerciseHistory] = field(default_factory=dict)
+    """Recent loaded sessions per exercise (trainer.domain.progression.exercise_histories)."""
+    load_steps: LoadSteps | None = None
+    """What loads the user can set up; None: the defaults for their unit."""
+
+
+@dataclass
+class WorkoutReview:
+    """What the checks found, and the progression target of each exercise (in workout order)."""
+
+    problems: list[str] = field(default_factory=list)
+    targets: list[ProgressionTarget | None] = field(default_factory=list)
 
 
 def _label(ex: Exercise) -> str:
     return f"#{ex.order} {ex.exercise_name}"
 
 
-def check_workout(workout: Workout, user: UserTrainingContext) -> list[str]:
-    """Human-readable problems: missing equipment, recovering muscles, preference conflicts, units."""
+def _ordered(workout: Workout) -> list[Exercise]:
+    return sorted(workout.exercises, key=lambda e: e.order)
+
+
+def workout_targets(workout: Workout, user: UserTrainingContext) -> list[ProgressionTarget | None]:
+    """The progression target of each reps exercise (None for others, or without related history)."""
+    steps = user.load_steps or LoadSteps.for_unit(user.weight_unit)
+    targets: list[ProgressionTarget | None] = []
+    for ex in _ordered(workout):
+        target = None
+        if ex.exercise_type == "reps" and user.exercise_history:
+            target = progression_target(
+                ex.exercise_name,
+                user.exercise_history,
+                steps,
+                equipment=ex.equipment,
+                muscles=ex.muscles_utilized,
+                reps=min(ex.reps) if ex.reps else None,
+            )
+        targets.append(target)
+    return targets
+
+
+def load_jump(ex: Exercise, target: ProgressionTarget) -> str | None:
+    """Why the exercise's top load jumps beyond its target's rule, or None."""
+    if ex.exercise_type != "reps" or not ex.load_each or not ex.reps:
+        return None
+    unit = target.unit
+    loads = [convert_weight(v, ex.load_unit or unit, unit) for v in ex.load_each]
+    top = max(loads)
+    if top <= 0:
+        return None
+    reps = min(r for r, load in zip(ex.reps, loads, strict=False) if load >= top - 1e-6)
+    shown = f"{top:.2f}".rstrip("0").rstrip(".")
+    suggested = f"suggested {_amount(target.load, unit)} x {target.reps}"
+    if target.rule != "related" and top > target.max_load * (1 + _LOAD_TOLERANCE):
+        return (
+            f"{_label(ex)} jumps to {shown} {unit}, more than one step above the last successful "
+            f"{_amount(target.last_load, unit)} x {target.last_reps} ({target.last_date:%b} "
+            f"{target.last_date.day}); {suggested}"
+        )
+    implied = epley_1rm(top, reps)
+    limit = target.reference_e1rm * (1 + JUMP_E1RM_TOLERANCE)
+    if implied > limit:
+        over = round(100 * (implied / target.reference_e1rm - 1))
+        source = "" if target.based_on == ex.exercise_name else f" from {target.based_on}"
+        return (
+            f"{_label(ex)} at {shown} {unit} x {reps} implies an estimated 1RM {over}% above what the "
+            f"progression rule supports{source} ({_amount(target.reference_e1rm, unit)}); {suggested}"
+        )
+    return None
+
+
+def _amount(value: float, unit: str) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") + f" {unit}"
+
+
+def review_workout(workout: Workout, user: UserTrainingContext) -> WorkoutReview:
+    """The problems check_workout reports, load jumps included, with each exercise's target."""
+    targets = workout_targets(workout, user)
+    problems = check_workout(workout, user, targets=targets)
+    return WorkoutReview(problems=problems, targets=targets)
+
+
+def check_workout(
+    workout: Workout, user: UserTrainingContext, *, targets: list[ProgressionTarget | None] | None = None
+) -> list[str]:
+    """Human-readable problems: missing equipment, recovering muscles, preference conflicts, load jumps
+    beyond the progression rule, units."""
     problems: list[str] = []
+    if targets is None:
+        targets = workout_targets(workout, user)
     prefs = preference_constraints(user.preferences)
     available = user.available_equipment
     if available is not None:
@@ -230,6 +315,10 @@ def check_workout(workout: Workout, user: UserTrainingContext) -> list[str]:
         for phrase, reason in prefs.excluded_exercises.items():
             if exercise_matches(ex.exercise_name, phrase):
                 problems.append(f"{_label(ex)} conflicts with the preference: {reason}")
+    for ex, target in zip(_ordered(workout), targets, strict=False):
+        jump = load_jump(ex, target) if target is not None else None
+        if jump:
+            problems.append(jump)
     problems.extend(_unit_problems(workout, user))
     return problems
 

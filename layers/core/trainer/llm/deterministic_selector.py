@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from trainer.domain.exercise_search import exercise_question, normalise_name
 from trainer.llm.ports import InitializerResponse, InitializerResult, KnowledgeSelection
 
 KNOWN_SOURCES: tuple[str, ...] = (
@@ -23,6 +24,8 @@ KNOWN_SOURCES: tuple[str, ...] = (
     "scheduled_workouts",
     "workout_plans",
     "milestone_goals",
+    "exercise_info",
+    "progression_targets",
 )
 
 Reason = Literal["not_in_context", "expand_range", "refresh_state"]
@@ -87,6 +90,7 @@ class _Need:
     days_back: int | None = None
     days_ahead: int | None = None
     status: str | None = None
+    query: str | None = None
 
 
 @dataclass
@@ -97,7 +101,7 @@ class _Plan:
     def add(self, task: str, *needs: _Need) -> None:
         self.tasks.append(task)
         for need in needs:
-            known = next((n for n in self.needs if n.source == need.source), None)
+            known = next((n for n in self.needs if n.source == need.source and n.query == need.query), None)
             if known is None:
                 self.needs.append(need)
             else:
@@ -143,6 +147,7 @@ def _plan_for(message: str) -> _Plan:
             _Need("muscle_goals", "muscle targets and distribution debt"),
             _Need("active_preferences", "restrictions and likes"),
             _Need("workout_history", "recent training for progression", days_back=HISTORY_DAYS_DEFAULT),
+            _Need("progression_targets", "computed next loads and reps"),
             _Need("current_location", "available equipment"),
         )
     if GOALS.search(text) and not MILESTONE.search(text):
@@ -176,6 +181,10 @@ def _plan_for(message: str) -> _Plan:
         plan.add("current workout", _Need("current_workout_session", "the workout in progress"))
     if LOCATION.search(text):
         plan.add("locations", _Need("all_locations", "locations and their equipment"))
+    if question := exercise_question(text):
+        kind, name = question
+        task = "exercise alternatives" if kind == "alternatives" else "exercise question"
+        plan.add(task, _Need("exercise_info", f"how to do {name} and what can replace it", query=name))
     return plan
 
 
@@ -184,6 +193,17 @@ SOURCE_DEFAULT_PARAMS: dict[str, dict[str, int]] = {
     "scheduled_workouts": {"days_ahead": SCHEDULE_DAYS_DEFAULT},
 }
 """What a fetch without parameters covers (seed 000 data source registry)."""
+
+
+def _existing_queries(existing: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """(source, normalised query) of the knowledge already loaded for a query (exercise_info)."""
+    found = set()
+    for ref in existing:
+        params = ref.get("params")
+        query = params.get("query") if isinstance(params, dict) else None
+        if isinstance(query, str):
+            found.add((str(ref.get("source", "")), normalise_name(query)))
+    return found
 
 
 def _existing_scope(existing: list[dict[str, Any]]) -> dict[str, dict[str, int | None]]:
@@ -203,12 +223,17 @@ def decide(message: str, existing: list[dict[str, Any]]) -> InitializerResponse:
     """Pure rules: which sources to append for `message` given what is already in context."""
     plan = _plan_for(message)
     scope = _existing_scope(existing)
+    queried = _existing_queries(existing)
     append: list[KnowledgeSelection] = []
     use_existing: list[str] = []
     for need in plan.needs:
         have = scope.get(need.source)
         reason: Reason = "not_in_context"
-        if have is not None:
+        if need.query is not None:
+            if (need.source, normalise_name(need.query)) in queried:
+                use_existing.append(need.source)
+                continue
+        elif have is not None:
             short_back = need.days_back is not None and (have["days_back"] or 0) < need.days_back
             short_ahead = need.days_ahead is not None and (have["days_ahead"] or 0) < need.days_ahead
             if not (short_back or short_ahead):
@@ -222,6 +247,7 @@ def decide(message: str, existing: list[dict[str, Any]]) -> InitializerResponse:
                 days_back=need.days_back,
                 days_ahead=need.days_ahead,
                 status=need.status,
+                query=need.query,
             )
         )
     if not plan.tasks:

@@ -33,11 +33,13 @@ SOURCE_GUIDE = """\
 | muscle_goals | muscle goals with weights AND distribution (actual vs target, debt) | - |
 | active_preferences | temporary and permanent preferences, injuries | - |
 | workout_history | past exercises | days_back (default 14) |
+| progression_targets | computed next load and reps per recently trained exercise | - |
 | exercise_distribution | running totals per category and muscle | - |
 | current_workout_session | the workout in progress or most recently generated | - |
 | scheduled_workouts | future planned workouts | days_ahead (default 7) |
 | workout_plans | multi-week plans | status: active, completed or all |
-| milestone_goals | specific achievement goals (e.g. run a 5K) | status: active, achieved or all |"""
+| milestone_goals | specific achievement goals (e.g. run a 5K) | status: active, achieved or all |
+| exercise_info | how to do one exercise, its muscles, equipment, alternatives | query: its name |"""
 
 SYSTEM_PROMPT = f"""You are a Context Initializer for a Personal Trainer AI agent.
 
@@ -76,6 +78,7 @@ APPEND-ONLY RULES:
 WORKOUT GENERATION / EXERCISE RECOMMENDATIONS:
 - category_goals, muscle_goals, active_preferences (if not in context)
 - workout_history (days_back: 14, or expand if need more)
+- progression_targets (the loads to prescribe)
 - current_location (if not in context)
 
 GOAL SETTING / ADJUSTMENTS:
@@ -99,6 +102,9 @@ TIMER / INTERVAL REQUESTS, LOGGING, CHANGING THE CURRENT WORKOUT:
 LOCATION QUESTIONS:
 - all_locations
 
+EXERCISE QUESTIONS (how to do an exercise, what it works, what to do instead of it):
+- exercise_info with query set to the exercise's name as the user wrote it ("romanian deadlift", "dips")
+
 INJURY / RECOVERY DISCUSSION:
 - active_preferences
 - workout_history (days_back: 7)
@@ -112,7 +118,8 @@ GENERAL QUESTIONS / CONVERSATION:
 - append_knowledge: one entry per source to add, each with
   source, reason ("not_in_context" | "expand_range" | "refresh_state"),
   days_back (workout_history only, else null), days_ahead (scheduled_workouts only, else null),
-  status (workout_plans / milestone_goals only, else null)
+  status (workout_plans / milestone_goals only, else null),
+  query (exercise_info only: the exercise's name, else null)
 - use_existing: sources already in context that the agent will use
 If nothing needs adding, return an empty append_knowledge list.
 </output_format>"""

@@ -96,6 +96,8 @@ class KnowledgeSelection(BaseModel):
     days_back: int | None
     days_ahead: int | None
     status: str | None
+    query: str | None = None
+    """exercise_info only: the exercise the user asks about, as they named it."""
 
 
 class InitializerResponse(BaseModel):

@@ -1,6 +1,12 @@
 """A loopback HTTP server that speaks enough of Anthropic's Messages API (JSON and SSE) and
 OpenAI's chat completions for the real SDKs to run against it, with prompt caching simulated
-from the request's cache_control breakpoints (ARCHITECTURE §4, §9)."""
+from the request's cache_control breakpoints (ARCHITECTURE §4, §9).
+
+Requests naming a registry agent (the `x-trainer-agent` header the agent backends send) are answered
+by that agent's offline implementation, with the input and context read back from the request: a
+forced `emit_<schema>` tool call (Anthropic) or JSON content (OpenAI) for json agents, text for the
+others, tool calls when the implementation asks for tools. `fail_next_structured_with_invalid = N`
+makes the next N of those answers invalid (`{"_fake_invalid": true}`, or empty text)."""
 
 from __future__ import annotations
 
@@ -22,10 +28,22 @@ from pydantic import BaseModel
 
 from trainer.agent.ports import TurnHooks
 from trainer.agent.tool_registry import ToolOutcome
+from trainer.agents.backends import offline_output, reply_from_output
+from trainer.agents.registry import OfflineContext, Registries, ToolExchange
+from trainer.agents.wire import (
+    AGENT_HEADER,
+    CONTEXT_OPEN,
+    FEEDBACK_PREFIX,
+    INPUT_CLOSE,
+    INPUT_OPEN,
+    OUTPUT_TOOL_PREFIX,
+    parse_input,
+)
 from trainer.domain.workout import Exercise, Workout
 from trainer.llm.deterministic_selector import decide
 from trainer.llm.models import MODELS
 from trainer.llm.offline import OfflineAgentModel
+from trainer.llm.offline.records import UserRecords
 from trainer.llm.ports import AgentModel, ModelRequest, ModelResponse
 from trainer.store.models import Session
 
@@ -37,6 +55,7 @@ CACHE_TTLS = ("5m", "1h")
 OPENAI_MIN_CACHED = 1024
 OPENAI_CACHE_STEP = 128
 REJECTED_SAMPLING_PARAMS = ("temperature", "top_p", "top_k")
+INVALID_OUTPUT: dict[str, Any] = {"_fake_invalid": True}
 
 
 def _dumps(value: Any) -> str:
@@ -244,6 +263,13 @@ class DemoPlanner:
             update={"exercise_name": name, "order": int(exercise.get("order") or 1)}
         )
 
+    async def compose_exercise(self, user_id: str, name: str) -> Exercise:
+        workout = await self.compose_workout(user_id, name)
+        return workout.exercises[0].model_copy(update={"exercise_name": name.title()})
+
+    async def user_records(self, user_id: str) -> UserRecords:
+        return UserRecords()
+
 
 class ResultJournal(TurnHooks):
     """The typed results of recent tool calls by call id. The agent loop records them (on_tool_end);
@@ -297,8 +323,12 @@ class FakeLLMServer:
         policy_loop: asyncio.AbstractEventLoop | None = None,
         clock: Callable[[], float] = time.monotonic,
         journal: ResultJournal | None = None,
+        agents: Registries | None = None,
     ) -> None:
         self.policy: AgentModel = policy or OfflineAgentModel(DemoPlanner())
+        self.agents = agents
+        """The registry whose offline implementations answer agent requests (default: the system's)."""
+        self.fail_next_structured_with_invalid = 0
         self.journal = journal
         self.latency_s = latency_s
         self.simulate_cache = simulate_cache
@@ -407,6 +437,29 @@ class FakeLLMServer:
             return asyncio.run_coroutine_threadsafe(coro, self.policy_loop).result(timeout=60)
         return asyncio.run(coro)
 
+    def take_invalid_structured(self) -> bool:
+        with self._lock:
+            invalid = int(self.fail_next_structured_with_invalid) > 0
+            if invalid:
+                self.fail_next_structured_with_invalid = int(self.fail_next_structured_with_invalid) - 1
+        return invalid
+
+    def registries(self) -> Registries:
+        with self._lock:
+            if self.agents is None:
+                from trainer.container import build_registries
+
+                self.agents = build_registries()
+            return self.agents
+
+    def structured_output(self, agent: str, call: _AgentCall) -> Any:
+        """The agent's offline answer to the request (an output or a ToolRequest)."""
+        context = OfflineContext(agent, call.context, call.tool_results, call.attempt)
+        coro = offline_output(self.registries(), agent, call.input, context)
+        if self.policy_loop is not None:
+            return asyncio.run_coroutine_threadsafe(coro, self.policy_loop).result(timeout=60)
+        return asyncio.run(coro)
+
     def usage_for(self, body: dict[str, Any]) -> CacheUsage:
         model = MODELS.get(str(body.get("model")))
         min_tokens = model.min_cacheable_tokens if model else 1024
@@ -414,6 +467,84 @@ class FakeLLMServer:
             return self.cache.account(body, min_tokens)
         total = sum(len(s.text) for s in prompt_segments(body)) // 4
         return CacheUsage(input_tokens=total, cache_creation_input_tokens=0, cache_read_input_tokens=0)
+
+
+@dataclass
+class _AgentCall:
+    """What an agent request carries for its offline implementation."""
+
+    input: Any
+    context: tuple[str, ...]
+    tool_results: tuple[ToolExchange, ...]
+    attempt: int
+
+
+def _split_first_message(text_blocks: list[str]) -> tuple[Any, tuple[str, ...]]:
+    """The input and the context blocks of an agent's first user message."""
+    joined = "\n\n".join(text_blocks)
+    start, end = joined.rfind(INPUT_OPEN), joined.rfind(INPUT_CLOSE)
+    if start < 0 or end < start:
+        raise ValueError("the request carries no agent input")
+    value = parse_input(joined[start : end + len(INPUT_CLOSE)])
+    before = joined[:start].strip()
+    context = tuple(
+        b.strip() for b in re.split(r"\n\n(?=" + re.escape(CONTEXT_OPEN) + ")", before) if b.strip()
+    )
+    return value, context
+
+
+def _text_of(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return [str(b.get("text", "")) for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+
+
+def anthropic_agent_call(body: dict[str, Any]) -> _AgentCall:
+    messages = list(body.get("messages") or [])
+    value, context = _split_first_message(_text_of(messages[0].get("content")) if messages else [])
+    uses: dict[str, tuple[str, dict[str, Any]]] = {}
+    exchanges: list[ToolExchange] = []
+    attempt = 1
+    for message in messages[1:]:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and not str(block.get("name")).startswith(OUTPUT_TOOL_PREFIX):
+                uses[str(block.get("id"))] = (str(block.get("name")), dict(block.get("input") or {}))
+            elif block.get("type") == "tool_result" and str(block.get("tool_use_id")) in uses:
+                name, arguments = uses[str(block.get("tool_use_id"))]
+                result = block.get("content")
+                text = result if isinstance(result, str) else "".join(_text_of(result))
+                exchanges.append(ToolExchange(name, arguments, text, bool(block.get("is_error"))))
+        if message.get("role") == "user" and FEEDBACK_PREFIX in json.dumps(content):
+            attempt += 1
+    return _AgentCall(value, context, tuple(exchanges), attempt)
+
+
+def openai_agent_call(body: dict[str, Any]) -> _AgentCall:
+    messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
+    value, context = _split_first_message(_text_of(messages[0].get("content")) if messages else [])
+    uses: dict[str, tuple[str, dict[str, Any]]] = {}
+    exchanges: list[ToolExchange] = []
+    attempt = 1
+    for message in messages[1:]:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            try:
+                arguments = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                arguments = {}
+            uses[str(call.get("id"))] = (
+                str(function.get("name")),
+                arguments if isinstance(arguments, dict) else {},
+            )
+        if message.get("role") == "tool" and str(message.get("tool_call_id")) in uses:
+            name, arguments = uses[str(message.get("tool_call_id"))]
+            exchanges.append(ToolExchange(name, arguments, "".join(_text_of(message.get("content")))))
+        if message.get("role") == "user" and FEEDBACK_PREFIX in "".join(_text_of(message.get("content"))):
+            attempt += 1
+    return _AgentCall(value, context, tuple(exchanges), attempt)
 
 
 def _as_blocks(system: Any) -> list[dict[str, Any]]:
@@ -461,9 +592,12 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return
             headers = {k.lower(): v for k, v in self.headers.items()}
             recorded = server.record(self.path, headers, body)
+            agent = headers.get(AGENT_HEADER)
             try:
                 if not self._authorized(headers):
                     self._json(401, _error_body("authentication_error", "invalid x-api-key"))
+                elif agent and self.path in ("/v1/messages", "/v1/chat/completions"):
+                    self._agent(agent, body)
                 elif self.path == "/v1/messages":
                     self._messages(body)
                 elif self.path == "/v1/chat/completions":
@@ -623,6 +757,142 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
         def _event(self, name: str, payload: dict[str, Any]) -> None:
             self.wfile.write(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
             self.wfile.flush()
+
+        def _agent(self, agent: str, body: dict[str, Any]) -> None:
+            anthropic = self.path == "/v1/messages"
+            if anthropic:
+                refused = cache_control_error(body)
+                rejected = [p for p in REJECTED_SAMPLING_PARAMS if p in body]
+                if refused or rejected:
+                    message = refused or f"{rejected[0]}: not supported by this API version"
+                    self._json(400, _error_body("invalid_request_error", message))
+                    return
+            try:
+                call = anthropic_agent_call(body) if anthropic else openai_agent_call(body)
+                output = server.structured_output(agent, call)
+                reply = reply_from_output(output)
+            except Exception as exc:
+                self._json(400, _error_body("invalid_request_error", f"{type(exc).__name__}: {exc}"))
+                return
+            if server.latency_s:
+                time.sleep(server.latency_s)
+            if not reply.tool_calls and server.take_invalid_structured():
+                reply.data = dict(INVALID_OUTPUT) if reply.data is not None else None
+                reply.text = "" if reply.data is None else None
+            if anthropic:
+                self._agent_message(body, reply.data, reply.text, reply.tool_calls)
+            else:
+                self._agent_completion(body, reply.data, reply.text, reply.tool_calls)
+
+        def _agent_message(
+            self, body: dict[str, Any], data: dict[str, Any] | None, text: str | None, calls: list[Any]
+        ) -> None:
+            blocks: list[dict[str, Any]] = [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in calls
+            ]
+            if data is not None and not calls:
+                emit = next(
+                    (
+                        str(t["name"])
+                        for t in body.get("tools") or []
+                        if str(t.get("name")).startswith(OUTPUT_TOOL_PREFIX)
+                    ),
+                    OUTPUT_TOOL_PREFIX + "output",
+                )
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_fake_{uuid.uuid4().hex[:16]}",
+                        "name": emit,
+                        "input": data,
+                    }
+                )
+            if not blocks:
+                blocks.append({"type": "text", "text": text or ""})
+            usage = server.usage_for(body)
+            written = _dumps([b.get("input", b.get("text")) for b in blocks])
+            output_tokens = max(1, len(written) // 4)
+            stop = "tool_use" if blocks[0]["type"] == "tool_use" else "end_turn"
+            message_id = f"msg_fake_{uuid.uuid4().hex[:20]}"
+            message = {"id": message_id, "type": "message", "role": "assistant", "model": body["model"],
+                       "stop_reason": stop, "stop_sequence": None}  # fmt: skip
+            if not body.get("stream"):
+                self._json(200, {**message, "content": blocks, "usage": _usage_json(usage, output_tokens)})
+                return
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.end_headers()
+            start = {**message, "content": [], "stop_reason": None, "usage": _usage_json(usage, 1)}
+            self._event("message_start", {"type": "message_start", "message": start})
+            for index, block in enumerate(blocks):
+                if block["type"] == "tool_use":
+                    opened = {**block, "input": {}}
+                    delta = {"type": "input_json_delta", "partial_json": _dumps(block["input"])}
+                else:
+                    opened = {"type": "text", "text": ""}
+                    delta = {"type": "text_delta", "text": block["text"]}
+                self._event(
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": opened},
+                )
+                self._event(
+                    "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+                )
+                self._event("content_block_stop", {"type": "content_block_stop", "index": index})
+            final_usage = _usage_json(usage, output_tokens)
+            final_usage.pop("cache_creation")
+            delta_event = {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}}
+            self._event("message_delta", {**delta_event, "usage": final_usage})
+            self._event("message_stop", {"type": "message_stop"})
+
+        def _agent_completion(
+            self, body: dict[str, Any], data: dict[str, Any] | None, text: str | None, calls: list[Any]
+        ) -> None:
+            messages = body.get("messages") or []
+            content = json.dumps(data) if data is not None else (text or "")
+            message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+            if calls:
+                message["content"] = None
+                message["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                    }
+                    for c in calls
+                ]
+            prompt_tokens = sum(len(str(m.get("content"))) for m in messages) // 4
+            system_text = str(messages[0].get("content")) if messages else ""
+            cached = 0
+            if server.seen_openai_prefix(system_text) and prompt_tokens >= OPENAI_MIN_CACHED:
+                cached = (
+                    min(prompt_tokens, estimate_tokens(system_text)) // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
+                )
+            completion_tokens = max(1, len(json.dumps(message)) // 4)
+            self._json(
+                200,
+                {
+                    "id": f"chatcmpl-fake{uuid.uuid4().hex[:12]}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": message,
+                            "finish_reason": "tool_calls" if calls else "stop",
+                            "logprobs": None,
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": completion_tokens,
+                        "total_tokens": prompt_tokens + completion_tokens,
+                        "prompt_tokens_details": {"cached_tokens": cached},
+                    },
+                },
+            )
 
         def _chat_completions(self, body: dict[str, Any]) -> None:
             if server.latency_s:

@@ -196,13 +196,13 @@ def _start_fake_llm(
     workouts from the database; the settings point the real SDKs at it."""
     from pydantic import SecretStr
 
-    from trainer.agent.coaching import CoachPlanner
+    from trainer.agent.offline_coach import OfflineCoach
     from trainer.llm.offline import OfflineAgentModel
     from trainer.local.fake_llm import FakeLLMServer, ResultJournal
 
     journal = ResultJournal()
     fake = FakeLLMServer(
-        OfflineAgentModel(CoachPlanner(db, store)),
+        OfflineAgentModel(OfflineCoach(db, store)),
         latency_s=latency_s,
         policy_loop=asyncio.get_running_loop(),
         journal=journal,

@@ -13,8 +13,10 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from trainer.domain.distribution import DistributionRow
-from trainer.domain.text import one_line
+from trainer.domain.text import escape_text, one_line
 from trainer.domain.units import convert_distance, convert_weight
+from trainer.domain.workout import per_set_loads_text
+from trainer.domain.workout_grouping import count_workouts
 
 Row = Mapping[str, Any]
 
@@ -247,15 +249,20 @@ def exercise_details(ex: Row, weight_unit: str | None = None, distance_unit: str
     parts: list[str] = []
     sets = ex.get("sets")
     reps, holds = ex.get("reps"), ex.get("hold_sec")
-    if reps:
-        parts.append(f"{sets or len(reps)}x{_series(reps, 0)}")
-    if holds:
-        parts.append(f"{sets or len(holds)}x{_series(holds, 0)}s hold")
     loads = ex.get("load_each")
+    converted: list[float] = []
+    shown = ""
     if loads and any(float(v) > 0 for v in loads):
         unit = ex.get("load_unit") or weight_unit or "kg"
         shown = weight_unit or unit
-        converted = [convert_weight(float(v), unit, shown) for v in loads]
+        converted = [round(convert_weight(float(v), unit, shown), 1) for v in loads]
+    if len(set(converted)) > 1:
+        parts.append(per_set_loads_text(converted, shown, [int(r) for r in reps or []]))
+    elif reps:
+        parts.append(f"{sets or len(reps)}x{_series(reps, 0)}")
+    if holds:
+        parts.append(f"{sets or len(holds)}x{_series(holds, 0)}s hold")
+    if converted and len(set(converted)) == 1:
         parts.append(f"@{_series(converted)}{shown}")
     if ex.get("rounds"):
         text = f"{ex['rounds']} rounds"
@@ -278,6 +285,7 @@ def format_workout_history(data: Mapping[str, Any]) -> str:
     if not rows:
         return f'<workout_history days_back="{days_back}" count="0">Nothing logged</workout_history>'
     tz = zone(settings["timezone"])
+    workouts = count_workouts(rows, tz)
     lines = []
     for ex in rows:
         details = f"{esc(ex['exercise_name'])} ({ex['exercise_type']})"
@@ -288,10 +296,26 @@ def format_workout_history(data: Mapping[str, Any]) -> str:
             details += f" RPE:{num(ex['rpe'])}"
         lines.append(f"  {day_label(ex['performed_at'], tz)}: {details} [id: {ex['id']}]")
     return (
-        f'<workout_history days_back="{days_back}" count="{len(rows)}">\n'
+        f'<workout_history days_back="{days_back}" count="{len(rows)}" workouts="{workouts}">\n'
         + "\n".join(lines)
         + "\n</workout_history>"
     )
+
+
+def format_progression_targets(data: Mapping[str, Any]) -> str:
+    """Each recently trained exercise's next load x reps (trainer.domain.progression), with why."""
+    targets, unit = data["targets"], data["unit"]
+    if not targets:
+        return (
+            f'<progression_targets unit="{unit}">No loaded exercises in the last {data["days_back"]} days'
+            "</progression_targets>"
+        )
+    lines = [
+        f"  {esc(t['exercise_name'])}: {t['sets']}x{t['reps']} @{num(t['load'], 2)}{unit}"
+        f" - {esc(t['reasoning'])}"
+        for t in targets
+    ]
+    return f'<progression_targets unit="{unit}">\n' + "\n".join(lines) + "\n</progression_targets>"
 
 
 def format_current_workout(workout: Mapping[str, Any] | None) -> str:
@@ -380,6 +404,57 @@ def format_milestones(data: Mapping[str, Any]) -> str:
             line += f", achieved {full_date(goal['achieved_at'].date())}"
         lines.append(line + f" [id: {goal['id']}]")
     return f'<milestone_goals status="{status}">\n' + "\n".join(lines) + "\n</milestone_goals>"
+
+
+def format_exercise_info(guide: Mapping[str, Any]) -> str:
+    """One catalog exercise (trainer.domain.exercise_search.exercise_guide): what it is, its muscles
+    and equipment, the steps, and alternatives with the equipment at hand."""
+    if guide.get("query") is None:
+        return _format_equipment_overview(guide)
+    query = esc(guide["query"])
+    head = f'<exercise_info query="{escape_text(guide["query"], attribute=True)}">'
+    ex = guide.get("exercise")
+    if ex is None:
+        similar = ", ".join(esc(n) for n in guide.get("similar") or [])
+        body = f"No catalog exercise matches '{query}'" + (f"; closest names: {similar}" if similar else "")
+        return f"{head}{body}</exercise_info>"
+    lines = [esc(ex["summary"]), f"Muscles: {esc(ex['muscles'])}"]
+    needs = esc(", ".join(ex["equipment"]) or "none (bodyweight)")
+    if ex.get("missing_equipment"):
+        needs += f" (not at the current location: {esc(', '.join(ex['missing_equipment']))})"
+    lines.append(f"Equipment: {needs}")
+    if ex.get("steps"):
+        lines.append("Steps:")
+        lines.extend(f"  {n}. {esc(step)}" for n, step in enumerate(ex["steps"], start=1))
+    equipment = guide.get("equipment")
+    where = (
+        f"with the equipment at {esc(guide['location'])} ({esc(', '.join(equipment))})"
+        if equipment is not None and guide.get("location")
+        else "with any equipment (no current location)"
+    )
+    alternatives = guide.get("alternatives") or []
+    if alternatives:
+        lines.append(f"Alternatives {where}:")
+        for alt in alternatives:
+            gear = esc(", ".join(alt["equipment"]) or "bodyweight")
+            lines.append(f"  - {esc(alt['name'])} [{gear}]: {esc(alt['why'])}")
+    else:
+        lines.append(f"No alternatives {where}")
+    return f"{head}\n" + "\n".join(lines) + "\n</exercise_info>"
+
+
+def _format_equipment_overview(overview: Mapping[str, Any]) -> str:
+    equipment = overview.get("equipment")
+    where = (
+        f"with the equipment at {esc(overview.get('location') or 'the current location')} "
+        f"({esc(', '.join(equipment))})"
+        if equipment is not None
+        else "with any equipment (no current location)"
+    )
+    lines = [f"{overview['count']} strength exercises {where}; by main muscle, easiest first:"]
+    for row in overview["muscles"]:
+        lines.append(f"  {esc(row['muscle'])} ({row['count']}): {esc(', '.join(row['examples']))}")
+    return "<exercise_info>\n" + "\n".join(lines) + "\n</exercise_info>"
 
 
 def jsonable(value: Any) -> Any:

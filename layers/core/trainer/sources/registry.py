@@ -14,6 +14,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from trainer.domain.distribution import distribution_report
+from trainer.domain.equipment import available_equipment
+from trainer.domain.exercise_search import equipment_overview, exercise_guide
+from trainer.domain.progression import (
+    ENTRIES_PER_EXERCISE,
+    WINDOW_DAYS,
+    LoadSteps,
+    exercise_histories,
+    progression_targets,
+)
 from trainer.sources import formatters as fmt
 from trainer.sources.user_data import build_user_data_xml
 from trainer.store.db import Database
@@ -47,6 +56,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+MAX_TARGETS = 20
+"""Progression targets listed: the most recently trained exercises."""
+
 CurrentWorkoutProvider = Callable[[], Awaitable[dict[str, Any] | None]]
 
 
@@ -70,8 +82,17 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple[str, ...] = ()
+    max_length: int | None = None
+    """Set on a text parameter: its longest value (whitespace is collapsed)."""
 
     def parse(self, value: Any) -> Any:
+        if self.max_length is not None:
+            text = " ".join(value.split()) if isinstance(value, str) else ""
+            if not text:
+                raise RepositoryError(f"{self.name} must be text")
+            if len(text) > self.max_length:
+                raise RepositoryError(f"{self.name} must be at most {self.max_length} characters")
+            return text
         if self.choices:
             if value not in self.choices:
                 raise RepositoryError(f"{self.name} must be one of {', '.join(self.choices)}")
@@ -84,6 +105,12 @@ class Param:
 
     def tolerate(self, value: Any) -> tuple[Any, str | None]:
         """The value made valid, or None to use the default, with a note on what was changed."""
+        if self.max_length is not None:
+            text = " ".join(value.split()) if isinstance(value, str) else ""
+            if not text:
+                return None, f"{self.name}={value!r} is not text"
+            shortened = text[: self.max_length]
+            return shortened, None if shortened == text else f"{self.name} shortened to {self.max_length}"
         if self.choices:
             if value in self.choices:
                 return value, None
@@ -211,6 +238,19 @@ async def _workout_history(conn: Conn, user_id: UserId, params: dict[str, Any], 
     return {"rows": rows, "settings": await settings.get_user_settings(conn, user_id), "params": params}
 
 
+async def _progression_targets(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    user_settings = await settings.get_user_settings(conn, user_id)
+    current = await locations.get_current(conn, user_id)
+    rows = await history.recent_loaded_by_exercise(
+        conn, user_id, days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=ctx.now
+    )
+    unit = user_settings["weight_unit"]
+    steps = LoadSteps.for_unit(unit, (current.get("equipment") or []) if current else [])
+    histories = exercise_histories(rows, unit, fmt.zone(user_settings["timezone"]))
+    targets = progression_targets(histories, steps, limit=MAX_TARGETS)
+    return {"unit": unit, "days_back": WINDOW_DAYS, "targets": [t.model_dump(mode="json") for t in targets]}
+
+
 async def _exercise_distribution(
     conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext
 ) -> Any:
@@ -230,6 +270,15 @@ async def _scheduled_workouts(conn: Conn, user_id: UserId, params: dict[str, Any
 
 async def _workout_plans(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
     return {"rows": await plans.list_plans(conn, user_id, params["status"]), "params": params}
+
+
+async def _exercise_info(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+    current = await locations.get_current(conn, user_id)
+    equipment = available_equipment(current.get("equipment") or []) if current else None
+    location = current["name"] if current else None
+    if not params["query"]:
+        return equipment_overview(equipment, location=location)
+    return exercise_guide(params["query"], equipment, location=location)
 
 
 async def _milestone_goals(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
@@ -258,6 +307,10 @@ SOURCES: dict[str, DataSource] = {
         DataSource("workout_history", "Workout history", "Recently logged exercises, newest first (with ids)",
                    _workout_history, fmt.format_workout_history,
                    (Param("days_back", 14, 1, 3650), Param("limit", 15, 1, 100))),
+        DataSource("progression_targets", "Progression targets",
+                   "Computed next load and reps for each recently trained exercise (double progression, "
+                   "deloads after repeated misses), with the reason",
+                   _progression_targets, fmt.format_progression_targets),
         DataSource("exercise_distribution", "Exercise distribution",
                    "Running totals of work per goal category and per muscle",
                    _exercise_distribution, fmt.format_exercise_distribution),
@@ -271,6 +324,10 @@ SOURCES: dict[str, DataSource] = {
         DataSource("milestone_goals", "Milestone goals", "Specific achievement goals with progress",
                    _milestone_goals, fmt.format_milestones,
                    (Param("status", "active", choices=(*milestones.MILESTONE_STATUSES, "all")),)),
+        DataSource("exercise_info", "Exercise guide",
+                   "One catalog exercise (query: its name): how to do it (steps), muscles, equipment, "
+                   "alternatives with the current location's equipment; no query: what that equipment allows",
+                   _exercise_info, fmt.format_exercise_info, (Param("query", None, max_length=120),)),
     )
 }  # fmt: skip
 
@@ -283,7 +340,9 @@ def describe_sources() -> str:
     lines = []
     for source in SOURCES.values():
         params = ", ".join(
-            f"{p.name} (default {p.default}" + (f"; one of {'|'.join(p.choices)})" if p.choices else ")")
+            f"{p.name} (text)"
+            if p.max_length is not None
+            else f"{p.name} (default {p.default}" + (f"; one of {'|'.join(p.choices)})" if p.choices else ")")
             for p in source.params
         )
         lines.append(f"- {source.name}: {source.description}" + (f". Params: {params}" if params else ""))

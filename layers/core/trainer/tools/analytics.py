@@ -1,15 +1,17 @@
 """Statistics tools (seed 000 §4.8): computed in code by trainer.domain.statistics from one history query
-for the period, in the user's units. Formatters stay compact (rounded numbers, capped lists)."""
+for the period, in the user's units and time zone (workouts, days and weeks are local). Formatters stay
+compact (rounded numbers, capped lists) and name weeks as a user reads them ("week of 16 Feb")."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, Field
 
 from trainer.domain import statistics as stats
 from trainer.domain.workout import STRICT_NUMBERS
+from trainer.domain.workout_grouping import week_label
 from trainer.store.repositories.goals import list_category_goals
 from trainer.store.repositories.history import list_between
 from trainer.store.repositories.settings import get_user_settings
@@ -37,14 +39,15 @@ async def _history(
     end_date: str | None = None,
     *,
     with_goals: bool = False,
-) -> tuple[list[dict[str, Any]], datetime | None, datetime, dict[str, Any], dict[str, float]]:
-    """(rows, start, end, settings, category goal targets) for the period, in one transaction."""
+) -> tuple[list[dict[str, Any]], datetime | None, datetime, dict[str, Any], dict[str, float], tzinfo]:
+    """(rows, start, end, settings, category goal targets, the user's zone) for the period, in one
+    transaction."""
     user = db_user(ctx)
     now = ctx.now()
     async with transaction(ctx) as conn:
         settings = await get_user_settings(conn, user)
         zone = user_zone(settings)
-        start, end = stats.period_range(time_period, now)
+        start, end = stats.period_range(time_period, now, zone)
         if start_date:
             start, _ = parse_when(start_date, "start_date", zone)
         if end_date:
@@ -56,14 +59,19 @@ async def _history(
         rows = await list_between(conn, user, start, end)
         goals = await list_category_goals(conn, user) if with_goals else []
     targets = {g["category"]: float(g["weight"]) for g in goals}
-    return plain(rows), start, end, settings, targets
+    return plain(rows), start, end, settings, targets, zone
 
 
 class StatisticsArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    time_period: TimePeriod = Field(default="month", description="Period ending now (default month)")
+    time_period: TimePeriod = Field(
+        default="month",
+        description="The last 7/30/90/365 days of the user's calendar, today included (default month)",
+    )
     start_date: str | None = Field(
-        default=None, max_length=40, description="Custom ISO start (overrides the period)"
+        default=None,
+        max_length=40,
+        description="Custom ISO start date, overrides the period (a calendar month: its first day)",
     )
     end_date: str | None = Field(default=None, max_length=40, description="Custom ISO end (inclusive date)")
 
@@ -72,11 +80,12 @@ class WorkoutStats(BaseModel):
     """Totals for the period (trainer.domain.statistics.workout_statistics) in the user's units."""
 
     start: datetime | None = None
-    """Start of the period (the first logged exercise for all_time)."""
+    """Start of the period in the user's time zone (the first logged exercise for all_time)."""
     end: datetime | None = None
     unit: str
     """The user's weight unit, which the volume is in."""
     total_workouts: int
+    """Logged workouts, plus one per local day with exercises logged outside a workout."""
     total_exercises: int
     total_sets: int
     total_volume: float
@@ -98,15 +107,15 @@ class PersonalRecord(BaseModel):
     epley_1rm: float
     brzycki_1rm: float | None = None
     date: Day | None = None
-    """When the best Epley 1RM was set."""
+    """When the best Epley 1RM was set (the user's local day)."""
 
 
 class WorkoutStatisticsResult(ToolResult):
     time_period: TimePeriod
     stats: WorkoutStats
     personal_records: list[PersonalRecord] = Field(default_factory=list)
-    weekly_hard_sets: dict[str, dict[str, float]] = Field(default_factory=dict)
-    """ISO week -> muscle -> hard sets (secondary muscles count half)."""
+    weekly_hard_sets: dict[Day, dict[str, float]] = Field(default_factory=dict)
+    """Week start (the user's local Monday) -> muscle -> hard sets (secondary muscles count half)."""
 
 
 class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
@@ -123,17 +132,19 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
     category = "full"
 
     async def execute(self, args: StatisticsArgs, ctx: ToolContext) -> WorkoutStatisticsResult:
-        rows, start, end, settings, _ = await _history(ctx, args.time_period, args.start_date, args.end_date)
+        rows, start, end, settings, _, zone = await _history(
+            ctx, args.time_period, args.start_date, args.end_date
+        )
         unit = settings["weight_unit"]
-        overview = stats.workout_statistics(rows, start, end, unit)
+        overview = stats.workout_statistics(rows, start, end, unit, zone)
         overview["total_distance"] = stats.distance_total(rows, settings["distance_unit"])
         overview["distance_unit"] = settings["distance_unit"]
-        records = sorted(stats.personal_records(rows, unit).values(), key=lambda r: -r["epley_1rm"])
+        records = sorted(stats.personal_records(rows, unit, zone).values(), key=lambda r: -r["epley_1rm"])
         return WorkoutStatisticsResult(
             time_period=args.time_period,
             stats=WorkoutStats.model_validate(overview),
             personal_records=[PersonalRecord.model_validate(r) for r in records[:TOP_RECORDS]],
-            weekly_hard_sets=stats.weekly_hard_sets(rows),
+            weekly_hard_sets=stats.weekly_hard_sets(rows, zone),
         )
 
     def format(self, result: WorkoutStatisticsResult) -> str:
@@ -158,9 +169,11 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
         weeks = result.weekly_hard_sets
         if weeks:
             lines.append("Weekly hard sets (secondary muscles = half):")
-            for week, muscles in list(weeks.items())[-SHOWN_WEEKS:]:
-                top = sorted(muscles.items(), key=lambda m: (-m[1], m[0]))
-                lines.append(f"  {week}: " + ", ".join(f"{m} {number_text(v)}" for m, v in top))
+            shown = sorted(weeks)[-SHOWN_WEEKS:]
+            for week in shown:
+                top = sorted(weeks[week].items(), key=lambda m: (-m[1], m[0]))
+                label = week_text(week, shown)
+                lines.append(f"  {label}: " + ", ".join(f"{m} {number_text(v)}" for m, v in top))
         return "\n".join(lines)
 
 
@@ -168,6 +181,11 @@ def _span(s: WorkoutStats) -> str:
     start = s.start.date().isoformat() if s.start else "start"
     end = s.end.date().isoformat() if s.end else "now"
     return f"{start}..{end}"
+
+
+def week_text(start: date, shown: list[date]) -> str:
+    """'week of 16 Feb'; with the year when the weeks shown span more than one."""
+    return week_label(start, with_year=len({d.year for d in shown}) > 1)
 
 
 class BreakdownArgs(BaseModel):
@@ -237,9 +255,8 @@ class TrendsArgs(BaseModel):
 
 
 class TrendPoint(BaseModel):
-    week: str
-    """ISO week, e.g. '2026-W09'."""
     week_start: date
+    """The Monday the week starts on, in the user's time zone."""
     value: float
 
 
@@ -274,7 +291,7 @@ class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
     category = "full"
 
     async def execute(self, args: TrendsArgs, ctx: ToolContext) -> ProgressTrendsResult:
-        rows, _, _, settings, _ = await _history(ctx, args.time_period)
+        rows, _, _, settings, _, zone = await _history(ctx, args.time_period)
         trends = stats.progress_trends(
             rows,
             args.metric,
@@ -282,6 +299,7 @@ class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
             args.time_period,
             now=ctx.now(),
             unit=settings["weight_unit"],
+            tz=zone,
         )
         return ProgressTrendsResult(trends=ProgressTrends.model_validate(trends))
 
@@ -298,7 +316,9 @@ class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
             f"{subject}, {t.period} ({unit or 'reps'}): {t.direction}{change}, "
             f"slope {number_text(t.slope_per_week, 2)}/week"
         )
-        points = ", ".join(f"{s.week} {number_text(s.value)}" for s in t.series[-SHOWN_WEEKS:])
+        shown = t.series[-SHOWN_WEEKS:]
+        days = [s.week_start for s in shown]
+        points = "; ".join(f"{week_text(s.week_start, days)}: {number_text(s.value)}" for s in shown)
         return f"{head}\n  {points}"
 
 
@@ -332,11 +352,11 @@ class GenerateStatsSummary(Tool[SummaryArgs, StatsSummaryResult]):
 
     async def execute(self, args: SummaryArgs, ctx: ToolContext) -> StatsSummaryResult:
         sections: list[Section] = list(dict.fromkeys(args.include_sections or ALL_SECTIONS))
-        rows, start, end, settings, targets = await _history(
+        rows, start, end, settings, targets, zone = await _history(
             ctx, args.time_period, with_goals="goals" in sections
         )
         summary = stats.stats_summary(
-            rows, start, end, settings["weight_unit"], sections, goal_targets=targets
+            rows, start, end, settings["weight_unit"], sections, goal_targets=targets, tz=zone
         )
         return StatsSummaryResult(time_period=args.time_period, sections=sections, summary=summary)
 

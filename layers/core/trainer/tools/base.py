@@ -21,6 +21,7 @@ from trainer.store.models import Event, EventType
 
 if TYPE_CHECKING:
     from trainer.domain.workout import Workout
+    from trainer.domain.workout_checks import WorkoutReview
     from trainer.frames import Frame
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
@@ -66,6 +67,16 @@ class Reply:
     messages: list[str] = field(default_factory=list)
     question: Question | None = None
     workout_changed: bool = False
+    timers: list[dict[str, Any]] = field(default_factory=list)
+    """The timers (seed 000 §4.6 timer objects) of every timer artifact the turn built or delivered,
+    once each, in order."""
+    timer_artifacts: set[str] = field(default_factory=set)
+
+    def add_timers(self, artifact_id: str, timers: list[dict[str, Any]]) -> None:
+        if artifact_id in self.timer_artifacts:
+            return
+        self.timer_artifacts.add(artifact_id)
+        self.timers.extend(timers)
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,10 @@ class WorkoutCoach(Protocol):
 
     async def check_workout(self, workout: Workout, ctx: ToolContext) -> list[str]:
         """Problems with the workout for this user right now (reported, never blocking)."""
+        ...
+
+    async def review_workout(self, workout: Workout, ctx: ToolContext) -> WorkoutReview:
+        """The problems, with the progression target of each exercise (in workout order)."""
         ...
 
     async def after_generation(self, ctx: ToolContext) -> None:

@@ -20,6 +20,8 @@ from trainer.tools.base import (
 
 ARTIFACTS_KEY = "artifacts"
 DISPLAYABLES_KEY = "displayables"
+TIMER_ARTIFACT_TYPE = "timer"
+"""An artifact holding timers: its payload's `timers` go to the reply when it is delivered."""
 
 
 class NotifyArgs(BaseModel):
@@ -27,7 +29,7 @@ class NotifyArgs(BaseModel):
     message: str = Field(min_length=1, max_length=4000, description="Message text to display to the user")
     artifact_id: str | None = Field(
         default=None,
-        description="ID (art_...) of an artifact to deliver, e.g. the workout from generate_workout",
+        description="ID (art_...) of an artifact to deliver: the workout from generate_workout, or timers",
     )
     attachments: list[str] | None = Field(
         default=None,
@@ -82,6 +84,9 @@ class NotifyResult(ToolResult):
 
     def add_to_reply(self, reply: Reply) -> None:
         reply.messages.append(self.message)
+        artifact = self.artifact or {}
+        if self.artifact_id and artifact.get("type") == TIMER_ARTIFACT_TYPE:
+            reply.add_timers(self.artifact_id, list((artifact.get("payload") or {}).get("timers") or []))
 
     def delivered_artifact(self) -> DeliveredArtifact | None:
         if self.artifact_id is None:
@@ -93,8 +98,8 @@ class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
     name = "message_notify_user"
     description = (
         "Send a message to the user without requiring a response. Use for acknowledging receipt, "
-        "progress updates, reporting results, answering questions, and delivering workouts: after "
-        "generate_workout, pass its artifact_id so the user sees the workout."
+        "progress updates, reporting results, answering questions, and delivering workouts and timers: "
+        "after generate_workout or a timer tool, pass its artifact_id so the user sees it."
     )
     Args = NotifyArgs
     Result = NotifyResult

@@ -72,6 +72,7 @@ class SourceParams(BaseModel):
     days_ahead: int | None = Field(default=None, ge=1, le=365)
     limit: int | None = Field(default=None, ge=1, le=500)
     status: str | None = Field(default=None, max_length=20)
+    query: str | None = Field(default=None, max_length=120, description="exercise_info: the exercise's name")
 
 
 class FetchDataArgs(BaseModel):
@@ -83,7 +84,8 @@ class FetchDataArgs(BaseModel):
     )
     params: dict[str, SourceParams] | None = Field(
         default=None,
-        description="Optional per-source parameters, e.g. {'workout_history': {'days_back': 30}}",
+        description="Optional per-source parameters, e.g. {'workout_history': {'days_back': 30}}, "
+        "{'exercise_info': {'query': 'romanian deadlift'}}",
     )
 
 

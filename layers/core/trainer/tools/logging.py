@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, computed_field, model_validator
 
 from trainer.domain.catalog import CatalogEntry, load_catalog
 from trainer.domain.workout import (
@@ -20,13 +20,21 @@ from trainer.domain.workout import (
     ExerciseType,
     GoalShare,
     HoldSeconds,
+    Load,
     LoadUnit,
     MuscleShare,
     Reps,
+    per_set_loads_text,
 )
 from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.repositories import RepositoryError
-from trainer.store.repositories.history import delete_logged, log_exercises
+from trainer.store.repositories.history import (
+    HISTORY_COLUMNS,
+    delete_logged,
+    get_logged,
+    log_exercises,
+    update_logged,
+)
 from trainer.store.repositories.settings import get_user_settings
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import db_user, number_text, plain, transaction
@@ -42,6 +50,11 @@ CATALOG_ALIASES: dict[str, str] = {
     "cycle": "Bicycling",
 }  # fmt: skip
 CATALOG_EQUIPMENT_PREFIXES = ("barbell", "dumbbell", "bodyweight", "machine")
+LOAD_HELP = (
+    "The heaviest (top) set's load; with only this, the plan's per-set loads are kept when their "
+    "heaviest is this load, else every set is logged at it. Use load_each for different loads per set"
+)
+LOAD_EACH_HELP = "Load of each set, e.g. [60, 60, 65] for a pyramid (one value: every set)"
 TYPE_GOALS: dict[str, str] = {
     "reps": "Strength",
     "hold": "Stability",
@@ -90,12 +103,41 @@ def _join_notes(*parts: str | None) -> str | None:
     return text or None
 
 
+def actual_loads(
+    sets: int | None,
+    *,
+    load: float | None = None,
+    load_each: list[float] | None = None,
+    planned: list[float] | None = None,
+) -> list[float] | None:
+    """The load of every set done. `load_each` gives them one per set (one value: every set);
+    a single `load` is the heaviest (top) set: the plan's per-set loads stay when their heaviest is
+    that load (a 60/60/65 pyramid logged as 65), otherwise every set was done at it."""
+    if load_each:
+        loads = list(load_each) * (sets or 1) if len(load_each) == 1 else list(load_each)
+        if sets is not None and len(loads) != sets:
+            raise ToolError(f"load_each needs one load per set ({sets}), got {len(loads)}")
+        if load is not None and load != max(loads):
+            raise ToolError(
+                f"load is the heaviest set: it must equal the largest of load_each ({max(loads):g}), "
+                f"not {load:g}; give load_each alone"
+            )
+        return loads
+    fitted = _fit(planned, sets)
+    if load is None:
+        return fitted
+    if fitted and max(fitted) == load:
+        return fitted
+    return [load] * (sets or 1)
+
+
 def planned_entry(
     planned: dict[str, Any],
     *,
     sets: int | None = None,
     reps: list[int] | None = None,
     load: float | None = None,
+    load_each: list[float] | None = None,
     load_unit: str | None = None,
     duration_min: float | None = None,
     distance: float | None = None,
@@ -107,7 +149,12 @@ def planned_entry(
 ) -> dict[str, Any]:
     """The history entry for a planned exercise: what was actually done, defaulting to the plan."""
     kind = planned["exercise_type"]
-    actual_sets = sets or (len(reps) if reps else None) or planned.get("sets")
+    actual_sets = (
+        sets
+        or (len(reps) if reps else None)
+        or (len(load_each) if load_each and len(load_each) > 1 else None)
+        or planned.get("sets")
+    )
     entry: dict[str, Any] = {
         "exercise_name": planned["exercise_name"],
         "exercise_type": kind,
@@ -120,12 +167,18 @@ def planned_entry(
     }
     if kind == "reps":
         entry["reps"] = reps or _fit(planned.get("reps"), actual_sets)
-        if load is not None:
-            entry["load_each"] = [load] * (actual_sets or 1)
-            entry["load_unit"] = load_unit or weight_unit
-        elif planned.get("load_each"):
-            entry["load_each"] = _fit(planned["load_each"], actual_sets)
-            entry["load_unit"] = planned.get("load_unit") or weight_unit
+        planned_unit = planned.get("load_unit") or weight_unit
+        given = load is not None or bool(load_each)
+        unit = (load_unit or weight_unit) if given else planned_unit
+        loads = actual_loads(
+            actual_sets,
+            load=load,
+            load_each=load_each,
+            planned=planned.get("load_each") if unit == planned_unit else None,
+        )
+        if loads is not None:
+            entry["load_each"] = loads
+            entry["load_unit"] = unit
     elif kind == "hold":
         entry["hold_sec"] = _fit(planned.get("hold_sec"), actual_sets)
     elif kind == "duration":
@@ -178,6 +231,12 @@ class LoggedExercise(BaseModel):
     notes: str | None = None
     created_at: datetime
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def load(self) -> float | None:
+        """The heaviest set's load, for readers that use one load per entry."""
+        return max(self.load_each) if self.load_each else None
+
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> LoggedExercise:
         return cls.model_validate(plain(row))
@@ -189,17 +248,20 @@ def logged_line(row: LoggedExercise) -> str:
     reps = row.reps or []
     holds = row.hold_sec or []
     sets = row.sets or len(reps) or len(holds)
-    if reps:
-        parts.append(f"{sets}x{reps[0]}" if len(set(reps)) == 1 else f"{sets}x[{','.join(map(str, reps))}]")
-    elif holds:
-        parts.append(
-            f"{sets}x{holds[0]}s" if len(set(holds)) == 1 else f"{sets}x[{','.join(map(str, holds))}]s"
-        )
-    loads = [v for v in row.load_each or [] if v]
-    if loads:
-        low, high = min(loads), max(loads)
-        shown = number_text(low) if low == high else f"{number_text(low)}-{number_text(high)}"
-        parts.append(f"@{shown}{row.load_unit or ''}")
+    loads = list(row.load_each or [])
+    if len({float(v) for v in loads}) > 1:
+        parts.append(per_set_loads_text(loads, row.load_unit or "", reps))
+    else:
+        if reps:
+            parts.append(
+                f"{sets}x{reps[0]}" if len(set(reps)) == 1 else f"{sets}x[{','.join(map(str, reps))}]"
+            )
+        elif holds:
+            parts.append(
+                f"{sets}x{holds[0]}s" if len(set(holds)) == 1 else f"{sets}x[{','.join(map(str, holds))}]s"
+            )
+        if loads and loads[0]:
+            parts.append(f"@{number_text(loads[0])}{row.load_unit or ''}")
     if row.rounds:
         parts.append(f"{row.rounds} rounds")
     if row.duration_min:
@@ -217,7 +279,10 @@ class CompletedExerciseIn(BaseModel):
     exercise_name: str | None = Field(default=None, max_length=120, description="Name, when no id is known")
     sets: int | None = Field(default=None, ge=1, le=20)
     reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps done per set")
-    load: float | None = Field(default=None, ge=0, le=2000, description="Load used per set")
+    load: float | None = Field(default=None, ge=0, le=2000, description=LOAD_HELP)
+    load_each: list[Load] | None = Field(
+        default=None, min_length=1, max_length=20, description=LOAD_EACH_HELP
+    )
     load_unit: LoadUnit | None = None
     duration_min: float | None = Field(default=None, gt=0, le=600)
     distance: Distance | None = None
@@ -297,6 +362,7 @@ class LogWorkout(Tool[LogWorkoutArgs, LogWorkoutResult]):
                         sets=item.sets,
                         reps=item.reps,
                         load=item.load,
+                        load_each=item.load_each,
                         load_unit=item.load_unit,
                         duration_min=item.duration_min,
                         distance=item.distance,
@@ -343,7 +409,10 @@ class MarkExerciseCompleteArgs(BaseModel):
     )
     actual_sets: int | None = Field(default=None, ge=1, le=20)
     actual_reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps done per set")
-    actual_load: float | None = Field(default=None, ge=0, le=2000, description="Load used (user's unit)")
+    actual_load: float | None = Field(default=None, ge=0, le=2000, description=LOAD_HELP)
+    actual_load_each: list[Load] | None = Field(
+        default=None, min_length=1, max_length=20, description=LOAD_EACH_HELP
+    )
     actual_duration_min: float | None = Field(default=None, gt=0, le=600)
     rpe: float | None = Field(default=None, ge=1, le=10)
     notes: str | None = Field(default=None, max_length=1000)
@@ -385,6 +454,7 @@ class MarkExerciseComplete(Tool[MarkExerciseCompleteArgs, MarkExerciseCompleteRe
                 sets=args.actual_sets,
                 reps=args.actual_reps,
                 load=args.actual_load,
+                load_each=args.actual_load_each,
                 duration_min=args.actual_duration_min,
                 rpe=args.rpe,
                 notes=args.notes,
@@ -419,7 +489,15 @@ class LogCompletedExerciseArgs(BaseModel):
     exercise_type: Literal["reps", "hold", "duration", "intervals"]
     sets: int | None = Field(default=None, ge=1, le=20)
     reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps per set (reps type)")
-    load: float | None = Field(default=None, ge=0, le=2000, description="Load per set; omit for bodyweight")
+    load: float | None = Field(
+        default=None,
+        ge=0,
+        le=2000,
+        description="One load for every set (the heaviest, if they differed); omit for bodyweight",
+    )
+    load_each: list[Load] | None = Field(
+        default=None, min_length=1, max_length=20, description=LOAD_EACH_HELP
+    )
     load_unit: LoadUnit | None = Field(default=None, description="Defaults to the user's weight unit")
     hold_sec: list[HoldSeconds] | None = Field(
         default=None, max_length=20, description="Seconds per hold (hold type)"
@@ -453,6 +531,14 @@ class LogCompletedExerciseArgs(BaseModel):
                 raise ValueError(f"'{name}' values must be positive")
             if values and self.sets is not None and len(values) not in (1, self.sets):
                 raise ValueError(f"'{name}' needs one value per set ({self.sets}), got {len(values)}")
+        if self.load_each:
+            if self.exercise_type != "reps":
+                raise ValueError("'load_each' is for reps exercises")
+            sets = self.sets or (len(self.reps) if self.reps and len(self.reps) > 1 else None)
+            if sets is not None and len(self.load_each) not in (1, sets):
+                raise ValueError(f"'load_each' needs one value per set ({sets}), got {len(self.load_each)}")
+            if self.load is not None and self.load != max(self.load_each):
+                raise ValueError("'load' is the heaviest set: it must equal the largest of 'load_each'")
         return self
 
 
@@ -476,16 +562,24 @@ class LogCompletedExercise(Tool[LogCompletedExerciseArgs, LogCompletedExerciseRe
     category = "summary"
 
     async def execute(self, args: LogCompletedExerciseArgs, ctx: ToolContext) -> LogCompletedExerciseResult:
-        entry = args.model_dump(exclude_none=True, exclude={"muscles_utilized", "goals_addressed", "load"})
+        entry = args.model_dump(
+            exclude_none=True, exclude={"muscles_utilized", "goals_addressed", "load", "load_each"}
+        )
         muscles, goals, matched = _default_shares(args)
         entry.update(muscles=muscles, goals=goals, session_id=ctx.session_id)
-        if args.load is not None:
-            sets = args.sets or len(args.reps or []) or 1
-            entry["load_each"] = [args.load] * sets
+        sets = (
+            args.sets
+            or (len(args.reps) if args.reps and len(args.reps) > 1 else None)
+            or (len(args.load_each) if args.load_each else None)
+            or 1
+        )
+        loads = actual_loads(sets, load=args.load, load_each=args.load_each)
+        if loads is not None:
+            entry.update(load_each=loads, sets=sets)
         user = db_user(ctx)
         async with transaction(ctx) as conn:
             settings = await get_user_settings(conn, user)
-            if args.load is not None:
+            if loads is not None:
                 entry["load_unit"] = args.load_unit or settings["weight_unit"]
             if args.distance is not None:
                 entry["distance_unit"] = args.distance_unit or settings["distance_unit"]
@@ -543,26 +637,230 @@ def catalog_entry(name: str) -> CatalogEntry | None:
 def _default_shares(
     args: LogCompletedExerciseArgs,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
+    return default_shares(args.exercise_name, args.exercise_type, args.muscles_utilized, args.goals_addressed)
+
+
+def default_shares(
+    name: str,
+    kind: str,
+    muscles_given: list[MuscleShare] | None = None,
+    goals_given: list[GoalShare] | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
     """Muscle and goal shares from the arguments, else from the catalog entry for the name."""
-    entry = catalog_entry(args.exercise_name)
-    if args.muscles_utilized:
-        muscles = [m.model_dump() for m in args.muscles_utilized]
+    entry = catalog_entry(name)
+    if muscles_given:
+        muscles = [m.model_dump() for m in muscles_given]
     elif entry is not None:
         muscles = [{"muscle": m, "share": s} for m, s in entry.muscles]
     else:
-        similar = ", ".join(e.name for e in load_catalog().search(args.exercise_name, limit=5))
+        similar = ", ".join(e.name for e in load_catalog().search(name, limit=5))
         hint = f" (similar catalog names: {similar})" if similar else ""
         raise ToolError(
-            f"'{args.exercise_name}' is not in the exercise catalog{hint}: give muscles_utilized "
+            f"'{name}' is not in the exercise catalog{hint}: give muscles_utilized "
             "([{muscle, share}] over the 16 muscles)"
         )
-    if args.goals_addressed:
-        goals = [g.model_dump() for g in args.goals_addressed]
+    if goals_given:
+        goals = [g.model_dump() for g in goals_given]
     else:
         goal = CATALOG_CATEGORY_GOALS.get(entry.category, "") if entry else ""
-        goals = [{"goal": goal or TYPE_GOALS[args.exercise_type], "share": 1.0}]
-    matched = entry.name if entry is not None and not args.muscles_utilized else None
+        goals = [{"goal": goal or TYPE_GOALS[kind], "share": 1.0}]
+    matched = entry.name if entry is not None and not muscles_given else None
     return muscles, goals, matched
+
+
+LOGGED_TYPE_FIELDS: dict[str, frozenset[str]] = {
+    "reps": frozenset({"sets", "reps", "load_each", "load_unit", "rest_sec"}),
+    "hold": frozenset({"sets", "hold_sec", "rest_sec"}),
+    "duration": frozenset({"duration_min", "distance", "distance_unit"}),
+    "intervals": frozenset({"rounds", "work_sec", "rest_sec", "duration_min"}),
+}
+"""The fields a history row of each type keeps (a correction to another type drops the rest)."""
+TYPE_FIELD_ARGS = (
+    "sets", "reps", "load", "load_each", "load_unit", "hold_sec", "duration_min", "distance", "distance_unit",
+    "rounds", "work_sec", "rest_sec",
+)  # fmt: skip
+PER_SET_LOGGED = ("reps", "hold_sec", "load_each")
+CORRECTABLE = (
+    "exercise_name", "exercise_type", "sets", "reps", "load", "load_each", "load_unit", "hold_sec",
+    "duration_min", "distance", "distance_unit", "rounds", "work_sec", "rest_sec", "rpe", "performed_at",
+    "notes", "muscles_utilized", "goals_addressed",
+)  # fmt: skip
+
+
+class AdjustLoggedExerciseArgs(BaseModel):
+    model_config = STRICT_NUMBERS
+    exercise_id: str = Field(
+        min_length=1, max_length=64, description="History id (uuid) of the logged exercise to correct"
+    )
+    exercise_name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=120,
+        description="The exercise actually done, when the wrong one was logged; its muscles and goals "
+        "come from the exercise catalog unless muscles_utilized / goals_addressed are given",
+    )
+    exercise_type: ExerciseType | None = Field(
+        default=None, description="Only when the corrected exercise has another type"
+    )
+    sets: int | None = Field(default=None, ge=1, le=20)
+    reps: list[Reps] | None = Field(default=None, min_length=1, max_length=20, description="Reps per set")
+    load: float | None = Field(
+        default=None,
+        ge=0,
+        le=2000,
+        description="One load for every set (the heaviest, if they differed); load_each for per-set loads",
+    )
+    load_each: list[Load] | None = Field(
+        default=None, min_length=1, max_length=20, description=LOAD_EACH_HELP
+    )
+    load_unit: LoadUnit | None = None
+    hold_sec: list[HoldSeconds] | None = Field(default=None, min_length=1, max_length=20)
+    duration_min: float | None = Field(default=None, gt=0, le=600)
+    distance: Distance | None = None
+    distance_unit: DistanceUnitArg | None = None
+    rounds: int | None = Field(default=None, ge=1, le=100)
+    work_sec: int | None = Field(default=None, ge=1, le=3600)
+    rest_sec: int | None = Field(default=None, ge=0, le=900)
+    rpe: float | None = Field(default=None, ge=1, le=10)
+    performed_at: datetime | None = Field(default=None, description="ISO timestamp, when the date was wrong")
+    notes: str | None = Field(default=None, max_length=1000)
+    muscles_utilized: list[MuscleShare] | None = Field(default=None, min_length=1)
+    goals_addressed: list[GoalShare] | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _something_to_change(self) -> Self:
+        if all(getattr(self, name) is None for name in CORRECTABLE):
+            raise ValueError("give at least one field to correct")
+        return self
+
+
+def corrected_entry(
+    old: dict[str, Any], args: AdjustLoggedExerciseArgs, weight_unit: str
+) -> tuple[dict[str, Any], str | None]:
+    """The whole history entry after the correction (pure): the logged row with the given fields
+    replaced, per-set lists resized when only `sets` changes, the fields of another type dropped,
+    and muscles and goals re-derived when the exercise changes. Also the catalog name they came from."""
+    entry: dict[str, Any] = {key: old.get(key) for key in HISTORY_COLUMNS}
+    kind = args.exercise_type or old["exercise_type"]
+    if kind != old["exercise_type"]:
+        for name in set().union(*LOGGED_TYPE_FIELDS.values()) - LOGGED_TYPE_FIELDS[kind]:
+            entry[name] = None
+    entry["exercise_type"] = kind
+    given = {name for name in TYPE_FIELD_ARGS if getattr(args, name) is not None}
+    foreign = sorted(given - LOGGED_TYPE_FIELDS[kind] - ({"load"} if kind == "reps" else set()))
+    if foreign:
+        raise ToolError(f"{', '.join(foreign)} not part of a {kind} exercise")
+    for name in ("hold_sec", "duration_min", "distance", "distance_unit", "rounds", "work_sec"):
+        if getattr(args, name) is not None:
+            entry[name] = getattr(args, name)
+    for name in ("rest_sec", "rpe", "performed_at", "notes"):
+        if getattr(args, name) is not None:
+            entry[name] = getattr(args, name)
+    if args.reps is not None:
+        entry["reps"] = list(args.reps)
+    sets = args.sets
+    if sets is None:
+        per_set: list[Any] | None = args.reps or args.hold_sec or args.load_each
+        sets = len(per_set) if per_set and len(per_set) > 1 else entry.get("sets")
+    if kind in ("reps", "hold"):
+        entry["sets"] = sets
+        for name in PER_SET_LOGGED:
+            if name == "load_each" or getattr(args, name) is not None:
+                continue
+            entry[name] = _fit(entry.get(name), sets)
+    if kind == "reps":
+        unit = args.load_unit or entry.get("load_unit") or weight_unit
+        if args.load is not None or args.load_each is not None:
+            entry["load_each"] = actual_loads(sets, load=args.load, load_each=args.load_each)
+        else:
+            entry["load_each"] = _fit(entry.get("load_each"), sets)
+        entry["load_unit"] = unit if entry["load_each"] else None
+    _require_type_fields(entry, kind)
+    matched = None
+    name_changed = (
+        args.exercise_name is not None
+        and args.exercise_name.strip().lower() != str(old["exercise_name"]).strip().lower()
+    )
+    if args.exercise_name is not None:
+        entry["exercise_name"] = args.exercise_name.strip()
+    if name_changed:
+        muscles, goals, matched = default_shares(
+            entry["exercise_name"], kind, args.muscles_utilized, args.goals_addressed
+        )
+        entry.update(muscles=muscles, goals=goals)
+    else:
+        if args.muscles_utilized:
+            entry["muscles"] = [m.model_dump() for m in args.muscles_utilized]
+        if args.goals_addressed:
+            entry["goals"] = [g.model_dump() for g in args.goals_addressed]
+    return entry, matched
+
+
+def _require_type_fields(entry: dict[str, Any], kind: str) -> None:
+    needed = {"reps": ("reps",), "hold": ("hold_sec",)}.get(kind, ())
+    missing = [name for name in needed if not entry.get(name)]
+    if kind in ("duration", "intervals") and entry.get("duration_min") is None and not entry.get("distance"):
+        missing.append("duration_min")
+    if missing:
+        raise ToolError(f"a {kind} exercise needs {', '.join(missing)}: give it with the correction")
+
+
+class AdjustLoggedExerciseResult(ToolResult):
+    before: LoggedExercise
+    after: LoggedExercise
+    catalog_match: str | None = None
+    """The catalog entry the new muscles and goals came from, when the exercise changed."""
+
+
+class AdjustLoggedExercise(Tool[AdjustLoggedExerciseArgs, AdjustLoggedExerciseResult]):
+    name = "adjust_logged_exercise"
+    description = (
+        "Correct an exercise already logged to history, by its history id: sets, reps, loads (per set), "
+        "hold times, duration, distance, RPE, date, notes, or the exercise itself. Only give what changes. "
+        "The goal and muscle distribution is corrected with it (the old entry's share is replaced)."
+    )
+    Args = AdjustLoggedExerciseArgs
+    Result = AdjustLoggedExerciseResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Correcting your log...", done="Log corrected"
+    )
+    category = "summary"
+
+    async def execute(self, args: AdjustLoggedExerciseArgs, ctx: ToolContext) -> AdjustLoggedExerciseResult:
+        user = db_user(ctx)
+        missing = f"logged exercise {args.exercise_id} not found"
+        async with transaction(ctx) as conn:
+            try:
+                old = await get_logged(conn, user, args.exercise_id)
+            except RepositoryError:
+                old = None
+            if old is None:
+                raise ToolError(missing)
+            settings = await get_user_settings(conn, user)
+            entry, matched = corrected_entry(old, args, settings["weight_unit"])
+            changed = await update_logged(
+                conn,
+                user,
+                args.exercise_id,
+                entry,
+                default_weight_unit=settings["weight_unit"],
+                default_distance_unit=settings["distance_unit"],
+                now=ctx.now(),
+            )
+        if changed is None:
+            raise ToolError(missing)
+        before, after = changed
+        return AdjustLoggedExerciseResult(
+            before=LoggedExercise.from_row(before),
+            after=LoggedExercise.from_row(after),
+            catalog_match=matched,
+        )
+
+    def format(self, result: AdjustLoggedExerciseResult) -> str:
+        text = f"corrected: {logged_line(result.before)} -> {logged_line(result.after)}"
+        if result.catalog_match:
+            text += f" (muscles from catalog: {result.catalog_match})"
+        return text
 
 
 class UndoLoggedExerciseArgs(BaseModel):
@@ -614,4 +912,10 @@ async def _reopen_in_current_workout(ctx: ToolContext, row: dict[str, Any]) -> N
             return
 
 
-TOOLS: list[AnyTool] = [LogWorkout(), LogCompletedExercise(), UndoLoggedExercise(), MarkExerciseComplete()]
+TOOLS: list[AnyTool] = [
+    LogWorkout(),
+    LogCompletedExercise(),
+    UndoLoggedExercise(),
+    MarkExerciseComplete(),
+    AdjustLoggedExercise(),
+]

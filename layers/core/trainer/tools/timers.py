@@ -1,16 +1,35 @@
 """generate_exercise_timer / generate_workout_timers (seed 000 §4.6): timer phases computed by
-trainer.domain.timers from the current workout or an inline exercise."""
+trainer.domain.timers from the current workout or an inline exercise.
+
+Each call stores its timers as a `timer` artifact (payload: the timers in the seed's timer format) that
+the agent delivers with message_notify_user, as it delivers workouts; the turn's reply carries the
+timers it built or delivered.
+"""
 
 from __future__ import annotations
 
+import secrets
 from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from trainer.domain.timers import PhaseType, Timer, exercise_timer, workout_timers
 from trainer.domain.workout import STRICT_NUMBERS, Exercise
-from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
+from trainer.store.models import EventType
+from trainer.tools.base import (
+    AnyTool,
+    DeliveredArtifact,
+    Reply,
+    StatusMessage,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
+from trainer.tools.communication import ARTIFACTS_KEY, TIMER_ARTIFACT_TYPE
 from trainer.tools.logging import current_workout, find_exercise
+
+SCHEMA_VERSION = "1"
 
 
 def duration_text(seconds: int) -> str:
@@ -44,11 +63,59 @@ class TimerData(BaseModel):
 class TimersResult(ToolResult):
     timers: list[TimerData]
     total_duration_sec: int
+    artifact_id: str | None = None
+    """The timer artifact to deliver with message_notify_user (None in results stored before timers
+    were artifacts)."""
+    title: str | None = None
+
+    def timer_dicts(self) -> list[dict[str, Any]]:
+        return [t.model_dump(mode="json", exclude_none=True) for t in self.timers]
+
+    def add_to_reply(self, reply: Reply) -> None:
+        if self.artifact_id:
+            reply.add_timers(self.artifact_id, self.timer_dicts())
+
+    def delivered_artifact(self) -> DeliveredArtifact | None:
+        return DeliveredArtifact(self.artifact_id, None) if self.artifact_id else None
 
 
-def _timer_result(timers: list[Timer]) -> TimersResult:
+async def _timer_result(timers: list[Timer], title: str, ctx: ToolContext) -> TimersResult:
+    """The result, with its timers stored as a new `timer` artifact of the session."""
     data = [TimerData.model_validate(t.to_dict()) for t in timers]
-    return TimersResult(timers=data, total_duration_sec=sum(t.total_duration_sec for t in data))
+    result = TimersResult(
+        timers=data, total_duration_sec=sum(t.total_duration_sec for t in data), title=title
+    )
+    artifacts = await ctx.get_state(ARTIFACTS_KEY) or {}
+    artifact_id = f"art_{secrets.token_hex(6)}"
+    while artifact_id in artifacts:
+        artifact_id = f"art_{secrets.token_hex(6)}"
+    artifact = {
+        "artifact_id": artifact_id,
+        "type": TIMER_ARTIFACT_TYPE,
+        "schema_version": SCHEMA_VERSION,
+        "title": title,
+        "summary": {
+            "timer_count": len(data),
+            "total_duration_sec": result.total_duration_sec,
+            "timers": [t.exercise_name for t in data],
+        },
+        "auto_start": False,
+        "payload": {"timers": result.timer_dicts(), "total_duration_sec": result.total_duration_sec},
+    }
+    artifacts[artifact_id] = artifact
+    await ctx.put_state(ARTIFACTS_KEY, artifacts)
+    await ctx.append_event(EventType.ARTIFACT, artifact)
+    result.artifact_id = artifact_id
+    return result
+
+
+def _delivery_note(result: TimersResult) -> str:
+    if not result.artifact_id:
+        return ""
+    return (
+        f"\nIMPORTANT: call message_notify_user with artifact_id={result.artifact_id} to give the user "
+        "this timer."
+    )
 
 
 def _timer_line(timer: TimerData) -> str:
@@ -100,7 +167,7 @@ class GenerateExerciseTimer(Tool[ExerciseTimerArgs, TimersResult]):
             timer = exercise_timer(source)
         except ValueError as exc:
             raise ToolError(f"cannot build a timer: {exc}") from None
-        return _timer_result([timer])
+        return await _timer_result([timer], f"{timer.exercise_name} timer", ctx)
 
     def format(self, result: TimersResult) -> str:
         timer = result.timers[0]
@@ -108,7 +175,7 @@ class GenerateExerciseTimer(Tool[ExerciseTimerArgs, TimersResult]):
             f"  {p.phase_type} {p.duration_sec}s: {p.cue}" + (f" ({p.detail})" if p.detail else "")
             for p in timer.phases
         )
-        return f"{_timer_line(timer)}\n{phases}"
+        return f"{_timer_line(timer)}\n{phases}{_delivery_note(result)}"
 
 
 class WorkoutTimersArgs(BaseModel):
@@ -145,11 +212,13 @@ class GenerateWorkoutTimers(Tool[WorkoutTimersArgs, TimersResult]):
             timers = workout_timers(exercises)
         except (ValidationError, ValueError) as exc:
             raise ToolError(f"cannot build timers: {exc}") from None
-        return _timer_result(timers)
+        title = f"{workout.get('title') or 'Workout'} timers"
+        return await _timer_result(timers, title, ctx)
 
     def format(self, result: TimersResult) -> str:
         lines = [f"  {_timer_line(t)}" for t in result.timers]
-        return "\n".join([*lines, f"Total: {duration_text(result.total_duration_sec)}"])
+        total = f"Total: {duration_text(result.total_duration_sec)}"
+        return "\n".join([*lines, total]) + _delivery_note(result)
 
 
 TOOLS: list[AnyTool] = [GenerateExerciseTimer(), GenerateWorkoutTimers()]

@@ -12,7 +12,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from trainer.domain.progression import ProgressionTarget
 from trainer.domain.workout import STRICT_NUMBERS, Exercise, ExerciseType, Workout, exercise_line
+from trainer.domain.workout_checks import WorkoutReview
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType
 from trainer.tools.base import (
     AnyTool,
@@ -147,6 +149,14 @@ class GenerateArgs(BaseModel):
     workout: Workout = Field(description="The complete workout: title, exercises (1-indexed order), summary")
 
 
+class ExerciseTarget(BaseModel):
+    """The progression target of one exercise of a generated workout (None: no history to go on)."""
+
+    exercise_id: str
+    exercise_name: str
+    target: ProgressionTarget | None = None
+
+
 class GenerateResult(WorkoutChange):
     workout_id: str
     artifact_id: str
@@ -155,6 +165,8 @@ class GenerateResult(WorkoutChange):
     summary: GeneratedSummary
     exercises: list[ExerciseBrief]
     problems: list[str] = Field(default_factory=list)
+    targets: list[ExerciseTarget] = Field(default_factory=list)
+    """Per exercise, in order: the next load and reps progression computes from the user's history."""
 
 
 class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
@@ -227,8 +239,9 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
         await ctx.put_state(ARTIFACTS_KEY, artifacts)
         await ctx.append_event(EventType.ARTIFACT, artifact)
 
-        problems = await _check(workout.model_copy(update={"exercises": exercises}), ctx)
+        review = await _review(workout.model_copy(update={"exercises": exercises}), ctx)
         await _after_generation(ctx)
+        targets = review.targets if len(review.targets) == len(exercises) else [None] * len(exercises)
         return GenerateResult(
             artifact_id=artifact_id,
             workout_id=workout_id,
@@ -236,7 +249,11 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
             exercise_count=len(dumped),
             summary=GeneratedSummary.model_validate(summary),
             exercises=[_brief(ex) for ex in dumped],
-            problems=problems,
+            problems=review.problems,
+            targets=[
+                ExerciseTarget(exercise_id=ex["id"], exercise_name=ex["exercise_name"], target=target)
+                for ex, target in zip(dumped, targets, strict=True)
+            ],
         )
 
     def format(self, result: GenerateResult) -> str:
@@ -248,6 +265,13 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
                 for ex in result.exercises
             ),
         ]
+        known = [(t, t.target) for t in result.targets if t.target is not None]
+        if known:
+            lines.append("Progression targets from the user's history (next load x reps per set):")
+            lines.extend(
+                f"  {t.exercise_id} {t.exercise_name}: {_target_text(target)} - {target.reasoning}"
+                for t, target in known
+            )
         if result.problems:
             lines.append("Problems to fix before delivering:")
             lines.extend(f"  - {p}" for p in result.problems)
@@ -260,6 +284,21 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
 
 def _default_title(muscles: list[str]) -> str:
     return f"{' & '.join(muscles[:2])} Workout" if muscles else "Your Workout"
+
+
+def _target_text(target: ProgressionTarget) -> str:
+    load = f"{target.load:.2f}".rstrip("0").rstrip(".")
+    return f"{load} {target.unit} x {target.reps}"
+
+
+async def _review(workout: Workout, ctx: ToolContext) -> WorkoutReview:
+    if ctx.coach is None:
+        return WorkoutReview()
+    try:
+        return await ctx.coach.review_workout(workout, ctx)
+    except Exception:
+        logger.exception("workout checks failed")
+        return WorkoutReview()
 
 
 async def _check(workout: Workout, ctx: ToolContext) -> list[str]:
@@ -625,8 +664,89 @@ class RemoveExercise(Tool[RemoveArgs, RemoveResult]):
         )
 
 
+class NewExercise(Exercise):
+    """An exercise for add_exercise_to_workout: `order` is where it goes (default: the end)."""
+
+    order: int | None = Field(  # type: ignore[assignment]
+        default=None, ge=1, le=100, description="Position in the workout; omit to add it at the end"
+    )
+
+
+class AddArgs(BaseModel):
+    model_config = STRICT_NUMBERS
+    exercise: NewExercise = Field(
+        description="The exercise to add (same schema as generate_workout exercises, without id)"
+    )
+    reason: str | None = Field(default=None, max_length=300)
+
+
+class AddResult(WorkoutChange):
+    exercise_id: str
+    exercise: dict[str, Any]
+    exercise_count: int
+    order: int
+    reason: str | None = None
+    problems: list[str] = Field(default_factory=list)
+
+
+class AddExerciseToWorkout(Tool[AddArgs, AddResult]):
+    name = "add_exercise_to_workout"
+    description = (
+        "Add one exercise to the current workout, at a position (order) or at the end; the exercises "
+        "from that position move down one. Same schema as generate_workout exercises (omit id). "
+        "Deliver the updated workout with message_notify_user and the workout's artifact_id."
+    )
+    Args = AddArgs
+    Result = AddResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(start="Adding exercise...", done="Exercise added")
+    category = "summary"
+
+    async def execute(self, args: AddArgs, ctx: ToolContext) -> AddResult:
+        current = await load_current_workout(ctx)
+        exercises = [dict(e) for e in current["exercises"]]
+        taken = {e["id"] for e in exercises}
+        displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
+        taken |= set(displayables.get("exercises") or {})
+        added = args.exercise.model_dump(mode="json", exclude_none=True)
+        added["id"] = _new_id("ex_", 3, taken)
+        position = min(args.exercise.order or len(exercises) + 1, len(exercises) + 1)
+        exercises.insert(position - 1, added)
+        _renumber(exercises)
+        exercises = _validated_workout(current, exercises)
+        await save_current_workout(ctx, current, exercises)
+        new = next(e for e in exercises if e["id"] == added["id"])
+        problems = await _check(
+            Workout.model_validate({"title": current.get("title"), "exercises": exercises}), ctx
+        )
+        return AddResult(
+            exercise_id=new["id"],
+            exercise=new,
+            exercise_count=len(exercises),
+            order=new["order"],
+            reason=args.reason,
+            problems=problems,
+            workout_id=current.get("workout_id"),
+            artifact_id=current.get("artifact_id"),
+        )
+
+    def format(self, result: AddResult) -> str:
+        new = result.exercise
+        lines = [
+            f"Added {result.exercise_id}: {new['exercise_name']} ({new['exercise_type']}) "
+            f"[order: {result.order}] - {_line(new)}; the workout now has {result.exercise_count} exercises"
+        ]
+        if result.problems:
+            lines.append("Problems to fix before delivering:")
+            lines.extend(f"  - {p}" for p in result.problems)
+        if result.artifact_id:
+            lines.append(
+                f"Deliver the updated workout with message_notify_user and artifact_id={result.artifact_id}."
+            )
+        return "\n".join(lines)
+
+
 def workout_tools() -> list[AnyTool]:
-    return [GenerateWorkout(), SwapExercise(), AdjustExercise(), RemoveExercise()]
+    return [GenerateWorkout(), SwapExercise(), AdjustExercise(), RemoveExercise(), AddExerciseToWorkout()]
 
 
 TOOLS: list[AnyTool] = workout_tools()

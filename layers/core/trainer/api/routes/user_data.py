@@ -81,13 +81,24 @@ async def exercise_history(
     days_back: Annotated[int, Query(ge=1, le=3650)] = 30,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
 ) -> ExerciseHistory:
-    """Logged exercises of the last `days_back` days, newest first."""
+    """Logged exercises of the last `days_back` days, newest first, each with its local day and the
+    workout it belongs to (grouped as statistics count workouts)."""
+    from trainer.domain.workout_grouping import count_workouts, local_day, workout_key, zone
     from trainer.store.repositories import history
+    from trainer.store.repositories import settings as settings_repo
 
     async with require_db(container).connection() as conn:
+        values = await settings_repo.get_user_settings(conn, user_id)
         rows = await history.list_recent(conn, user_id, days_back=days_back, limit=limit)
+    tz = zone(values.get("timezone"))
+    entries = [
+        HistoryEntry.model_validate(
+            {**row, "local_date": local_day(row["performed_at"], tz), "workout_key": workout_key(row, tz)}
+        )
+        for row in rows
+    ]
     return ExerciseHistory(
-        exercises=[HistoryEntry.model_validate(row) for row in rows], days_back=days_back, limit=limit
+        exercises=entries, days_back=days_back, limit=limit, workout_count=count_workouts(rows, tz)
     )
 
 

@@ -5,13 +5,24 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from trainer.domain.exercise_search import exercise_question
+
 
 def rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
 UNDO = rx(
-    r"\b(undo|take that back|that was wrong|delete (that|the last) (log|entry)|remove (that|the last) log)\b"
+    r"\b(undo|take that back|that was wrong|delete (that|the last|my last) (log|entry|logged)|"
+    r"remove (that|the last|my last) (log|entry|logged))\b"
+)
+CORRECT = rx(
+    r"\b(fix|correct|correction|wrong|typo|meant)\b|"
+    r"\b(it|that|this|those|these|they|the \w+ set) (was|were)\b|"
+    r"\bshould (have been|be)\b|\bnot \d|\bactually\W+(\w+\s+){0,3}\d"
+)
+FIX_LOGGED = rx(
+    r"\b(fix|correct)\b.*\b(sets?|reps?|log|logged|entry|last|this morning'?s?|yesterday'?s?|earlier)\b"
 )
 LOG = rx(
     r"\b(i did|i've done|i have done|i finished|i completed|i just did|just did|just finished|"
@@ -22,8 +33,16 @@ SWAP = rx(r"\b(swap|replace|substitute|switch out|instead of|change (the )?\w+ (
 REMOVE = rx(r"\b(remove|drop|skip|take out|cut|delete|get rid of)\b")
 ADJUST = rx(
     r"\b(heavier|lighter|more weight|less weight|more reps|fewer reps|less reps|more sets|fewer sets|"
-    r"less sets|more rest|less rest|shorter rest|longer rest|longer hold|shorter hold)\b"
+    r"less sets|more rest|less rest|shorter rest|longer rest|longer hold|shorter hold)\b|"
+    r"\b(\d+|one|two|three|four|five|a|an)\s*-?\s*(min|mins|minutes?|sec|secs|seconds?|s)\s+(of\s+)?"
+    r"(rest|break)\b|"
+    r"\brest\s+(of\s+|for\s+|to\s+)?\d+\s*(min|mins|minutes?|sec|secs|seconds?|s)\b|"
+    r"\b(set|change|put|make)\b.*\b(to|at)\b.*\d+(\.\d+)?\s*(kg|kgs|kilos?|lbs?|pounds?)\b|"
+    r"\b(add|one|another)\s+(\w+\s+)?(more\s+)?(reps?|sets?)\b|"
+    r"\b(add|take off|remove)\s+\d+(\.\d+)?\s*(kg|kgs|kilos?|lbs?|pounds?)\b"
 )
+THANKS = rx(r"^\W*(thanks|thank you|thx|cheers|great|awesome|perfect|nice|cool|ok|okay)\b[\w\s!.,]{0,20}$")
+ADD = rx(r"\badd\b")
 TIMER = rx(r"\b(timers?|intervals?|countdown|tabata|emom|stopwatch)\b")
 PLAN = rx(r"\b(\d+|one|two|three|four|five|six|eight|twelve)[- ]?(week|wk|month)s?\b.*"
            r"\b(plan|program(me)?)\b|"
@@ -35,9 +54,46 @@ MILESTONE = rx(
     r"august|september|october|november|december|the end of|next (month|year)))"
 )
 SCHEDULE = rx(r"\b(schedule|book|calendar|remind me|put (it|a workout|one) on)\b")
+UPCOMING = rx(
+    r"\b(coming up|upcoming|what'?s next|on my (calendar|schedule)|my schedule|have (i )?(got )?scheduled|"
+    r"do i have scheduled|is scheduled|what'?s scheduled|what have i (got )?scheduled)\b"
+)
+RESCHEDULE = rx(
+    r"\b(push|move|postpone|delay|reschedule|shift|bring)\b.*"
+    r"\b(back|forward|later|earlier|"
+    r"to (today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"by (\w+ )?(days?|weeks?))\b"
+)
 STATS = rx(
-    r"\b(stats|statistics|progress|how many|how much|how often|summary|overview|recap|report|breakdown|"
-    r"distribution|trends?|history)\b"
+    r"\b(stats|statistics|progress|how many|how much|how often|how far|summary|overview|recap|report|"
+    r"breakdown|distribution|trends?|history|heaviest|personal (best|record)s?|prs?|"
+    r"most (trained|worked)|trained the most|worked the most|getting stronger|stronger|improv\w*|"
+    r"my best|best (lift|squat|bench|deadlift|press|run|time))\b"
+)
+SUMMARY = rx(r"\b(summary|summari[sz]e|overview|recap|report|stats|statistics)\b")
+PROGRESSION = rx(
+    r"\b(next time|next session|next workout|next week)\b.*"
+    r"\b(weight|load|heav\w*|kg|lbs?|go up|increase|add)\b|"
+    r"\b(weight|load|heav\w*|kg|lbs?|go up|increase|add)\b.*"
+    r"\b(next time|next session|next workout|next week)\b|"
+    r"\bshould i (go heavier|add weight|increase|go up|lift heavier|use more)\b|"
+    r"\bwhat weight should\b|\bhow (much|heavy) should i (lift|use|go|put)\b"
+)
+CONVERT = rx(
+    r"\d+(\.\d+)?\s*(kg|kgs|kilos?|kilograms?|lbs?|pounds?|km|kms|kilomet\w+|mi|miles?)\b.*"
+    r"\b(in|to|into|as)\s+(kg|kilos?|kilograms?|lbs?|pounds?|km|kilomet\w+|mi|miles?)\b"
+)
+UNPREFER = rx(
+    r"\b(fine|better|healed|recovered|ok|okay|good|no longer hurts|doesn'?t hurt( anymore)?)\s+(now|again)\b|"
+    r"\b(is|are|feels?|feeling)\s+(fine|better|healed|recovered|ok|okay|good)\b.*\bagain\b|"
+    r"\b(can|could)\s+(program|give me|include|do|add|have)\b.*\bagain\b|"
+    r"\bi (like|love|enjoy|don'?t mind)\b.*\bagain\b|"
+    r"\b(remove|delete|clear|forget( about)?|drop|lift) (my|the|that) (\w+ )?"
+    r"(preference|injury|restriction)\b"
+)
+UNSCHEDULE = rx(
+    r"\bcancel\b.*\b(workout|session|run|class|today'?s|tomorrow'?s|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)|\b(remove|delete|take)\b.*\b(from|off) (my |the )?(schedule|calendar)\b"
 )
 LOCATION = rx(
     r"\b(?:i'?m|i am|currently|we'?re)\s+(?:at|in)\s+(?:the\s+|my\s+|a\s+)?(?P<a>[a-z0-9' -]{2,40}?)"
@@ -49,6 +105,7 @@ INJURY = rx(
     r"\b(injur(y|ed)|hurts?|hurting|pain(ful)?|sore|strain(ed)?|tweak(ed)?|sprain(ed)?|bother(ing|s)?|"
     r"tendonitis)\b"
 )
+DISLIKE = rx(r"\b(hate|don'?t like|do not like|dislike|can'?t stand|no more|never give me|not a fan of)\b")
 PREFERENCE = rx(
     r"\b(hate|don'?t like|do not like|dislike|can'?t stand|avoid|prefer|no more|never give me|"
     r"i don'?t have|only have|take it easy|go easy|no equipment)\b"
@@ -58,21 +115,25 @@ WORKOUT = rx(
     r"\b(workouts?|routine|session|exercises|leg day|arm day|upper body|lower body|full body|hiit|"
     r"circuit|wod|training)\b"
 )
+FOCUS = rx(
+    r"\b(cardio|conditioning|legs?|upper body|lower body|full body|core|abs|arms|chest|back|shoulders|glutes|"
+    r"mobility|stretching|yoga|hiit|run|push|pull)\b"
+)
 WORKOUT_VERB = rx(
     r"\b(give|show|generate|create|make|build|suggest|recommend|design|want|need|let'?s|can you|could you|"
-    r"what should i do|new|another|quick|plan)\b"
+    r"what should i do|new|another|quick|plan|get|can i|could i|i'?d like|please|time for|ready for)\b"
 )
+DURATION = rx(r"\b\d{1,3}\s*-?\s*(min|mins|minutes)\b|\bhalf an hour\b|\ban hour\b")
 QUESTION = rx(r"\?\s*$|^(how|what|why|when|should|can|could|is|are|do|does|which|where)\b")
 
 DATA_REQUEST = rx(
     r"\b(show|tell|remind|list|see|view|load|pull up|what are|what'?s|what is|which)\b.*"
-    r"\b(goals?|preferences?|schedule|upcoming|plans?|milestones?|locations?|gyms?|equipment|settings|units|"
+    r"\b(goals?|preferences?|plans?|milestones?|locations?|gyms?|equipment|settings|units|"
     r"profile|body stats)\b"
 )
 DATA_SOURCES_BY_WORD: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"\bgoals?\b", ("category_goals", "muscle_goals")),
     (r"\bpreferences?\b", ("active_preferences",)),
-    (r"\b(schedule|upcoming)\b", ("scheduled_workouts",)),
     (r"\bplans?\b", ("workout_plans",)),
     (r"\bmilestones?\b", ("milestone_goals",)),
     (r"\b(locations?|gyms?|equipment)\b", ("all_locations",)),
@@ -81,8 +142,9 @@ DATA_SOURCES_BY_WORD: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 Intent = Literal[
-    "undo", "log", "swap", "remove", "adjust", "timer", "data", "plan", "milestone", "schedule", "stats",
-    "location", "preference", "goals", "workout", "answer", "clarify",
+    "undo", "correct", "log", "exercise_info", "progression", "convert", "swap", "adjust", "add", "remove",
+    "timer", "upcoming", "reschedule", "unschedule", "data", "plan", "milestone", "schedule", "unprefer",
+    "stats", "location", "preference", "goals", "workout", "answer", "clarify",
 ]  # fmt: skip
 
 
@@ -95,20 +157,55 @@ def requested_sources(text: str) -> list[str]:
     return sources
 
 
+def asked_exercise(text: str) -> tuple[str, str] | None:
+    """('how' | 'alternatives', the exercise as written) when a message asks about a catalog exercise."""
+    return exercise_question(re.sub(r"\bwhich\b", "what", text, flags=re.IGNORECASE))
+
+
+def wants_workout(text: str) -> bool:
+    """A request for a workout: 'give me a workout', 'Can I get an upper body workout?', '30 minutes of
+    cardio please', '45 minute upper body session'."""
+    if WORKOUT.search(text) and WORKOUT_VERB.search(text):
+        return True
+    if re.search(r"\bwhat should i (do|train)( today| now)?\W*$", text, re.I):
+        return True
+    return bool(FOCUS.search(text) and (DURATION.search(text) or re.search(r"\bplease\b", text, re.I)))
+
+
 def classify(text: str) -> list[Intent]:
     """The ordered actions a message asks for; 'answer'/'clarify' when no action is recognised."""
+    question = bool(QUESTION.search(text))
     if UNDO.search(text):
         return ["undo"]
-    if LOG.search(text) and not QUESTION.search(text):
+    if not question and _corrects_a_log(text):
+        return ["correct"]
+    if LOG.search(text) and not question:
         return ["log"]
+    if asked_exercise(text) is not None:
+        return ["exercise_info"]
+    if PROGRESSION.search(text) and question:
+        return ["progression"]
+    if CONVERT.search(text):
+        return ["convert"]
     if SWAP.search(text):
-        return ["swap"]
+        swap: list[Intent] = ["preference", "swap"] if _states_preference(text) else ["swap"]
+        return swap
     if ADJUST.search(text):
         return ["adjust"]
+    if ADD.search(text) and not GOALS.search(text) and not wants_workout(text):
+        return ["add"]
+    if UNPREFER.search(text):
+        return ["unprefer"]
+    if UNSCHEDULE.search(text):
+        return ["unschedule"]
     if REMOVE.search(text) and not PREFERENCE.search(text) and not WORKOUT_VERB.search(text):
         return ["remove"]
     if TIMER.search(text):
         return ["timer"]
+    if RESCHEDULE.search(text) and not GOALS.search(text):
+        return ["reschedule"]
+    if UPCOMING.search(text):
+        return ["upcoming"]
     if DATA_REQUEST.search(text) and not WORKOUT.search(text):
         return ["data"]
     if PLAN.search(text):
@@ -117,22 +214,34 @@ def classify(text: str) -> list[Intent]:
         return ["milestone"]
     if SCHEDULE.search(text):
         return ["schedule"]
-    if STATS.search(text) and not WORKOUT_VERB.search(text.replace("how many", "")):
+    if SUMMARY.search(text) or (STATS.search(text) and not WORKOUT_VERB.search(text.replace("how many", ""))):
         return ["stats"]
-    wants_workout = bool(WORKOUT.search(text) and WORKOUT_VERB.search(text))
+    workout = wants_workout(text)
     steps: list[Intent] = []
     if LOCATION.search(text):
         steps.append("location")
     if INJURY.search(text) or PREFERENCE.search(text):
         steps.append("preference")
-    if GOALS.search(text) and (not wants_workout or re.search(r"%|\bgoals?\b", text)):
+    if GOALS.search(text) and (not workout or re.search(r"%|\bgoals?\b", text)):
         steps.append("goals")
-    if wants_workout:
+    if workout:
         steps.append("workout")
     if steps:
         return steps
     if STATS.search(text):
         return ["stats"]
-    if QUESTION.search(text):
+    if question or THANKS.search(text):
         return ["answer"]
     return ["clarify"]
+
+
+def _corrects_a_log(text: str) -> bool:
+    """'actually it was 62.5', 'that was 3 sets, not 4', 'fix the last set of this morning's deadlifts'."""
+    if DISLIKE.search(text) or wants_workout(text):
+        return False
+    return bool((CORRECT.search(text) and re.search(r"\d", text)) or FIX_LOGGED.search(text))
+
+
+def _states_preference(text: str) -> bool:
+    """An injury or a dislike said while asking for a change ('my knee hurts, swap the lunges')."""
+    return bool(INJURY.search(text) or DISLIKE.search(text))

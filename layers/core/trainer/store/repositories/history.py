@@ -69,6 +69,36 @@ async def delete_logged(conn: Conn, user_id: UserId, history_id: Any) -> dict[st
     return row
 
 
+async def update_logged(
+    conn: Conn,
+    user_id: UserId,
+    history_id: Any,
+    entry: dict[str, Any],
+    *,
+    default_weight_unit: str = "kg",
+    default_distance_unit: str = "km",
+    now: datetime | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Replace one logged exercise with `entry` (a whole entry, validated like a new one), atomically:
+    the distribution totals lose the stored row's shares and gain the new row's, so a correction
+    never counts twice. (old row, new row), or None if it is not the user's."""
+    row = normalise_entry(entry, default_weight_unit, default_distance_unit, now or datetime.now(UTC))
+    key = as_uuid(history_id, "exercise id")
+    async with conn.transaction():
+        cur = await conn.execute(
+            f"SELECT {_SELECT} FROM workout_history WHERE user_id = %s AND id = %s FOR UPDATE", (user_id, key)
+        )
+        old = await cur.fetchone()
+        if old is None:
+            return None
+        cur = await conn.execute(_UPDATE, [*_column_values(row), user_id, key])
+        new = await cur.fetchone()
+        assert new is not None
+        await _apply_increments(conn, user_id, share_increments([old]), 1, sign=-1)
+        await _apply_increments(conn, user_id, share_increments([new]), 1, sign=1)
+    return old, new
+
+
 async def get_logged(conn: Conn, user_id: UserId, history_id: Any) -> dict[str, Any] | None:
     cur = await conn.execute(
         f"SELECT {_SELECT} FROM workout_history WHERE user_id = %s AND id = %s",
@@ -112,6 +142,29 @@ async def list_between(
         " AND performed_at < coalesce(%s, 'infinity'::timestamptz)"
         " ORDER BY performed_at, id",
         (user_id, start, end),
+    )
+    return await cur.fetchall()
+
+
+async def recent_loaded_by_exercise(
+    conn: Conn,
+    user_id: UserId,
+    *,
+    days_back: int = 90,
+    per_exercise: int = 8,
+    now: datetime | None = None,
+) -> list[dict[str, Any]]:
+    """The newest `per_exercise` loaded reps entries of every exercise done in the last `days_back`
+    days, oldest first (progression reads these). One window query over the recent range: its cost
+    follows the window, not the length of the history."""
+    since = (now or datetime.now(UTC)) - timedelta(days=days_back)
+    cur = await conn.execute(
+        f"SELECT {_SELECT} FROM (SELECT *, row_number() OVER ("
+        " PARTITION BY lower(btrim(exercise_name)) ORDER BY performed_at DESC, id) AS newest"
+        " FROM workout_history WHERE user_id = %s AND performed_at >= %s"
+        " AND exercise_type = 'reps' AND load_each IS NOT NULL) recent"
+        " WHERE newest <= %s ORDER BY performed_at, id",
+        (user_id, since, per_exercise),
     )
     return await cur.fetchall()
 
@@ -172,6 +225,16 @@ _INSERT = (
     "INSERT INTO workout_history (user_id, " + ", ".join(HISTORY_COLUMNS) + ") VALUES ("
     + ", ".join(["%s"] * (len(HISTORY_COLUMNS) + 1)) + ") RETURNING " + _SELECT
 )  # fmt: skip
+
+
+_UPDATE = (
+    "UPDATE workout_history SET " + ", ".join(f"{c} = %s" for c in HISTORY_COLUMNS)
+    + " WHERE user_id = %s AND id = %s RETURNING " + _SELECT
+)  # fmt: skip
+
+
+def _column_values(row: dict[str, Any]) -> list[Any]:
+    return [Jsonb(row[c]) if c in ("muscles", "goals") else row[c] for c in HISTORY_COLUMNS]
 
 
 async def _insert_rows(conn: Conn, user_id: UserId, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,151 @@
+"""The offline model's planner: CoachPlanner's composition, plus what the policy reads about the user
+(trainer.llm.offline.records) and single exercises prescribed for this user (add_exercise_to_workout)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from trainer.agent.coaching import CoachPlanner
+from trainer.agent.training_context import load_training_facts
+from trainer.domain.catalog import CatalogEntry
+from trainer.domain.composer import ComposerError
+from trainer.domain.exercise_search import search_exercises
+from trainer.domain.movements import equipment_class
+from trainer.domain.progression import (
+    ENTRIES_PER_EXERCISE,
+    STARTING_LOADS,
+    WINDOW_DAYS,
+    LoadSteps,
+    exercise_histories,
+    progression_target,
+    progression_targets,
+    starting_load,
+)
+from trainer.domain.workout import Exercise
+from trainer.domain.workout_grouping import zone
+from trainer.llm.offline.records import LocationBrief, UserRecords
+from trainer.store.db import Database
+from trainer.store.ports import SessionStore
+from trainer.store.repositories import goals, history, locations, preferences, schedule, settings
+from trainer.tools.calendar import ScheduledWorkout
+from trainer.tools.data import plain
+from trainer.tools.goals import GoalEntry
+from trainer.tools.logging import CATALOG_CATEGORY_GOALS, LoggedExercise
+from trainer.tools.preferences import Preference
+
+LOGGED_DAYS = 30
+LOGGED_LIMIT = 60
+UPCOMING_DAYS = 60
+MAX_TARGETS = 30
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class OfflineCoach(CoachPlanner):
+    """`trainer.llm.offline.OfflinePlanner` on the domain database."""
+
+    def __init__(self, db: Database, store: SessionStore, clock: Callable[[], datetime] = _utcnow) -> None:
+        super().__init__(db, store, clock)
+        self._records_db = db
+        self._now = clock
+
+    async def user_records(self, user_id: str) -> UserRecords:
+        now = self._now()
+        async with self._records_db.connection() as conn:
+            user_settings = await settings.get_user_settings(conn, user_id)
+            logged = await history.list_recent(
+                conn, user_id, days_back=LOGGED_DAYS, limit=LOGGED_LIMIT, now=now
+            )
+            active = await preferences.list_active(conn, user_id, now)
+            upcoming = await schedule.list_upcoming(conn, user_id, days_ahead=UPCOMING_DAYS, now=now)
+            category_rows = await goals.list_category_goals(conn, user_id)
+            places = await locations.list_locations(conn, user_id)
+            loaded = await history.recent_loaded_by_exercise(
+                conn, user_id, days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=now
+            )
+        tz = zone(str(user_settings.get("timezone") or "UTC"))
+        unit = str(user_settings.get("weight_unit") or "kg")
+        current = next((p for p in places if p["is_current"]), None)
+        items = [dict(i) for i in (current or {}).get("equipment") or [] if isinstance(i, dict)]
+        steps = LoadSteps.for_unit(unit, items)
+        rows = [LoggedExercise.from_row(r) for r in logged]
+        rows.sort(key=lambda r: (r.created_at, r.performed_at), reverse=True)
+        return UserRecords(
+            weight_unit=unit,
+            distance_unit=str(user_settings.get("distance_unit") or "km"),
+            timezone=str(user_settings.get("timezone") or "UTC"),
+            logged=rows,
+            preferences=[Preference.from_row(p) for p in active],
+            upcoming=[
+                ScheduledWorkout.model_validate(
+                    {**plain(w), "date": w["scheduled_date"].astimezone(tz).date().isoformat()}
+                )
+                for w in upcoming
+                if w["scheduled_date"] >= now
+            ],
+            category_goals=[
+                GoalEntry(
+                    name=g["category"],
+                    description=g["description"],
+                    percentage=round(float(g["weight"]) * 100, 1),
+                )
+                for g in category_rows
+            ],
+            locations=[LocationBrief(name=p["name"], current=bool(p["is_current"])) for p in places],
+            equipment=plain(items),
+            targets=progression_targets(exercise_histories(loaded, unit, tz), steps, limit=MAX_TARGETS),
+        )
+
+    async def compose_exercise(self, user_id: str, name: str) -> Exercise:
+        """The catalog exercise a name means that the current location's equipment allows, prescribed
+        like a composed one (progression loads); ComposerError when none fits."""
+        facts = await load_training_facts(self._records_db, user_id, self._now())
+        found = search_exercises(query=name, available=facts.equipment, limit=1)
+        if not found:
+            where = "the equipment you have here" if facts.equipment is not None else "the exercise catalog"
+            raise ComposerError(f"I couldn't find {name} that fits {where}.")
+        entry = found[0]
+        steps = facts.load_steps()
+        histories = exercise_histories(facts.progression_history, facts.weight_unit, zone(facts.timezone))
+        return _prescribed(entry, facts.weight_unit, steps, histories)
+
+
+def _prescribed(entry: CatalogEntry, unit: str, steps: LoadSteps, histories: dict[str, Any]) -> Exercise:
+    goal = CATALOG_CATEGORY_GOALS.get(entry.category, "Strength")
+    base: dict[str, Any] = {
+        "exercise_name": entry.name,
+        "order": 1,
+        "muscles_utilized": [{"muscle": m, "share": s} for m, s in entry.muscles],
+        "goals_addressed": [{"goal": goal, "share": 1.0}],
+        "equipment": list(entry.equipment),
+        "reasoning": "Added at your request.",
+    }
+    if entry.category == "cardio":
+        return Exercise.model_validate({**base, "exercise_type": "duration", "duration_min": 10.0})
+    if entry.category == "stretching" or entry.force == "static":
+        holds = [30, 30] if entry.category == "stretching" else [45, 45, 45]
+        return Exercise.model_validate(
+            {**base, "exercise_type": "hold", "sets": len(holds), "hold_sec": holds, "rest_sec": 45}
+        )
+    compound = entry.mechanic == "compound"
+    reps, rest = ([10, 10, 10], 90) if compound else ([12, 12, 12], 60)
+    loaded = [e for e in entry.equipment if e in STARTING_LOADS]
+    if loaded:
+        target = progression_target(
+            entry.name, histories, steps, equipment=entry.equipment, muscles=entry.muscles, reps=min(reps)
+        )
+        if target is not None:
+            load = target.load
+            if target.rule != "related":
+                reps = [target.reps] * len(reps)
+        else:
+            implement = equipment_class(entry.name, entry.equipment)
+            load = steps.nearest(starting_load(loaded, "intermediate", unit) or 0.0, implement)
+        base.update(load_each=[load] * len(reps), load_unit=unit)
+    return Exercise.model_validate(
+        {**base, "exercise_type": "reps", "sets": len(reps), "reps": reps, "rest_sec": rest}
+    )

@@ -1,0 +1,493 @@
+"""The agent factory (seed 004 createAgent): `run_agent(name, input, deps)` runs a registered agent.
+
+One run: the latest prompt version, the context blocks, then attempts. An attempt is one model exchange
+with its tool loop (calls executed in priority order) under the agent's timeout; its output is parsed
+(the schema for json) and checked by the validators. A rejected output is retried as pydantic-ai does:
+the model's own answer goes back as an assistant turn and the errors as the next user turn, so the model
+sees the negative example it wrote. Timeouts and model errors retry from the turns before the attempt,
+when the retry policy names them. The validated output then feeds the sub-agents: batches in ascending
+order, the sub-agents of a batch concurrently. Callbacks run last, by timing, in definition order. Each
+invocation is recorded (sub-agents record their own rows, linked to the parent's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from trainer.agents.backends import (
+    AgentReply,
+    AgentRequest,
+    AssistantTurn,
+    Backends,
+    ModelChoice,
+    RetryTurn,
+    ToolResultsTurn,
+    ToolSpec,
+    Turn,
+)
+from trainer.agents.context import ContextService
+from trainer.agents.definitions import AgentDefinition, RetryReason, SubAgentSpec
+from trainer.agents.invocations import InvocationRecord, InvocationRecorder, MemoryInvocations
+from trainer.agents.prompts import PromptMissing, PromptStore, PromptVersion
+from trainer.agents.registry import CallbackEvent, Registries, ToolCallContext
+from trainer.agents.wire import canonical, feedback, output_tool_name, render_input
+from trainer.domain.text import escape_text
+from trainer.llm.models import UnknownModelError, cost_cents
+from trainer.llm.ports import ModelError, ToolCall, Usage
+from trainer.store.db import Database
+
+log = logging.getLogger(__name__)
+
+MAX_LISTED_ERRORS = 20
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class AgentError(ValueError):
+    """A call `run_agent` cannot make (an agent run by its own code, an unknown on-demand name)."""
+
+
+class AgentFailed(Exception):
+    """The agent produced no acceptable output (retries exhausted, or a failure no retry covers)."""
+
+    def __init__(
+        self, name: str, errors: list[str], invocation_id: str, kind: str = "validation_error"
+    ) -> None:
+        super().__init__(f"agent {name} failed ({kind}): {'; '.join(errors)}")
+        self.name = name
+        self.errors = errors
+        self.invocation_id = invocation_id
+        self.kind = kind
+
+
+@dataclass
+class AgentRunDeps:
+    """What runs need: the registries, the backend per model role, prompts, context, the recorder,
+    and the user a run is for (`for_user`). `services` carries whatever the registered tools,
+    callbacks and context providers of a package need (repositories, clocks)."""
+
+    registries: Registries
+    backends: Backends
+    prompts: PromptStore
+    context: ContextService | None = None
+    invocations: InvocationRecorder = field(default_factory=MemoryInvocations)
+    user_id: str | None = None
+    db: Database | None = None
+    services: Mapping[str, Any] = field(default_factory=dict)
+    cache: dict[str, asyncio.Future[AgentRun]] = field(default_factory=dict)
+    """Runs of sub-agents with `cache_output`, by agent and input (shared while in flight too); one
+    cache per `for_user` copy."""
+    now: Callable[[], datetime] = _utcnow
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+
+    def for_user(self, user_id: str | None) -> AgentRunDeps:
+        return replace(self, user_id=user_id, cache={})
+
+
+@dataclass
+class AgentRun:
+    """`usage` and `cost_cents` include the sub-agents' (cached outputs cost nothing); the invocation's
+    row holds its own model calls only."""
+
+    agent: str
+    output: Any
+    attempts: int
+    invocation_id: str
+    prompt_version: int
+    model: str
+    usage: Usage
+    cost_cents: float
+    duration_ms: int
+    sub_outputs: dict[str, Any] = field(default_factory=dict)
+    sub_runs: list[AgentRun] = field(default_factory=list)
+    cached: bool = False
+
+    def output_as[T](self, cls: type[T]) -> T:
+        if not isinstance(self.output, cls):
+            raise TypeError(f"{self.agent} returned {type(self.output).__name__}, not {cls.__name__}")
+        return self.output
+
+
+async def run_agent(
+    name: str,
+    input: Any,
+    deps: AgentRunDeps,
+    *,
+    on_demand: Collection[str] = (),
+    parent_id: str | None = None,
+) -> AgentRun:
+    """Runs agent `name` on `input` (validated against its input schema when it has one). Sub-agents
+    whose trigger is `on_demand` run when `on_demand` names them. Raises AgentFailed."""
+    definition = deps.registries.agents.get(name)
+    if definition.implemented_by is not None:
+        raise AgentError(f"agent {name!r} runs in {definition.implemented_by}, not through run_agent")
+    known = {s.agent for s in definition.sub_agents} | {s.output_key for s in definition.sub_agents}
+    unknown = sorted(set(on_demand) - known)
+    if unknown:
+        raise AgentError(f"agent {name!r} has no sub-agent {', '.join(unknown)}")
+    return await _Run(definition, deps, set(on_demand), parent_id).execute(input)
+
+
+def add_usage(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        cache_creation_input_tokens=a.cache_creation_input_tokens + b.cache_creation_input_tokens,
+        cache_read_input_tokens=a.cache_read_input_tokens + b.cache_read_input_tokens,
+        cache_creation_1h_input_tokens=a.cache_creation_1h_input_tokens + b.cache_creation_1h_input_tokens,
+    )
+
+
+def price_cents(model_id: str, usage: Usage) -> float:
+    try:
+        return cost_cents(model_id, usage)
+    except UnknownModelError:
+        return 0.0
+
+
+def validation_messages(error: ValidationError) -> list[str]:
+    messages: list[str] = []
+    for item in error.errors(include_url=False)[:MAX_LISTED_ERRORS]:
+        loc = ".".join(str(p) for p in item.get("loc", ()))
+        msg = str(item.get("msg", "invalid")).removeprefix("Value error, ")
+        messages.append(f"{loc}: {msg}" if loc else msg)
+    if error.error_count() > MAX_LISTED_ERRORS:
+        messages.append(f"(+{error.error_count() - MAX_LISTED_ERRORS} more)")
+    return messages
+
+
+class _Failure(Exception):
+    def __init__(self, kind: str, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.kind = kind
+        self.errors = errors
+
+
+class _Skipped:
+    """A sub-agent whose condition was false."""
+
+
+SKIPPED = _Skipped()
+
+
+class _Run:
+    def __init__(
+        self, definition: AgentDefinition, deps: AgentRunDeps, on_demand: set[str], parent_id: str | None
+    ) -> None:
+        self.d = definition
+        self.deps = deps
+        self.registries = deps.registries
+        self.on_demand = on_demand
+        self.parent_id = parent_id
+        self.id = str(uuid.uuid4())
+        self.choice: ModelChoice = deps.backends.for_role(definition.model_role)
+        self.usage = Usage()
+        self.attempts = 0
+        self.model_calls = 0
+        self.tool_calls = 0
+        self.errors: list[dict[str, Any]] = []
+        schema_name = definition.output.schema_name
+        self.schema: type[BaseModel] | None = (
+            self.registries.agents.schema(schema_name) if schema_name else None
+        )
+        self.tools = [self.registries.tools.get(t) for t in definition.tools]
+
+    async def execute(self, raw_input: Any) -> AgentRun:
+        started_at = self.deps.now()
+        started = time.monotonic()
+        prompt_version = 0
+        output: Any = None
+        sub_outputs: dict[str, Any] = {}
+        sub_runs: list[AgentRun] = []
+        failure: _Failure | None = None
+        typed_input = raw_input
+        try:
+            typed_input = self._typed_input(raw_input)
+            prompt = await self.deps.prompts.get(self.d.prompt_id)
+            prompt_version = prompt.version
+            context = await self._context(typed_input)
+            output = await self._attempts(prompt, context, typed_input)
+            sub_outputs, sub_runs = await self._sub_agents(output, typed_input)
+        except _Failure as exc:
+            failure = exc
+        except PromptMissing as exc:
+            failure = _Failure("prompt", [str(exc)])
+        except Exception as exc:
+            log.exception("agent %s failed unexpectedly", self.d.name)
+            failure = _Failure("internal", [f"internal error: {type(exc).__name__}: {exc}"])
+        output = await self._callbacks(typed_input, output, failure, sub_outputs)
+        duration_ms = int((time.monotonic() - started) * 1000)
+        own_cost = price_cents(self.choice.model_id, self.usage)
+        await self.deps.invocations.record(
+            InvocationRecord(
+                id=self.id,
+                agent=self.d.name,
+                prompt_id=self.d.prompt_id,
+                prompt_version=prompt_version,
+                provider=self.choice.model.provider,
+                model=self.choice.model_id,
+                status="failed" if failure else "success",
+                attempts=self.attempts,
+                model_calls=self.model_calls,
+                tool_calls=self.tool_calls,
+                usage=self.usage,
+                cost_cents=own_cost,
+                duration_ms=duration_ms,
+                started_at=started_at,
+                errors=self.errors,
+                error=f"{failure.kind}: {'; '.join(failure.errors)}" if failure else None,
+                user_id=self.deps.user_id,
+                parent_id=self.parent_id,
+            )
+        )
+        if failure is not None:
+            raise AgentFailed(self.d.name, failure.errors, self.id, failure.kind)
+        usage, cost = self.usage, own_cost
+        for sub in sub_runs:
+            if not sub.cached:
+                usage, cost = add_usage(usage, sub.usage), cost + sub.cost_cents
+        return AgentRun(
+            agent=self.d.name,
+            output=output,
+            attempts=self.attempts,
+            invocation_id=self.id,
+            prompt_version=prompt_version,
+            model=self.choice.model_id,
+            usage=usage,
+            cost_cents=cost,
+            duration_ms=duration_ms,
+            sub_outputs=sub_outputs,
+            sub_runs=sub_runs,
+        )
+
+    def _typed_input(self, raw: Any) -> Any:
+        if self.d.input_schema is None:
+            return raw
+        schema = self.registries.agents.schema(self.d.input_schema)
+        if isinstance(raw, schema):
+            return raw
+        try:
+            return schema.model_validate(raw.model_dump() if isinstance(raw, BaseModel) else raw)
+        except ValidationError as exc:
+            raise _Failure("input", validation_messages(exc)) from exc
+
+    async def _context(self, typed_input: Any) -> list[str]:
+        if not self.d.context_types:
+            return []
+        service = self.deps.context or ContextService(self.deps.db, self.registries.contexts)
+        return await service.build(self.d.context_types, input=typed_input, deps=self.deps)
+
+    def _request(
+        self, prompt: PromptVersion, context: list[str], typed_input: Any, turns: list[Turn], attempt: int
+    ) -> AgentRequest:
+        return AgentRequest(
+            agent=self.d.name,
+            system=prompt.body,
+            context=context,
+            input=typed_input,
+            input_text=render_input(typed_input),
+            output=self.d.output,
+            schema=self.schema,
+            model_id=self.choice.model_id,
+            max_tokens=self.d.max_tokens,
+            messages=list(turns),
+            tools=[ToolSpec(t.name, t.description, t.input_schema()) for t in self.tools],
+            attempt=attempt,
+        )
+
+    async def _attempts(self, prompt: PromptVersion, context: list[str], typed_input: Any) -> Any:
+        policy = self.d.retry
+        turns: list[Turn] = []
+        for attempt in range(1, policy.max_retries + 2):
+            self.attempts = attempt
+            kind: RetryReason
+            try:
+                async with asyncio.timeout(self.d.timeout_seconds):
+                    reply, after = await self._exchange(prompt, context, typed_input, turns, attempt)
+            except TimeoutError:
+                kind, errors = "timeout", [f"no answer within {self.d.timeout_seconds:g} s"]
+            except ModelError as exc:
+                kind, errors = "model_error", [str(exc)]
+            else:
+                output, errors = self._parse(reply, typed_input)
+                if not errors:
+                    return output
+                kind = "validation_error"
+                turns = [*after, *self._negative_example(reply, errors)]
+            self.errors.append({"attempt": attempt, "kind": kind, "errors": errors})
+            if kind not in policy.retry_on or attempt > policy.max_retries:
+                raise _Failure(kind, errors)
+            if policy.backoff_ms:
+                await self.deps.sleep(policy.backoff_ms / 1000 * 2 ** (attempt - 1))
+        raise AssertionError("unreachable")
+
+    async def _exchange(
+        self, prompt: PromptVersion, context: list[str], typed_input: Any, turns: list[Turn], attempt: int
+    ) -> tuple[AgentReply, list[Turn]]:
+        """One model exchange: tool rounds until the model answers without calling a tool."""
+        turns = list(turns)
+        for _ in range(self.d.max_tool_rounds):
+            request = self._request(prompt, context, typed_input, turns, attempt)
+            reply = await self.choice.model.generate(request)
+            self.model_calls += 1
+            self.usage = add_usage(self.usage, reply.usage)
+            if reply.output_call_id is not None or reply.data is not None or not reply.tool_calls:
+                return reply, turns
+            calls = self.registries.tools.order(reply.tool_calls)
+            results = [await self._call_tool(call, typed_input) for call in calls]
+            turns += [AssistantTurn(reply.text, tuple(reply.tool_calls)), ToolResultsTurn(tuple(results))]
+        raise ModelError(f"still calling tools after {self.d.max_tool_rounds} rounds")
+
+    async def _call_tool(self, call: ToolCall, typed_input: Any) -> tuple[ToolCall, str, bool]:
+        self.tool_calls += 1
+        if call.name not in self.d.tools:
+            return call, f"unknown tool {escape_text(call.name)}", True
+        tool = self.registries.tools.get(call.name)
+        try:
+            args = tool.args.model_validate(call.arguments)
+        except ValidationError as exc:
+            return call, escape_text(f"invalid arguments: {'; '.join(validation_messages(exc))}"), True
+        try:
+            result = await tool.execute(args, ToolCallContext(self.d.name, typed_input, self.deps))
+        except Exception as exc:
+            log.warning("tool %s of agent %s failed", call.name, self.d.name, exc_info=True)
+            return call, escape_text(f"{call.name} failed: {type(exc).__name__}: {exc}"), True
+        text = result.model_dump_json() if isinstance(result, BaseModel) else str(result)
+        return call, escape_text(text), False
+
+    def _parse(self, reply: AgentReply, typed_input: Any) -> tuple[Any, list[str]]:
+        output: Any
+        if self.schema is not None:
+            data = reply.data
+            if data is None and reply.text:
+                try:
+                    data = json.loads(reply.text)
+                except ValueError:
+                    data = None
+            if not isinstance(data, dict):
+                return None, ["the answer holds no JSON object of the output schema"]
+            try:
+                output = self.schema.model_validate(data)
+            except ValidationError as exc:
+                return None, validation_messages(exc)
+        else:
+            output = (reply.text or "").strip()
+            if not output:
+                return None, ["the answer is empty"]
+        errors: list[str] = []
+        for name in self.d.validators:
+            errors.extend(str(e) for e in self.registries.agents.validators.get(name)(output, typed_input))
+        return output, errors
+
+    def _negative_example(self, reply: AgentReply, errors: list[str]) -> list[Turn]:
+        """The rejected answer as the model wrote it, then the errors."""
+        schema_name = self.d.output.schema_name
+        if reply.output_call_id is not None and reply.data is not None and schema_name is not None:
+            call = ToolCall(reply.output_call_id, output_tool_name(schema_name), reply.data)
+            return [AssistantTurn(None, (call,)), RetryTurn(feedback(errors), reply.output_call_id)]
+        return [AssistantTurn(reply.raw_output or reply.text or "(no output)"), RetryTurn(feedback(errors))]
+
+    async def _sub_agents(self, output: Any, typed_input: Any) -> tuple[dict[str, Any], list[AgentRun]]:
+        chosen = [
+            s
+            for s in self.d.sub_agents
+            if s.trigger == "always" or s.agent in self.on_demand or s.output_key in self.on_demand
+        ]
+        outputs: dict[str, Any] = {}
+        runs: list[AgentRun] = []
+        for batch in sorted({s.batch for s in chosen}):
+            group = [s for s in chosen if s.batch == batch]
+            results = await asyncio.gather(
+                *(self._sub_agent(s, output, typed_input) for s in group), return_exceptions=True
+            )
+            failures: list[str] = []
+            for spec, result in zip(group, results, strict=True):
+                if isinstance(result, BaseException):
+                    if not isinstance(result, Exception):
+                        raise result
+                    errors = result.errors if isinstance(result, AgentFailed) else [repr(result)]
+                    self.errors.append({"kind": "sub_agent", "agent": spec.agent, "errors": errors})
+                    if not spec.optional:
+                        failures.append(f"sub-agent {spec.agent} failed: {'; '.join(errors)}")
+                    continue
+                if isinstance(result, _Skipped):
+                    continue
+                value, sub = result
+                outputs[spec.output_key] = value
+                runs.extend(sub)
+            if failures:
+                raise _Failure("sub_agent", failures)
+        return outputs, runs
+
+    async def _sub_agent(
+        self, spec: SubAgentSpec, output: Any, typed_input: Any
+    ) -> tuple[Any, list[AgentRun]] | _Skipped:
+        agents = self.registries.agents
+        if spec.condition is not None and not agents.conditions.get(spec.condition)(output, typed_input):
+            return SKIPPED
+        sub_input = agents.transforms.get(spec.transform)(output, typed_input) if spec.transform else output
+        if not spec.fan_out:
+            run = await self._child(spec, sub_input)
+            return run.output, [run]
+        results = await asyncio.gather(
+            *(self._child(spec, item) for item in sub_input), return_exceptions=True
+        )
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+        runs = [r for r in results if isinstance(r, AgentRun)]
+        return [r.output for r in runs], runs
+
+    async def _child(self, spec: SubAgentSpec, sub_input: Any) -> AgentRun:
+        if not spec.cache_output:
+            return await run_agent(spec.agent, sub_input, self.deps, parent_id=self.id)
+        key = f"{spec.agent}:{canonical(sub_input)}"
+        shared = self.deps.cache.get(key)
+        if shared is not None:
+            return replace(await asyncio.shield(shared), cached=True)
+        task = asyncio.ensure_future(run_agent(spec.agent, sub_input, self.deps, parent_id=self.id))
+        self.deps.cache[key] = task
+        try:
+            return await asyncio.shield(task)
+        except AgentFailed:
+            self.deps.cache.pop(key, None)
+            raise
+
+    async def _callbacks(
+        self, typed_input: Any, output: Any, failure: _Failure | None, sub_outputs: dict[str, Any]
+    ) -> Any:
+        success = failure is None
+        for spec in self.d.callbacks:
+            if (spec.when == "on_success" and not success) or (spec.when == "on_failure" and success):
+                continue
+            event = CallbackEvent(
+                agent=self.d.name,
+                input=typed_input,
+                output=output,
+                success=success,
+                errors=tuple(failure.errors) if failure else (),
+                invocation_id=self.id,
+                sub_outputs=sub_outputs,
+                deps=self.deps,
+            )
+            try:
+                replacement = await self.registries.callbacks.get(spec.name).execute(event)
+            except Exception as exc:
+                log.exception("callback %s of agent %s failed", spec.name, self.d.name)
+                self.errors.append({"kind": "callback", "name": spec.name, "errors": [repr(exc)]})
+                continue
+            if success and replacement is not None:
+                output = replacement
+        return output

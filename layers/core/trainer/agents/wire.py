@@ -1,0 +1,66 @@
+"""How an agent's request reads on the wire, shared by the backends and the loopback fake server: the
+agent's name in a header, the input as one JSON block, context blocks, the output tool's name and the
+feedback that turns a rejected output into a negative example."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from trainer.domain.text import escape_text
+
+AGENT_HEADER = "x-trainer-agent"
+"""Names the agent on every model request (the fake server dispatches on it; providers ignore it)."""
+INPUT_OPEN = "<agent_input>"
+INPUT_CLOSE = "</agent_input>"
+CONTEXT_OPEN = "<context "
+OUTPUT_TOOL_PREFIX = "emit_"
+FEEDBACK_PREFIX = "Your previous output was rejected:"
+_JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def output_tool_name(schema_name: str) -> str:
+    return OUTPUT_TOOL_PREFIX + schema_name
+
+
+def jsonable(value: Any) -> Any:
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def render_input(value: Any) -> str:
+    """The input as JSON between input tags; `<`, `>` and `&` inside strings become `\\u` escapes, so
+    no value can close the block."""
+    body = json.dumps(jsonable(value), ensure_ascii=False, indent=1, default=str).translate(_JSON_ESCAPES)
+    return f"{INPUT_OPEN}\n{body}\n{INPUT_CLOSE}"
+
+
+def parse_input(block: str) -> Any:
+    """The JSON value of a rendered input block."""
+    text = block.strip()
+    if not (text.startswith(INPUT_OPEN) and text.endswith(INPUT_CLOSE)):
+        raise ValueError("not an input block")
+    return json.loads(text[len(INPUT_OPEN) : -len(INPUT_CLOSE)])
+
+
+def render_context(name: str, text: str, *, error: str | None = None) -> str:
+    """A context block; the text comes from the source formatters (already escaped)."""
+    kind = escape_text(name, attribute=True)
+    if error is not None:
+        return f'{CONTEXT_OPEN}type="{kind}" status="unavailable">{escape_text(error)}</context>'
+    return f'{CONTEXT_OPEN}type="{kind}">\n{text}\n</context>'
+
+
+def feedback(errors: list[str] | tuple[str, ...]) -> str:
+    """The user turn after a rejected output (pydantic-ai's RetryPromptPart)."""
+    listed = "\n".join(f"- {escape_text(error)}" for error in errors)
+    return (
+        f"{FEEDBACK_PREFIX}\n"
+        f"{listed}\n"
+        "Answer again with a complete corrected output that fixes every error above."
+    )

@@ -1,0 +1,181 @@
+"""Registry agents through the real SDKs against the loopback fake server: an invalid first answer is
+retried with the negative example (the bad output and its errors in the second request) on the
+Anthropic and the OpenAI backends; text agents; the tool loop; the fake dispatching to the offline
+implementation named by the request."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trainer.agents import (
+    AgentDefinition,
+    AgentFailed,
+    AgentRunDeps,
+    MemoryInvocations,
+    PromptStore,
+    SubAgentSpec,
+    build_backends,
+    run_agent,
+)
+from trainer.agents.anthropic_structured import AnthropicStructured
+from trainer.agents.openai_structured import OpenAIStructured
+from trainer.agents.wire import AGENT_HEADER
+from trainer.local.fake_llm import FakeLLMServer, RecordedRequest
+from trainer.settings import Settings
+
+from tests.fakes.echo_agents import Echo, echo_registries, write_prompts
+
+KEY = "sk-agents-test"
+REGISTRIES = echo_registries()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer(api_key=KEY, agents=REGISTRIES) as running:
+        yield running
+
+
+@pytest.fixture(params=["anthropic", "openai"])
+def provider(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _settings(server: FakeLLMServer, provider: str) -> Settings:
+    if provider == "anthropic":
+        return Settings(ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=server.base_url)
+    return Settings(OPENAI_API_KEY=KEY, OPENAI_BASE_URL=server.openai_base_url)
+
+
+def _deps(server: FakeLLMServer, provider: str, tmp_path: Path) -> AgentRunDeps:
+    backends = build_backends(_settings(server, provider), REGISTRIES)
+    expected = AnthropicStructured if provider == "anthropic" else OpenAIStructured
+    assert isinstance(backends.main.model, expected)
+    return AgentRunDeps(
+        registries=REGISTRIES,
+        backends=backends,
+        prompts=PromptStore(None, defaults=write_prompts(REGISTRIES, tmp_path / "prompts")),
+        invocations=MemoryInvocations(),
+    )
+
+
+def _agent_requests(server: FakeLLMServer, agent: str, since: int) -> list[RecordedRequest]:
+    return [r for r in server.requests[since:] if r.headers.get(AGENT_HEADER) == agent]
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+async def test_an_invalid_first_answer_is_retried_with_the_negative_example(
+    server: FakeLLMServer, provider: str, tmp_path: Path
+) -> None:
+    deps = _deps(server, provider, tmp_path)
+    since = len(server.requests)
+    server.fail_next_structured_with_invalid = 1
+
+    run = await run_agent("echo_json", {"text": "squat <5x5>"}, deps)
+
+    assert run.output == Echo(text="squat <5x5>", count=11)
+    assert run.attempts == 2
+    first, second = (r.body for r in _agent_requests(server, "echo_json", since))
+    assert len(second["messages"]) == len(first["messages"]) + 2
+    bad, errors = second["messages"][-2:]
+    assert bad["role"] == "assistant" and errors["role"] == "user"
+    assert '"_fake_invalid": true' in _text(bad.get("content")) + json.dumps(bad.get("content"))
+    assert "Your previous output was rejected" in _text(errors["content"])
+    assert "count: Field required" in _text(errors["content"])
+    if provider == "anthropic":
+        (use,) = bad["content"]
+        assert (
+            use["type"] == "tool_use"
+            and use["name"] == "emit_echo"
+            and use["input"] == {"_fake_invalid": True}
+        )
+        (result,) = errors["content"]
+        assert result["type"] == "tool_result" and result["tool_use_id"] == use["id"] and result["is_error"]
+        assert first["tool_choice"] == {"type": "tool", "name": "emit_echo"}
+        assert first["system"][0]["text"] == "You are the echo_json agent.\n"
+        assert "temperature" not in first
+    else:
+        assert bad["content"] == '{"_fake_invalid": true}'
+        schema = first["response_format"]["json_schema"]
+        assert schema["name"] == "echo" and schema["strict"] is True
+        assert schema["schema"]["required"] == ["text", "count"]
+    (record,) = deps.invocations.records  # type: ignore[attr-defined]
+    assert record.status == "success" and record.attempts == 2 and record.provider == provider
+    assert record.usage.input_tokens > 0 and record.usage.output_tokens > 0
+
+
+async def test_an_answer_invalid_every_time_fails_cleanly(
+    server: FakeLLMServer, provider: str, tmp_path: Path
+) -> None:
+    deps = _deps(server, provider, tmp_path)
+    server.fail_next_structured_with_invalid = 2
+    with pytest.raises(AgentFailed) as failed:
+        await run_agent("echo_json", {"text": "x"}, deps)
+    assert failed.value.kind == "validation_error"
+    assert "count: Field required" in failed.value.errors
+    assert server.fail_next_structured_with_invalid == 0
+
+
+async def test_text_agents_and_their_retry(server: FakeLLMServer, provider: str, tmp_path: Path) -> None:
+    deps = _deps(server, provider, tmp_path)
+    since = len(server.requests)
+    server.fail_next_structured_with_invalid = 1
+    run = await run_agent("echo_text", "hello", deps)
+    assert run.output == "echo: hello" and run.attempts == 2
+    first, second = (r.body for r in _agent_requests(server, "echo_text", since))
+    assert "tools" not in first and "response_format" not in first
+    assert "the answer is empty" in json.dumps(second["messages"][-1])
+
+
+async def test_the_tool_loop_through_the_fake(server: FakeLLMServer, provider: str, tmp_path: Path) -> None:
+    deps = _deps(server, provider, tmp_path)
+    since = len(server.requests)
+    run = await run_agent("looker", {"text": "deadlift"}, deps)
+    assert run.output == Echo(text="found deadlift", count=1)
+    first, second = (r.body for r in _agent_requests(server, "looker", since))
+    if provider == "anthropic":
+        assert [t["name"] for t in first["tools"]] == ["lookup", "emit_echo"]
+        assert first["tool_choice"] == {"type": "any"}
+        assert second["messages"][-1]["content"][0]["type"] == "tool_result"
+    else:
+        assert [t["function"]["name"] for t in first["tools"]] == ["lookup"]
+        assert second["messages"][-1] == {
+            "role": "tool",
+            "tool_call_id": "call_offline_1",
+            "content": "found deadlift",
+        }
+    (record,) = deps.invocations.records  # type: ignore[attr-defined]
+    assert record.tool_calls == 1 and record.model_calls == 2
+
+
+async def test_sub_agents_of_a_batch_wait_for_a_slow_model_together(provider: str, tmp_path: Path) -> None:
+    registries = echo_registries()
+    registries.agents.register(
+        AgentDefinition(
+            name="parent",
+            description="two sub-agents in one batch",
+            sub_agents=(SubAgentSpec(agent="echo_text", key="a"), SubAgentSpec(agent="echo_text", key="b")),
+        )
+    )
+    registries.offline.register("parent", registries.offline.get("echo_text"))
+    with FakeLLMServer(api_key=KEY, agents=registries, latency_s=0.3) as slow:
+        deps = AgentRunDeps(
+            registries=registries,
+            backends=build_backends(_settings(slow, provider), registries),
+            prompts=PromptStore(None, defaults=write_prompts(registries, tmp_path / "prompts")),
+            invocations=MemoryInvocations(),
+        )
+        run = await run_agent("parent", "go", deps)
+    assert run.sub_outputs == {"a": "echo: echo: go", "b": "echo: echo: go"}
+    children = [r for r in deps.invocations.records if r.parent_id == run.invocation_id]  # type: ignore[attr-defined]
+    assert len(children) == 2 and all(r.duration_ms >= 300 for r in children)
+    start = min(r.started_at for r in children)
+    end = max(r.started_at + timedelta(milliseconds=r.duration_ms) for r in children)
+    assert (end - start).total_seconds() < 0.5, f"the batch took {end - start}, two 0.3 s calls in turn"

@@ -1,0 +1,119 @@
+"""Truths computed from the stored data, independently of the product, that a reply must state:
+`evaluate(name, snapshot)` gives the value and a pattern the reply must contain.
+
+Definitions (what the user means): "this month" is the current calendar month in the user's
+timezone; "the last 7 days" are the last seven local days, today included; a workout is what the user
+did together: the exercises logged from one generated workout (its workout id within its chat session),
+else every exercise logged on one local day."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, timedelta
+from typing import Any
+
+from trainer.domain.units import convert_distance
+
+from tests.scenarios.world import Snapshot
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve")  # fmt: skip
+
+
+def _number_pattern(value: int) -> str:
+    words = f"|{NUMBER_WORDS[value]}" if value < len(NUMBER_WORDS) else ""
+    return rf"(?<![\d.,])(?:{value}{words})(?![\d.,]\d)"
+
+
+def _count_pattern(value: int) -> str:
+    """'4 workouts', 'four sessions', '4 times', or a label then the number: 'Workouts: 4'."""
+    number = _number_pattern(value)
+    return (
+        rf"{number}\s+(?:\w+\s+)?(?:workouts?|sessions?|times)\b"
+        rf"|\b(?:workouts?|sessions?)\b\W{{0,3}}(?:(?:was|were|is|came to|total(?:led)?)\s+)?{number}"
+    )
+
+
+def _workout_key(row: dict[str, Any], snapshot: Snapshot) -> str:
+    if row.get("workout_id"):
+        return f"w:{row.get('session_id') or ''}:{row['workout_id']}"
+    return f"d:{_local_day(row, snapshot)}"
+
+
+def _local_day(row: dict[str, Any], snapshot: Snapshot) -> date:
+    return row["performed_at"].astimezone(snapshot.zone).date()
+
+
+def _this_month(snapshot: Snapshot) -> list[dict[str, Any]]:
+    today = snapshot.taken_at.astimezone(snapshot.zone).date()
+    return [
+        r
+        for r in snapshot.history
+        if r["performed_at"] <= snapshot.taken_at
+        and _local_day(r, snapshot).replace(day=1) == today.replace(day=1)
+    ]
+
+
+def workouts_this_month(snapshot: Snapshot) -> tuple[Any, str]:
+    count = len({_workout_key(r, snapshot) for r in _this_month(snapshot)})
+    return count, _count_pattern(count)
+
+
+def workouts_yesterday(snapshot: Snapshot) -> tuple[Any, str]:
+    """Workouts on yesterday's date in the user's timezone."""
+    yesterday = snapshot.taken_at.astimezone(snapshot.zone).date() - timedelta(days=1)
+    rows = [r for r in snapshot.history if _local_day(r, snapshot) == yesterday]
+    count = len({_workout_key(r, snapshot) for r in rows})
+    return count, _count_pattern(count)
+
+
+def workouts_last_7_days(snapshot: Snapshot) -> tuple[Any, str]:
+    first = snapshot.taken_at.astimezone(snapshot.zone).date() - timedelta(days=6)
+    rows = [
+        r
+        for r in snapshot.history
+        if r["performed_at"] <= snapshot.taken_at and _local_day(r, snapshot) >= first
+    ]
+    count = len({_workout_key(r, snapshot) for r in rows})
+    return count, _count_pattern(count)
+
+
+def top_muscle_this_month(snapshot: Snapshot) -> tuple[Any, str]:
+    """The muscle with the most sets this month, each set counted by the muscle's share."""
+    totals: dict[str, float] = {}
+    for row in _this_month(snapshot):
+        sets = row.get("sets") or len(row.get("reps") or row.get("hold_sec") or []) or 1
+        for item in row.get("muscles") or []:
+            totals[item["muscle"]] = totals.get(item["muscle"], 0.0) + sets * float(item["share"])
+    top = max(sorted(totals), key=lambda m: totals[m]) if totals else "none"
+    return top, rf"(?<!lower )\b{top}\b"
+
+
+def distance_this_month(snapshot: Snapshot) -> tuple[Any, str]:
+    """Distance run/ridden this month in the user's unit, to one decimal."""
+    unit = snapshot.distance_unit
+    total = sum(
+        convert_distance(float(r["distance"]), r.get("distance_unit") or unit, unit)
+        for r in _this_month(snapshot)
+        if r.get("distance")
+    )
+    shown = f"{total:.1f}"
+    alternatives = {shown, shown.removesuffix(".0"), f"{total:.2f}"}
+    return f"{shown} {unit}", r"(?<![\d.])(?:" + "|".join(
+        sorted(alternatives, key=len, reverse=True)
+    ) + r")\b"
+
+
+FACTS: dict[str, Callable[[Snapshot], tuple[Any, str]]] = {
+    "workouts_this_month": workouts_this_month,
+    "workouts_yesterday": workouts_yesterday,
+    "workouts_last_7_days": workouts_last_7_days,
+    "top_muscle_this_month": top_muscle_this_month,
+    "distance_this_month": distance_this_month,
+}
+
+
+def evaluate(name: str, snapshot: Snapshot) -> tuple[Any, str]:
+    if name not in FACTS:
+        raise ValueError(f"unknown fact {name!r} (known: {', '.join(FACTS)})")
+    return FACTS[name](snapshot)

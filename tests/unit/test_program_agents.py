@@ -1,0 +1,238 @@
+"""The four program agents through the registry and run_agent: registration resolves, the offline
+backend builds a plan, a week with each day's message and the on-demand structure, a pasted workout;
+a model's draft goes through the same code (numbers computed after it answers), a draft that breaks
+the plan's rules is sent back with the errors and the second answer is used."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from trainer.agents import (
+    AgentFailed,
+    AgentReply,
+    AgentRequest,
+    AgentRunDeps,
+    Backends,
+    MemoryInvocations,
+    OfflineStructured,
+    PromptStore,
+    Registries,
+    run_agent,
+)
+from trainer.agents.backends import RetryTurn
+from trainer.agents.registry import ToolCallContext
+from trainer.llm.ports import Usage
+from trainer.programs.agents import (
+    EXERCISE_OPTIONS,
+    PROGRAM_AGENTS,
+    ExerciseOptionsArgs,
+    attach_messages,
+    register_program_agents,
+)
+from trainer.programs.inputs import slim_row
+from trainer.programs.microcycle import build_week, draft_week
+from trainer.programs.models import (
+    SMS_LIMIT,
+    MessageInput,
+    PlanInputs,
+    PlanResult,
+    PlanWeek,
+    StructuredWorkout,
+    StructureInput,
+    WeekInput,
+)
+from trainer.programs.plan import build_plan, draft_plan
+
+from tests.unit.programs_fixtures import NOW, inputs, logged
+
+
+def registries() -> Registries:
+    r = Registries()
+    register_program_agents(r)
+    return r
+
+
+def deps(r: Registries, model: Any = None) -> AgentRunDeps:
+    async def no_sleep(_: float) -> None:
+        return None
+
+    backends = Backends.single(model or OfflineStructured(r), "claude-haiku-4-5" if model else "offline")
+    return AgentRunDeps(
+        registries=r,
+        backends=backends,
+        prompts=PromptStore(None),
+        invocations=MemoryInvocations(),
+        sleep=no_sleep,
+    )
+
+
+class Scripted:
+    """A model answering each call with the next output (a pydantic model, a dict or text)."""
+
+    provider = "anthropic"
+
+    def __init__(self, *outputs: Any) -> None:
+        self.outputs = list(outputs)
+        self.requests: list[AgentRequest] = []
+
+    async def generate(self, request: AgentRequest) -> AgentReply:
+        self.requests.append(request)
+        output = self.outputs.pop(0)
+        usage = Usage(input_tokens=1000, output_tokens=200)
+        if isinstance(output, str):
+            return AgentReply(output, None, [], usage, "claude-haiku-4-5", output)
+        data = output.model_dump(mode="json") if isinstance(output, BaseModel) else output
+        return AgentReply(None, data, [], usage, "claude-haiku-4-5", str(data), f"toolu_{len(self.requests)}")
+
+
+def test_registration_resolves_every_name_and_prompt() -> None:
+    r = registries()
+    r.check(prompt_ids=PromptStore(None).default_ids)
+    assert {d.name for d in PROGRAM_AGENTS} <= set(r.agents.names)
+    microcycle = r.agents.get("microcycle")
+    assert [s.agent for s in microcycle.sub_agents] == ["workout_message", "workout_structure"]
+    assert microcycle.sub_agents[1].trigger == "on_demand"
+
+
+async def test_offline_plan_then_week_with_messages() -> None:
+    r = registries()
+    given = inputs()
+    plan_run = await run_agent("fitness_plan", given, deps(r))
+    result = plan_run.output_as(PlanResult)
+    assert result.plan.deload_weeks == [4, 8, 12]
+    assert result.markdown.startswith("# 12-Week Upper/Lower Strength Plan")
+    week_run = await run_agent(
+        "microcycle", WeekInput(plan=result.plan, week_number=1, inputs=given), deps(r)
+    )
+    week = week_run.output_as(PlanWeek)
+    assert len(week.days) == 7
+    assert all(d.message and len(d.message) <= SMS_LIMIT for d in week.days)
+    assert week.days[0].message.startswith("🏋️ Monday Upper A - Week 1")  # type: ignore[union-attr]
+    assert len(week_run.sub_outputs["workout_message"]) == 7
+    assert "workout_structure" not in week_run.sub_outputs
+
+
+async def test_the_structure_sub_agent_runs_on_demand() -> None:
+    r = registries()
+    given = inputs()
+    plan = build_plan(given)
+    run = await run_agent(
+        "microcycle",
+        WeekInput(plan=plan, week_number=1, inputs=given),
+        deps(r),
+        on_demand={"workout_structure"},
+    )
+    structured = run.sub_outputs["workout_structure"]
+    week = run.output_as(PlanWeek)
+    training = [d for d in week.days if d.workout is not None]
+    assert len(structured) == len(training)
+    for item, day in zip(structured, training, strict=True):
+        assert isinstance(item, StructuredWorkout)
+        assert [e.exercise_name for e in item.workout.exercises] == [
+            e.exercise_name for e in day.workout.exercises
+        ]  # type: ignore[union-attr]
+
+
+async def test_a_pasted_workout_imports() -> None:
+    r = registries()
+    run = await run_agent("workout_structure", StructureInput(text="Bench 4x8 @ 60kg\nhi coach"), deps(r))
+    result = run.output_as(StructuredWorkout)
+    assert result.workout.exercises[0].exercise_name == "Barbell Bench Press - Medium Grip"
+    assert result.unrecognised == ["hi coach"]
+
+
+async def test_a_models_draft_gets_its_numbers_from_code() -> None:
+    r = registries()
+    given = inputs()
+    draft = draft_plan(given).model_dump(mode="json")
+    for cycle in draft["microcycles"]:
+        cycle["weekly_pattern"][0]["slots"][0]["sets"] = 9
+        cycle["weekly_pattern"][0]["slots"][0]["rep_low"] = 7
+    model = Scripted(draft)
+    result = (await run_agent("fitness_plan", given, deps(r, model))).output_as(PlanResult)
+    slot = result.plan.microcycles[0].weekly_pattern[0].slots[0]
+    assert slot.sets == 5 and (slot.rep_low, slot.rep_high) == (6, 8) and slot.rest_sec == 120
+    assert model.requests[0].tools[0].name == EXERCISE_OPTIONS
+
+
+async def test_a_draft_on_the_wrong_days_is_retried_with_the_errors() -> None:
+    r = registries()
+    given = inputs()
+    good = draft_plan(given)
+    bad = good.model_dump(mode="json")
+    bad["microcycles"] = bad["microcycles"][:2]
+    bad["microcycles"][1]["end_week"] = 12
+    bad["microcycles"][1]["weekly_pattern"][0]["weekday"] = "Sunday"
+    model = Scripted(bad, good)
+    run = await run_agent("fitness_plan", given, deps(r, model))
+    assert run.attempts == 2
+    feedback = model.requests[1].messages[-1]
+    assert isinstance(feedback, RetryTurn)
+    assert "a 12-week plan needs at least 3 microcycles, has 2" in feedback.text
+    assert "it must be Monday, Tuesday, Thursday, Friday" in feedback.text
+    assert run.output_as(PlanResult).plan.microcycles[0].weekly_pattern[0].weekday == "Monday"
+
+
+async def test_a_week_that_keeps_failing_fails_cleanly() -> None:
+    r = registries()
+    given = inputs()
+    plan = build_plan(given)
+    draft = draft_week(plan, 1, given).model_dump(mode="json")
+    draft["days"] = draft["days"][:6]
+    model = Scripted(draft, draft, draft)
+    with pytest.raises(AgentFailed) as failed:
+        await run_agent("microcycle", WeekInput(plan=plan, week_number=1, inputs=given), deps(r, model))
+    assert "the week needs exactly 7 days, has 6" in failed.value.errors
+
+
+async def test_a_long_model_message_is_sent_back_then_cut() -> None:
+    r = registries()
+    given = inputs()
+    week = build_week(build_plan(given), 1, given)
+    long = "💪 " + "x" * 2000
+    model = Scripted(long, long + "!")
+    with pytest.raises(AgentFailed) as failed:
+        await run_agent("workout_message", MessageInput(day=week.days[0]), deps(r, model))
+    assert failed.value.errors == ["the message has 2003 characters; at most 1600"]
+    fine = Scripted("Today: bench and rows 💪")
+    run = await run_agent("workout_message", MessageInput(day=week.days[0]), deps(r, fine))
+    assert run.output == "Today: bench and rows 💪"
+
+
+def test_missing_messages_fall_back_to_the_offline_text() -> None:
+    given = inputs()
+    week = build_week(build_plan(given), 1, given)
+    attached = attach_messages(week, ["Custom Monday", None], "Plan")
+    assert attached.days[0].message == "Custom Monday"
+    assert attached.days[1].message and attached.days[1].message.startswith("🏋️ Tuesday")
+
+
+async def test_the_exercise_options_tool_lists_only_what_the_user_can_do() -> None:
+    r = registries()
+    given = inputs(
+        equipment=["dumbbell", "bench"], preferences=[{"type": "injury", "description": "knee pain"}]
+    )
+    tool = r.tools.get(EXERCISE_OPTIONS)
+    text = await tool.execute(
+        ExerciseOptionsArgs(muscle="Chest", pattern="horizontal push"),
+        ToolCallContext("fitness_plan", given, deps(r)),
+    )
+    assert isinstance(text, str) and "Dumbbell Bench Press" in text and "Barbell" not in text
+    legs = await tool.execute(
+        ExerciseOptionsArgs(muscle="Quadriceps", pattern="squat"),
+        ToolCallContext("fitness_plan", given, deps(r)),
+    )
+    assert "No exercise for Quadriceps" in str(legs)
+
+
+def test_offline_outputs_survive_the_inputs_json_round_trip() -> None:
+    rows = [slim_row(logged("Barbell Bench Press - Medium Grip", 80, [10, 10, 9], NOW - timedelta(days=2)))]
+    given = inputs(history=rows, progression_history=rows, timezone="America/New_York")
+    again = PlanInputs.model_validate_json(given.model_dump_json())
+    assert draft_plan(again) == draft_plan(given)
+    plan = build_plan(given)
+    assert draft_week(plan, 1, again) == draft_week(plan, 1, given)
+    assert build_week(plan, 1, again) == build_week(plan, 1, given)
