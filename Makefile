@@ -13,15 +13,17 @@ PYTHON312 := $(shell \
   else root=$$(pyenv root 2>/dev/null || echo $$HOME/.pyenv); \
     ls -d $$root/versions/3.12*/bin/python3.12 2>/dev/null | sort -V | tail -n 1; fi)
 
-.PHONY: help venv system-packages run test test-unit test-integration test-pgbouncer test-e2e test-scenarios eval lint bench load capacity build deploy clean
+.PHONY: help venv system-packages run test test-unit test-integration test-pgbouncer test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
 
 help:
 	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
 	@echo "make test   - run the whole test suite"
 	@echo "make lint   - ruff + mypy"
 	@echo "make bench  - benchmarks (figures quoted in issue notes)"
+	@echo "make schedule-hourly | schedule-daily - run a program schedule now on the local stack's data"
 	@echo "make load   - 1, 20 and 50 simulated phones against the local stack (PHONES=1,5 to choose)"
 	@echo "make capacity - measure real turns and regenerate docs/capacity.md"
+	@echo "make screenshots - rerun the console browser tests and rewrite docs/screenshots"
 	@echo "make eval   - the conversation scenarios against the live APIs, K=3 runs each (a dry run on the fake server without keys)"
 	@echo "make build  - sam build;  make deploy STAGE=dev|prod - sam deploy"
 
@@ -59,6 +61,9 @@ test-pgbouncer: $(STAMP) system-packages
 test-e2e: $(STAMP)
 	$(VENV)/bin/pytest -q tests/e2e
 
+screenshots: $(STAMP)
+	UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest -q tests/e2e/test_console.py
+
 test-scenarios: $(STAMP)
 	$(VENV)/bin/pytest -q tests/scenarios
 
@@ -76,6 +81,14 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench
+
+# The program schedules now, on the local stack's data (.local; DATA_DIR=... to change), events in-process.
+DATA_DIR ?= .local
+schedule-hourly: $(STAMP)
+	$(VENV)/bin/trainer schedule run-hourly --data-dir $(DATA_DIR)
+
+schedule-daily: $(STAMP)
+	$(VENV)/bin/trainer schedule run-daily --data-dir $(DATA_DIR)
 
 PHONES ?= 1,20,50
 load: $(STAMP)

@@ -9,22 +9,18 @@ computed from an unbounded read of all the user's history.
 
 from __future__ import annotations
 
-import asyncio
-import tempfile
 import uuid
 from datetime import timedelta
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from trainer.domain.progression import LoadSteps, exercise_histories, progression_targets
-from trainer.local.postgres import start_postgres
 from trainer.local.seed import seed_demo_user
 from trainer.sources.registry import fetch_sources
-from trainer.store.migrate import apply_migrations
 from trainer.store.repositories import history
 
 from bench.bench_sources import NOW, CountingDatabase, _entries, _paired_ms
+from bench.postgres import on_fresh_postgres
 
 AIM = 1.5
 
@@ -100,9 +96,4 @@ async def _measure(url: str) -> list[str]:
 
 
 def run() -> list[str]:
-    handle = start_postgres(Path(tempfile.mkdtemp(prefix="bench-pg-")) / "data", durable=False)
-    try:
-        apply_migrations(handle.url)
-        return asyncio.run(_measure(handle.url))
-    finally:
-        handle.stop()
+    return on_fresh_postgres(_measure)

@@ -6,23 +6,20 @@ statistics range reads.
 
 from __future__ import annotations
 
-import asyncio
-import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-from trainer.local.postgres import start_postgres
 from trainer.local.seed import _SESSIONS, seed_demo_user
 from trainer.sources.registry import SOURCE_NAMES, fetch_sources
 from trainer.store.db import Database
-from trainer.store.migrate import apply_migrations
 from trainer.store.repositories import history
+
+from bench.postgres import on_fresh_postgres
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 PER_DAY = 7
@@ -174,9 +171,4 @@ async def _measure(url: str) -> list[str]:
 
 
 def run() -> list[str]:
-    handle = start_postgres(Path(tempfile.mkdtemp(prefix="bench-pg-")) / "data", durable=False)
-    try:
-        apply_migrations(handle.url)
-        return asyncio.run(_measure(handle.url))
-    finally:
-        handle.stop()
+    return on_fresh_postgres(_measure)

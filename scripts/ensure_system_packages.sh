@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # System packages `make test` needs beyond the venv: pgbouncer (the Postgres tests run a second time
-# through it, in transaction mode). Installs what is missing with apt-get as root, or through sudo
-# when that works without a password; otherwise fails saying what to install.
+# through it, in transaction mode) and chromium (the session console's browser tests drive it).
+# Installs what is missing with apt-get as root, or through sudo when that works without a password;
+# otherwise fails saying what to install.
 # Usage: scripts/ensure_system_packages.sh [package...]   (default: the packages the tests need)
 set -euo pipefail
 
-if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(pgbouncer); fi
+if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(pgbouncer chromium); fi
 SEARCH_PATH="$PATH:/usr/sbin:/usr/local/sbin"
 
 missing=()

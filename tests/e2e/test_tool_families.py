@@ -107,8 +107,13 @@ def test_logging_undo_and_statistics(stack: Stack) -> None:
 def test_calendar_plans_and_milestones(stack: Stack) -> None:
     with newcomer(stack) as http:
         ran(say(http, "Schedule a leg workout tomorrow for 45 minutes"), "schedule_workout")
-        plan = ran(say(http, "Make me a 4-week strength plan on Monday and Thursday"), "create_workout_plan")
-        assert "plan" in plan
+        program = ran(
+            say(http, "Make me a 4-week strength plan on Monday and Thursday"), "request_training_plan"
+        )
+        assert program["plan"]["training_days"] == ["Monday", "Thursday"]
+        assert [p["id"] for p in http.get("/plans").json()["plans"]] == [program["plan"]["plan_id"]]
+        labels = say(http, "Put a 4-week strength plan on my calendar on Monday and Thursday")
+        assert ran(labels, "create_workout_plan")["plan"]["preferred_days"] == ["Monday", "Thursday"]
         ran(say(http, "I want to run a 5k by March"), "manage_milestone")
 
         shown = say(http, "What is on my schedule?")

@@ -41,6 +41,9 @@ FUNCTION_OF_PREFIX = {
     "checkpoint-": "CheckpointFunction",
     "costs-": "CostFunction",
     "migrate": "MigrateFunction",
+    "plans-": "PlanFunction",
+    "microcycle-": "MicrocycleFunction",
+    "scheduler-": "SchedulerFunction",
 }
 
 
@@ -216,6 +219,27 @@ def expect_migrate(result: InvokeResult, **_: Any) -> None:
     assert result.response == {"applied": []}, "the test database is migrated already"
 
 
+def expect_plans_plan_requested(result: InvokeResult, event: dict[str, Any], **_: Any) -> None:
+    assert result.ok, result.error
+    assert result.response["plan_id"] == event["detail"]["plan_id"]
+    assert result.response["status"] == "not_found", "the sample's plan does not exist here"
+
+
+def expect_microcycle_week_due(result: InvokeResult, event: dict[str, Any], **_: Any) -> None:
+    assert result.ok, result.error
+    assert result.response["week_number"] == event["detail"]["week_number"]
+    assert (result.response["built"], result.response["reason"]) == (False, "not_found")
+
+
+def expect_scheduler_run(result: InvokeResult, event: dict[str, Any], **_: Any) -> None:
+    assert result.ok, result.error
+    assert result.response["run"] == event["run"]
+    assert result.response["at"].startswith(event["at"].removesuffix("Z"))
+    counts = {k: v for k, v in result.response.items() if k not in ("run", "at")}
+    expected = {"week_due", "plans_requeued"} if event["run"] == "hourly" else {"workout_ready"}
+    assert set(counts) == expected and all(isinstance(v, int) and v >= 0 for v in counts.values())
+
+
 EXPECTATIONS: dict[str, Callable[..., None]] = {
     "api-health.json": expect_api_health,
     "api-list-sessions-no-token.json": expect_api_list_sessions_no_token,
@@ -225,6 +249,10 @@ EXPECTATIONS: dict[str, Callable[..., None]] = {
     "checkpoint-turn-completed.json": expect_checkpoint_turn_completed,
     "costs-turn-completed.json": expect_costs_turn_completed,
     "migrate.json": expect_migrate,
+    "plans-plan-requested.json": expect_plans_plan_requested,
+    "microcycle-week-due.json": expect_microcycle_week_due,
+    "scheduler-hourly.json": expect_scheduler_run,
+    "scheduler-daily.json": expect_scheduler_run,
 }
 
 
@@ -248,6 +276,28 @@ def test_sample_event(
     EXPECTATIONS[event_name](result, event=event, user=user, settings=aws_settings, turns=turn_queue())
     for line in (line for line in logs.splitlines() if line.startswith('{"level"')):
         assert json.loads(line).get("function_request_id") in (result.request_id, None)
+
+
+def test_an_invoke_leaves_no_connection_of_the_function_open(
+    stores: LocalStores, user: str, pg_url: str
+) -> None:
+    """The program functions keep a pool per instance; an in-process invoke closes it afterwards."""
+
+    def connections() -> int:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    before = connections()
+    result, _ = invoke(
+        "SchedulerFunction", load_event(EVENTS / "scheduler-hourly.json"), stores, user_id=user
+    )
+    assert result.error is None
+    assert connections() == before
 
 
 # ---------------------------------------------------------------- a turn through the pipeline

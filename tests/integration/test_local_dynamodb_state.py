@@ -11,6 +11,7 @@ import httpx
 import pytest
 from trainer.local.moto_server import create_resources, start_moto
 from trainer.settings import Settings
+from trainer.store.dynamo_tables import aws_client
 from trainer.store.models import EventType
 from trainer.store.sessions import DynamoSessionTable
 
@@ -75,5 +76,31 @@ def test_sessions_and_events_survive_a_restart(tmp_path: Path, clean_stop: bool)
         assert table.get_state(session.id, "current_workout") == {"exercises": [{"id": "ex_1"}]}
         assert [s.id for s in table.list_sessions(USER)] == [session.id]
         table.acquire_lease(session.id, "turn-b", 30)
+    finally:
+        again.stop()  # type: ignore[attr-defined]
+
+
+def test_a_snapshot_table_the_stack_no_longer_creates_is_skipped(tmp_path: Path) -> None:
+    """moto's tables are process-wide: a snapshot may hold a table this stack does not create."""
+    suffix = uuid.uuid4().hex[:8]
+    handle, settings, _ = run_server(tmp_path, suffix)
+    table = DynamoSessionTable(settings)
+    session = table.create_session(USER)
+    client = aws_client("dynamodb", settings)
+    client.create_table(
+        TableName=f"gone-{suffix}",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.put_item(TableName=f"gone-{suffix}", Item={"pk": {"S": "x"}})
+    handle.save_state(settings)  # type: ignore[attr-defined]
+    forget_everything(handle.endpoint_url)  # type: ignore[attr-defined]
+    handle.stop()  # type: ignore[attr-defined]
+
+    again, settings, restored = run_server(tmp_path, suffix)
+    try:
+        assert restored > 0
+        assert DynamoSessionTable(settings).load_session(session.id).user_id == USER
     finally:
         again.stop()  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ from tests.scenarios.schema import (
     Expect,
     HistoryMatch,
     PreferenceMatch,
+    ProgramMatch,
     ScheduleMatch,
     StateExpect,
     WorkoutExpect,
@@ -70,13 +71,13 @@ CLAIMS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = tuple(
         (CLAIM_LEAD + r"(?:swapped|replaced|switched out|subbed)\b", {"current_workout"}, "swapped"),
         (
             CLAIM_LEAD + r"(?:removed|deleted|dropped|took out|taken out)\b",
-            {"current_workout", "history", "preferences", "schedule", "plans", "milestones"},
+            {"current_workout", "history", "preferences", "schedule", "plans", "milestones", "programs"},
             "removed something",
         ),
         (CLAIM_LEAD + r"(?:undid|undone)\b", {"history"}, "undid a log"),
         (
             CLAIM_LEAD + r"added\b",
-            {"current_workout", "history", "schedule", "preferences", "plans"},
+            {"current_workout", "history", "schedule", "preferences", "plans", "programs"},
             "added",
         ),
         (
@@ -85,14 +86,24 @@ CLAIMS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = tuple(
             ALL_DOMAINS,
             "changed something",
         ),
-        (CLAIM_LEAD + r"(?:scheduled|booked|moved|rescheduled|pushed)\b", {"schedule", "plans"}, "scheduled"),
+        (
+            CLAIM_LEAD + r"(?:scheduled|booked|moved|rescheduled|pushed)\b",
+            {"schedule", "plans", "programs"},
+            "scheduled",
+        ),
         (CLAIM_LEAD + r"(?:noted|saved)\b", ALL_DOMAINS - {"locations"}, "saved something"),
         (CLAIM_LEAD + r"switched\b", {"locations", "current_workout"}, "switched"),
-        (CLAIM_LEAD + r"(?:created|built|generated)\b", {"plans", "schedule", "current_workout"}, "created"),
+        (
+            CLAIM_LEAD + r"(?:created|built|rebuilt|generated)\b",
+            {"plans", "schedule", "current_workout", "programs"},
+            "created",
+        ),
         (r"\bgoals\s+(?:are|have been)\s+(?:now\s+)?(?:set|updated)\b", {"goals"}, "set the goals"),
         (r"\bi'?ll (?:remember|keep that in mind)\b", {"preferences"}, "will remember"),
     )
 )
+READY_CLAIM = re.compile(r"\b(?:plan|program(?:me)?)\b[^.!?\n]*\b(?:is|'s)\s+(?:now\s+)?ready\b", re.I)
+"""A reply saying the training plan is ready: the newest one must be."""
 NOT_A_CLAIM = re.compile(
     r"\b(not|no|never|cannot|can'?t|couldn'?t|didn'?t|don'?t|unable|nothing|without|if|once|when|would|"
     r"could|should|shall|want me|let me know|whether)\b|n't\b",
@@ -273,6 +284,13 @@ def truthful_claims(outcome: TurnOutcome) -> list[str]:
                         f"changed ({', '.join(sorted(changed)) or 'no stored state'} changed)"
                     )
                     break
+            if READY_CLAIM.search(sentence) and not NOT_A_CLAIM.search(sentence):
+                newest = outcome.after.programs[-1] if outcome.after.programs else {}
+                if newest.get("status") != "ready":
+                    failures.append(
+                        f"the reply says the plan is ready ({sentence.strip()[:120]!r}) but it is "
+                        f"{newest.get('status') or 'missing'}"
+                    )
     return failures
 
 
@@ -633,6 +651,8 @@ def state_expectations(before: Snapshot, after: Snapshot, expect: StateExpect) -
             failures.append(f"a scheduled workout still matches {match.model_dump(exclude_none=True)}")
     if expect.plan_has is not None:
         failures.extend(_plan_problems(after, expect))
+    if expect.program_has is not None:
+        failures.extend(_program_problems(before, after, expect.program_has))
     if expect.history_added_from_workout:
         failures.extend(_logged_as_planned(before, added))
     exercises = (after.current_workout or {}).get("exercises") or []
@@ -671,6 +691,29 @@ def _logged_as_planned(before: Snapshot, added: list[dict[str, Any]]) -> list[st
             if ex.get(key) is not None and not _same_numbers(row.get(key), [float(v) for v in ex[key]]):
                 failures.append(f"{name!r} was logged with {key} {row.get(key)}, planned {ex[key]}")
     return failures
+
+
+def _program_problems(before: Snapshot, after: Snapshot, match: ProgramMatch) -> list[str]:
+    if match.count is not None and len(after.programs) != match.count:
+        return [f"the user has {len(after.programs)} training plans, expected {match.count}"]
+    if not after.programs:
+        return ["the user has no training plan"]
+    plan = after.programs[-1]
+    problems = [
+        f"the training plan's {key.replace('_', ' ')} is {plan.get(key)!r}, expected {wanted!r}"
+        for key in ("status", "weeks", "days_per_week", "training_days", "session_minutes")
+        if (wanted := getattr(match, key)) is not None and plan.get(key) != wanted
+    ]
+    if match.weeks_changed is not None:
+        earlier = {d["id"]: d for d in before.program_days}
+        later = {d["id"]: d for d in after.program_days}
+        changed = sorted(
+            {d["week_number"] for d in after.program_days if earlier.get(d["id"]) != d}
+            | {d["week_number"] for d in before.program_days if d["id"] not in later}
+        )
+        if changed != sorted(match.weeks_changed):
+            problems.append(f"the planned days of weeks {changed} changed, expected {match.weeks_changed}")
+    return problems
 
 
 def _plan_problems(after: Snapshot, expect: StateExpect) -> list[str]:

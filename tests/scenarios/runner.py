@@ -21,9 +21,10 @@ from pydantic import SecretStr
 from trainer.agent.ports import TurnHooks, TurnSummary
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
-from trainer.container import Container, build_container
+from trainer.container import Container, agent_run_deps, build_container
 from trainer.llm.deterministic_selector import DeterministicKnowledgeSelector
 from trainer.llm.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
+from trainer.programs.pipeline import ProgramDeps
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.models import Session
@@ -31,7 +32,13 @@ from trainer.store.ports import SessionStore
 
 from tests.scenarios.checks import Constraints, TurnOutcome, check_turn
 from tests.scenarios.schema import Scenario
-from tests.scenarios.world import scenario_rules, seed_user, take_snapshot, workout_exercise
+from tests.scenarios.world import (
+    scenario_rules,
+    seed_training_plan,
+    seed_user,
+    take_snapshot,
+    workout_exercise,
+)
 
 Mode = Literal["offline", "sdk", "live"]
 SEED_MESSAGE = "Plan my workout for today."
@@ -167,6 +174,9 @@ class ScenarioRunner:
         self.recorder = recorder
         self.db = db
         self.store = store
+        self.seed_programs = ProgramDeps(
+            db=db, agents=agent_run_deps(mode_settings(container.settings, "offline"), db), publisher=None
+        )
         self.client = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=create_app(container)),
             base_url="http://scenarios.test",
@@ -221,6 +231,8 @@ class ScenarioRunner:
 
     async def _play(self, scenario: Scenario, result: ScenarioResult) -> None:
         user_id = await seed_user(self.db, scenario.user, datetime.now(UTC))
+        if scenario.user.training_plan is not None:
+            await seed_training_plan(self.seed_programs, user_id, scenario.user, datetime.now(UTC))
         session_id: str | None = None
         shown: list[dict[str, Any]] | None = None
         if scenario.user.current_workout is not None:

@@ -20,12 +20,14 @@ DURATION_TOLERANCE = 0.2
 
 Domain = Literal[
     "history", "preferences", "goals", "locations", "schedule", "plans", "milestones", "settings",
-    "current_workout",
+    "current_workout", "programs",
 ]  # fmt: skip
 DOMAINS: tuple[Domain, ...] = (
     "history", "preferences", "goals", "locations", "schedule", "plans", "milestones", "settings",
-    "current_workout",
+    "current_workout", "programs",
 )  # fmt: skip
+"""`plans` are the calendar's label-only plans (create_workout_plan); `programs` the generated training
+plans with their planned days (request_training_plan)."""
 
 
 class Strict(BaseModel):
@@ -122,6 +124,19 @@ class MilestoneSpec(Strict):
     current_value: float | None = None
 
 
+class TrainingPlanSpec(Strict):
+    """A generated training plan the user already has: built (ready, week 1 with its days) before the
+    first turn, starting today."""
+
+    weeks: int = 12
+    days_per_week: int | None = None
+    training_days: list[str] = Field(default_factory=list)
+    include_today: bool = False
+    """Today (the user's) is one of the training days, whatever weekday the scenario runs on."""
+    session_minutes: int | None = None
+    goal: str | None = None
+
+
 class CurrentWorkoutSpec(Strict):
     title: str = "Today's workout"
     exercises: list[ExerciseSpec] = Field(min_length=1)
@@ -146,6 +161,7 @@ class UserSpec(Strict):
     milestones: list[MilestoneSpec] = Field(default_factory=list)
     current_workout: CurrentWorkoutSpec | None = None
     """A workout generated earlier in the session the scenario continues (the phone shows it)."""
+    training_plan: TrainingPlanSpec | None = None
 
     @model_validator(mode="after")
     def _one_current_location(self) -> Self:
@@ -244,6 +260,20 @@ class PlanMatch(Strict):
     sessions: int | None = None
 
 
+class ProgramMatch(Strict):
+    """The user's newest training plan."""
+
+    status: Literal["pending", "ready", "failed"] | None = None
+    weeks: int | None = None
+    days_per_week: int | None = None
+    training_days: list[str] | None = None
+    session_minutes: int | None = None
+    count: int | None = None
+    """How many training plans the user has."""
+    weeks_changed: list[int] | None = None
+    """Plan weeks whose planned days changed in the turn, exactly these."""
+
+
 class StateExpect(Strict):
     """The stored state after the turn."""
 
@@ -263,6 +293,7 @@ class StateExpect(Strict):
     schedule_lacks: list[ScheduleMatch] = Field(default_factory=list)
     schedule_added: int | None = None
     plan_has: PlanMatch | None = None
+    program_has: ProgramMatch | None = None
     history_added_from_workout: bool = False
     """The rows added are the current workout's open exercises as planned (names, reps, loads, holds)."""
     workout_open: bool | None = None
@@ -316,7 +347,7 @@ class Turn(Strict):
 Area = Literal[
     "generation", "swap", "adjust", "add_remove", "logging", "correction", "undo", "statistics",
     "progression", "goals", "preferences", "location", "schedule", "timers", "questions", "injury",
-    "units", "open_question", "truthfulness",
+    "units", "open_question", "truthfulness", "programs",
 ]  # fmt: skip
 
 

@@ -11,11 +11,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from trainer.domain.catalog import load_catalog
+from trainer.programs.models import PlanRequest
+from trainer.programs.pipeline import ProgramDeps, request_plan
 from trainer.store.db import Database
 from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.ports import SessionStore
 from trainer.store.repositories import goals, history, locations, milestones, preferences, profiles, schedule
 from trainer.store.repositories import settings as settings_repo
+from trainer.store.repositories.settings import WEEKDAYS
 
 from tests.scenarios.schema import ExerciseSpec, LoggedWorkout, Scenario, UserSpec
 
@@ -218,6 +221,27 @@ async def seed_user(db: Database, spec: UserSpec, now: datetime) -> str:
     return user_id
 
 
+async def seed_training_plan(programs: ProgramDeps, user_id: str, spec: UserSpec, now: datetime) -> None:
+    """The user's training plan, built inline (ready, with week 1) from today."""
+    plan = spec.training_plan
+    assert plan is not None
+    days = list(plan.training_days)
+    if plan.include_today:
+        days.append(now.astimezone(ZoneInfo(spec.timezone)).strftime("%A"))
+    request = PlanRequest.model_validate(
+        {
+            "weeks": plan.weeks,
+            "days_per_week": None if days else plan.days_per_week,
+            "training_days": sorted(set(days), key=WEEKDAYS.index) or None,
+            "session_minutes": plan.session_minutes,
+            "goal": plan.goal,
+        }
+    )
+    row = await request_plan(programs, user_id, request)
+    if row["status"] != "ready":
+        raise RuntimeError(f"the seeded training plan is {row['status']}: {row.get('error')}")
+
+
 def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
@@ -247,6 +271,10 @@ class Snapshot:
     plans: list[dict[str, Any]]
     milestones: list[dict[str, Any]]
     current_workout: dict[str, Any] | None = None
+    programs: list[dict[str, Any]] = field(default_factory=list)
+    """Training plans (newest last), without their documents."""
+    program_days: list[dict[str, Any]] = field(default_factory=list)
+    """Their planned days, in date order."""
     settings_row: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -277,6 +305,8 @@ class Snapshot:
                 return self.milestones
             case "settings":
                 return self.settings_row
+            case "programs":
+                return (self.programs, self.program_days)
             case "current_workout":
                 exercises = (self.current_workout or {}).get("exercises") or []
                 return [{k: v for k, v in e.items() if k != "reasoning"} for e in exercises]
@@ -316,6 +346,14 @@ async def take_snapshot(
         milestone_rows = await rows(
             "SELECT * FROM milestone_goals WHERE user_id = %s ORDER BY created_at, id"
         )
+        program_rows = await rows(
+            "SELECT id, status, error, title, weeks, days_per_week, session_minutes, training_days,"
+            " start_date, active, updated_at FROM training_plans WHERE user_id = %s ORDER BY created_at, id"
+        )
+        program_day_rows = await rows(
+            "SELECT id, plan_id, week_number, date, weekday, kind, workout, recovery_notes, updated_at"
+            " FROM plan_workouts WHERE user_id = %s ORDER BY date, id"
+        )
     current = await store.get_state(session_id, CURRENT_WORKOUT_KEY) if session_id else None
     settings_row = settings_rows[0] if settings_rows else {}
     return Snapshot(
@@ -332,6 +370,8 @@ async def take_snapshot(
         plans=plan_rows,
         milestones=milestone_rows,
         current_workout=current,
+        programs=program_rows,
+        program_days=program_day_rows,
         settings_row=settings_row,
     )
 

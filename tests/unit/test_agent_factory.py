@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
 from trainer.agents import (
     AgentDefinition,
     AgentError,
@@ -38,19 +37,7 @@ from trainer.agents.backends import AssistantTurn, RetryTurn, ToolResultsTurn
 from trainer.agents.registry import ToolCallContext
 from trainer.llm.ports import ModelError, ToolCall, Usage
 
-
-class Echo(BaseModel):
-    text: str
-    count: int
-
-
-class EchoInput(BaseModel):
-    text: str
-
-
-class LookupArgs(BaseModel):
-    query: str
-
+from tests.fakes.echo_agents import Echo, EchoInput, LookupArgs
 
 Step = AgentReply | Exception | Callable[[AgentRequest], Awaitable[AgentReply]]
 

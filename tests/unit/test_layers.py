@@ -17,12 +17,12 @@ ALLOWED: dict[str, set[str]] = {
     "frames": set(),
     "store": {"store", "domain", "settings"},
     "sources": {"sources", "store", "domain", "settings"},
-    "tools": {"tools", "domain", "store", "sources", "frames", "settings"},
+    "tools": {"tools", "domain", "store", "sources", "frames", "settings", "programs"},
     "llm": {"llm", "domain", "tools", "frames", "settings"},
-    "agent": {"agent", "tools", "domain", "store", "sources", "llm", "frames", "settings"},
+    "agent": {"agent", "tools", "domain", "store", "sources", "llm", "frames", "settings", "programs"},
     "agents": {"agents", "llm", "sources", "store", "domain", "settings"},
     "programs": {"programs", "agents", "domain", "store", "settings"},
-    "jobs": {"jobs", "agent", "store", "domain", "settings", "runtime_secrets"},
+    "jobs": {"jobs", "agent", "store", "domain", "settings", "runtime_secrets", "programs", "container"},
 }
 LOCAL_USERS = {"local", "cli"}
 

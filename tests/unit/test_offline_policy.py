@@ -373,6 +373,9 @@ async def test_schedule_plan_milestone_timer_location() -> None:
         {"scheduled_date": "2026-05-11", "workout_type": "Legs", "duration_minutes": 45},
     )  # fmt: skip
     name, args = await _next(Convo("Make me a 6-week strength plan, 4 times a week"))
+    assert name == "request_training_plan"
+    assert (args["weeks"], args["days_per_week"]) == (6, 4)
+    name, args = await _next(Convo("Put a 6-week strength plan on my calendar, 4 times a week"))
     assert name == "create_workout_plan"
     assert (args["duration_weeks"], args["workouts_per_week"], args["start_date"]) == (6, 4, "2026-05-11")
     name, args = await _next(Convo("I want to run a 5k by June"))

@@ -59,7 +59,7 @@ def test_without_root_or_sudo_it_fails_naming_the_package(tmp_path: Path) -> Non
 
 
 def test_make_test_installs_pgbouncer_then_runs_the_postgres_tests_through_it() -> None:
-    assert "PACKAGES=(pgbouncer)" in SCRIPT.read_text()
+    assert "PACKAGES=(pgbouncer chromium)" in SCRIPT.read_text()
     recipe = subprocess.run(
         ["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, timeout=30, check=True
     ).stdout.splitlines()

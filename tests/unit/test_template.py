@@ -34,6 +34,14 @@ BUFFERED_ROUTES = {
     ("/user-settings", "put"),
     ("/exercises/history", "get"),
     ("/exercises/distribution", "get"),
+    ("/plans", "post"),
+    ("/plans", "get"),
+    ("/plans/{plan_id}", "get"),
+    ("/workouts", "get"),
+    ("/workouts/{workout_id}", "get"),
+    ("/workouts/import", "post"),
+    ("/console", "get"),
+    ("/console/{proxy+}", "get"),
 }
 
 
@@ -151,6 +159,8 @@ def test_the_template_transforms_with_the_proxy_on_and_off(overrides: dict[str, 
         ("StreamFunction", "StreamReservedConcurrency"),
         ("CheckpointFunction", "CheckpointReservedConcurrency"),
         ("CostFunction", "CostReservedConcurrency"),
+        ("PlanFunction", "ProgramReservedConcurrency"),
+        ("MicrocycleFunction", "ProgramReservedConcurrency"),
     ],
 )
 def test_reserved_concurrency_is_a_parameter_zero_meaning_unreserved(name: str, parameter: str) -> None:
@@ -263,7 +273,17 @@ def test_the_stream_function_is_ready_when_its_port_is_open() -> None:
     assert "AWS_LWA_READINESS_CHECK_PATH" not in variables
 
 
-@pytest.mark.parametrize("name", ["CheckpointFunction", "CostFunction", "MigrateFunction"])
+BACKGROUND_FUNCTIONS = (
+    "CheckpointFunction",
+    "CostFunction",
+    "MigrateFunction",
+    "PlanFunction",
+    "MicrocycleFunction",
+    "SchedulerFunction",
+)
+
+
+@pytest.mark.parametrize("name", BACKGROUND_FUNCTIONS)
 def test_background_functions_do_not_pay_for_snapshots(name: str) -> None:
     """Nobody waits on their cold starts, and a Python snapshot is billed per cached version."""
     assert "SnapStart" not in function(name)
@@ -333,22 +353,102 @@ def test_buffered_routes_are_all_on_the_api_function_and_never_streamed() -> Non
     assert function("ApiFunction")["Handler"] == "app.handler"
 
 
+RULE_TARGETS = {
+    "CheckpointFunction": "TurnCompleted",
+    "CostFunction": "TurnCompleted",
+    "PlanFunction": "PlanRequested",
+    "MicrocycleFunction": "WeekDue",
+}
+ASYNC_FUNCTIONS = {*RULE_TARGETS, "SchedulerFunction"}
+
+
 def test_job_rules_retry_then_dead_letter_and_functions_have_on_failure() -> None:
     rules = resources_of("AWS::Events::Rule")
-    assert len(rules) == 2
+    assert len(rules) == len(RULE_TARGETS)
+    routed = {}
+    dead_letters = set()
     for rule in rules.values():
         properties = rule["Properties"]
-        assert properties["EventPattern"] == {"source": ["trainer.agent"], "detail-type": ["TurnCompleted"]}
         assert properties["EventBusName"] == {"Ref": "TrainerBus"}
         (target,) = properties["Targets"]
         assert target["DeadLetterConfig"]["Arn"]["Fn::GetAtt"][1] == "Arn"
+        dead_letters.add(target["DeadLetterConfig"]["Arn"]["Fn::GetAtt"][0])
         assert target["RetryPolicy"]["MaximumRetryAttempts"] > 0
-    targets = {rule["Properties"]["Targets"][0]["Arn"]["Fn::GetAtt"][0] for rule in rules.values()}
-    assert targets == {"CheckpointFunction", "CostFunction"}
+        (detail_type,) = properties["EventPattern"]["detail-type"]
+        assert properties["EventPattern"]["source"] == ["trainer.agent"]
+        routed[target["Arn"]["Fn::GetAtt"][0]] = detail_type
+    assert routed == RULE_TARGETS
+    assert len(dead_letters) == len(rules), "a dead-letter queue per rule"
     configs = resources_of("AWS::Lambda::EventInvokeConfig")
-    assert {c["Properties"]["FunctionName"]["Ref"] for c in configs.values()} == targets
+    assert {c["Properties"]["FunctionName"]["Ref"] for c in configs.values()} == ASYNC_FUNCTIONS
     for config in configs.values():
         assert config["Properties"]["DestinationConfig"]["OnFailure"]["Destination"]
+        assert config["Properties"]["MaximumRetryAttempts"] >= 1
+
+
+def test_the_program_runs_are_hourly_scheduler_schedules_with_retries_and_dead_letters() -> None:
+    """EventBridge Scheduler fires SchedulerFunction every hour for each run (the morning is each user's
+    own), passing the scheduled time, with a role that may invoke that function only."""
+    schedules = resources_of("AWS::Scheduler::Schedule")
+    runs = {}
+    for schedule in schedules.values():
+        properties = schedule["Properties"]
+        assert properties["ScheduleExpression"] == "cron(0 * * * ? *)"
+        assert properties["ScheduleExpressionTimezone"] == "UTC"
+        assert properties["FlexibleTimeWindow"] == {"Mode": "OFF"}
+        assert "Name" not in properties, "a generated name: dev and prod stacks can share an account"
+        target = properties["Target"]
+        assert target["Arn"] == {"Fn::GetAtt": ["SchedulerFunction", "Arn"]}
+        assert target["RetryPolicy"]["MaximumRetryAttempts"] > 0
+        queue = target["DeadLetterConfig"]["Arn"]["Fn::GetAtt"][0]
+        assert transformed()["Resources"][queue]["Type"] == "AWS::SQS::Queue"
+        run = json.loads(target["Input"])
+        assert run["at"] == "<aws.scheduler.scheduled-time>"
+        runs[run["run"]] = target["RoleArn"]["Fn::GetAtt"][0]
+    assert set(runs) == {"hourly", "daily"}
+    for role_name in runs.values():
+        role = transformed()["Resources"][role_name]["Properties"]
+        principal = role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"]
+        assert principal == {"Service": ["scheduler.amazonaws.com"]}
+        actions = {
+            (s["Action"] if isinstance(s["Action"], str) else tuple(s["Action"]), json.dumps(s["Resource"]))
+            for policy in role["Policies"]
+            for s in policy["PolicyDocument"]["Statement"]
+        }
+        invoke = {a for a in actions if "lambda:InvokeFunction" in a[0]}
+        assert invoke and all("SchedulerFunction" in resource for _, resource in invoke)
+        assert {a for a, _ in actions} <= {"lambda:InvokeFunction", "sqs:SendMessage"}
+
+
+def _policy_actions(name: str) -> set[str]:
+    role = transformed()["Resources"][f"{name}Role"]["Properties"]
+    found: set[str] = set()
+    for policy in role.get("Policies", []):
+        for statement in policy["PolicyDocument"]["Statement"]:
+            action = statement["Action"]
+            found |= {action} if isinstance(action, str) else set(action)
+    return found
+
+
+@pytest.mark.parametrize("name", ["PlanFunction", "MicrocycleFunction", "SchedulerFunction"])
+def test_program_functions_reach_the_database_and_the_models_and_publish_only_when_they_must(
+    name: str,
+) -> None:
+    properties = function(name)
+    variables = properties["Environment"]["Variables"]
+    assert variables["TRAINER_DATABASE_SECRET_ARN"] == {"Ref": "DatabaseSecretArn"}
+    assert "TRAINER_DATABASE_HOST" in variables
+    assert variables["TRAINER_ANTHROPIC_KEY_PARAMETER"] == {"Ref": "AnthropicKeyParameterName"}
+    assert properties["VpcConfig"] == function("ApiFunction")["VpcConfig"]
+    actions = _policy_actions(name)
+    assert "secretsmanager:GetSecretValue" in actions and "ssm:GetParameter" in actions
+    assert ("events:PutEvents" in actions) is (name == "SchedulerFunction"), "only the scheduler publishes"
+    assert not {a for a in actions if a.startswith("dynamodb:")}, "the pipeline lives in Postgres"
+    from trainer.settings import Settings
+
+    if name == "SchedulerFunction":
+        hour = variables["TRAINER_MORNING_HOUR"]
+        assert Settings(TRAINER_MORNING_HOUR=parameter_default(hour)).morning_hour == 6
 
 
 def test_sessions_table_matches_the_store_contract() -> None:
@@ -498,6 +598,28 @@ def test_api_events_are_rest_v1_proxy_events(name: str, expected: tuple[str, str
     assert (path, method.lower()) in BUFFERED_ROUTES | {("/agent/stream", "post")}
 
 
+def test_program_events_match_what_the_handlers_parse() -> None:
+    from trainer.jobs.programs import (
+        PlanRequestedDetail,
+        WeekDueDetail,
+        parse_detail,
+        parse_schedule,
+    )
+    from trainer.programs.pipeline import PLAN_REQUESTED, WEEK_DUE
+
+    plan = _load("plans-plan-requested.json")
+    assert (plan["source"], plan["detail-type"]) == ("trainer.agent", PLAN_REQUESTED)
+    parse_detail(plan, PLAN_REQUESTED, PlanRequestedDetail)
+    week = _load("microcycle-week-due.json")
+    assert (week["source"], week["detail-type"]) == ("trainer.agent", WEEK_DUE)
+    assert parse_detail(week, WEEK_DUE, WeekDueDetail).week_number == 2
+    schedules = {
+        json.loads(s["Properties"]["Target"]["Input"])["run"]
+        for s in resources_of("AWS::Scheduler::Schedule").values()
+    }
+    assert {parse_schedule(_load(f"scheduler-{name}.json")).run for name in ("hourly", "daily")} == schedules
+
+
 @pytest.mark.parametrize("name", ["checkpoint-turn-completed.json", "costs-turn-completed.json"])
 def test_turn_completed_events_match_the_bus_contract(name: str) -> None:
     from trainer.agent.turn_completed import parse_turn_completed
@@ -522,6 +644,9 @@ def test_every_function_has_a_sample_event() -> None:
         "CheckpointFunction": "checkpoint-",
         "CostFunction": "costs-",
         "MigrateFunction": "migrate",
+        "PlanFunction": "plans-",
+        "MicrocycleFunction": "microcycle-",
+        "SchedulerFunction": "scheduler-",
     }
     names = [p.name for p in EVENTS.glob("*.json")]
     functions = {n for n, r in sam()["Resources"].items() if r["Type"] == "AWS::Serverless::Function"}

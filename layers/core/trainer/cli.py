@@ -5,6 +5,7 @@ trainer local [--data-dir .local] [--port N]  the local stack (what `make run` s
 trainer migrate                               apply the SQL migrations to DATABASE_URL
 trainer replay <session-id> [--user <uuid>]   print a session's timeline
 trainer invoke <FunctionLogicalId> -e events/<file>.json   a template function in-process, without Docker
+trainer schedule run-hourly|run-daily [--at ISO-TIME]   a program schedule now, its events dispatched here
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from trainer.settings import Settings, get_settings
 
@@ -94,7 +96,40 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     invoke.add_argument(
         "--data-dir", type=Path, default=Path(".local"), help="embedded Postgres data (shared with make run)"
     )
+
+    schedule = commands.add_parser(
+        "schedule",
+        help="run a program schedule now (the running local stack's database) and dispatch its events here",
+    )
+    schedule.add_argument(
+        "run", choices=sorted(SCHEDULE_RUNS), help="run-hourly: WeekDue; run-daily: WorkoutReady"
+    )
+    schedule.add_argument(
+        "--at", type=_moment, default=None, help="the run's time, ISO 8601 (default: now; no offset: UTC)"
+    )
+    schedule.add_argument(
+        "--data-dir", type=Path, default=Path(".local"), help="embedded Postgres data (shared with make run)"
+    )
+    schedule.add_argument(
+        "--deliveries",
+        type=_positive,
+        default=1,
+        help="deliver each published event this many times (at once)",
+    )
+    schedule.add_argument("--json", action="store_true", help="print one JSON report instead of lines")
     return parser
+
+
+SCHEDULE_RUNS = {"run-hourly": "hourly", "run-daily": "daily"}
+
+
+def _moment(value: str) -> Any:
+    from trainer.local.programs import parse_at
+
+    try:
+        return parse_at(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 time") from None
 
 
 def cmd_token(settings: Settings, args: argparse.Namespace) -> int:
@@ -221,12 +256,27 @@ def cmd_invoke(settings: Settings, args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_schedule(settings: Settings, args: argparse.Namespace) -> int:
+    from trainer.local.programs import run_schedule_command
+
+    return run_schedule_command(
+        settings,
+        SCHEDULE_RUNS[args.run],
+        at=args.at,
+        data_dir=args.data_dir.resolve(),
+        deliveries=args.deliveries,
+        as_json=args.json,
+        out=sys.stdout,
+    )
+
+
 COMMANDS = {
     "token": cmd_token,
     "local": cmd_local,
     "migrate": cmd_migrate,
     "replay": cmd_replay,
     "invoke": cmd_invoke,
+    "schedule": cmd_schedule,
 }
 
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from trainer.frames import FrameSink
     from trainer.llm.offline import OfflinePlanner
     from trainer.llm.ports import AgentModel, KnowledgeSelector
+    from trainer.programs.pipeline import ProgramDeps
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
     from trainer.tools.base import AnyTool
@@ -46,6 +47,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "data",
     "location",
     "exercises",
+    "programs",
 )
 
 AGENT_REGISTRATIONS: tuple[tuple[str, str], ...] = (("trainer.programs.agents", "register_program_agents"),)
@@ -76,6 +78,8 @@ class Container:
     publisher: EventPublisher | None = None
     agents: AgentRunDeps | None = None
     """What `trainer.agents.run_agent` needs; `container.agents.for_user(user_id)` for a user's run."""
+    programs: ProgramDeps | None = None
+    """What the program pipeline needs (trainer.programs.pipeline); None without a database."""
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     registered_users: set[str] = field(default_factory=set)
 
@@ -251,6 +255,8 @@ async def build_container(
 
     if budget is None:
         budget = _daily_budget(settings, store)
+    agents = agent_run_deps(settings, db)
+    programs = program_deps(settings, db, agents, publisher)
     deps = agent_deps(
         settings,
         store,
@@ -261,6 +267,7 @@ async def build_container(
         planner=planner,
         hooks=[*default_turn_hooks(settings), *hooks],
         budget=budget,
+        programs=programs,
     )
     return Container(
         settings=settings,
@@ -268,7 +275,8 @@ async def build_container(
         agent=AgentLoop(deps),
         db=db,
         publisher=publisher,
-        agents=agent_run_deps(settings, db),
+        agents=agents,
+        programs=programs,
         closers=closers,
     )
 
@@ -284,8 +292,9 @@ def agent_deps(
     planner: OfflinePlanner | None = None,
     hooks: Sequence[TurnHooks] = (),
     budget: DailyBudget | None = None,
+    programs: ProgramDeps | None = None,
 ) -> AgentDeps:
-    """The agent's typed dependencies: tools, models, data sources, coaching, hooks, budget."""
+    """The agent's typed dependencies: tools, models, data sources, coaching, programs, hooks, budget."""
     from trainer.agent.hooks import CompositeHooks
     from trainer.agent.loop import AgentDeps
     from trainer.agent.tool_registry import ToolRegistry
@@ -321,8 +330,21 @@ def agent_deps(
         publisher=publisher,
         db=db,
         coach=coach,
+        programs=programs,
         hooks=CompositeHooks(hooks),
     )
+
+
+def program_deps(
+    settings: Settings, db: Database | None, agents: AgentRunDeps, publisher: EventPublisher | None
+) -> ProgramDeps | None:
+    """The program pipeline's dependencies: a plan request publishes `PlanRequested` on `publisher`
+    (the local stack's in-process bus, EventBridge in AWS). None without a database."""
+    if db is None:
+        return None
+    from trainer.programs.pipeline import ProgramDeps
+
+    return ProgramDeps(db=db, agents=agents, publisher=publisher, morning_hour=settings.morning_hour)
 
 
 class FixedModel:

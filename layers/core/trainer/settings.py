@@ -82,6 +82,10 @@ class Settings(BaseModel):
     daily_cost_limit_cents: float = Field(default=500.0, gt=0, alias="TRAINER_DAILY_COST_LIMIT_CENTS")
     """A user's daily budget (UTC days): over either, a turn is refused with 429."""
     heartbeat_seconds: float = Field(default=15.0, alias="TRAINER_HEARTBEAT_SECONDS")
+    morning_hour: int = Field(default=6, ge=0, le=23, alias="TRAINER_MORNING_HOUR")
+    """The local hour (each user's own time zone) today's workout message goes out (WorkoutReady)."""
+    console_enabled: bool = Field(default=False, alias="TRAINER_CONSOLE_ENABLED")
+    """Serve the session console (static files) at /console; the local stack turns it on."""
     log_level: str = Field(default="INFO", alias="POWERTOOLS_LOG_LEVEL")
     lambda_function_name: str | None = Field(default=None, alias="AWS_LAMBDA_FUNCTION_NAME")
     """Set by the Lambda runtime: the process is a deployed function, not the local stack."""

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from trainer.agent import checkpoint as checkpoints
 from trainer.agent import session_state
@@ -58,6 +58,9 @@ from trainer.store.models import (
 from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionStore, StoreUnavailable
 from trainer.store.request_counts import RequestCounts, counting
 from trainer.tools.base import Reply, ToolContext, ToolResult, WorkoutCoach
+
+if TYPE_CHECKING:
+    from trainer.programs.pipeline import ProgramDeps
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +107,7 @@ class AgentDeps:
     budget: DailyBudget | None = None
     db: Database | None = None
     coach: WorkoutCoach | None = None
+    programs: ProgramDeps | None = None
     hooks: TurnHooks = field(default_factory=TurnHooks)
     clock: Callable[[], datetime] = _utcnow
     cost: Callable[[str, Usage], float] = model_cost_cents
@@ -657,6 +661,7 @@ class _Turn:
             now=deps.clock,
             user_message=self.message,
             coach=deps.coach,
+            programs=deps.programs,
         )
         started = time.perf_counter()
         outcome = await deps.registry.execute(name, arguments, ctx)

@@ -201,7 +201,12 @@ Goals and preferences:
 - set_goals {{goal_type, category_goals? | muscle_goals?}}; manage_milestone {{action, ...}}
 - set_preference {{type, description, guidance, expires_at?, delete_after_use?}}; delete_preference {{preference_id}}
 Calendar:
-- schedule_workout, update_scheduled_workout, delete_scheduled_workout, create_workout_plan
+- schedule_workout, update_scheduled_workout, delete_scheduled_workout
+- create_workout_plan: labelled sessions on the calendar only (no exercises); only when the user asks for that
+Training plans:
+- request_training_plan {{weeks?, days_per_week?, training_days?, session_minutes?, goal?}}: any request for a training plan or program (4-16 weeks); it is built in the background, so say it is on its way unless the result says it is ready
+- show_training_plan; get_planned_workout {{day?}}: the plan, and a day's planned workout with its message
+- change_training_week {{reason, week?, location?, equipment?, session_minutes?, training_days?, avoid?}}; change_training_day {{reason, day?, ...}}: rebuild part of the plan for a change of circumstances
 Analytics:
 - get_workout_statistics, get_exercise_breakdown, get_progress_trends, generate_stats_summary
 Location:

@@ -25,6 +25,8 @@ CHAT_TOOLS: tuple[str, ...] = (
     "manage_milestone",
     "get_workout_statistics", "get_exercise_breakdown", "get_progress_trends", "generate_stats_summary",
     "fetch_data", "set_current_location", "search_exercises",
+    "request_training_plan", "show_training_plan", "get_planned_workout", "change_training_week",
+    "change_training_day",
 )  # fmt: skip
 """The chat agent's tools, as `trainer.container.collect_tools` registers them (a test keeps them equal)."""
 

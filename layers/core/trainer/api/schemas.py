@@ -16,7 +16,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model, field_validator
 
-from trainer.domain.workout import ClientWorkout
+from trainer.domain.workout import ClientWorkout, Workout
+from trainer.programs.models import FitnessPlan, PlanRequest
 from trainer.store import models as store
 
 if TYPE_CHECKING:
@@ -306,12 +307,12 @@ class UserSettingsUpdate(BaseModel):
     )
 
 
-class MuscleShare(ResponseModel):
+class HistoryMuscleShare(ResponseModel):
     muscle: str
     share: float
 
 
-class GoalShare(ResponseModel):
+class HistoryGoalShare(ResponseModel):
     goal: str
     share: float
 
@@ -335,8 +336,8 @@ class HistoryEntry(ResponseModel):
     work_sec: int | None
     rest_sec: int | None
     rpe: float | None
-    muscles: list[MuscleShare]
-    goals: list[GoalShare]
+    muscles: list[HistoryMuscleShare]
+    goals: list[HistoryGoalShare]
     session_id: str | None
     workout_id: str | None
     notes: str | None
@@ -368,3 +369,127 @@ class Distribution(ResponseModel):
     category: list[DistributionRow] = Field(description="Largest debt first.")
     muscle: list[DistributionRow] = Field(description="Largest debt first.")
     logged_count: int = Field(alias="loggedCount")
+
+
+# --- training plans and planned workouts ----------------------------------------------------------
+
+PlanStatus = Literal["pending", "ready", "failed"]
+Day = date
+"""`date` under another name, for fields that are themselves called `date`."""
+IMPORT_TEXT_LIMIT = 20_000
+"""The longest pasted workout `POST /workouts/import` reads (characters)."""
+
+
+def without_nul(value: str | None) -> str | None:
+    """NUL characters dropped: Postgres text cannot hold them."""
+    return value.replace("\x00", "") if isinstance(value, str) else value
+
+
+class PlanCreate(PlanRequest):
+    """What the user asks for; anything left out comes from their settings, goals, location and history.
+    `start_date` is at most 4 weeks back and a year ahead (`422 invalid_plan_request`)."""
+
+    _goal_text = field_validator("goal")(without_nul)
+
+
+class PlanSummary(ResponseModel):
+    """A generated training plan without its documents: what the app polls while it is built."""
+
+    id: UUID
+    status: PlanStatus = Field(description="`pending` while it is built, then `ready` or `failed`.")
+    error: str | None = Field(description="Why the plan failed (safe to show); null otherwise.")
+    title: str | None = Field(description="Null until the plan is ready.")
+    weeks: int = Field(description="The plan's length in weeks (4-16).")
+    days_per_week: int
+    session_minutes: int
+    training_days: list[Weekday] = Field(description="Monday first.")
+    start_date: date = Field(description="The first day of week 1.")
+    timezone: TimeZone
+    active: bool = Field(description="The user's current plan (at most one is).")
+    next_week: int | None = Field(description="The next week to build; null when none is left.")
+    next_week_due_at: datetime | None = Field(description="When the next week is built (hourly schedule).")
+    created_at: datetime
+    updated_at: datetime
+
+
+class PlanResponse(ResponseModel):
+    plan: PlanSummary
+
+
+class PlanList(ResponseModel):
+    plans: list[PlanSummary] = Field(description="Newest first.")
+
+
+class PlanWeekInfo(ResponseModel):
+    """One week of a plan that was built (or is being built)."""
+
+    week_number: int
+    status: Literal["building", "ready", "failed"]
+    deload: bool = Field(description="A lighter week (about 40% less volume).")
+    start_date: date
+    error: str | None
+    built_at: datetime | None
+
+
+class PlannedWorkout(ResponseModel):
+    """One planned day of a plan: a structured workout (training) or recovery notes (rest), with the
+    text message that announces it."""
+
+    id: UUID
+    plan_id: UUID
+    week_number: int
+    date: Day
+    weekday: Weekday
+    kind: Literal["training", "rest"]
+    focus: str | None
+    workout: Workout | None = Field(description="The structured workout; null on a rest day.")
+    notes: list[str] = Field(description="What changed from the plan and why.")
+    recovery_notes: str | None = Field(description="Rest days: what to do to recover.")
+    message: str | None = Field(
+        description="The day as a push/SMS text (at most 1,600 characters); null until it is written."
+    )
+    status: Literal["scheduled", "completed", "skipped"]
+    published_at: datetime | None = Field(description="When `WorkoutReady` was published for the day.")
+    created_at: datetime
+    updated_at: datetime
+
+
+class PlanDetail(ResponseModel):
+    plan: PlanSummary
+    markdown: str | None = Field(description="The plan as a document; null until the plan is ready.")
+    structured: FitnessPlan | None = Field(
+        description="The plan as data (phases, deload weeks, weekly pattern); null until it is ready."
+    )
+    weeks: list[PlanWeekInfo] = Field(description="The weeks built so far, in order.")
+    days: list[PlannedWorkout] = Field(description="The planned days of those weeks, in date order.")
+
+
+class WorkoutList(ResponseModel):
+    workouts: list[PlannedWorkout] = Field(description="In date order.")
+    date_from: date = Field(alias="from")
+    date_to: date = Field(alias="to")
+
+
+class WorkoutResponse(ResponseModel):
+    workout: PlannedWorkout
+
+
+class WorkoutImport(BaseModel):
+    """A workout written as text (a coach's program, a note): one exercise a line, in the usual
+    notations ('Bench press 4x8 @ 60kg', '3 sets of 10 squats', 'Plank 3 x 45s', 'A1/A2' supersets)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(
+        min_length=1,
+        max_length=IMPORT_TEXT_LIMIT,
+        pattern=NON_BLANK_PATTERN,
+        description="Not blank; up to 20,000 characters.",
+    )
+
+    _text = field_validator("text")(without_nul)
+
+
+class ImportedWorkout(ResponseModel):
+    workout: Workout = Field(description="The text as a structured workout in the app's schema.")
+    unrecognised: list[str] = Field(description="Lines that were not read as an exercise.")

@@ -376,12 +376,13 @@ def parse_focus(text: str) -> set[str]:
 
 
 @lru_cache(maxsize=256)
-def _goal_kind(goal: str) -> str:
+def goal_kind(goal: str) -> str:
+    """strength, hypertrophy, endurance, power, mobility or general, from a goal's words."""
     g = goal.lower()
     for kind, pattern in (
         ("mobility", r"mobil|flex|stretch|yoga"),
         ("power", r"power|explos|athlet|speed|agil|jump"),
-        ("endurance", r"endur|cardio|condition|fat|weight ?loss|stamina|aerobic|heart|lean"),
+        ("endurance", r"endur|cardio|condition|fat|weight ?loss|stamina|aerobic|heart|lean|run"),
         ("strength", r"strength|strong|max"),
         ("hypertrophy", r"hypertroph|muscle|size|build|bulk|tone|mass|aesthet"),
     ):
@@ -410,10 +411,16 @@ _FALLBACK_GOAL = {
 }
 
 
+def goal_shares(entry: CatalogEntry, goals: Mapping[str, float]) -> list[tuple[str, float]]:
+    """The user's goals this exercise serves, as shares summing to 1 (its own kind's when none does)."""
+    fits = _goal_fits(entry, goals)
+    return _rounded_shares(fits) if fits else [(_FALLBACK_GOAL.get(_entry_kind(entry), "Strength"), 1.0)]
+
+
 def _goal_fits(entry: CatalogEntry, goals: Mapping[str, float]) -> dict[str, float]:
     """goal -> weight x fit for the user's goals this exercise serves."""
     fit = _FIT.get(_entry_kind(entry), _FIT["strength"])
-    return {g: w * fit[_goal_kind(g)] for g, w in goals.items() if fit.get(_goal_kind(g), 0) > 0}
+    return {g: w * fit[goal_kind(g)] for g, w in goals.items() if fit.get(goal_kind(g), 0) > 0}
 
 
 def _rounded_shares(weights: Mapping[str, float], keep: int = 3) -> list[tuple[str, float]]:
@@ -630,7 +637,7 @@ def _kind_of(ex: Exercise) -> str:
 def _scheme(plan: _Plan, compound: bool) -> tuple[list[int], int]:
     """(reps per set, rest seconds) for the user's leading goal (or the plan's style)."""
     leading = max(sorted(plan.goals), key=lambda g: plan.goals[g], default=None)
-    style = plan.style or (_goal_kind(leading) if leading else "general")
+    style = plan.style or (goal_kind(leading) if leading else "general")
     table = {
         "strength": ([5, 5, 5, 5], 150) if compound else ([8, 8, 8], 90),
         "hypertrophy": ([10, 10, 8, 8], 90) if compound else ([12, 12, 12], 60),
@@ -953,7 +960,7 @@ def _main_pool(candidates: Sequence[CatalogEntry], plan: _Plan) -> list[CatalogE
         return [e for e in candidates if e.category == "stretching"]
     pool = [e for e in candidates if e.category not in ("cardio", "stretching")]
     skip = set() if plan.level == "expert" else {"olympic weightlifting", "strongman"}
-    if not (plan.wants_cardio or {_goal_kind(g) for g in plan.goals} & {"power", "endurance"}):
+    if not (plan.wants_cardio or {goal_kind(g) for g in plan.goals} & {"power", "endurance"}):
         skip.add("plyometrics")
     technical = plan.level != "expert"
     kept = [e for e in pool if e.category not in skip and not (technical and _OLYMPIC.search(e.name))]
@@ -1034,7 +1041,7 @@ def compose_workout(req: ComposerRequest, catalog: Catalog | None = None) -> Wor
         raise ComposerError(_why_nothing(plan))
     budget = plan.budget_min * 60
     slots: list[_Slot] = []
-    cardio_debt = sum(d for g, d in plan.goal_debt.items() if _goal_kind(g) == "endurance" and d > 0)
+    cardio_debt = sum(d for g, d in plan.goal_debt.items() if goal_kind(g) == "endurance" and d > 0)
     if plan.wants_cardio and not plan.wants_mobility and not plan.targets:
         slots = _conditioning_slots(candidates, plan, budget, role=-2, first_rank=-10)
         total = _fit(slots, budget)

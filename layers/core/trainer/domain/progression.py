@@ -367,11 +367,15 @@ def _range_text(low: int, high: int) -> str:
     return f"{low} reps" if low == high else f"{low}-{high} reps"
 
 
-def next_target(history: ExerciseHistory, steps: LoadSteps) -> ProgressionTarget:
-    """Double progression (or a deload) from an exercise's own recent sessions."""
+def next_target(
+    history: ExerciseHistory, steps: LoadSteps, rep_range: tuple[int, int] | None = None
+) -> ProgressionTarget:
+    """Double progression (or a deload) from an exercise's own recent sessions, in the range they
+    aimed at or in `rep_range` when a plan prescribes it (then one short session is a miss, not a
+    new range)."""
     sessions = history.sessions[-SESSIONS_READ:]
     cls, unit = history.profile.equipment_class, steps.unit
-    low, high = exercise_range(sessions)
+    low, high = rep_range or exercise_range(sessions)
     last = sessions[-1]
     misses = 0
     for session in reversed(sessions):

@@ -798,8 +798,13 @@ def _invoke_python(spec: FunctionSpec, event: dict[str, Any], context: LambdaCon
 
 
 def _shut_down_apps(namespace: Mapping[str, Any], loop: asyncio.AbstractEventLoop) -> None:
-    """Closes what an ASGI app served by Mangum opened (the trainer container), on Mangum's loop."""
+    """Closes what an ASGI app served by Mangum opened (the trainer container), on Mangum's loop, and
+    what a function's module-level dependencies hold open (their `close_instance()`)."""
     for value in list(namespace.values()):
+        close_instance = getattr(value, "close_instance", None)
+        if callable(close_instance) and not isinstance(value, type):
+            close_instance()
+            continue
         app = getattr(value, "app", None) if type(value).__name__ == "Mangum" else None
         provider = getattr(getattr(app, "state", None), "container_provider", None)
         shutdown = getattr(provider, "shutdown", None)

@@ -59,11 +59,20 @@ class DynamoJournal:
         self._file.flush()
 
     def restore(self, client: Any) -> int:
-        """Loads the snapshot and replays the journal into the (empty) tables; returns the writes."""
+        """Loads the snapshot and replays the journal into the (empty) tables; returns the writes. A
+        snapshot table the stack no longer creates is skipped."""
         applied = 0
         if self.snapshot_path.exists():
             tables: dict[str, list[dict[str, Any]]] = json.loads(self.snapshot_path.read_text("utf-8"))
+            existing = {
+                name for page in client.get_paginator("list_tables").paginate() for name in page["TableNames"]
+            }
             for table, items in tables.items():
+                if table not in existing:
+                    logger.warning(
+                        "snapshot table %s is not created any more: %d items skipped", table, len(items)
+                    )
+                    continue
                 for start in range(0, len(items), 25):
                     batch = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
                     client.batch_write_item(RequestItems={table: batch})

@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,25 @@ def start_postgres(data_dir: Path, port: int | None = None, *, durable: bool = T
     log = data_dir / "server.log"
     tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
     raise RuntimeError(f"embedded Postgres failed to start in {data_dir}: {last_error}\n{tail}")
+
+
+@contextlib.contextmanager
+def attached_postgres(data_dir: Path) -> Iterator[str]:
+    """The URL of the embedded cluster in `data_dir`: the one running there (a `trainer local` on the same
+    data directory: it is used and left running) or one started for the block and stopped after it. Its
+    port is read from the cluster's `postmaster.pid`, so another process finds the running stack's server."""
+    data_dir = Path(data_dir).expanduser().resolve()
+    running = PostmasterInfo.read_from_pgdata(data_dir) if (data_dir / "PG_VERSION").exists() else None
+    already_running = running is not None and running.is_running()
+    handle = start_postgres(data_dir)
+    if already_running:
+        atexit.unregister(handle.stop)
+        yield handle.url
+        return
+    try:
+        yield handle.url
+    finally:
+        handle.stop()
 
 
 def _handle(data_dir: Path, port: int, run_as: str | None) -> PgHandle:

@@ -5,8 +5,9 @@ migrations applied), moto (DynamoDB tables and the EventBridge bus created from 
 DynamoDB data kept under the data directory too, so sessions survive a restart as the Postgres rows
 that refer to them do),
 an in-process bus that hands `TurnCompleted` to the checkpoint and cost handlers the way Lambda
-would, and the API under uvicorn on 127.0.0.1. DATABASE_URL / AWS_ENDPOINT_URL, when set, are
-used instead of the embedded servers. Ctrl-C (or SIGTERM) stops everything in reverse order.
+would (and `PlanRequested` / `WeekDue` to the plan and week handlers), and the API under uvicorn on
+127.0.0.1. DATABASE_URL / AWS_ENDPOINT_URL, when set, are used instead of the embedded servers.
+Ctrl-C (or SIGTERM) stops everything in reverse order.
 
 This is the one place that writes environment variables: the process gets dummy AWS credentials
 and AWS_ENDPOINT_URL pointing at moto, so every boto3 client in it (including Powertools'
@@ -85,6 +86,7 @@ def banner(base_url: str, token: str, settings: Settings) -> list[str]:
         f"initializer: {settings.initializer_mode})",
         f"demo user: {DEMO_USER_ID}",
         f"dev token: {token}",
+        f"session console: {base_url}/console/",
         "",
         "try:",
         f"  curl -s {auth} {base_url}/agent/sessions",
@@ -99,6 +101,7 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
     import uvicorn
 
     from trainer.api.app import create_app
+    from trainer.api.routes.console import offer_local_token
     from trainer.container import build_container
     from trainer.store.db import Database
 
@@ -129,7 +132,7 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
             endpoint_url, settings.aws_region, dummy_credentials=settings.aws_endpoint_url is None
         )
         settings = settings.model_copy(
-            update={"aws_endpoint_url": endpoint_url, "database_url": database_url}
+            update={"aws_endpoint_url": endpoint_url, "database_url": database_url, "console_enabled": True}
         )
 
         from trainer.local.moto_server import create_resources
@@ -161,9 +164,11 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
 
         container = await build_container(settings, store=store, db=db, publisher=bus, hooks=hooks)
         stack.push_async_callback(container.aclose)
+        _subscribe_programs(bus, container)
 
+        app = create_app(container)
         config = uvicorn.Config(
-            create_app(container),
+            app,
             host=LOCAL_HOST,
             port=options.port,
             log_level=options.log_level,
@@ -179,6 +184,7 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
             issuer=settings.jwt_issuer,
             audience=settings.jwt_audience,
         )
+        offer_local_token(app, settings, DEMO_USER_ID, token)
         server.on_started = partial(_say, "\n".join(banner(base_url, token, settings)))
         await server.serve()
         _say("stopping the local stack ...")
@@ -232,6 +238,15 @@ def _local_bus(settings: Settings) -> Any:
     bus.subscribe("TurnCompleted", partial(checkpoint.handle_turn_completed, deps=checkpoint_deps))
     bus.subscribe("TurnCompleted", partial(costs.handle_turn_completed, deps=cost_deps))
     return bus
+
+
+def _subscribe_programs(bus: Any, container: Any) -> None:
+    """The plan and week handlers on the bus, working on this loop with the container's pipeline."""
+    if container.programs is None:
+        return
+    from trainer.local.programs import subscribe_programs
+
+    subscribe_programs(bus, container.programs, asyncio.get_running_loop())
 
 
 class _ForegroundServer:

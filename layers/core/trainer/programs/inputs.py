@@ -13,7 +13,14 @@ from trainer.domain.equipment import available_equipment
 from trainer.domain.progression import ENTRIES_PER_EXERCISE, WINDOW_DAYS
 from trainer.domain.workout_checks import is_temporary, preference_constraints
 from trainer.domain.workout_grouping import count_workouts, local_day, zone
-from trainer.programs.models import WEEKDAYS, Experience, PlanInputs, PlanRequest, Weekday
+from trainer.programs.models import (
+    DEFAULT_DAYS_BY_COUNT,
+    WEEKDAYS,
+    Experience,
+    PlanInputs,
+    PlanRequest,
+    Weekday,
+)
 from trainer.store.repositories import Conn, UserId, goals, history, locations, preferences, settings
 
 HISTORY_DAYS = 60
@@ -21,15 +28,6 @@ HISTORY_LIMIT = 300
 DEFAULT_SESSION_MINUTES = 60
 BEGINNER_WORKOUTS = 6
 """Fewer logged workouts than this in HISTORY_DAYS: a beginner (unless the request says otherwise)."""
-DEFAULT_DAYS_BY_COUNT: dict[int, tuple[Weekday, ...]] = {
-    1: ("Monday",),
-    2: ("Monday", "Thursday"),
-    3: ("Monday", "Wednesday", "Friday"),
-    4: ("Monday", "Tuesday", "Thursday", "Friday"),
-    5: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"),
-    6: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"),
-    7: WEEKDAYS,
-}
 
 
 def training_days(

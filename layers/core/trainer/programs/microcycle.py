@@ -1,14 +1,14 @@
 """A week of the plan: seven days, the training days full workouts in the app's schema (a warm-up group,
 the main work, a cool-down group) and the rest days recovery notes.
 
-Loads and reps are computed here from the user's logged history: within a phase, double progression
-from the phase's own sessions in the range the plan prescribes (`phase_target`); at a phase's start
-trainer.domain.progression on all the history (its own sessions, else a related lift's e1RM, else a
-conservative start), a new rep range starting from the e1RM of that target, never above one step over
-the last successful load. Deload weeks keep about 60% of the sets at the last successful
-weight (sessions logged in deload weeks are left out of later progression). Every exercise follows the
-user's equipment, injuries and preferences, and no exercise works a muscle still recovering from the
-history or from the week's earlier days (each day trained at NOMINAL_HOUR local time).
+Loads and reps are computed here from the user's logged history: within a phase, double progression from
+the phase's own sessions in the range the plan prescribes (`next_target` with that range); at a phase's
+start trainer.domain.progression on all the history (its own sessions, else a related lift's e1RM, else
+a conservative start), a new rep range starting from the e1RM of that target, never above one step over
+the last successful load. Deload weeks keep about 60% of the sets at the last successful weight
+(sessions logged in deload weeks are left out of later progression). Every exercise follows the user's
+equipment, injuries and preferences, and no exercise works a muscle still recovering from the history or
+from the week's earlier days (each day trained at NOMINAL_HOUR local time).
 
 `draft_week` is the offline drafter; `finalize_week` turns any draft (a model's too) into the week.
 """
@@ -23,17 +23,14 @@ from typing import Any
 from trainer.domain.catalog import CatalogEntry
 from trainer.domain.equipment import missing_equipment
 from trainer.domain.movements import equipment_class, name_key
-from trainer.domain.one_rep_max import epley_1rm, epley_load
+from trainer.domain.one_rep_max import epley_load
 from trainer.domain.progression import (
-    DELOAD_AFTER_MISSES,
-    DELOAD_FRACTION,
-    SESSIONS_READ,
     STARTING_LOADS,
     ExerciseHistory,
     LoadSteps,
     ProgressionTarget,
-    Rule,
     exercise_histories,
+    next_target,
     progression_target,
     starting_load,
 )
@@ -200,74 +197,12 @@ class _Context:
         self.light = self.prefs.intensity == "light"
 
 
-def phase_target(history: ExerciseHistory, steps: LoadSteps, low: int, high: int) -> ProgressionTarget:
-    """Double progression in the phase's prescribed range (the plan knows the range, so one short
-    session is a miss rather than a new range): every working set at the top -> one load step up and
-    back to the bottom; inside the range -> one rep more; below it -> the same weight again, and after
-    DELOAD_AFTER_MISSES misses in a row about 10% off."""
-    sessions = history.sessions[-SESSIONS_READ:]
-    cls, unit = history.profile.equipment_class, steps.unit
-    last = sessions[-1]
-    misses = 0
-    for session in reversed(sessions):
-        if session.reps >= low:
-            break
-        misses += 1
-    base = next((s for s in reversed(sessions) if s.reps >= low), None)
-    source = base or last
-    as_set_up = steps.nearest(source.top_load, cls) if source.converted else source.top_load
-    done = f"{_amount(source.top_load, unit)} x {source.reps} on {source.day.day} {source.day:%b}"
-    rule: Rule
-    if misses >= DELOAD_AFTER_MISSES or base is None:
-        if misses >= DELOAD_AFTER_MISSES:
-            rule, load = "deload", steps.down(last.top_load * DELOAD_FRACTION, cls)
-            why = (
-                f"The last {misses} sessions fell short of {low} reps: {_amount(load, unit)}, build back up."
-            )
-        else:
-            rule, load = "retry", as_set_up
-            why = f"Last time ({done}) fell short of {low} reps: same weight, aim for {low}."
-        reps, ceiling = low, max(load, as_set_up)
-    else:
-        heavier = steps.up(as_set_up, cls)
-        ceiling = heavier if heavier is not None else as_set_up
-        if base.reps >= high and heavier is not None:
-            rule, load, reps = "more_load", heavier, low
-            why = f"{done} reached the top of the range: up to {_amount(load, unit)} for {low} reps."
-        elif base.reps >= high:
-            rule, load, reps = "more_reps", as_set_up, base.reps + 1
-            why = f"{done}: the heaviest weight here, so one more rep ({reps})."
-        else:
-            rule, load, reps = "more_reps", as_set_up, min(base.reps + 1, high)
-            why = f"{done}: same weight, {reps} reps; add weight once you reach {high}."
-        if misses:
-            rule = "retry"
-            why = f"Last time fell short; one off day changes nothing. {why}"
-    return ProgressionTarget(
-        exercise_name=history.exercise_name,
-        load=load,
-        unit=unit,
-        reps=reps,
-        sets=len(source.working_sets),
-        rep_low=low,
-        rep_high=high,
-        rule=rule,
-        based_on=history.exercise_name,
-        last_load=round(source.top_load, 2),
-        last_reps=source.reps,
-        last_date=source.day,
-        max_load=ceiling,
-        reference_e1rm=round(epley_1rm(load, reps), 2),
-        reasoning=why,
-    )
-
-
 def _target(entry: CatalogEntry, ctx: _Context, low: int, high: int) -> ProgressionTarget | None:
     """Double progression from this phase's sessions of the exercise in the phase's range, else the
     progression rules on all its history (or a related exercise's)."""
     own = ctx.phase_histories.get(name_key(entry.name))
     if own is not None and own.sessions:
-        return phase_target(own, ctx.steps, low, high)
+        return next_target(own, ctx.steps, (low, high))
     return progression_target(
         entry.name, ctx.histories, ctx.steps, equipment=entry.equipment, muscles=entry.muscles, reps=low
     )

@@ -21,6 +21,16 @@ Weekday = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Satur
 WEEKDAYS: tuple[Weekday, ...] = (
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
 )  # fmt: skip
+DEFAULT_DAYS_BY_COUNT: dict[int, tuple[Weekday, ...]] = {
+    1: ("Monday",),
+    2: ("Monday", "Thursday"),
+    3: ("Monday", "Wednesday", "Friday"),
+    4: ("Monday", "Tuesday", "Thursday", "Friday"),
+    5: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"),
+    6: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"),
+    7: WEEKDAYS,
+}
+"""How many days a week -> which days, when the user names none."""
 Experience = Literal["beginner", "intermediate", "advanced"]
 Methodology = Literal[
     "full_body", "upper_lower", "push_pull_legs", "upper_lower_ppl", "powerlifting", "bodybuilding"
@@ -60,6 +70,7 @@ class PlanRequest(BaseModel):
 
     model_config = STRICT_NUMBERS
     weeks: int = Field(default=12, ge=MIN_WEEKS, le=MAX_WEEKS)
+
     days_per_week: int | None = Field(default=None, ge=1, le=7)
     training_days: list[Weekday] | None = Field(default=None, max_length=7)
     session_minutes: int | None = Field(default=None, ge=15, le=180)

@@ -4,14 +4,14 @@ muscle still recovering), and turning a catalog entry into an exercise of the wo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from trainer.domain.catalog import LEVELS, CatalogEntry, load_catalog
-from trainer.domain.composer import STAPLE_EXERCISES
+from trainer.domain.composer import STAPLE_EXERCISES, goal_kind
+from trainer.domain.composer import goal_shares as composer_goal_shares
 from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.movements import equipment_class, movement_pattern, name_key
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD
@@ -34,31 +34,6 @@ _ACCESSORY_EQUIPMENT = {
     "kettlebell": 0.5,
     "bands": 0.4,
 }
-_GOAL_KINDS: tuple[tuple[str, str], ...] = (
-    ("mobility", r"mobil|flex|stretch|yoga"),
-    ("power", r"power|explos|athlet|speed|agil|jump"),
-    ("endurance", r"endur|cardio|condition|fat|weight ?loss|stamina|aerobic|heart|lean|run"),
-    ("strength", r"strength|strong|max|powerlift"),
-    ("hypertrophy", r"hypertroph|muscle|size|build|bulk|tone|mass|aesthet|bodybuild"),
-)
-_FIT: dict[str, dict[str, float]] = {
-    "strength": {"strength": 1.0, "hypertrophy": 1.0, "general": 1.0, "power": 0.5, "endurance": 0.3},
-    "cardio": {"endurance": 1.0, "general": 0.6, "power": 0.2},
-    "plyometrics": {"power": 1.0, "endurance": 0.7, "general": 0.5, "strength": 0.2},
-    "stretching": {"mobility": 1.0, "general": 0.2},
-}
-_FALLBACK_GOAL = {
-    "strength": "Strength",
-    "cardio": "Cardio",
-    "plyometrics": "Power",
-    "stretching": "Mobility",
-}
-
-
-def goal_kind(text: str) -> str:
-    """strength, hypertrophy, endurance, power, mobility or general, from a goal's words."""
-    lowered = text.lower()
-    return next((kind for kind, rx in _GOAL_KINDS if re.search(rx, lowered)), "general")
 
 
 def leading_goal(category_goals: Mapping[str, float], goal_text: str = "") -> str:
@@ -265,17 +240,7 @@ def resolve(name: str) -> CatalogEntry | None:
 
 def goal_shares(entry: CatalogEntry, category_goals: Mapping[str, float]) -> list[dict[str, Any]]:
     """The user's goals this exercise serves, as shares summing to 1 (its own kind when none does)."""
-    kind = "strength" if entry.category in STRENGTH_CATEGORIES | EXPERT_CATEGORIES else entry.category
-    fit = _FIT.get(kind, _FIT["strength"])
-    weights = {g: w * fit[goal_kind(g)] for g, w in category_goals.items() if w > 0 and fit.get(goal_kind(g))}
-    if not weights:
-        return [{"goal": _FALLBACK_GOAL.get(kind, "Strength"), "share": 1.0}]
-    top = sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
-    total = sum(w for _, w in top)
-    shares = [(g, round(w / total, 2)) for g, w in top]
-    shares = [s for s in shares if s[1] > 0] or [(top[0][0], 1.0)]
-    shares[0] = (shares[0][0], round(shares[0][1] + 1.0 - sum(s[1] for s in shares), 2))
-    return [{"goal": g, "share": s} for g, s in shares]
+    return [{"goal": g, "share": s} for g, s in composer_goal_shares(entry, category_goals)]
 
 
 def muscle_shares(entry: CatalogEntry) -> list[dict[str, Any]]:

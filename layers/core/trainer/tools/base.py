@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from trainer.domain.workout import Workout
     from trainer.domain.workout_checks import WorkoutReview
     from trainer.frames import Frame
+    from trainer.programs.pipeline import ProgramDeps
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
 
@@ -150,6 +151,8 @@ class ToolContext:
     user_message: str = ""
     """The user's message that started the turn."""
     coach: WorkoutCoach | None = None
+    programs: ProgramDeps | None = None
+    """The training-plan pipeline (plans, weeks, planned days); None without a database."""
     appended: list[Event] = field(default_factory=list)
     """Events this call appended (artifacts, knowledge): the loop keeps them in the turn's memory."""
 

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, Field, model_validator
 
 from trainer.domain.workout import STRICT_NUMBERS
+from trainer.programs.models import DEFAULT_DAYS_BY_COUNT
 from trainer.store.repositories import RepositoryError
 from trainer.store.repositories import milestones as milestone_repo
 from trainer.store.repositories import plans as plan_repo
@@ -33,15 +34,6 @@ UNIT_MILESTONE_TYPES: dict[str, str] = {
     "hours": "time",
 }  # fmt: skip
 DEFAULT_WORKOUT_TYPES = ("Full Body",)
-DEFAULT_DAYS_BY_COUNT: dict[int, tuple[str, ...]] = {
-    1: ("Monday",),
-    2: ("Monday", "Thursday"),
-    3: ("Monday", "Wednesday", "Friday"),
-    4: ("Monday", "Tuesday", "Thursday", "Friday"),
-    5: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"),
-    6: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"),
-    7: WEEKDAYS,
-}
 MAX_PLAN_WEEKS = 52
 
 
@@ -340,8 +332,10 @@ class CreateWorkoutPlanResult(ToolResult):
 class CreateWorkoutPlan(Tool[CreateWorkoutPlanArgs, CreateWorkoutPlanResult]):
     name = "create_workout_plan"
     description = (
-        "Create a multi-week plan: scheduled workouts laid out on the preferred days (default: the user's "
-        "preferred days, else Mon/Wed/Fri), rotating through workout_types."
+        "Put labelled sessions on the calendar for several weeks (e.g. 'Upper', 'Lower', 'Run') on the "
+        "preferred days (default: the user's preferred days, else Mon/Wed/Fri), rotating through "
+        "workout_types. Labels only, no exercises: for a training plan or program use "
+        "request_training_plan; use this only when the user asks for calendar entries of that kind."
     )
     Args = CreateWorkoutPlanArgs
     Result = CreateWorkoutPlanResult

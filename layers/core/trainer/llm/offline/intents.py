@@ -47,6 +47,33 @@ TIMER = rx(r"\b(timers?|intervals?|countdown|tabata|emom|stopwatch)\b")
 PLAN = rx(r"\b(\d+|one|two|three|four|five|six|eight|twelve)[- ]?(week|wk|month)s?\b.*"
            r"\b(plan|program(me)?)\b|"
            r"\b(plan|program(me)?)\b.*\b(\d+)[- ]?weeks?\b|\bworkout plan\b|\btraining plan\b")  # fmt: skip
+PLAN_REQUEST = rx(r"\b(make|build|create|design|write|generate|give|get|want|need|new|start)\b")
+CALENDAR_PLAN = rx(r"\b(calendar|schedule|labels?)\b")
+"""A plan asked for as calendar entries (create_workout_plan), not as a training program."""
+DAY_NAMES = r"(?:today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+SHOW_PLAN = rx(
+    r"\b(show|see|view|what'?s|what is|whats|tell me about|how'?s|how is|where'?s|where is|read|is|check)\b"
+    r"[^.?!]*\b(my|the)\s+(training\s+|workout\s+|new\s+|current\s+|\d+[- ]week\s+)?"
+    rf"(plan|program(me)?)\b(?!\s+for\s+{DAY_NAMES})"
+)
+PLANNED_WORKOUT = rx(
+    r"\b(what'?s|what is|whats|show|tell|read|send|remind|what do i have|what am i doing|what have i got)\b"
+    r"[^.?!]*\b(my|the|planned)\b[^.?!]*\b(workout|session|training)\b[^.?!]*"
+    rf"\b({DAY_NAMES}|planned|this (morning|evening))\b|"
+    rf"\b(what'?s|what is|whats|show|tell|read|send|remind)\b[^.?!]*\b{DAY_NAMES}'?s\s+(planned\s+)?"
+    r"(workout|session|training)\b|"
+    r"\b(what'?s|what is|whats|show|tell|read|send)\b[^.?!]*\b(my|the) (training )?(plan|program(me)?) "
+    rf"(for |on )?{DAY_NAMES}\b"
+)
+CIRCUMSTANCE = rx(
+    r"\b(travel\w*|trip|away|holiday|vacation|hotel|visiting|on the road|busy|no gym|no equipment|"
+    r"bodyweight only|short on time|only (have |got )?\d+ min\w*|injur\w*|hurt\w*|sore)\b"
+)
+WEEK_REF = rx(r"\b(next|this|the coming|coming) week\b")
+CHANGE_DAY = rx(
+    r"\b(change|adjust|modify|rebuild|redo|rework|shorten|update)\b[^.?!]*"
+    rf"\b{DAY_NAMES}'?s\s+(planned\s+)?(workout|session|training)\b"
+)
 MILESTONE = rx(
     r"\b(milestone|5k|10k|half marathon|marathon|run an? \d+\s?(k|km|mi|miles?)|"
     r"(bench|squat|deadlift|press)\w* \d+\s?(kg|lbs?)\b.*\bby\b|"
@@ -145,6 +172,7 @@ Intent = Literal[
     "undo", "correct", "log", "exercise_info", "progression", "convert", "swap", "adjust", "add", "remove",
     "timer", "upcoming", "reschedule", "unschedule", "data", "plan", "milestone", "schedule", "unprefer",
     "stats", "location", "preference", "goals", "workout", "answer", "clarify",
+    "program", "show_plan", "planned_workout", "change_week", "change_day",
 ]  # fmt: skip
 
 
@@ -181,6 +209,10 @@ def classify(text: str) -> list[Intent]:
         return ["correct"]
     if LOG.search(text) and not question:
         return ["log"]
+    if WEEK_REF.search(text) and CIRCUMSTANCE.search(text) and not PLAN.search(text):
+        return ["change_week"]
+    if CHANGE_DAY.search(text):
+        return ["change_day"]
     if asked_exercise(text) is not None:
         return ["exercise_info"]
     if PROGRESSION.search(text) and question:
@@ -204,12 +236,18 @@ def classify(text: str) -> list[Intent]:
         return ["timer"]
     if RESCHEDULE.search(text) and not GOALS.search(text):
         return ["reschedule"]
+    if PLANNED_WORKOUT.search(text):
+        return ["planned_workout"]
+    if PLAN.search(text) and CALENDAR_PLAN.search(text) and not question:
+        return ["plan"]
     if UPCOMING.search(text):
         return ["upcoming"]
+    if SHOW_PLAN.search(text) and not PLAN_REQUEST.search(text):
+        return ["show_plan"]
     if DATA_REQUEST.search(text) and not WORKOUT.search(text):
         return ["data"]
     if PLAN.search(text):
-        return ["plan"]
+        return ["plan"] if CALENDAR_PLAN.search(text) else ["program"]
     if MILESTONE.search(text):
         return ["milestone"]
     if SCHEDULE.search(text):

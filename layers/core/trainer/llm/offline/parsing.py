@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Literal, cast
 
 from trainer.domain.movements import equipment_class
 from trainer.domain.muscles import MUSCLES
@@ -19,6 +19,12 @@ from trainer.tools.calendar import CreateWorkoutPlanArgs, ManageMilestoneArgs, S
 from trainer.tools.goals import CategoryGoalIn, GoalEntry, SetGoalsArgs
 from trainer.tools.logging import AdjustLoggedExerciseArgs, LogCompletedExerciseArgs, LoggedExercise
 from trainer.tools.preferences import PreferenceType, SetPreferenceArgs
+from trainer.tools.programs import (
+    ChangeTrainingDayArgs,
+    ChangeTrainingWeekArgs,
+    RequestTrainingPlanArgs,
+    Weekday,
+)
 
 EX_ID = re.compile(r"\bex_[A-Za-z0-9]+\b")
 
@@ -108,9 +114,8 @@ def duration_minutes(text: str) -> int | None:
     return None
 
 
-def resolve_date(text: str, today: date) -> date:
-    """'today', 'tomorrow', 'on Monday', 'next Friday', 'in 3 days', '2026-05-04'; default tomorrow."""
-    lowered = text.lower()
+def _named_day(lowered: str, today: date) -> date | None:
+    """An ISO date, 'tomorrow' or 'the day after tomorrow' in the text; else None."""
     if m := re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", lowered):
         try:
             return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
@@ -120,6 +125,14 @@ def resolve_date(text: str, today: date) -> date:
         return today + timedelta(days=2)
     if "tomorrow" in lowered:
         return today + timedelta(days=1)
+    return None
+
+
+def resolve_date(text: str, today: date) -> date:
+    """'today', 'tomorrow', 'on Monday', 'next Friday', 'in 3 days', '2026-05-04'; default tomorrow."""
+    lowered = text.lower()
+    if (day := _named_day(lowered, today)) is not None:
+        return day
     if re.search(r"\btoday\b|\btonight\b", lowered):
         return today
     if m := re.search(r"\bin (\w+) (day|week)s?\b", lowered):
@@ -852,6 +865,108 @@ def parse_plan(text: str, today: date) -> CreateWorkoutPlanArgs:
         preferred_days=days or None,
         workout_types=[kind] if kind != "Full Body" else None,
     )
+
+
+PLAN_LENGTH = re.compile(
+    r"\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen)[- ]?(week|wk|month)s?\b",
+    re.I,
+)
+PER_WEEK = re.compile(
+    r"\b(\d|one|two|three|four|five|six|seven)\s*(?:x|times|days|sessions|workouts|trainings?)\s*"
+    r"(?:a|per|/|each|every)\s*week",
+    re.I,
+)
+NO_EQUIPMENT = re.compile(
+    r"\b(no equipment|bodyweight|body weight|hotel room|nothing but my body|no gym)\b", re.I
+)
+ONLY_HAVE = re.compile(
+    r"\bonly (?:have |got )?(?:a |an |some )?([a-z -]{3,30}?)(?=\s+(?:here|with me)\b|[.,!?;]|$)", re.I
+)
+HOTEL_GYM = re.compile(r"\bhotel gym\b", re.I)
+HOTEL_GYM_EQUIPMENT = ["dumbbell", "bench", "treadmill", "stationary bike"]
+"""What a hotel gym usually has, when the user has not saved one as a location."""
+
+
+def plan_length_weeks(text: str) -> int | None:
+    """'12-week' -> 12, 'three months' -> 12; None when the message names no length."""
+    if m := PLAN_LENGTH.search(text):
+        n = _number(m.group(1).lower())
+        if n:
+            return n * (4 if m.group(2).lower() == "month" else 1)
+    return None
+
+
+def named_weekdays(text: str) -> list[Weekday]:
+    lowered = text.lower()
+    found = [d for d in WEEKDAYS if re.search(rf"\b{d}s?\b", lowered)]
+    return [cast(Weekday, d.title()) for d in found]
+
+
+def parse_training_plan(text: str) -> RequestTrainingPlanArgs:
+    """'Make me a 12-week plan, 4 days a week': length (default 12 weeks), days a week or named weekdays,
+    session length, and the user's words as the goal."""
+    days = named_weekdays(text)
+    per_week = _number(m.group(1).lower()) if (m := PER_WEEK.search(text)) else None
+    minutes = duration_minutes(text)
+    return RequestTrainingPlanArgs(
+        weeks=plan_length_weeks(text) or 12,
+        days_per_week=None if days else per_week,
+        training_days=days or None,
+        session_minutes=minutes if minutes is not None and 15 <= minutes <= 180 else None,
+        goal=text.strip()[:500],
+    )
+
+
+def planned_day(text: str, today: date) -> date:
+    """The day a question about the plan means: 'tomorrow', a weekday (the next one, today included),
+    an ISO date; default today."""
+    lowered = text.lower()
+    if (day := _named_day(lowered, today)) is not None:
+        return day
+    for index, name in enumerate(WEEKDAYS):
+        if re.search(rf"\b{name}\b", lowered):
+            return today + timedelta(days=(index - today.weekday()) % 7)
+    return today
+
+
+def change_fields(text: str, locations: Sequence[str]) -> dict[str, Any]:
+    """A change of circumstances as the fields of a week or day change: a saved location the message
+    names, else the equipment it implies ('hotel gym only', 'no equipment', 'only have dumbbells'),
+    a session length, and the body parts an injury rules out."""
+    lowered = text.lower()
+    location = named_location(text, locations)
+    equipment: list[str] | None = None
+    if location is None:
+        if NO_EQUIPMENT.search(text):
+            equipment = ["bodyweight"]
+        elif HOTEL_GYM.search(text):
+            equipment = list(HOTEL_GYM_EQUIPMENT)
+        elif m := ONLY_HAVE.search(lowered):
+            thing = m.group(1).strip()
+            if thing not in ("time", "gym") and not re.search(r"\d|min|hour", thing):
+                equipment = [thing]
+    minutes = duration_minutes(text)
+    injured = bool(re.search(r"\b(hurts?|injur\w*|sore|pain\w*|strain\w*|tweak\w*|sprain\w*)\b", lowered))
+    avoid = [part for part in BODY_PARTS if injured and re.search(rf"\b{part}s?\b", lowered)][:3]
+    return {
+        "reason": text.strip()[:300],
+        "location": location,
+        "equipment": equipment,
+        "session_minutes": minutes if minutes is not None and 15 <= minutes <= 180 else None,
+        "avoid": avoid,
+    }
+
+
+def parse_week_change(text: str, locations: Sequence[str]) -> ChangeTrainingWeekArgs:
+    """'I'm travelling next week, hotel gym only' -> next week, the hotel gym's equipment."""
+    week: Literal["current", "next"] = "current" if re.search(r"\bthis week\b", text, re.I) else "next"
+    return ChangeTrainingWeekArgs(week=week, **change_fields(text, locations))
+
+
+def parse_day_change(text: str, today: date, locations: Sequence[str]) -> ChangeTrainingDayArgs:
+    day = planned_day(text, today)
+    fields = change_fields(text, locations)
+    return ChangeTrainingDayArgs(day=None if day == today else day.isoformat(), **fields)
 
 
 @dataclass(frozen=True)

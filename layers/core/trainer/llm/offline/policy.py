@@ -49,6 +49,7 @@ from trainer.llm.offline.parsing import (
     ordinal_position,
     parse_conversion,
     parse_correction,
+    parse_day_change,
     parse_goal_shift,
     parse_goals,
     parse_location,
@@ -56,7 +57,10 @@ from trainer.llm.offline.parsing import (
     parse_milestone,
     parse_plan,
     parse_preferences,
+    parse_training_plan,
+    parse_week_change,
     pick_scheduled,
+    planned_day,
     reschedule_date,
     resolve_date,
     stats_window,
@@ -134,6 +138,17 @@ from trainer.tools.preferences import (
     SetPreferenceArgs,
     SetPreferenceResult,
 )
+from trainer.tools.programs import (
+    ChangeTrainingDay,
+    ChangeTrainingWeek,
+    GetPlannedWorkout,
+    GetPlannedWorkoutArgs,
+    GetPlannedWorkoutResult,
+    RequestTrainingPlan,
+    ShowTrainingPlan,
+    ShowTrainingPlanArgs,
+    ShowTrainingPlanResult,
+)
 from trainer.tools.timers import (
     ExerciseTimerArgs,
     GenerateExerciseTimer,
@@ -167,7 +182,7 @@ REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
 DATED_RESULTS = (
     ScheduleWorkoutResult, UpdateScheduledWorkoutResult, UndoLoggedExerciseResult,
     AdjustLoggedExerciseResult, SetPreferenceResult, WorkoutStatisticsResult, ProgressTrendsResult,
-    StatsSummaryResult, SearchExercisesResult,
+    StatsSummaryResult, SearchExercisesResult, GetPlannedWorkoutResult, ShowTrainingPlanResult,
 )  # fmt: skip
 """Results whose reply needs the user's records (today in their time zone, their location)."""
 INTENT_LABELS: dict[str, str] = {
@@ -176,7 +191,8 @@ INTENT_LABELS: dict[str, str] = {
     "preference": "save that preference", "log": "log that", "correct": "correct that entry",
     "schedule": "schedule that workout", "reschedule": "move that workout", "plan": "create that plan",
     "milestone": "save that milestone", "timer": "build that timer", "stats": "work out your stats",
-    "unschedule": "cancel that workout",
+    "unschedule": "cancel that workout", "program": "start that training plan",
+    "change_week": "change that week of your plan", "change_day": "change that day of your plan",
 }  # fmt: skip
 WHOLE_WORKOUT = re.compile(r"\b(workout|session|everything|all of it|whole|the lot|all exercises)\b", re.I)
 
@@ -627,6 +643,27 @@ class Turn:
                 return FetchData().call(FetchDataArgs(sources=sources))
             case "plan":
                 return CreateWorkoutPlan().call(parse_plan(text, await self.today()))
+            case "program":
+                try:
+                    request = parse_training_plan(text)
+                except ValidationError:
+                    return CreateWorkoutPlan().call(parse_plan(text, await self.today()))
+                return RequestTrainingPlan().call(request)
+            case "show_plan":
+                return ShowTrainingPlan().call(ShowTrainingPlanArgs())
+            case "planned_workout":
+                today = await self.today()
+                day = planned_day(text, today)
+                return GetPlannedWorkout().call(
+                    GetPlannedWorkoutArgs(day=None if day == today else day.isoformat())
+                )
+            case "change_week":
+                places = [loc.name for loc in (await self.records()).locations]
+                return ChangeTrainingWeek().call(parse_week_change(text, places))
+            case "change_day":
+                records = await self.records()
+                places = [loc.name for loc in records.locations]
+                return ChangeTrainingDay().call(parse_day_change(text, records.today(self.now), places))
             case "milestone":
                 return ManageMilestone().call(parse_milestone(text, await self.today()))
             case "timer":

@@ -43,6 +43,14 @@ from trainer.tools.logging import (
     UndoLoggedExerciseResult,
 )
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
+from trainer.tools.programs import (
+    ChangeTrainingDayResult,
+    ChangeTrainingWeekResult,
+    GetPlannedWorkoutResult,
+    PlanBrief,
+    RequestTrainingPlanResult,
+    ShowTrainingPlanResult,
+)
 from trainer.tools.timers import TimerData, TimersResult
 from trainer.tools.workout import (
     AddResult,
@@ -95,6 +103,7 @@ CAN_DO = (
     "I can build and adjust workouts, log your training, answer exercise questions, show your stats and "
     "progress, and manage your goals, preferences and schedule."
 )
+PLAN_EXAMPLE = "make me a 12-week plan, 4 days a week"
 CLARIFY_OPTIONS = ["Give me a workout", "Log a workout", "Show my stats", "Set my goals"]
 
 ACTION_LABELS = {
@@ -125,8 +134,17 @@ ACTION_LABELS = {
     "get_exercise_breakdown": "break down your training",
     "get_progress_trends": "work out your progress",
     "generate_stats_summary": "summarise your training",
+    "request_training_plan": "start that training plan",
+    "show_training_plan": "find your training plan",
+    "get_planned_workout": "find that day's planned workout",
+    "change_training_week": "change that week of your plan",
+    "change_training_day": "change that day of your plan",
 }
 FAILURE_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (rx(r"no (active |training )+plan|no plan\b|(don'?t|do not|not) (have|got) an? (active |training )*plan"),
+     f"you don't have a training plan yet - ask me for one, for example '{PLAN_EXAMPLE}'."),
+    (rx(r"not built yet|no days? (left|planned)|nothing planned"),
+     "that part of your plan isn't built yet - ask me again once it is."),
     (rx(r"not in the exercise catalog|no catalog exercise"),
      "I don't know that exercise - try its full name, for example 'Dumbbell Bench Press'."),
     (rx(r"only exercise"), "it's the only exercise in the workout - ask me for a new workout instead."),
@@ -611,6 +629,19 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
             return f"Updated your {workout.workout_type} workout on {scheduled_when(workout, ctx)}."
         case DeleteScheduledWorkoutResult(workout=workout):
             return f"Removed the {workout.workout_type} workout from your schedule."
+        case RequestTrainingPlanResult(plan=plan):
+            return plan_requested_text(plan, ctx.today)
+        case ShowTrainingPlanResult(plan=plan):
+            return plan_overview_text(plan, ctx.today)
+        case GetPlannedWorkoutResult() as planned:
+            return planned_workout_text(planned, ctx.today)
+        case ChangeTrainingWeekResult(week_number=week, rebuilt=rebuilt, days=rebuilt_days):
+            if not rebuilt_days or not rebuilt:
+                return f"Week {week} of your plan has no days left to change, so I left it as it is."
+            lines = [f"Done - week {week} of your plan is rebuilt around that:"]
+            return "\n".join([*lines, *(planned.line() for planned in rebuilt_days)])
+        case ChangeTrainingDayResult(day=planned_day):
+            return f"Done - that day of your plan is rebuilt around it. {planned_day.line()}"
         case CreateWorkoutPlanResult(plan=plan, scheduled_count=count):
             per_week = f"{plan.workouts_per_week} workouts a week, " if plan.workouts_per_week else ""
             days = f" on {joined(plan.preferred_days)}" if plan.preferred_days else ""
@@ -652,6 +683,59 @@ STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("distance", rx(r"\b(how far|distance|how many (km|kilomet\w+|miles))\b")),
     ("breakdown", rx(r"\b(breakdown|distribution|split|by muscle|by category)\b")),
 )
+
+
+def plan_requested_text(plan: PlanBrief, today: date | None) -> str:
+    """What a plan request did: started (still being built), ready, or failed - never ready when it is not."""
+    match plan.status:
+        case "pending":
+            return (
+                f"I'm putting your {plan.weeks}-week training plan together now: {plan.outline()}. It "
+                "takes a moment - ask me to show your plan, or open it in the app, and it will be there once "
+                "it's ready."
+            )
+        case "ready":
+            return f"Your training plan is ready. {plan_overview_text(plan, today)}"
+    reason = plan.error or "something went wrong"
+    return f"Sorry - I couldn't build that plan: {reason}. Want me to try again?"
+
+
+def plan_overview_text(plan: PlanBrief | None, today: date | None) -> str:
+    if plan is None:
+        return f"You don't have a training plan yet. Want one? Tell me, for example, '{PLAN_EXAMPLE}'."
+    match plan.status:
+        case "pending":
+            return (
+                f"Your training plan is still being built ({plan.outline()}). It isn't ready yet - ask me "
+                "again in a minute, or check the app."
+            )
+        case "failed":
+            return f"Your last training plan couldn't be built: {plan.error or 'something went wrong'}."
+    lines = [f"{plan.title or 'Your training plan'}: {plan.outline()}."]
+    if plan.phases:
+        lines.append(f"Phases: {plan.phases_text()}.")
+    if plan.current_week is not None:
+        lines.append(f"You're in week {plan.current_week} of {plan.weeks}.")
+    elif today is not None and plan.start_date > today:
+        lines.append(f"It starts {day_text(plan.start_date, today)}.")
+    return "\n".join(lines)
+
+
+def planned_workout_text(result: GetPlannedWorkoutResult, today: date | None) -> str:
+    when = day_text(result.day, today)
+    planned = result.planned
+    if planned is None:
+        if not result.has_plan:
+            return (
+                f"You don't have a training plan yet, so nothing is planned for {when}. I can give you a "
+                f"workout now, or build you a plan - for example '{PLAN_EXAMPLE}'."
+            )
+        return f"Nothing is planned for {when} yet: that week of your plan isn't built."
+    if planned.kind == "rest":
+        notes = f" {planned.recovery_notes}" if planned.recovery_notes else ""
+        return f"{when[:1].upper()}{when[1:]} is a rest day (week {planned.week_number} of your plan).{notes}"
+    heading = f"Your workout for {when}, week {planned.week_number} of your plan:"
+    return f"{heading}\n{planned.message or planned.line()}"
 
 
 def stats_kind(text: str) -> str:

@@ -1,0 +1,40 @@
+"""EventBridge Scheduler -> the program pipeline's hourly runs (trainer.jobs.programs).
+
+`{"run": "hourly"}` publishes one `WeekDue` per plan whose next week is due (and `PlanRequested` again for
+plans left pending); `{"run": "daily"}` publishes one `WorkoutReady` per training day of the users whose
+local time is the morning hour. Both schedules fire every hour; `at` is the scheduled time.
+
+Metrics: `WeekDuePublished`, `PlansRequeued` (hourly) and `WorkoutReadyPublished` (daily).
+"""
+
+from typing import Any
+
+from trainer.cold_start import init_phase
+
+with init_phase():
+    from aws_lambda_powertools.metrics import MetricUnit
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from trainer.jobs.programs import ProgramJobDeps, handle_schedule
+    from trainer.observability import logger, metrics, tracer
+    from trainer.settings import get_settings
+
+    deps = ProgramJobDeps.from_settings(get_settings())
+
+COUNTS = {
+    "week_due": "WeekDuePublished",
+    "plans_requeued": "PlansRequeued",
+    "workout_ready": "WorkoutReadyPublished",
+}
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+@tracer.capture_lambda_handler(capture_response=False)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    logger.append_keys(run=event.get("run") if isinstance(event, dict) else None)
+    result = handle_schedule(event, context, deps)
+    for key, name in COUNTS.items():
+        if key in result:
+            metrics.add_metric(name=name, unit=MetricUnit.Count, value=result[key])
+    logger.info("schedule run done", extra=result)
+    return result

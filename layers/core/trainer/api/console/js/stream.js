@@ -1,0 +1,90 @@
+import { EventSourceParserStream } from "../vendor/eventsource-parser/stream.js";
+import { api, errorOf, headers, url } from "./api.js";
+
+const PAGE_LIMIT = 500;
+const POLL_MS = 400;
+const CATCH_UP_TIMEOUT_MS = 180_000;
+const TURN_ENDING_TOOLS = new Set(["idle", "message_ask_user"]);
+const TURN_ENDING_ERRORS = new Set(["agent_loop", "llm"]);
+
+export function endsTurn(event) {
+  const data = event.data ?? {};
+  if (event.event_type === "tool_result") return Boolean(data.success) && TURN_ENDING_TOOLS.has(data.tool_name);
+  return event.event_type === "error" && TURN_ENDING_ERRORS.has(data.context);
+}
+
+export async function openStream(body, signal) {
+  const response = await fetch(url("/agent/stream"), {
+    method: "POST",
+    headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!response.ok) throw await errorOf(response);
+  return response;
+}
+
+export async function readFrames(response, onFrame) {
+  const reader = response.body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+  let lastId = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return { lastId, finished: false };
+      lastId = Math.max(lastId, Number(value.id) || 0);
+      const frame = JSON.parse(value.data);
+      onFrame(frame, lastId);
+      if (frame.type === "done") return { lastId, finished: true };
+    }
+  } catch (error) {
+    return { lastId, finished: false, error };
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+export async function eventsPage(sessionId, after, limit = PAGE_LIMIT) {
+  return api(`/agent/sessions/${encodeURIComponent(sessionId)}/events`, { query: { after, limit } });
+}
+
+export async function allEvents(sessionId, onPage) {
+  const events = [];
+  let after = 0;
+  while (after !== null) {
+    const page = await eventsPage(sessionId, after);
+    events.push(...page.events);
+    onPage?.(events);
+    after = page.nextAfter;
+  }
+  return events;
+}
+
+async function endedAt(sessionId, lastId) {
+  if (lastId < 1) return false;
+  const page = await eventsPage(sessionId, lastId - 1, 1);
+  const [event] = page.events;
+  return Boolean(event && event.sequence_number === lastId && endsTurn(event));
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function catchUp(sessionId, lastId, onEvent) {
+  if (await endedAt(sessionId, lastId)) return { after: lastId, count: 0, ended: true };
+  const deadline = performance.now() + CATCH_UP_TIMEOUT_MS;
+  let after = lastId;
+  let count = 0;
+  while (performance.now() < deadline) {
+    const page = await eventsPage(sessionId, after);
+    for (const event of page.events) {
+      after = event.sequence_number;
+      count += 1;
+      onEvent(event);
+      if (endsTurn(event)) return { after: lastId, count, ended: true };
+    }
+    if (page.nextAfter === null) await sleep(POLL_MS);
+  }
+  return { after: lastId, count, ended: false };
+}

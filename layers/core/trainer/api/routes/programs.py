@@ -1,0 +1,253 @@
+"""Training plans and their planned workouts (issue 9): request a plan (built in the background; the
+app polls its status), read plans with their weeks and days, read planned workouts by date, and turn
+a pasted workout into a structured one. Every read is scoped to the caller: another user's plan or
+workout is 404, never visible. The pipeline and the repository are imported on first use."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import BeforeValidator
+
+from trainer.api.errors import RETRY_AFTER_SECONDS, ApiError
+from trainer.api.openapi import AUTHENTICATED, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
+from trainer.api.routes import ContainerDep, RegisteredUserId, UserId
+from trainer.api.schemas import (
+    ImportedWorkout,
+    PlanCreate,
+    PlanDetail,
+    PlanList,
+    PlannedWorkout,
+    PlanResponse,
+    PlanSummary,
+    PlanWeekInfo,
+    WorkoutImport,
+    WorkoutList,
+    WorkoutResponse,
+)
+from trainer.container import Container
+from trainer.programs.models import FitnessPlan
+
+if TYPE_CHECKING:
+    from trainer.programs.pipeline import ProgramDeps
+
+router = APIRouter(tags=["programs"])
+
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def iso_date(value: Any) -> Any:
+    """Only `YYYY-MM-DD` (pydantic's lax dates would also read '0' as 1970-01-01)."""
+    if isinstance(value, str) and not ISO_DATE.fullmatch(value):
+        raise ValueError("expected an ISO date (YYYY-MM-DD)")
+    return value
+
+
+MAX_WORKOUT_RANGE_DAYS = 92
+DEFAULT_WORKOUT_RANGE_DAYS = 7
+MAX_LISTED_WORKOUTS = 200
+MAX_START_DAYS_BACK = 29
+MAX_START_DAYS_AHEAD = 366
+TO_DESCRIPTION = (
+    f"Last day, included; default: a week from `from`. At most {MAX_WORKOUT_RANGE_DAYS} days after `from`."
+)
+RETRY = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+
+PLAN_SCOPED = {404: ("plan_not_found",)}
+WORKOUT_SCOPED = {404: ("workout_not_found",)}
+PLAN_REQUEST_ERRORS = {422: ("invalid_plan_request",), 503: ("plan_queue_unavailable",)}
+RANGE_ERRORS = {422: ("invalid_range",)}
+IMPORT_ERRORS = {422: ("not_a_workout",), 503: ("import_unavailable",)}
+
+
+def plan_links(plan_id: str) -> dict[str, Any]:
+    """The OpenAPI link from an answer naming a plan (`plan_id`: a runtime expression) to reading it."""
+    return {"GetPlan": {"operationId": "get_plan", "parameters": {"plan_id": plan_id}}}
+
+
+def require_programs(container: Container) -> ProgramDeps:
+    if container.programs is None:
+        raise ApiError(503, "database_unavailable", "The domain database is not configured.")
+    return container.programs
+
+
+@router.post(
+    "/plans",
+    status_code=202,
+    response_model=PlanResponse,
+    responses={
+        202: {"links": plan_links("$response.body#/plan/id")},
+        **error_responses(AUTHENTICATED, JSON_BODY, PLAN_REQUEST_ERRORS, DATABASE),
+    },
+)
+async def create_plan(
+    container: ContainerDep, user_id: RegisteredUserId, request: PlanCreate
+) -> PlanResponse:
+    """Starts building a plan and answers at once with it `pending`: poll `GET /plans/{plan_id}` until
+    it is `ready` (the plan, its first week and each day's message) or `failed` (with `error`).
+    Fields left out come from the user's settings, goals, location and history."""
+    from trainer.programs.pipeline import ProgramError, request_plan
+
+    deps = require_programs(container)
+    check_start(request.start_date, deps.now().date())
+    try:
+        row = await request_plan(deps, user_id, request)
+    except ProgramError as exc:
+        if exc.code == "build_failed":
+            raise ApiError(503, "plan_queue_unavailable", exc.message, headers=RETRY) from None
+        raise ApiError(422, "invalid_plan_request", exc.message) from None
+    return PlanResponse(plan=PlanSummary.model_validate(row))
+
+
+def check_start(start: date | None, today: date) -> None:
+    """A start date the schedule can work with: at most 4 weeks back, a year ahead (UTC today, give or
+    take the user's time zone)."""
+    if start is None:
+        return
+    earliest = today - timedelta(days=MAX_START_DAYS_BACK)
+    latest = today + timedelta(days=MAX_START_DAYS_AHEAD)
+    if not earliest <= start <= latest:
+        raise ApiError(
+            422,
+            "invalid_plan_request",
+            f"`start_date` must be between {earliest.isoformat()} and {latest.isoformat()}.",
+        )
+
+
+@router.get(
+    "/plans", response_model=PlanList, responses=error_responses(AUTHENTICATED, INVALID_QUERY, DATABASE)
+)
+async def list_plans(
+    container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100)] = 20
+) -> PlanList:
+    """The caller's plans, newest first."""
+    from trainer.store.repositories import programs
+
+    async with require_programs(container).db.connection() as conn:
+        rows = await programs.list_plans(conn, user_id, limit=limit)
+    return PlanList(plans=[PlanSummary.model_validate(row) for row in rows])
+
+
+@router.get(
+    "/plans/{plan_id}",
+    response_model=PlanDetail,
+    responses=error_responses(AUTHENTICATED, PLAN_SCOPED, DATABASE),
+)
+async def get_plan(container: ContainerDep, user_id: UserId, plan_id: str) -> PlanDetail:
+    """The plan with its status, its markdown and structured form once ready, and the weeks built so
+    far with their days."""
+    from trainer.store.repositories import RepositoryError, programs
+
+    async with require_programs(container).db.connection() as conn:
+        try:
+            row = await programs.get_plan(conn, user_id, plan_id)
+        except RepositoryError:
+            row = None
+        if row is None:
+            raise ApiError(404, "plan_not_found", "Plan not found.")
+        weeks = await programs.list_weeks(conn, user_id, plan_id)
+        days = await programs.list_plan_days(conn, user_id, plan_id)
+    return PlanDetail(
+        plan=PlanSummary.model_validate(row),
+        markdown=row["markdown"],
+        structured=FitnessPlan.model_validate(row["plan"]) if row["plan"] else None,
+        weeks=[PlanWeekInfo.model_validate(week) for week in weeks],
+        days=[PlannedWorkout.model_validate(day) for day in days],
+    )
+
+
+@router.get(
+    "/workouts",
+    response_model=WorkoutList,
+    responses=error_responses(AUTHENTICATED, INVALID_QUERY, RANGE_ERRORS, DATABASE),
+)
+async def list_workouts(
+    container: ContainerDep,
+    user_id: UserId,
+    date_from: Annotated[
+        date | None,
+        BeforeValidator(iso_date),
+        Query(alias="from", description="First day (ISO date); default: today, the user's."),
+    ] = None,
+    date_to: Annotated[
+        date | None, BeforeValidator(iso_date), Query(alias="to", description=TO_DESCRIPTION)
+    ] = None,
+) -> WorkoutList:
+    """The planned days from `from` to `to` (both included), each with its structured workout (or
+    recovery notes) and its message, in date order."""
+    from trainer.domain.workout_grouping import zone
+    from trainer.store.repositories import programs
+    from trainer.store.repositories import settings as settings_repo
+
+    deps = require_programs(container)
+    async with deps.db.connection() as conn:
+        if date_from is None:
+            values = await settings_repo.get_user_settings(conn, user_id)
+            date_from = deps.now().astimezone(zone(values.get("timezone"))).date()
+        if date_to is None:
+            days = min(DEFAULT_WORKOUT_RANGE_DAYS - 1, (date.max - date_from).days)
+            date_to = date_from + timedelta(days=days)
+        check_range(date_from, date_to)
+        rows = await programs.list_workouts(conn, user_id, date_from, date_to, limit=MAX_LISTED_WORKOUTS)
+    return WorkoutList(
+        workouts=[PlannedWorkout.model_validate(row) for row in rows], date_from=date_from, date_to=date_to
+    )
+
+
+def check_range(date_from: date, date_to: date) -> None:
+    if date_to < date_from:
+        raise ApiError(
+            422, "invalid_range", f"`to` ({date_to.isoformat()}) is before `from` ({date_from.isoformat()})."
+        )
+    days = (date_to - date_from).days
+    if days > MAX_WORKOUT_RANGE_DAYS:
+        raise ApiError(
+            422,
+            "invalid_range",
+            f"The range spans {days + 1} days; at most {MAX_WORKOUT_RANGE_DAYS + 1} can be listed at once.",
+        )
+
+
+@router.post(
+    "/workouts/import",
+    response_model=ImportedWorkout,
+    responses=error_responses(AUTHENTICATED, JSON_BODY, IMPORT_ERRORS, DATABASE),
+)
+async def import_workout(
+    container: ContainerDep, user_id: RegisteredUserId, body: WorkoutImport
+) -> ImportedWorkout:
+    """A workout written as text (e.g. a program from the user's coach) as a structured workout in the
+    app's schema, with the lines that were not read as exercises; nothing is stored. A text with no
+    exercise in it is `422 not_a_workout`."""
+    from trainer.programs.pipeline import ProgramError
+    from trainer.programs.pipeline import import_workout as structure
+
+    try:
+        result = await structure(require_programs(container), user_id, body.text)
+    except ProgramError as exc:
+        if exc.code == "build_failed":
+            raise ApiError(503, "import_unavailable", exc.message, headers=RETRY) from None
+        raise ApiError(422, "not_a_workout", exc.message) from None
+    return ImportedWorkout(workout=result.workout, unrecognised=result.unrecognised)
+
+
+@router.get(
+    "/workouts/{workout_id}",
+    response_model=WorkoutResponse,
+    responses=error_responses(AUTHENTICATED, WORKOUT_SCOPED, DATABASE),
+)
+async def get_workout(container: ContainerDep, user_id: UserId, workout_id: str) -> WorkoutResponse:
+    """One planned day with its structured workout and message."""
+    from trainer.store.repositories import RepositoryError, programs
+
+    async with require_programs(container).db.connection() as conn:
+        try:
+            row = await programs.get_workout(conn, user_id, workout_id)
+        except RepositoryError:
+            row = None
+    if row is None:
+        raise ApiError(404, "workout_not_found", "Workout not found.")
+    return WorkoutResponse(workout=PlannedWorkout.model_validate(row))
