@@ -144,6 +144,21 @@ def sdk_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         assert_clean_shutdown(stack)
 
 
+FAKE_MODEL_MS = 500
+"""The fake model's latency per call in `fake_model_stack`: a turn lasts seconds, as a real one does."""
+
+
+@pytest.fixture(scope="session")
+def fake_model_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """The real SDKs against the loopback fake at FAKE_MODEL_MS per call: turns long enough to overlap
+    and to time."""
+    stack = start_stack(tmp_path_factory.mktemp("stack-slow"), {}, ("--fake-llm", str(FAKE_MODEL_MS)))
+    try:
+        yield stack
+    finally:
+        assert_clean_shutdown(stack)
+
+
 @pytest.fixture(params=["offline", "sdk"])
 def stack(request: pytest.FixtureRequest) -> Stack:
     """Each test runs twice: on the offline model, and on the real SDKs against the loopback fake."""

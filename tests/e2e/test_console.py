@@ -20,7 +20,7 @@ from trainer.api.routes.console import offer_local_token
 from trainer.local.stack import DEMO_USER_ID
 from trainer.settings import LOCAL_JWT_SECRET, Settings
 
-from tests.e2e.conftest import Stack, assert_clean_shutdown, start_stack
+from tests.e2e.conftest import FAKE_MODEL_MS, Stack
 from tests.e2e.console_browser import (
     CUT_STREAM,
     DESKTOP,
@@ -36,7 +36,6 @@ from tests.e2e.console_browser import (
 
 pytestmark = pytest.mark.e2e
 
-FAKE_MODEL_MS = 500
 CHEST = "Give me a quick chest workout"
 MESSAGE_TOOLS = {"message_notify_user", "message_ask_user"}
 STRANGER = "00000000-0000-4000-8000-0000000000ee"
@@ -60,15 +59,6 @@ class ConsoleTiming(UserWarning):
 def browser() -> Iterator[Browser]:
     with launched_browser() as launched:
         yield launched
-
-
-@pytest.fixture(scope="module")
-def fake_model_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    stack = start_stack(tmp_path_factory.mktemp("stack-console"), {}, ("--fake-llm", str(FAKE_MODEL_MS)))
-    try:
-        yield stack
-    finally:
-        assert_clean_shutdown(stack)
 
 
 def _console(browser: Browser, stack: Stack, viewport: ViewportSize = DESKTOP) -> Iterator[Console]:

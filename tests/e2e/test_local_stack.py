@@ -140,14 +140,15 @@ def test_request_body_errors(local_stack: Stack) -> None:
         assert (model.status_code, error_code(model)) == (422, "unknown_model")
 
 
-def test_concurrent_turn_on_one_session_is_409(local_stack: Stack) -> None:
-    with local_stack.client() as http:
+def test_concurrent_turn_on_one_session_is_409(fake_model_stack: Stack) -> None:
+    """The second turn is sent once the first one streams; at 500 ms per model call it is still running."""
+    with fake_model_stack.client() as http:
         session_id = http.post("/agent/sessions").json()["session"]["id"]
     first_started = threading.Event()
     outcome: dict[str, Any] = {}
 
     def first_turn() -> None:
-        with httpx.Client(base_url=local_stack.base_url, headers=local_stack.headers(), timeout=120) as http:
+        with fake_model_stack.client() as http:
             body = {"message": "Give me a quick chest workout", "sessionId": session_id}
             with http.stream("POST", "/agent/stream", json=body) as response:
                 outcome["status"] = response.status_code
@@ -158,12 +159,10 @@ def test_concurrent_turn_on_one_session_is_409(local_stack: Stack) -> None:
     worker = threading.Thread(target=first_turn)
     worker.start()
     assert first_started.wait(60)
-    with local_stack.client() as http:
+    with fake_model_stack.client() as http:
         second = http.post("/agent/chat", json={"message": "And a leg workout", "sessionId": session_id})
     worker.join(120)
     assert outcome["status"] == 200
-    if second.status_code == 200:
-        pytest.skip("the first turn finished before the second one started; no overlap to observe")
     assert (second.status_code, error_code(second)) == (409, "turn_in_progress")
 
 
