@@ -396,7 +396,11 @@ class PlanSummary(ResponseModel):
     """A generated training plan without its documents: what the app polls while it is built."""
 
     id: UUID
-    status: PlanStatus = Field(description="`pending` while it is built, then `ready` or `failed`.")
+    status: PlanStatus = Field(
+        description="`pending` while it is drafted, then `ready` or `failed`. `ready` is the plan itself: its"
+        " weeks follow (week 1 within the same build, seconds later), each with its own status in"
+        " GET /plans/{id}."
+    )
     error: str | None = Field(description="Why the plan failed (safe to show); null otherwise.")
     title: str | None = Field(description="Null until the plan is ready.")
     weeks: int = Field(description="The plan's length in weeks (4-16).")
