@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,11 +22,11 @@ from typing import Any
 from trainer.settings import Settings
 from trainer.store.ports import LeaseHeld
 
+from bench.moto import moto_tables
 from tests.fakes.agent_harness import USER, make_harness
 from tests.fakes.scripted_model import ScriptedModel, call
 
 REPO = Path(__file__).resolve().parent.parent
-TEMPLATE = REPO / "template.yaml"
 TURN_LENGTHS_S = (2.0, 15.0, 45.0)
 
 
@@ -95,20 +94,9 @@ async def _renewals(store: Any, operations: Counter[str], settings: Settings) ->
 
 
 async def _run() -> list[str]:
-    from trainer.local.moto_server import create_resources, start_moto
     from trainer.store.sessions import DynamoSessionStore
 
-    handle = await asyncio.to_thread(start_moto, 0)
-    try:
-        suffix = uuid.uuid4().hex[:10]
-        settings = Settings(
-            AWS_ENDPOINT_URL=handle.endpoint_url,
-            AWS_REGION="us-east-1",
-            TRAINER_TABLE_NAME=f"bench-sessions-{suffix}",
-            TRAINER_IDEMPOTENCY_TABLE_NAME=f"bench-idem-{suffix}",
-            TRAINER_EVENT_BUS_NAME=f"bench-bus-{suffix}",
-        )
-        await asyncio.to_thread(create_resources, settings, TEMPLATE)
+    async with moto_tables() as settings:
         store = DynamoSessionStore(settings)
         operations: Counter[str] = Counter()
 
@@ -127,8 +115,6 @@ async def _run() -> list[str]:
         ]
         lines.extend(await _renewals(store, operations, settings))
         return lines
-    finally:
-        handle.stop()
 
 
 def run() -> list[str]:

@@ -12,13 +12,12 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-import uuid
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from trainer.llm.ports import ModelRequest
 
+from bench.moto import moto_tables
 from tests.fakes.agent_harness import FakeFetcher, FakeSelector, chest_workout, make_harness, selection
 from tests.fakes.memory_store import InMemorySessionStore
 from tests.fakes.scripted_model import ScriptedModel, call
@@ -26,7 +25,6 @@ from tests.fakes.scripted_model import ScriptedModel, call
 TURNS = 15
 CONCURRENT_SESSIONS = 20
 MODEL_LATENCY = 0.2
-TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
 
 
 def _notify_with_artifact(request: ModelRequest) -> Any:
@@ -114,23 +112,9 @@ async def _memory_lines() -> list[str]:
 
 
 async def _dynamo_lines() -> list[str]:
-    try:
-        from trainer.local.moto_server import create_resources, start_moto
-        from trainer.settings import Settings
-        from trainer.store.sessions import DynamoSessionStore
-    except ImportError as exc:
-        return [f"DynamoDB (moto): skipped ({exc})"]
-    handle = await asyncio.to_thread(start_moto, 0)
-    try:
-        suffix = uuid.uuid4().hex[:10]
-        settings = Settings(
-            AWS_ENDPOINT_URL=handle.endpoint_url,
-            AWS_REGION="us-east-1",
-            TRAINER_TABLE_NAME=f"bench-sessions-{suffix}",
-            TRAINER_IDEMPOTENCY_TABLE_NAME=f"bench-idem-{suffix}",
-            TRAINER_EVENT_BUS_NAME=f"bench-bus-{suffix}",
-        )
-        await asyncio.to_thread(create_resources, settings, TEMPLATE)
+    from trainer.store.sessions import DynamoSessionStore
+
+    async with moto_tables() as settings:
         store = DynamoSessionStore(settings)
         operations: Counter[str] = Counter()
         counting = {"on": True}
@@ -150,8 +134,6 @@ async def _dynamo_lines() -> list[str]:
             f"DynamoDB (moto): Query calls per turn {operations['Query'] / TURNS:.1f} "
             "(the history read once per turn, after the highest sequence number)",
         ]
-    finally:
-        await asyncio.to_thread(handle.stop)
 
 
 async def _one_session(h: Any, user: str) -> None:

@@ -7,7 +7,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -16,42 +16,16 @@ import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from fastapi import FastAPI
 from jwt.algorithms import RSAAlgorithm
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
-from trainer.container import Container, build_container
+from trainer.container import Container
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
 
-from tests.fakes.agent_harness import RecordingPublisher
-
 ISSUER = "https://cognito-idp.local/pool"
 AUDIENCE = "trainer-mobile"
-
-
-@pytest.fixture
-async def container(
-    aws_settings: Settings, session_store: DynamoSessionStore, db: Database
-) -> AsyncIterator[Container]:
-    built = await build_container(aws_settings, store=session_store, db=db, publisher=RecordingPublisher())
-    yield built
-    await built.aclose()
-
-
-@pytest.fixture
-async def app(container: Container) -> AsyncIterator[FastAPI]:
-    app = create_app(container)
-    yield app
-    await app.state.container_provider.turns.wait(30)
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://api.test", timeout=120) as http:
-        yield http
 
 
 def bearer(settings: Settings, user_id: str) -> dict[str, str]:

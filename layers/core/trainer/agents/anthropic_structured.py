@@ -9,7 +9,6 @@ from typing import Any
 
 import anthropic
 import httpx2
-from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
 from trainer.agents.backends import (
@@ -21,7 +20,7 @@ from trainer.agents.backends import (
     Turn,
 )
 from trainer.agents.wire import AGENT_HEADER, output_tool_name
-from trainer.llm.anthropic_model import DEFAULT_BASE_URL, usage_from_sdk
+from trainer.llm.anthropic_model import anthropic_client, usage_from_sdk
 from trainer.llm.ports import ModelError, ToolCall
 from trainer.settings import Settings
 
@@ -39,13 +38,8 @@ class AnthropicStructured:
         *,
         max_retries: int = anthropic.DEFAULT_MAX_RETRIES,
     ) -> None:
-        if settings.anthropic_api_key is None:
-            raise ValueError("ANTHROPIC_API_KEY is not set; use the offline implementations instead")
-        self._client = AsyncAnthropic(
-            api_key=settings.anthropic_api_key.get_secret_value(),
-            base_url=settings.anthropic_base_url or DEFAULT_BASE_URL,
-            http_client=http_client,
-            max_retries=max_retries,
+        self._client = anthropic_client(
+            settings, http_client, max_retries, fallback="the offline implementations"
         )
 
     async def generate(self, request: AgentRequest) -> AgentReply:

@@ -11,14 +11,13 @@ from typing import Any
 
 import httpx2
 import openai
-from openai import AsyncOpenAI
 from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
 from trainer.agents.backends import AgentReply, AgentRequest, AssistantTurn, Provider, ToolResultsTurn, Turn
 from trainer.agents.wire import AGENT_HEADER
-from trainer.llm.openai_initializer import DEFAULT_BASE_URL
+from trainer.llm.openai_initializer import openai_client
 from trainer.llm.ports import ModelError, ToolCall, Usage
 from trainer.settings import Settings
 
@@ -29,13 +28,8 @@ class OpenAIStructured:
     def __init__(
         self, settings: Settings, http_client: httpx2.AsyncClient | None = None, *, max_retries: int = 2
     ) -> None:
-        if settings.openai_api_key is None:
-            raise ValueError("OPENAI_API_KEY is not set; use the offline implementations instead")
-        self._client = AsyncOpenAI(
-            api_key=settings.openai_api_key.get_secret_value(),
-            base_url=settings.openai_base_url or DEFAULT_BASE_URL,
-            http_client=http_client,
-            max_retries=max_retries,
+        self._client = openai_client(
+            settings, http_client, max_retries, fallback="the offline implementations"
         )
 
     async def generate(self, request: AgentRequest) -> AgentReply:

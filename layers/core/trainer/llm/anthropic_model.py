@@ -25,6 +25,20 @@ STREAMED_TEXT_ARGS: dict[str, str] = {"message_notify_user": "message", "message
 """Tools whose user-visible argument is forwarded while the model is still writing it."""
 
 
+def anthropic_client(
+    settings: Settings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
+) -> AsyncAnthropic:
+    """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`."""
+    if settings.anthropic_api_key is None:
+        raise ValueError(f"ANTHROPIC_API_KEY is not set; use {fallback} instead")
+    return AsyncAnthropic(
+        api_key=settings.anthropic_api_key.get_secret_value(),
+        base_url=settings.anthropic_base_url or DEFAULT_BASE_URL,
+        http_client=http_client,
+        max_retries=max_retries,
+    )
+
+
 class AnthropicAgentModel:
     provider: Literal["anthropic", "offline"] = "anthropic"
 
@@ -35,15 +49,8 @@ class AnthropicAgentModel:
         *,
         max_retries: int = anthropic.DEFAULT_MAX_RETRIES,
     ) -> None:
-        if settings.anthropic_api_key is None:
-            raise ValueError("ANTHROPIC_API_KEY is not set; use the offline model instead")
         self._static_ttl: CacheTTL = settings.prompt_cache_ttl
-        self._client = AsyncAnthropic(
-            api_key=settings.anthropic_api_key.get_secret_value(),
-            base_url=settings.anthropic_base_url or DEFAULT_BASE_URL,
-            http_client=http_client,
-            max_retries=max_retries,
-        )
+        self._client = anthropic_client(settings, http_client, max_retries, fallback="the offline model")
 
     async def complete(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None

@@ -149,6 +149,20 @@ def accepts_temperature(model_id: str) -> bool:
     return model_id.startswith(TEMPERATURE_MODEL_PREFIXES)
 
 
+def openai_client(
+    settings: Settings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
+) -> AsyncOpenAI:
+    """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`."""
+    if settings.openai_api_key is None:
+        raise ValueError(f"OPENAI_API_KEY is not set; use {fallback} instead")
+    return AsyncOpenAI(
+        api_key=settings.openai_api_key.get_secret_value(),
+        base_url=settings.openai_base_url or DEFAULT_BASE_URL,
+        http_client=http_client,
+        max_retries=max_retries,
+    )
+
+
 class OpenAIKnowledgeSelector:
     def __init__(
         self,
@@ -157,15 +171,10 @@ class OpenAIKnowledgeSelector:
         *,
         max_retries: int = 1,
     ) -> None:
-        if settings.openai_api_key is None:
-            raise ValueError("OPENAI_API_KEY is not set; use the deterministic selector instead")
-        self.model = settings.initializer_model
-        self._client = AsyncOpenAI(
-            api_key=settings.openai_api_key.get_secret_value(),
-            base_url=settings.openai_base_url or DEFAULT_BASE_URL,
-            http_client=http_client,
-            max_retries=max_retries,
+        self._client = openai_client(
+            settings, http_client, max_retries, fallback="the deterministic selector"
         )
+        self.model = settings.initializer_model
 
     async def select(self, message: str, existing: list[dict[str, Any]]) -> InitializerResult:
         extra: dict[str, Any] = {"temperature": TEMPERATURE} if accepts_temperature(self.model) else {}

@@ -849,7 +849,6 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
         def _agent_completion(
             self, body: dict[str, Any], data: dict[str, Any] | None, text: str | None, calls: list[Any]
         ) -> None:
-            messages = body.get("messages") or []
             content = json.dumps(data) if data is not None else (text or "")
             message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
             if calls:
@@ -862,36 +861,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     }
                     for c in calls
                 ]
-            prompt_tokens = sum(len(str(m.get("content"))) for m in messages) // 4
-            system_text = str(messages[0].get("content")) if messages else ""
-            cached = 0
-            if server.seen_openai_prefix(system_text) and prompt_tokens >= OPENAI_MIN_CACHED:
-                cached = (
-                    min(prompt_tokens, estimate_tokens(system_text)) // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
-                )
-            completion_tokens = max(1, len(json.dumps(message)) // 4)
-            self._json(
-                200,
-                {
-                    "id": f"chatcmpl-fake{uuid.uuid4().hex[:12]}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body.get("model"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": message,
-                            "finish_reason": "tool_calls" if calls else "stop",
-                            "logprobs": None,
-                        }
-                    ],
-                    "usage": {
-                        "prompt_tokens": prompt_tokens,
-                        "completion_tokens": completion_tokens,
-                        "total_tokens": prompt_tokens + completion_tokens,
-                        "prompt_tokens_details": {"cached_tokens": cached},
-                    },
-                },
+            self._completion(
+                body, message, max(1, len(json.dumps(message)) // 4), "tool_calls" if calls else "stop"
             )
 
         def _chat_completions(self, body: dict[str, Any]) -> None:
@@ -915,6 +886,14 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     existing.append({"source": m.group(1), "params": params})
             selection = decide(message_m.group(1) if message_m else user_text, existing)
             content = selection.model_dump_json()
+            message = {"role": "assistant", "content": content, "refusal": None}
+            self._completion(body, message, max(1, len(content) // 4), "stop")
+
+        def _completion(
+            self, body: dict[str, Any], message: dict[str, Any], completion_tokens: int, finish: str
+        ) -> None:
+            """A chat.completion with the fake's token counts and OpenAI's automatic prefix caching."""
+            messages = body.get("messages") or []
             prompt_tokens = sum(len(str(m.get("content"))) for m in messages) // 4
             system_text = str(messages[0].get("content")) if messages else ""
             cached = 0
@@ -922,7 +901,6 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 cached = (
                     min(prompt_tokens, estimate_tokens(system_text)) // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
                 )
-            completion_tokens = max(1, len(content) // 4)
             self._json(
                 200,
                 {
@@ -930,14 +908,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     "object": "chat.completion",
                     "created": int(time.time()),
                     "model": body.get("model"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": content, "refusal": None},
-                            "finish_reason": "stop",
-                            "logprobs": None,
-                        }
-                    ],
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
                     "usage": {
                         "prompt_tokens": prompt_tokens,
                         "completion_tokens": completion_tokens,
