@@ -355,7 +355,11 @@ def test_the_plans_view_shows_the_active_plan_as_a_calendar(offline: Console) ->
     offline.page.reload()
     days = offline.page.locator(".week-days > .day")
     expect(days).to_have_count(len(detail["days"]))
-    training = [d for d in detail["days"] if d["workout"]]
+    # A calendar reads in date order whatever weekday the plan starts on (it starts today).
+    assert days.evaluate_all("cells => cells.map(cell => cell.dataset.date)") == sorted(
+        d["date"] for d in detail["days"]
+    )
+    training = sorted((d for d in detail["days"] if d["workout"]), key=lambda d: d["date"])
     cards = offline.page.locator(".week-days .workout-card")
     expect(cards).to_have_count(len(training))
     first = training[0]

@@ -5,7 +5,6 @@ import { humanize } from "./format.js";
 
 const POLL_MS = 1000;
 const POLL_LIMIT_MS = 120_000;
-const WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -126,7 +125,7 @@ function calendar({ weeks, days }) {
     weeks.map((week) => {
       const items = days
         .filter((item) => item.week_number === week.week_number)
-        .sort((a, b) => WEEKDAYS.indexOf(a.weekday) - WEEKDAYS.indexOf(b.weekday) || a.date.localeCompare(b.date));
+        .sort((a, b) => a.date.localeCompare(b.date));
       const title = `Week ${week.week_number} · from ${day(week.start_date)}${week.deload ? " · deload" : ""}`;
       return h(
         "section",
