@@ -298,3 +298,67 @@ async def test_a_pasted_workout_imports_and_a_text_without_one_is_refused(
     ]:
         answer = await client.post("/workouts/import", json=body, headers=headers)
         assert (answer.status_code, contract.check(answer)["error"]["code"]) == (status, code)
+
+
+async def test_an_import_of_abusive_text_is_a_422_saying_what_was_not_understood(
+    client: httpx.AsyncClient,
+    contract: Contract,
+    headers_for: Callable[[str], dict[str, str]],
+    lifter: str,
+) -> None:
+    """A number of 20,000 digits (inside the 20,000-character limit) once raised Python's 4,300-digit
+    int() limit after minutes of regex backtracking and answered 503; too many lines are refused before
+    anything is read."""
+    headers = headers_for(lifter)
+    bomb = await client.post("/workouts/import", json={"text": "Squat " + "1" * 19_990}, headers=headers)
+    assert bomb.status_code == 422, bomb.text
+    error = contract.check(bomb)["error"]
+    assert error["code"] == "not_a_workout"
+    assert "Not understood:" in error["message"] and '"Squat 1111' in error["message"]
+
+    lines = await client.post("/workouts/import", json={"text": "Squat 3x5\n" * 401}, headers=headers)
+    assert lines.status_code == 422, lines.text
+    error = contract.check(lines)["error"]
+    assert error["code"] == "import_too_large" and "at most 400" in error["message"]
+
+    mixed = await client.post(
+        "/workouts/import", json={"text": PASTED + "Deadlift " + "9" * 5000 + "\n"}, headers=headers
+    )
+    imported = contract.check(mixed)
+    assert any("bench" in e["exercise_name"].lower() for e in imported["workout"]["exercises"])
+    assert any(line.startswith("Deadlift 9999") for line in imported["unrecognised"])
+
+
+async def test_an_import_is_parsed_off_the_event_loop(
+    client: httpx.AsyncClient,
+    headers_for: Callable[[str], dict[str, str]],
+    lifter: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While a paste is read, the loop keeps serving: a ticker task advances during the parse."""
+    from trainer.programs import agents as program_agents
+    from trainer.programs.structure import parse_workout_text
+
+    ticks: list[float] = []
+    parse_ticks: list[int] = []
+
+    def slow_parse(text: str) -> Any:
+        before = len(ticks)
+        time.sleep(0.3)
+        parse_ticks.append(len(ticks) - before)
+        return parse_workout_text(text)
+
+    monkeypatch.setattr(program_agents, "parse_workout_text", slow_parse)
+
+    async def ticker() -> None:
+        while True:
+            ticks.append(time.monotonic())
+            await asyncio.sleep(0.01)
+
+    task = asyncio.create_task(ticker())
+    try:
+        answer = await client.post("/workouts/import", json={"text": PASTED}, headers=headers_for(lifter))
+    finally:
+        task.cancel()
+    assert answer.status_code == 200, answer.text
+    assert parse_ticks and parse_ticks[0] >= 5, parse_ticks

@@ -48,6 +48,7 @@ from trainer.programs.models import (
 from trainer.programs.plan import record_modification, render_plan_markdown
 from trainer.programs.records import day_of, day_row, plan_of, week_rows
 from trainer.programs.schedule import morning_window, next_week_after, retry_at, today_in, week_of
+from trainer.programs.structure import ImportTooLarge, check_text_size
 from trainer.store.db import Database
 from trainer.store.repositories import RepositoryError, goals, locations, program_schedule, programs, settings
 
@@ -110,7 +111,7 @@ class ProgramDeps:
     """The local hour the morning message goes out (TRAINER_MORNING_HOUR)."""
 
 
-ErrorCode = Literal["not_found", "no_active_plan", "invalid_request", "build_failed"]
+ErrorCode = Literal["not_found", "no_active_plan", "invalid_request", "build_failed", "too_large"]
 
 
 class ProgramError(Exception):
@@ -599,6 +600,10 @@ async def import_workout(deps: ProgramDeps, user_id: str, text: str) -> Structur
     """A pasted workout (a coach's program, a markdown table...) as the app's structured workout."""
     if not text or not text.strip():
         raise ProgramError("invalid_request", "Paste the workout's text.")
+    try:
+        check_text_size(text)
+    except ImportTooLarge as exc:
+        raise ProgramError("too_large", f"That is too long to read as one workout: {exc}.") from None
     async with deps.db.connection() as conn:
         values = await settings.get_user_settings(conn, user_id)
         category = await goals.list_category_goals(conn, user_id)

@@ -60,7 +60,7 @@ PLAN_SCOPED = {404: ("plan_not_found",)}
 WORKOUT_SCOPED = {404: ("workout_not_found",)}
 PLAN_REQUEST_ERRORS = {422: ("invalid_plan_request",), 503: ("plan_queue_unavailable",)}
 RANGE_ERRORS = {422: ("invalid_range",)}
-IMPORT_ERRORS = {422: ("not_a_workout",), 503: ("import_unavailable",)}
+IMPORT_ERRORS = {422: ("not_a_workout", "import_too_large"), 503: ("import_unavailable",)}
 
 
 def plan_links(plan_id: str) -> dict[str, Any]:
@@ -230,6 +230,8 @@ async def import_workout(
     except ProgramError as exc:
         if exc.code == "build_failed":
             raise ApiError(503, "import_unavailable", exc.message, headers=RETRY) from None
+        if exc.code == "too_large":
+            raise ApiError(422, "import_too_large", exc.message) from None
         raise ApiError(422, "not_a_workout", exc.message) from None
     return ImportedWorkout(workout=result.workout, unrecognised=result.unrecognised)
 
