@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from psycopg.errors import UniqueViolation
 from pydantic import ValidationError
 
 from trainer.agents.factory import AgentFailed, AgentRunDeps, run_agent
@@ -34,10 +35,11 @@ from trainer.programs.changes import (
 )
 from trainer.programs.inputs import load_plan_inputs, week_request
 from trainer.programs.messages import enforce_length, workout_message
-from trainer.programs.microcycle import is_deload, week_due_at, week_start
+from trainer.programs.microcycle import is_deload, week_start
 from trainer.programs.models import (
     FitnessPlan,
     MessageInput,
+    PlanInputs,
     PlanRequest,
     PlanResult,
     PlanWeek,
@@ -111,7 +113,9 @@ class ProgramDeps:
     """The local hour the morning message goes out (TRAINER_MORNING_HOUR)."""
 
 
-ErrorCode = Literal["not_found", "no_active_plan", "invalid_request", "build_failed", "too_large"]
+ErrorCode = Literal[
+    "not_found", "no_active_plan", "invalid_request", "build_failed", "too_large", "in_progress"
+]
 
 
 class ProgramError(Exception):
@@ -140,21 +144,29 @@ async def request_plan(deps: ProgramDeps, user_id: str, request: PlanRequest) ->
     """A pending plan (the user's days, session length and start resolved now) and its `PlanRequested`;
     without a publisher the plan is built inline and its final row returned."""
     now = deps.now()
+    asked = request.model_dump(mode="json", exclude_none=True)
     async with deps.db.transaction() as conn:
         inputs = await load_plan_inputs(conn, user_id, now, request)
-        try:
-            row = await programs.create_plan(
-                conn,
-                user_id,
-                weeks=inputs.weeks,
-                training_days=inputs.training_days,
-                session_minutes=inputs.session_minutes,
-                start_date=inputs.start_date,
-                timezone=inputs.timezone,
-                request=request.model_dump(mode="json", exclude_none=True),
-            )
-        except RepositoryError as exc:
-            raise ProgramError("invalid_request", str(exc)) from None
+        pending = await programs.pending_plan(conn, user_id)
+        if pending is None:
+            try:
+                async with conn.transaction():
+                    row = await programs.create_plan(
+                        conn,
+                        user_id,
+                        weeks=inputs.weeks,
+                        training_days=inputs.training_days,
+                        session_minutes=inputs.session_minutes,
+                        start_date=inputs.start_date,
+                        timezone=inputs.timezone,
+                        request=asked,
+                    )
+            except UniqueViolation:
+                pending = await programs.pending_plan(conn, user_id)
+            except RepositoryError as exc:
+                raise ProgramError("invalid_request", str(exc)) from None
+    if pending is not None:
+        return _same_request_or_refuse(pending, asked)
     if deps.publisher is None:
         return await build_plan(deps, user_id, row["id"])
     try:
@@ -168,9 +180,22 @@ async def request_plan(deps: ProgramDeps, user_id: str, request: PlanRequest) ->
     return row
 
 
+def _same_request_or_refuse(pending: Mapping[str, Any], asked: Mapping[str, Any]) -> dict[str, Any]:
+    """A plan is being built for the user: the same request again (a retry, a double tap, two devices)
+    answers with that plan; a different one is refused until it is done."""
+    if dict(pending.get("request") or {}) == dict(asked):
+        return dict(pending)
+    raise ProgramError(
+        "in_progress",
+        "A plan is already being built for you; it is ready in a minute or two. Ask for changes once it is.",
+    )
+
+
 async def build_plan(deps: ProgramDeps, user_id: str, plan_id: Any) -> dict[str, Any]:
-    """Build a pending plan and its first week: the plan row after, `ready` or `failed`. Idempotent: a
-    ready or failed plan is returned as it is, and a plan another builder holds is left to it."""
+    """Build a pending plan and its first week: the plan row after, `ready` (its first week built) or
+    `failed`. Idempotent: a ready or failed plan is returned as it is, and a plan another builder holds
+    is left to it. The plan's documents are stored before its first week is built from them, so a build
+    that stopped between the two resumes at the week."""
     now = deps.now()
     async with deps.db.connection() as conn:
         row = await _plan_row(conn, user_id, plan_id)
@@ -180,17 +205,62 @@ async def build_plan(deps: ProgramDeps, user_id: str, plan_id: Any) -> dict[str,
             inputs = None
         elif not await program_schedule.claim_plan(conn, user_id, plan_id, now):
             return row
+        elif row.get("plan") is not None:
+            inputs = None
         else:
             try:
                 inputs = await load_plan_inputs(conn, user_id, now, stored_request(row))
             except Exception:
                 await program_schedule.release_plan(conn, user_id, plan_id)
                 raise
-    if inputs is None:
+    if row["status"] == "ready":
         if row["active"]:
             await _first_week(deps, user_id, plan_id)
         async with deps.db.connection() as conn:
             return await _plan_row(conn, user_id, plan_id)
+    try:
+        if inputs is not None:
+            await _draft_plan(deps, user_id, plan_id, inputs)
+        first = await build_week(deps, user_id, plan_id, 1, first=True)
+    except _PlanFailed as failed:
+        return failed.row
+    except ProgramError as exc:
+        if exc.code != "build_failed":
+            raise
+        async with deps.db.connection() as conn:
+            done = await programs.mark_failed(conn, user_id, plan_id, exc.message)
+            return done if done is not None else await _plan_row(conn, user_id, plan_id)
+    except Exception:
+        async with deps.db.connection() as conn:
+            await program_schedule.release_plan(conn, user_id, plan_id)
+        raise
+    async with deps.db.connection() as conn:
+        stored = await _plan_row(conn, user_id, plan_id)
+        plan = plan_of(stored)
+        following = next_week_after(first.week_number, plan.weeks, plan.start_date, stored["timezone"])
+        ready = await programs.mark_ready(
+            conn,
+            user_id,
+            plan_id,
+            title=stored["title"] or plan.title,
+            markdown=stored["markdown"] or "",
+            plan=stored["plan"],
+            next_week=following.week_number if following.due_at is not None else None,
+            next_week_due_at=following.due_at,
+        )
+        if ready is None:
+            raise ProgramError("not_found", "Plan not found.")
+        return await _plan_row(conn, user_id, plan_id)
+
+
+class _PlanFailed(Exception):
+    def __init__(self, row: dict[str, Any]) -> None:
+        super().__init__("plan failed")
+        self.row = row
+
+
+async def _draft_plan(deps: ProgramDeps, user_id: str, plan_id: Any, inputs: PlanInputs) -> None:
+    """The plan agent's plan, stored on the pending plan; a failed run fails the plan (_PlanFailed)."""
     try:
         run = await run_agent(FITNESS_PLAN, inputs, deps.agents.for_user(str(user_id)))
         result = run.output_as(PlanResult)
@@ -199,28 +269,21 @@ async def build_plan(deps: ProgramDeps, user_id: str, plan_id: Any) -> dict[str,
         logger.warning("plan build failed", extra={"plan_id": str(plan_id), "errors": exc.errors[:5]})
         async with deps.db.connection() as conn:
             failed = await programs.mark_failed(conn, user_id, plan_id, message)
-            return failed if failed is not None else await _plan_row(conn, user_id, plan_id)
-    except Exception:
-        async with deps.db.connection() as conn:
-            await program_schedule.release_plan(conn, user_id, plan_id)
-        raise
+            raise _PlanFailed(
+                failed if failed is not None else await _plan_row(conn, user_id, plan_id)
+            ) from exc
     plan = result.plan
     async with deps.db.connection() as conn:
-        ready = await programs.mark_ready(
+        stored = await programs.store_plan_documents(
             conn,
             user_id,
             plan_id,
             title=plan.title,
             markdown=result.markdown,
             plan=plan.model_dump(mode="json"),
-            next_week=1,
-            next_week_due_at=week_due_at(row["start_date"], 1, row["timezone"]),
         )
-    if ready is None:
+    if stored is None:
         raise ProgramError("not_found", "Plan not found.")
-    await _first_week(deps, user_id, plan_id)
-    async with deps.db.connection() as conn:
-        return await _plan_row(conn, user_id, plan_id)
 
 
 async def _first_week(deps: ProgramDeps, user_id: str, plan_id: Any) -> None:
@@ -306,6 +369,7 @@ async def build_week(
     *,
     change: WeekChange | None = None,
     rebuild: bool = False,
+    first: bool = False,
 ) -> WeekBuild:
     """Build week `week_number` once: only the caller that claims it builds it, a duplicate delivery gets
     `built=False`. `rebuild` rebuilds a built week's days from today on (completed ones kept); `change`
@@ -313,12 +377,13 @@ async def build_week(
     now = deps.now()
     async with deps.db.connection() as conn:
         row = await _plan_row(conn, user_id, plan_id)
-        if row["status"] != "ready":
+        building_first = first and week_number == 1 and row["status"] == "pending" and row.get("plan")
+        if row["status"] != "ready" and not building_first:
             raise ProgramError("invalid_request", "The plan is not ready yet.")
         plan = plan_of(row)
         if not 1 <= week_number <= plan.weeks:
             raise ProgramError("invalid_request", f"The plan has weeks 1 to {plan.weeks}.")
-        if not row["active"] and not rebuild:
+        if not row["active"] and not rebuild and not building_first:
             return WeekBuild(False, week_number, reason="inactive")
         location = await _change_location(conn, user_id, change)
         existing = await program_schedule.week_row(conn, user_id, plan_id, week_number)

@@ -58,7 +58,11 @@ RETRY = {"Retry-After": str(RETRY_AFTER_SECONDS)}
 
 PLAN_SCOPED = {404: ("plan_not_found",)}
 WORKOUT_SCOPED = {404: ("workout_not_found",)}
-PLAN_REQUEST_ERRORS = {422: ("invalid_plan_request",), 503: ("plan_queue_unavailable",)}
+PLAN_REQUEST_ERRORS = {
+    409: ("plan_in_progress",),
+    422: ("invalid_plan_request",),
+    503: ("plan_queue_unavailable",),
+}
 RANGE_ERRORS = {422: ("invalid_range",)}
 IMPORT_ERRORS = {422: ("not_a_workout", "import_too_large"), 503: ("import_unavailable",)}
 
@@ -98,6 +102,8 @@ async def create_plan(
     except ProgramError as exc:
         if exc.code == "build_failed":
             raise ApiError(503, "plan_queue_unavailable", exc.message, headers=RETRY) from None
+        if exc.code == "in_progress":
+            raise ApiError(409, "plan_in_progress", exc.message) from None
         raise ApiError(422, "invalid_plan_request", exc.message) from None
     return PlanResponse(plan=PlanSummary.model_validate(row))
 
