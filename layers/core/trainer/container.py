@@ -18,7 +18,6 @@ from trainer.settings import Settings
 if TYPE_CHECKING:
     import httpx2
 
-    from trainer.agent.budget import DailyBudget
     from trainer.agent.loop import AgentDeps, TurnResult
     from trainer.agent.ports import EventPublisher, SourceFetcher, TurnHooks
     from trainer.agents.factory import AgentRunDeps
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from trainer.llm.offline import OfflinePlanner
     from trainer.llm.ports import AgentModel, KnowledgeSelector
     from trainer.programs.pipeline import ProgramDeps
+    from trainer.services.usage_limits import UsageLimits
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
     from trainer.tools.base import AnyTool
@@ -76,6 +76,8 @@ class Container:
     agent: TurnRunner
     db: Database | None = None
     publisher: EventPublisher | None = None
+    limits: UsageLimits | None = None
+    """Per-user daily budgets and request rates (None without the DynamoDB store)."""
     agents: AgentRunDeps | None = None
     """What `trainer.agents.run_agent` needs; `container.agents.for_user(user_id)` for a user's run."""
     programs: ProgramDeps | None = None
@@ -118,6 +120,8 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.store.sessions",
     "trainer.store.db",
     "trainer.store.metrics",
+    "trainer.store.usage",
+    "trainer.services.usage_limits",
     "trainer.store.repositories.profiles",
     "trainer.jobs.bus",
     "trainer.agent.loop",
@@ -228,7 +232,7 @@ async def build_container(
     selector: KnowledgeSelector | None = None,
     planner: OfflinePlanner | None = None,
     hooks: Sequence[TurnHooks] = (),
-    budget: DailyBudget | None = None,
+    budget: UsageLimits | None = None,
 ) -> Container:
     """Wires the production adapters; anything passed in is used instead (tests, the local stack).
 
@@ -254,9 +258,9 @@ async def build_container(
     from trainer.observability import default_turn_hooks
 
     if budget is None:
-        budget = _daily_budget(settings, store)
+        budget = _usage_limits(settings, store)
     agents = agent_run_deps(settings, db)
-    programs = program_deps(settings, db, agents, publisher)
+    programs = program_deps(settings, db, agents, publisher, budget)
     deps = agent_deps(
         settings,
         store,
@@ -275,6 +279,7 @@ async def build_container(
         agent=AgentLoop(deps),
         db=db,
         publisher=publisher,
+        limits=budget,
         agents=agents,
         programs=programs,
         closers=closers,
@@ -291,7 +296,7 @@ def agent_deps(
     selector: KnowledgeSelector | None = None,
     planner: OfflinePlanner | None = None,
     hooks: Sequence[TurnHooks] = (),
-    budget: DailyBudget | None = None,
+    budget: UsageLimits | None = None,
     programs: ProgramDeps | None = None,
 ) -> AgentDeps:
     """The agent's typed dependencies: tools, models, data sources, coaching, programs, hooks, budget."""
@@ -336,7 +341,11 @@ def agent_deps(
 
 
 def program_deps(
-    settings: Settings, db: Database | None, agents: AgentRunDeps, publisher: EventPublisher | None
+    settings: Settings,
+    db: Database | None,
+    agents: AgentRunDeps,
+    publisher: EventPublisher | None,
+    limits: UsageLimits | None = None,
 ) -> ProgramDeps | None:
     """The program pipeline's dependencies: a plan request publishes `PlanRequested` on `publisher`
     (the local stack's in-process bus, EventBridge in AWS). None without a database."""
@@ -344,7 +353,9 @@ def program_deps(
         return None
     from trainer.programs.pipeline import ProgramDeps
 
-    return ProgramDeps(db=db, agents=agents, publisher=publisher, morning_hour=settings.morning_hour)
+    return ProgramDeps(
+        db=db, agents=agents, publisher=publisher, morning_hour=settings.morning_hour, limits=limits
+    )
 
 
 class FixedModel:
@@ -374,17 +385,27 @@ class ModelsById:
         return self._models[model_id]
 
 
-def _daily_budget(settings: Settings, store: SessionStore) -> DailyBudget | None:
-    """The per-user daily budget, on the daily metrics the cost job keeps beside DynamoDB sessions."""
+def _usage_limits(settings: Settings, store: SessionStore) -> UsageLimits | None:
+    """Per-user daily budgets and request rates, counted beside the DynamoDB sessions."""
     from trainer.store.sessions import DynamoSessionStore
 
     if not isinstance(store, DynamoSessionStore):
         return None
-    from trainer.agent.budget import DailyBudget
-    from trainer.store.metrics import DailyMetricsStore, DynamoDailyUsage
+    from trainer.services.usage_limits import UsageLimits
+    from trainer.store.usage import DynamoUsageLedger
 
-    usage = DynamoDailyUsage(DailyMetricsStore(settings, client=store.table.client))
-    return DailyBudget(usage, settings.daily_turn_limit, settings.daily_cost_limit_cents)
+    limits = UsageLimits(
+        DynamoUsageLedger(settings, client=store.table.client),
+        daily={
+            "turns": settings.daily_turn_limit,
+            "plans": settings.daily_plan_limit,
+            "imports": settings.daily_import_limit,
+        },
+        cost_limit_cents=settings.daily_cost_limit_cents,
+    )
+    if not settings.rate_limits_enabled:
+        limits.rates = {}
+    return limits
 
 
 def _user_data_builder(db: Database | None) -> Callable[[str], Awaitable[str]]:

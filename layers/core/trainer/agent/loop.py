@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from trainer.agent import checkpoint as checkpoints
 from trainer.agent import session_state
-from trainer.agent.budget import DailyBudget
+from trainer.agent.budget import UsageLimits
 from trainer.agent.context import ContextBuilder
 from trainer.agent.errors import log_error
 from trainer.agent.initializer import CURRENT_WORKOUT_SOURCE, format_current_workout, initialize_context
@@ -104,7 +104,7 @@ class AgentDeps:
     settings: Settings
     context_builder: ContextBuilder | None = None
     publisher: EventPublisher | None = None
-    budget: DailyBudget | None = None
+    budget: UsageLimits | None = None
     db: Database | None = None
     coach: WorkoutCoach | None = None
     programs: ProgramDeps | None = None
@@ -308,10 +308,15 @@ class AgentLoop:
         counts: RequestCounts,
     ) -> TurnResult:
         deps = self.deps
-        if deps.budget is not None:
-            await deps.budget.check(user_id)
+        reservation = await deps.budget.reserve(user_id, "turns") if deps.budget is not None else None
         holder = f"{TURN_HOLDER_PREFIX}{uuid.uuid4().hex}"
-        session, interrupted = await self._lease_session(user_id, session_id, holder)
+        try:
+            session, interrupted = await self._lease_session(user_id, session_id, holder)
+        except BaseException:
+            if deps.budget is not None and reservation is not None:
+                with contextlib.suppress(Exception):
+                    await deps.budget.release(reservation)
+            raise
         deadline = time.monotonic() + deps.settings.function_timeout_seconds
         keeper = LeaseKeeper(
             TurnStore(deps.store, session, holder, lambda: keeper.ttl_now()),

@@ -51,6 +51,7 @@ from trainer.programs.plan import record_modification, render_plan_markdown
 from trainer.programs.records import day_of, day_row, plan_of, week_rows
 from trainer.programs.schedule import morning_window, next_week_after, retry_at, today_in, week_of
 from trainer.programs.structure import ImportTooLarge, check_text_size
+from trainer.services.usage_limits import Reservation, UsageLimits
 from trainer.store.db import Database
 from trainer.store.repositories import RepositoryError, goals, locations, program_schedule, programs, settings
 
@@ -111,6 +112,8 @@ class ProgramDeps:
     now: Callable[[], datetime] = _utcnow
     morning_hour: int = DEFAULT_MORNING_HOUR
     """The local hour the morning message goes out (TRAINER_MORNING_HOUR)."""
+    limits: UsageLimits | None = None
+    """Each plan and import is reserved against the user's daily budget before any agent runs."""
 
 
 ErrorCode = Literal[
@@ -145,28 +148,16 @@ async def request_plan(deps: ProgramDeps, user_id: str, request: PlanRequest) ->
     without a publisher the plan is built inline and its final row returned."""
     now = deps.now()
     asked = request.model_dump(mode="json", exclude_none=True)
-    async with deps.db.transaction() as conn:
-        inputs = await load_plan_inputs(conn, user_id, now, request)
-        pending = await programs.pending_plan(conn, user_id)
-        if pending is None:
-            try:
-                async with conn.transaction():
-                    row = await programs.create_plan(
-                        conn,
-                        user_id,
-                        weeks=inputs.weeks,
-                        training_days=inputs.training_days,
-                        session_minutes=inputs.session_minutes,
-                        start_date=inputs.start_date,
-                        timezone=inputs.timezone,
-                        request=asked,
-                    )
-            except UniqueViolation:
-                pending = await programs.pending_plan(conn, user_id)
-            except RepositoryError as exc:
-                raise ProgramError("invalid_request", str(exc)) from None
-    if pending is not None:
-        return _same_request_or_refuse(pending, asked)
+    reservation = await deps.limits.reserve(str(user_id), "plans") if deps.limits is not None else None
+    try:
+        row = await _create_or_join(deps, user_id, request, asked, now)
+    except BaseException:
+        await _give_back(deps, reservation)
+        raise
+    if row.get("joined"):
+        await _give_back(deps, reservation)
+        return dict(row["plan"])
+    row = dict(row["plan"])
     if deps.publisher is None:
         return await build_plan(deps, user_id, row["id"])
     try:
@@ -180,15 +171,52 @@ async def request_plan(deps: ProgramDeps, user_id: str, request: PlanRequest) ->
     return row
 
 
-def _same_request_or_refuse(pending: Mapping[str, Any], asked: Mapping[str, Any]) -> dict[str, Any]:
-    """A plan is being built for the user: the same request again (a retry, a double tap, two devices)
-    answers with that plan; a different one is refused until it is done."""
+async def _create_or_join(
+    deps: ProgramDeps, user_id: str, request: PlanRequest, asked: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """`{"plan": row}` for a new pending plan; `{"plan": row, "joined": True}` when a plan is already
+    being built for the same request (a retry, a double tap, two devices); a different request while one
+    is built is ProgramError `in_progress`. At most one plan per user is pending (a unique index), so
+    two requests at once cannot both create one."""
+    async with deps.db.transaction() as conn:
+        inputs = await load_plan_inputs(conn, user_id, now, request)
+        pending = await programs.pending_plan(conn, user_id)
+        if pending is None:
+            try:
+                async with conn.transaction():
+                    created = await programs.create_plan(
+                        conn,
+                        user_id,
+                        weeks=inputs.weeks,
+                        training_days=inputs.training_days,
+                        session_minutes=inputs.session_minutes,
+                        start_date=inputs.start_date,
+                        timezone=inputs.timezone,
+                        request=asked,
+                    )
+                return {"plan": created}
+            except UniqueViolation:
+                pending = await programs.pending_plan(conn, user_id)
+            except RepositoryError as exc:
+                raise ProgramError("invalid_request", str(exc)) from None
+    if pending is None:
+        raise ProgramError("build_failed", "The plan request could not be recorded. Please ask again.")
     if dict(pending.get("request") or {}) == dict(asked):
-        return dict(pending)
+        return {"plan": pending, "joined": True}
     raise ProgramError(
         "in_progress",
         "A plan is already being built for you; it is ready in a minute or two. Ask for changes once it is.",
     )
+
+
+async def _give_back(deps: ProgramDeps, reservation: Reservation | None) -> None:
+    """A reservation whose work never started goes back to the user's daily budget."""
+    if deps.limits is None or reservation is None:
+        return
+    try:
+        await deps.limits.release(reservation)
+    except Exception:
+        logger.warning("a budget reservation was not given back", exc_info=True)
 
 
 async def build_plan(deps: ProgramDeps, user_id: str, plan_id: Any) -> dict[str, Any]:
@@ -669,6 +697,8 @@ async def import_workout(deps: ProgramDeps, user_id: str, text: str) -> Structur
         check_text_size(text)
     except ImportTooLarge as exc:
         raise ProgramError("too_large", f"That is too long to read as one workout: {exc}.") from None
+    if deps.limits is not None:
+        await deps.limits.reserve(str(user_id), "imports")
     async with deps.db.connection() as conn:
         values = await settings.get_user_settings(conn, user_id)
         category = await goals.list_category_goals(conn, user_id)

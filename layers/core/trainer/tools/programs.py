@@ -23,6 +23,7 @@ from trainer.programs.pipeline import (
     request_plan,
     workout_for,
 )
+from trainer.services.usage_limits import BudgetExceeded
 from trainer.store.repositories import programs as program_repo
 from trainer.store.repositories.settings import get_user_settings
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
@@ -253,8 +254,8 @@ class RequestTrainingPlan(Tool[RequestTrainingPlanArgs, RequestTrainingPlanResul
         )
         try:
             row = await request_plan(deps, ctx.user_id, request)
-        except ProgramError as exc:
-            raise ToolError(exc.message) from None
+        except (ProgramError, BudgetExceeded) as exc:
+            raise ToolError(str(exc)) from None
         return RequestTrainingPlanResult(plan=PlanBrief.of(row))
 
     def format(self, result: RequestTrainingPlanResult) -> str:

@@ -19,7 +19,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 
-from trainer.agent.budget import BudgetExceeded
 from trainer.api.errors import ApiError, is_malformed_json, is_not_an_object, request_error
 from trainer.api.logging import logger
 from trainer.api.openapi import (
@@ -37,6 +36,7 @@ from trainer.api.schemas import ChatRequest, ChatResponse, chat_request_model
 from trainer.api.sse import SESSION_HEADER, SSE_HEADERS, SSE_MEDIA_TYPE, STREAM_RESPONSE, TurnStream
 from trainer.container import Container
 from trainer.frames import FrameSink
+from trainer.services.usage_limits import BudgetExceeded, RateLimited
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import STORE_CALL_DEADLINE_S
 from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
@@ -53,6 +53,7 @@ ANSWERED_AS_JSON = (
     LeaseHeld,
     ApiError,
     BudgetExceeded,
+    RateLimited,
     StoreUnavailable,
     DatabaseUnavailable,
 )

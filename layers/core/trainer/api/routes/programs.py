@@ -13,7 +13,7 @@ from fastapi import APIRouter, Query
 from pydantic import BeforeValidator
 
 from trainer.api.errors import RETRY_AFTER_SECONDS, ApiError
-from trainer.api.openapi import AUTHENTICATED, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
+from trainer.api.openapi import AUTHENTICATED, BUDGET, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
 from trainer.api.routes import ContainerDep, RegisteredUserId, UserId
 from trainer.api.schemas import (
     ImportedWorkout,
@@ -84,7 +84,7 @@ def require_programs(container: Container) -> ProgramDeps:
     response_model=PlanResponse,
     responses={
         202: {"links": plan_links("$response.body#/plan/id")},
-        **error_responses(AUTHENTICATED, JSON_BODY, PLAN_REQUEST_ERRORS, DATABASE),
+        **error_responses(AUTHENTICATED, JSON_BODY, PLAN_REQUEST_ERRORS, BUDGET, DATABASE),
     },
 )
 async def create_plan(
@@ -220,7 +220,7 @@ def check_range(date_from: date, date_to: date) -> None:
 @router.post(
     "/workouts/import",
     response_model=ImportedWorkout,
-    responses=error_responses(AUTHENTICATED, JSON_BODY, IMPORT_ERRORS, DATABASE),
+    responses=error_responses(AUTHENTICATED, JSON_BODY, IMPORT_ERRORS, BUDGET, DATABASE),
 )
 async def import_workout(
     container: ContainerDep, user_id: RegisteredUserId, body: WorkoutImport
