@@ -90,10 +90,9 @@ class Container:
         user costs one idempotent insert per process."""
         if self.db is None or user_id in self.registered_users:
             return
-        from trainer.store.repositories import profiles
+        from trainer.services.user_data import UserDataService
 
-        async with self.db.connection() as conn:
-            await profiles.ensure_user(conn, user_id)
+        await UserDataService(self.db).for_user(user_id).profile.ensure()
         if len(self.registered_users) >= MAX_REGISTERED_USERS_CACHED:
             self.registered_users.clear()
         self.registered_users.add(user_id)
@@ -122,7 +121,7 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.store.metrics",
     "trainer.store.usage",
     "trainer.services.usage_limits",
-    "trainer.store.repositories.profiles",
+    "trainer.services.user_data",
     "trainer.jobs.bus",
     "trainer.agent.loop",
     "trainer.agent.hooks",

@@ -1,7 +1,8 @@
 """Training plans and their planned workouts (issue 9): request a plan (built in the background; the
 app polls its status), read plans with their weeks and days, read planned workouts by date, and turn
 a pasted workout into a structured one. Every read is scoped to the caller: another user's plan or
-workout is 404, never visible. The pipeline and the repository are imported on first use."""
+workout is 404, never visible. Requests go to the program pipeline, reads to the training-plan
+service (trainer.services.training_plans); both are imported on first use."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from trainer.programs.models import FitnessPlan
 
 if TYPE_CHECKING:
     from trainer.programs.pipeline import ProgramDeps
+    from trainer.services.user_data import UserData
 
 router = APIRouter(tags=["programs"])
 
@@ -76,6 +78,12 @@ def require_programs(container: Container) -> ProgramDeps:
     if container.programs is None:
         raise ApiError(503, "database_unavailable", "The domain database is not configured.")
     return container.programs
+
+
+def user_data(deps: ProgramDeps, user_id: str) -> UserData:
+    from trainer.services.user_data import UserDataService
+
+    return UserDataService(deps.db).for_user(user_id)
 
 
 @router.post(
@@ -130,10 +138,7 @@ async def list_plans(
     container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100)] = 20
 ) -> PlanList:
     """The caller's plans, newest first."""
-    from trainer.store.repositories import programs
-
-    async with require_programs(container).db.connection() as conn:
-        rows = await programs.list_plans(conn, user_id, limit=limit)
+    rows = await user_data(require_programs(container), user_id).training_plans.newest(limit=limit)
     return PlanList(plans=[PlanSummary.model_validate(row) for row in rows])
 
 
@@ -145,23 +150,16 @@ async def list_plans(
 async def get_plan(container: ContainerDep, user_id: UserId, plan_id: str) -> PlanDetail:
     """The plan with its status, its markdown and structured form once ready, and the weeks built so
     far with their days."""
-    from trainer.store.repositories import RepositoryError, programs
-
-    async with require_programs(container).db.connection() as conn:
-        try:
-            row = await programs.get_plan(conn, user_id, plan_id)
-        except RepositoryError:
-            row = None
-        if row is None:
-            raise ApiError(404, "plan_not_found", "Plan not found.")
-        weeks = await programs.list_weeks(conn, user_id, plan_id)
-        days = await programs.list_plan_days(conn, user_id, plan_id)
+    detail = await user_data(require_programs(container), user_id).training_plans.detail(plan_id)
+    if detail is None:
+        raise ApiError(404, "plan_not_found", "Plan not found.")
+    row = detail.plan
     return PlanDetail(
         plan=PlanSummary.model_validate(row),
         markdown=row["markdown"],
         structured=FitnessPlan.model_validate(row["plan"]) if row["plan"] else None,
-        weeks=[PlanWeekInfo.model_validate(week) for week in weeks],
-        days=[PlannedWorkout.model_validate(day) for day in days],
+        weeks=[PlanWeekInfo.model_validate(week) for week in detail.weeks],
+        days=[PlannedWorkout.model_validate(day) for day in detail.days],
     )
 
 
@@ -185,19 +183,17 @@ async def list_workouts(
     """The planned days from `from` to `to` (both included), each with its structured workout (or
     recovery notes) and its message, in date order."""
     from trainer.domain.workout_grouping import zone
-    from trainer.store.repositories import programs
-    from trainer.store.repositories import settings as settings_repo
 
     deps = require_programs(container)
-    async with deps.db.connection() as conn:
+    async with user_data(deps, user_id).reading() as data:
         if date_from is None:
-            values = await settings_repo.get_user_settings(conn, user_id)
-            date_from = deps.now().astimezone(zone(values.get("timezone"))).date()
+            settings = await data.settings.get()
+            date_from = deps.now().astimezone(zone(settings.timezone)).date()
         if date_to is None:
             days = min(DEFAULT_WORKOUT_RANGE_DAYS - 1, (date.max - date_from).days)
             date_to = date_from + timedelta(days=days)
         check_range(date_from, date_to)
-        rows = await programs.list_workouts(conn, user_id, date_from, date_to, limit=MAX_LISTED_WORKOUTS)
+        rows = await data.training_plans.workouts(date_from, date_to, limit=MAX_LISTED_WORKOUTS)
     return WorkoutList(
         workouts=[PlannedWorkout.model_validate(row) for row in rows], date_from=date_from, date_to=date_to
     )
@@ -249,13 +245,7 @@ async def import_workout(
 )
 async def get_workout(container: ContainerDep, user_id: UserId, workout_id: str) -> WorkoutResponse:
     """One planned day with its structured workout and message."""
-    from trainer.store.repositories import RepositoryError, programs
-
-    async with require_programs(container).db.connection() as conn:
-        try:
-            row = await programs.get_workout(conn, user_id, workout_id)
-        except RepositoryError:
-            row = None
+    row = await user_data(require_programs(container), user_id).training_plans.workout(workout_id)
     if row is None:
         raise ApiError(404, "workout_not_found", "Workout not found.")
     return WorkoutResponse(workout=PlannedWorkout.model_validate(row))
