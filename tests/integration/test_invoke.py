@@ -1,5 +1,5 @@
 """`trainer invoke`: every function of template.yaml with every sample event in events/ that targets it,
-through trainer.local.invoke (what the command runs), on moto and embedded Postgres; then a turn's
+through trainer_dev.local.invoke (what the command runs), on moto and embedded Postgres; then a turn's
 TurnCompleted carried from the API function to the checkpoint and cost functions, the migrate
 function on a fresh database, and the command line itself."""
 
@@ -17,8 +17,13 @@ from typing import Any
 
 import psycopg
 import pytest
-from trainer.cli import main
-from trainer.local.invoke import (
+from trainer.settings import Settings, get_settings
+from trainer.store.dynamo_tables import aws_client
+from trainer.store.metrics import DailyMetricsStore
+from trainer.store.migrate import load_migrations
+from trainer.store.sessions import DynamoSessionTable
+from trainer_dev.cli import main
+from trainer_dev.local.invoke import (
     InvokeResult,
     LocalStores,
     invoke_function,
@@ -26,11 +31,6 @@ from trainer.local.invoke import (
     load_function,
     template_functions,
 )
-from trainer.settings import Settings, get_settings
-from trainer.store.dynamo_tables import aws_client
-from trainer.store.metrics import DailyMetricsStore
-from trainer.store.migrate import load_migrations
-from trainer.store.sessions import DynamoSessionTable
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
@@ -73,8 +73,8 @@ def stores(aws_settings: Settings, pg_url: str) -> LocalStores:
 @pytest.fixture
 def user(pg_url: str) -> str:
     """A fresh user seeded like `make run`'s demo user (profile, home gym, goals, history)."""
-    from trainer.local.seed import seed_demo_user
     from trainer.store.db import Database
+    from trainer_dev.local.seed import seed_demo_user
 
     user_id = str(uuid.uuid4())
 

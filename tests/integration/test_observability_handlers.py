@@ -1,5 +1,5 @@
 """The Lambda handlers' observability, end to end: functions/api/app.py invoked with the sample API
-Gateway chat event (through trainer.local.invoke, on moto and embedded Postgres) writes the turn's
+Gateway chat event (through trainer_dev.local.invoke, on moto and embedded Postgres) writes the turn's
 EMF records and, with tracing on as in Lambda, X-Ray segments (captured by an in-memory emitter
 in place of the UDP one); the job functions flush their own metrics."""
 
@@ -19,7 +19,7 @@ from aws_xray_sdk.core import xray_recorder
 from aws_xray_sdk.core.emitters.udp_emitter import UDPEmitter
 from aws_xray_sdk.core.lambda_launcher import LambdaContext
 from trainer import observability
-from trainer.local.invoke import InvokeResult, LocalStores, invoke_function, load_event
+from trainer_dev.local.invoke import InvokeResult, LocalStores, invoke_function, load_event
 
 from tests.integration.test_invoke import stores, user  # noqa: F401  (fixtures)
 

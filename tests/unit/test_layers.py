@@ -1,6 +1,7 @@
 """The package's layers point one way (ARCHITECTURE §2): api → agent → tools → domain, with the
-store, the model adapters and the data sources behind ports, and nothing in production importing
-the local stack."""
+store, the model adapters and the data sources behind ports; and nothing in production (the layer's
+package, the functions' handlers) importing the development package `trainer_dev` (the local stack, the
+fake model server, the `trainer` command), which lives outside the layer."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "trainer"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "layers" / "core" / "trainer"
+DEV_PACKAGE = "trainer_dev"
+HANDLERS = sorted((ROOT / "functions").glob("*/*.py"))
 
 ALLOWED: dict[str, set[str]] = {
     "domain": {"domain"},
@@ -24,29 +28,30 @@ ALLOWED: dict[str, set[str]] = {
     "programs": {"programs", "agents", "domain", "store", "settings"},
     "jobs": {"jobs", "agent", "store", "domain", "settings", "runtime_secrets", "programs", "container"},
 }
-LOCAL_USERS = {"local", "cli"}
 
 
 def layer_of(path: Path) -> str:
     return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
 
 
-def imported_layers(path: Path) -> set[str]:
+def imported_modules(path: Path) -> set[str]:
+    """Every absolute module an import statement of `path` names, at module level or in a function."""
     tree = ast.parse(path.read_text(), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
-        names = (
-            [node.module or ""]
-            if isinstance(node, ast.ImportFrom)
-            else [alias.name for alias in node.names]
-            if isinstance(node, ast.Import)
-            else []
-        )
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "trainer" and len(parts) > 1:
-                found.add(parts[1])
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            found.add(node.module or "")
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
     return found
+
+
+def imported_layers(path: Path) -> set[str]:
+    return {
+        parts[1]
+        for parts in (name.split(".") for name in imported_modules(path))
+        if parts[0] == "trainer" and len(parts) > 1
+    }
 
 
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or p.parent != PACKAGE)
@@ -56,8 +61,6 @@ MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or 
 def test_imports_follow_the_layers(path: Path) -> None:
     layer = layer_of(path)
     used = imported_layers(path)
-    if layer not in LOCAL_USERS:
-        assert "local" not in used, f"{path.name} imports the local stack"
     if layer in ALLOWED:
         assert used <= ALLOWED[layer], f"{layer} must not import {sorted(used - ALLOWED[layer])}"
 
@@ -65,3 +68,18 @@ def test_imports_follow_the_layers(path: Path) -> None:
 def test_the_layer_map_covers_the_core_packages() -> None:
     layers = {layer_of(p) for p in MODULES}
     assert set(ALLOWED) <= layers
+
+
+@pytest.mark.parametrize("path", [*MODULES, *HANDLERS], ids=lambda p: str(p.relative_to(ROOT)))
+def test_production_code_never_imports_the_development_package(path: Path) -> None:
+    imported = {name.split(".")[0] for name in imported_modules(path)}
+    assert DEV_PACKAGE not in imported, (
+        f"{path.relative_to(ROOT)} imports {DEV_PACKAGE}, which is not deployed"
+    )
+
+
+def test_the_layer_source_holds_no_development_code() -> None:
+    """`sam build` ships everything under the CoreLayer's ContentUri (layers/core)."""
+    assert not (PACKAGE / "local").exists(), "the local stack belongs in dev/trainer_dev/local"
+    assert not (PACKAGE / "cli.py").exists(), "the `trainer` command belongs in dev/trainer_dev/cli.py"
+    assert not list((ROOT / "layers" / "core").glob("**/trainer_dev"))

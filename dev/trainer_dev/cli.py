@@ -124,7 +124,7 @@ SCHEDULE_RUNS = {"run-hourly": "hourly", "run-daily": "daily"}
 
 
 def _moment(value: str) -> Any:
-    from trainer.local.programs import parse_at
+    from trainer_dev.local.programs import parse_at
 
     try:
         return parse_at(value)
@@ -150,7 +150,7 @@ def cmd_token(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_local(settings: Settings, args: argparse.Namespace) -> int:
     import os
 
-    from trainer.local.stack import StackOptions, default_template_path, run_local_stack
+    from trainer_dev.local.stack import StackOptions, default_template_path, run_local_stack
 
     # One EMF line per turn on the console is noise locally; POWERTOOLS_METRICS_DISABLED=false shows them.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
@@ -208,7 +208,7 @@ def cmd_invoke(settings: Settings, args: argparse.Namespace) -> int:
     import contextlib
     import json
 
-    from trainer.local.invoke import (
+    from trainer_dev.local.invoke import (
         InvokeError,
         invoke_function,
         load_env_vars,
@@ -218,7 +218,7 @@ def cmd_invoke(settings: Settings, args: argparse.Namespace) -> int:
         parse_overrides,
         template_functions,
     )
-    from trainer.local.stack import DEMO_USER_ID, default_template_path
+    from trainer_dev.local.stack import DEMO_USER_ID, default_template_path
 
     template = (args.template or default_template_path()).resolve()
     try:
@@ -257,7 +257,7 @@ def cmd_invoke(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_schedule(settings: Settings, args: argparse.Namespace) -> int:
-    from trainer.local.programs import run_schedule_command
+    from trainer_dev.local.programs import run_schedule_command
 
     return run_schedule_command(
         settings,

