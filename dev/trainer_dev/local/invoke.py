@@ -1,46 +1,45 @@
 """`trainer invoke <FunctionLogicalId> -e events/<file>.json`: `sam local invoke` without Docker.
 
-What it does, in this process:
+What it does:
 
-1. Reads the function from template.yaml: Handler, CodeUri, Layers, Runtime, Timeout, MemorySize,
+1. Reads the function from the template: Handler, CodeUri, Layers, Runtime, Timeout, MemorySize,
    LoggingConfig and Environment, merged with `Globals.Function` the way SAM merges them (maps
    merged, the function winning; lists appended after the globals). Intrinsics are resolved:
-   `!Ref` of a parameter is its default (or `--parameter-overrides`), of SessionsTable /
-   IdempotencyTable / TrainerBus the local table and bus names, of another resource its logical id
-   (as `sam local` does); `!Sub`, `!GetAtt` (a local ARN), `!Join`, `!If` and the condition
-   functions, `!Select`, `!Split`, `!FindInMap`. A parameter without a default resolves to "" and a
-   variable that ends up empty is left unset, so Settings' defaults apply (no JWKS URL: local
-   HS256 tokens work).
-2. Builds the Lambda environment from that, not from the calling shell: the function's variables,
+   `!Ref` of a parameter is its override (`--parameter-overrides`), else its default, else the local
+   value there is for it (`local_parameters`: the local identity provider's JWKS URL and issuer for
+   `JwksUrl` and `JwtIssuer`), else ""; of SessionsTable / IdempotencyTable / TrainerBus the local
+   table and bus names, of another resource its logical id (as `sam local` does); `!Sub`, `!GetAtt`
+   (a local ARN), `!Join`, `!If` and the condition functions, `!Select`, `!Split`, `!FindInMap`. A
+   variable that ends up empty is left unset.
+2. The code is what the template names: the source tree for template.yaml (the function's directory,
+   layers/core as the layer), or what `sam build` made for `.aws-sam/build/template.yaml` (the
+   built function directory, the built layer's `python/` as /opt/python) - `trainer invoke` picks the
+   build when there is one (`--code`).
+3. Builds the Lambda environment from that, not from the calling shell: the function's variables,
    the runtime's own (AWS_LAMBDA_FUNCTION_NAME, LAMBDA_TASK_ROOT, _HANDLER, _X_AMZN_TRACE_ID,
-   AWS_SAM_LOCAL=true — which also turns the Powertools Tracer off, there being no X-Ray daemon) and
-   the local stores in place of AWS: AWS_ENDPOINT_URL (moto) and DATABASE_URL (Postgres) instead
-   of TRAINER_DATABASE_SECRET_ARN and the SSM key parameters; model keys, base URLs and the JWT
-   secret come from the caller's Settings (as in `make run`). The process environment is swapped for
-   it during the call and restored afterwards.
-3. Imports the handler module from CodeUri (CodeUri first on sys.path, then each local layer's
-   ContentUri, as /opt/python) afresh — every invoke is a cold start (Powertools' cold-start flags
-   and the shared Logger's keys are reset too; the trainer package itself is imported once per
-   process, as a layer is) — and calls it with a Lambda
-   context object, in a thread of its own with its own event loop (as the Lambda runtime's main
-   thread would be). An ASGI app it built under Mangum is shut down afterwards (its container,
-   database pool included), as the end of the execution environment would.
-4. A function run by the Lambda Web Adapter (Handler `run.sh`, AWS_LAMBDA_EXEC_WRAPPER=/opt/bootstrap)
-   has no Python handler: the adapter is emulated. The ASGI app is the one run.sh gives uvicorn,
-   started with its lifespan; with AWS_LWA_READINESS_CHECK_PROTOCOL=tcp it is ready when the lifespan
-   has run (uvicorn opens its port then), otherwise the readiness path (AWS_LWA_READINESS_CHECK_PATH)
-   must answer below 500; the API Gateway event becomes one HTTP request with the adapter's
-   `x-amzn-request-context` and `x-amzn-lambda-context` headers; the response body is passed on chunk
-   by chunk as the app streams it and collected.
+   AWS_SAM_LOCAL=true - which also turns the Powertools Tracer off, there being no X-Ray daemon,
+   PYTHONPATH as /var/task and /opt/python) and the local stores in place of AWS: AWS_ENDPOINT_URL
+   (moto) and DATABASE_URL (Postgres) instead of TRAINER_DATABASE_SECRET_ARN and the SSM key
+   parameters, whose values (model keys, base URLs) come from the caller's settings, as in `make run`.
+   Authentication is the template's: no secret is added; the API and stream functions fetch the local
+   identity provider's keys (trainer_dev.local.identity) and verify its RS256 tokens as deployed.
+4. Runs the function in a Python process of its own (trainer_dev.local.lambda_runtime), started with
+   exactly that environment: every invoke is a cold start. For a built layer the process runs without
+   the virtualenv (`python -S`): the handler imports the layer's packages or nothing. The process's
+   output is the function's log stream (`logs`); a web adapter function's body streams to `body_out`.
+   A function still running after its Timeout (plus INIT_SECONDS for the init phase) is stopped.
 
-`Bearer REPLACE_WITH_JWT` in an event's headers (the placeholder in events/) is replaced with a dev
-token for `user_id`, minted with the function's own JWT settings.
+`Bearer REPLACE_WITH_JWT` in an event's headers (the placeholder in events/) is replaced with a token
+for `user_id` that the function accepts: signed by the local identity provider when the function's
+JWKS URL is the provider's, an HS256 token when the function has a TRAINER_JWT_SECRET of its own
+(`--env-vars`), else left as it is (the function then answers 401).
 
-Stores (`local_stores`): DATABASE_URL / AWS_ENDPOINT_URL from the caller's Settings when set (point
+Stores (`local_stores`): DATABASE_URL / AWS_ENDPOINT_URL from the caller's settings when set (point
 them at a running `make run`'s endpoints to share its data); otherwise embedded Postgres in
-`<data-dir>/pgdata` — the same cluster `make run` uses, reused if it is running, started (and
-stopped afterwards) if not; migrations applied, the demo user seeded — and a fresh moto server for
-the duration of the command, with the tables and bus created from template.yaml.
+`<data-dir>/pgdata` - the same cluster `make run` uses, reused if it is running, started (and stopped
+afterwards) if not; migrations applied - and a fresh moto server for the duration of the command, with
+the tables and bus created from the template. The data the sample events in events/ refer to is seeded
+into them (trainer_dev.local.samples).
 """
 
 from __future__ import annotations
@@ -48,26 +47,23 @@ from __future__ import annotations
 import asyncio
 import atexit
 import base64
+import codecs
 import contextlib
-import importlib
 import json
 import os
 import re
-import secrets
 import shlex
+import subprocess
 import sys
+import tempfile
 import threading
-import time
-import traceback
-import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import urlencode, urlparse
+from urllib.parse import urlparse
 
-from trainer.settings import LOCAL_JWT_SECRET, Settings, get_settings
+from trainer.settings import Settings
 from trainer.store.dynamo_tables import (
     EVENT_BUS_ID,
     IDEMPOTENCY_TABLE_ID,
@@ -75,9 +71,10 @@ from trainer.store.dynamo_tables import (
     TemplateError,
     parse_template,
 )
+from trainer_dev.local.identity import LocalIdentityProvider
+from trainer_dev.local.lambda_runtime import LOCAL_ACCOUNT, LambdaContext, error_payload
 
 TOKEN_PLACEHOLDER = "REPLACE_WITH_JWT"
-LOCAL_ACCOUNT = "123456789012"
 LOCAL_STACK_NAME = "trainer-local"
 WEB_ADAPTER_WRAPPER = "/opt/bootstrap"
 WEB_ADAPTER_LAYER = "LambdaAdapterLayer"
@@ -89,12 +86,21 @@ SECRET_STORE_VARIABLES = (
 """Names of AWS-side secrets; locally DATABASE_URL and the caller's model keys stand in for them."""
 KEPT_PROCESS_VARIABLES = ("PATH", "LANG", "LC_ALL", "TMPDIR")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-READINESS_ATTEMPTS = 20
-READINESS_INTERVAL_SECONDS = 0.25
+RUNTIME_SCRIPT = Path(__file__).with_name("lambda_runtime.py")
+INIT_SECONDS = 60
+"""What the function's process may take to start and import its handler, on top of its Timeout (Lambda
+allows an on-demand init 10 s; a loaded development machine needs more)."""
+BUILD_DIR = Path(".aws-sam") / "build"
+"""Where `sam build` leaves the built template, functions and layers (beside template.yaml)."""
 
 
 class InvokeError(RuntimeError):
     """The function or event cannot be invoked as asked (unknown function, unsupported runtime...)."""
+
+
+def local_parameters(identity: LocalIdentityProvider) -> dict[str, str]:
+    """The local values of the template parameters that have no default (`JwksUrl`, `JwtIssuer`)."""
+    return {"JwksUrl": identity.jwks_url, "JwtIssuer": identity.issuer}
 
 
 # ---------------------------------------------------------------- template
@@ -128,6 +134,27 @@ class FunctionSpec:
         return self.environment.get("AWS_LAMBDA_EXEC_WRAPPER") == WEB_ADAPTER_WRAPPER or any(
             WEB_ADAPTER_LAYER in arn for arn in self.layer_arns
         )
+
+    @property
+    def built(self) -> bool:
+        """The layers are as `sam build` made them (their content under `python/`, as Lambda puts it in
+        /opt), not the source directories a build starts from."""
+        return bool(self.layer_dirs) and all((d / "python").is_dir() for d in self.layer_dirs)
+
+    @property
+    def import_paths(self) -> tuple[Path, ...]:
+        """sys.path as Lambda sets it: the function's code (/var/task), then each layer's
+        `python/lib/pythonX.Y/site-packages` and `python/` (/opt/...); a source layer directory is
+        what a build would put under `python/`."""
+        paths = [self.code_dir]
+        for layer in self.layer_dirs:
+            python = layer / "python"
+            if python.is_dir():
+                site = python / "lib" / self.runtime / "site-packages"
+                paths += [site, python] if site.is_dir() else [python]
+            else:
+                paths.append(layer)
+        return tuple(paths)
 
 
 class _Intrinsics:
@@ -261,11 +288,16 @@ class _Intrinsics:
         raise TemplateError(f"{name} is not supported locally")
 
 
-def parameter_values(template: dict[str, Any], overrides: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Each template parameter's override, else its default, else ""; lists split on commas."""
+def parameter_values(
+    template: dict[str, Any],
+    overrides: Mapping[str, str] | None = None,
+    local: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Each template parameter's override, else its default, else its `local` value, else ""; lists
+    split on commas."""
     values: dict[str, Any] = {}
     for name, spec in (template.get("Parameters") or {}).items():
-        raw = (overrides or {}).get(name, spec.get("Default", ""))
+        raw = (overrides or {}).get(name, spec.get("Default", (local or {}).get(name, "")))
         if str(spec.get("Type", "")).startswith("CommaDelimitedList") or str(spec.get("Type", "")).startswith(
             "List<"
         ):
@@ -315,9 +347,11 @@ def load_function(
     *,
     resource_names: Mapping[str, str] | None = None,
     parameter_overrides: Mapping[str, str] | None = None,
+    local_parameters: Mapping[str, str] | None = None,
     region: str = "us-east-1",
 ) -> FunctionSpec:
-    """The function `logical_id` of the template, resolved for a local run."""
+    """The function `logical_id` of the template, resolved for a local run (`local_parameters`: values
+    for the parameters without a default)."""
     template_path = Path(template_path).resolve()
     template = parse_template(template_path.read_text(encoding="utf-8"))
     resources = template["Resources"]
@@ -327,7 +361,10 @@ def load_function(
             f"no function {logical_id!r} in {template_path.name}; functions: {', '.join(functions)}"
         )
     resolver = _Intrinsics(
-        template, parameter_values(template, parameter_overrides), resource_names or {}, region
+        template,
+        parameter_values(template, parameter_overrides, local_parameters),
+        resource_names or {},
+        region,
     )
     global_props = ((template.get("Globals") or {}).get("Function")) or {}
     raw = _merge_globals(global_props, resources[logical_id].get("Properties") or {})
@@ -420,19 +457,22 @@ def _say(stream: IO[str] | None, line: str) -> None:
 
 @contextlib.contextmanager
 def local_stores(
-    settings: Settings, data_dir: Path, template_path: Path, *, say: IO[str] | None = None
+    settings: Settings,
+    data_dir: Path,
+    template_path: Path,
+    *,
+    seed: bool = True,
+    say: IO[str] | None = None,
 ) -> Iterator[LocalStores]:
-    """The stores an invocation talks to (see the module docstring); stops what it started."""
+    """The stores an invocation talks to, the samples seeded unless `seed` is false (see the module
+    docstring); stops what it started."""
     with contextlib.ExitStack() as stack:
         database_url = settings.database_url
         if database_url is None:
             database_url = _embedded_postgres(Path(data_dir) / "pgdata", stack, say)
             from trainer.store.migrate import apply_migrations
-            from trainer_dev.local.stack import DEMO_USER_ID
 
             apply_migrations(database_url)
-            url = database_url
-            _run_in_runtime_thread("seed", lambda: asyncio.run(_seed_demo_user(url, DEMO_USER_ID)))
         endpoint_url = settings.aws_endpoint_url
         if endpoint_url is None:
             from trainer_dev.local.moto_server import start_moto
@@ -445,7 +485,49 @@ def local_stores(
         from trainer_dev.local.moto_server import create_resources
 
         create_resources(local, template_path)
+        if seed:
+            seed_samples(local)
+            from trainer_dev.local.samples import SAMPLE_USER_ID
+
+            _say(say, f"sample data seeded (user {SAMPLE_USER_ID}; events/ refer to it)")
         yield LocalStores.from_settings(local)
+
+
+def seed_samples(settings: Settings) -> None:
+    """The data the sample events refer to (trainer_dev.local.samples), in the stores `settings` name."""
+    from trainer.store.db import Database
+    from trainer_dev.local.samples import seed_samples as seed
+
+    database_url = settings.database_url
+    if database_url is None:
+        raise InvokeError("settings name no database")
+
+    async def run() -> None:
+        db = Database(database_url, min_size=1, max_size=2)
+        await db.open()
+        try:
+            await seed(db, settings)
+        finally:
+            await db.close()
+
+    _run_in_thread(lambda: asyncio.run(run()))
+
+
+def _run_in_thread(work: Callable[[], object]) -> None:
+    """`work` in a thread of its own, so an asyncio.run in it never meets the caller's event loop."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="seed-samples")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
 
 
 def _embedded_postgres(pgdata: Path, stack: contextlib.ExitStack, say: IO[str] | None) -> str:
@@ -464,74 +546,53 @@ def _embedded_postgres(pgdata: Path, stack: contextlib.ExitStack, say: IO[str] |
     return handle.url
 
 
-async def _seed_demo_user(database_url: str, user_id: str) -> None:
-    from trainer.store.db import Database
-    from trainer_dev.local.seed import seed_demo_user
+# ---------------------------------------------------------------- which code
 
-    db = Database(database_url, min_size=1, max_size=2)
-    await db.open()
-    try:
-        await seed_demo_user(db, user_id)
-    finally:
-        await db.close()
+
+@dataclass(frozen=True)
+class CodeSource:
+    """The template an invoke reads, and so the code it runs: the build's or the source tree's."""
+
+    template: Path
+    built: bool
+    note: str
+
+
+def code_source(template: Path, choice: str = "auto", build_dir: Path | None = None) -> CodeSource:
+    """`choice` "built": the build beside `template` (`.aws-sam/build`, or `build_dir`), which must
+    exist; "source": the source tree; "auto": the build when there is one."""
+    template = template.resolve()
+    build = (build_dir or template.parent / BUILD_DIR).resolve()
+    built_template = build / "template.yaml"
+    if choice == "source":
+        return CodeSource(template, False, "code: the source tree (--code source)")
+    if not built_template.is_file():
+        if choice == "built":
+            raise InvokeError(f"no build in {build}: run `make build` first")
+        return CodeSource(
+            template,
+            False,
+            f"code: the source tree (layers/core, functions/); no build in {build}:"
+            " `make build` to run the layer as it ships",
+        )
+    note = f"code: the built functions and layer in {build}, as they ship"
+    stale = _changed_since(built_template.stat().st_mtime, template)
+    if stale:
+        note += f" (warning: {stale} changed since that build: `make build`, or --code source)"
+    return CodeSource(built_template, True, note)
+
+
+def _changed_since(moment: float, template: Path) -> str | None:
+    """The first source a build of `template` is made from that is newer than `moment`, or None."""
+    root = template.parent
+    candidates = [template, *(root / "layers").rglob("*.py"), *(root / "functions").rglob("*")]
+    for path in candidates:
+        if path.is_file() and "__pycache__" not in path.parts and path.stat().st_mtime > moment:
+            return str(path.relative_to(root))
+    return None
 
 
 # ---------------------------------------------------------------- the invocation
-
-
-@dataclass
-class LambdaContext:
-    """The Lambda context object (the attributes the Python runtime's context has)."""
-
-    function_name: str
-    memory_limit_in_mb: int
-    timeout_seconds: int
-    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    function_version: str = "$LATEST"
-    invoked_function_arn: str = ""
-    log_group_name: str = ""
-    log_stream_name: str = ""
-    identity: Any = None
-    client_context: Any = None
-    tenant_id: str | None = None
-    xray_trace_id: str = field(default_factory=lambda: new_trace_id())
-    deadline_ms: int = 0
-
-    def __post_init__(self) -> None:
-        if not self.invoked_function_arn:
-            self.invoked_function_arn = (
-                f"arn:aws:lambda:us-east-1:{LOCAL_ACCOUNT}:function:{self.function_name}"
-            )
-        self.log_group_name = self.log_group_name or f"/aws/lambda/{self.function_name}"
-        if not self.log_stream_name:
-            day = datetime.now(UTC).strftime("%Y/%m/%d")
-            self.log_stream_name = f"{day}/[$LATEST]{uuid.uuid4().hex}"
-        self.deadline_ms = self.deadline_ms or int(time.time() * 1000) + self.timeout_seconds * 1000
-
-    def get_remaining_time_in_millis(self) -> int:
-        return max(0, self.deadline_ms - int(time.time() * 1000))
-
-    def adapter_json(self) -> dict[str, Any]:
-        """What the Lambda Web Adapter sends as `x-amzn-lambda-context` (lambda_runtime::Context)."""
-        return {
-            "request_id": self.aws_request_id,
-            "deadline": self.deadline_ms,
-            "invoked_function_arn": self.invoked_function_arn,
-            "xray_trace_id": self.xray_trace_id,
-            "client_context": None,
-            "identity": None,
-            "env_config": {
-                "function_name": self.function_name,
-                "memory": self.memory_limit_in_mb,
-                "version": self.function_version,
-                "log_stream": self.log_stream_name,
-                "log_group": self.log_group_name,
-            },
-        }
-
-
-def new_trace_id() -> str:
-    return f"Root=1-{int(time.time()):08x}-{uuid.uuid4().hex[:24]};Parent={uuid.uuid4().hex[:16]};Sampled=0"
 
 
 @dataclass
@@ -541,11 +602,13 @@ class InvokeResult:
     response: Any = None
     """A Python handler's return value."""
     error: dict[str, Any] | None = None
-    """Lambda's error payload when the handler raised."""
+    """Lambda's error payload when the handler raised (or the init failed, or the time ran out)."""
     status: int | None = None
     """Web adapter functions: the HTTP response."""
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
+    notes: list[str] = field(default_factory=list)
+    """What the invoke could not do as asked (a token placeholder left in place)."""
 
     @property
     def ok(self) -> bool:
@@ -593,7 +656,7 @@ def lambda_environment(
             "_HANDLER": spec.handler,
             "_X_AMZN_TRACE_ID": context.xray_trace_id,
             "AWS_SAM_LOCAL": "true",
-            "PYTHONPATH": os.pathsep.join(str(p) for p in (spec.code_dir, *spec.layer_dirs)),
+            "PYTHONPATH": os.pathsep.join(str(p) for p in spec.import_paths),
         }
     )
     if spec.log_format:
@@ -606,9 +669,9 @@ def lambda_environment(
 
 
 def model_passthrough(settings: Settings) -> dict[str, str]:
-    """The caller's model keys, base URLs and JWT secret: in AWS the function reads the keys from SSM;
-    locally they come from the developer's environment, as in `make run`."""
-    variables = {"TRAINER_JWT_SECRET": settings.jwt_secret.get_secret_value()}
+    """The caller's model keys and base URLs: in AWS the function reads the keys from SSM; locally they
+    come from the developer's environment, as in `make run`."""
+    variables = {}
     if settings.anthropic_api_key:
         variables["ANTHROPIC_API_KEY"] = settings.anthropic_api_key.get_secret_value()
     if settings.openai_api_key:
@@ -620,80 +683,30 @@ def model_passthrough(settings: Settings) -> dict[str, str]:
     return variables
 
 
-@contextlib.contextmanager
-def _process_environment(environment: Mapping[str, str]) -> Iterator[None]:
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(environment)
-    get_settings.cache_clear()
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-        get_settings.cache_clear()
+def bearer_token(
+    environment: Mapping[str, str], user_id: str, identity: LocalIdentityProvider | None
+) -> str | None:
+    """A token for `user_id` that a function with `environment` accepts, or None when no key it trusts
+    is at hand (its JWKS URL names another provider's keys, or it has neither keys nor a secret)."""
+    issuer = environment.get("TRAINER_JWT_ISSUER") or None
+    audience = environment.get("TRAINER_JWT_AUDIENCE") or None
+    jwks_url = environment.get("TRAINER_JWKS_URL")
+    if jwks_url:
+        if identity is not None and jwks_url == identity.jwks_url:
+            return identity.token(user_id, issuer=issuer, audience=audience)
+        return None
+    secret = environment.get("TRAINER_JWT_SECRET")
+    if secret:
+        from trainer.api.auth import mint_dev_token
+
+        return mint_dev_token(secret, user_id, issuer=issuer, audience=audience)
+    return None
 
 
-@contextlib.contextmanager
-def _import_path(paths: list[Path], module_name: str | None = None) -> Iterator[None]:
-    """`paths` first on sys.path and `module_name` imported afresh; both put back afterwards."""
-    saved_path = list(sys.path)
-    saved_module = sys.modules.pop(module_name, None) if module_name else None
-    sys.path[:0] = [str(p) for p in paths]
-    try:
-        yield
-    finally:
-        sys.path[:] = saved_path
-        if module_name:
-            sys.modules.pop(module_name, None)
-            if saved_module is not None:
-                sys.modules[module_name] = saved_module
-
-
-def with_dev_token(event: dict[str, Any], user_id: str, settings: Settings) -> dict[str, Any]:
-    """The event with `Bearer REPLACE_WITH_JWT` replaced by a dev token for `user_id`."""
-    text = json.dumps(event)
-    if TOKEN_PLACEHOLDER not in text:
-        return event
-    from trainer.api.auth import mint_dev_token
-
-    token = mint_dev_token(
-        settings.jwt_secret.get_secret_value(),
-        user_id,
-        issuer=settings.jwt_issuer,
-        audience=settings.jwt_audience,
-    )
-    replaced: dict[str, Any] = json.loads(text.replace(TOKEN_PLACEHOLDER, token))
+def with_bearer_token(event: dict[str, Any], token: str) -> dict[str, Any]:
+    """The event with `Bearer REPLACE_WITH_JWT` replaced by `token`."""
+    replaced: dict[str, Any] = json.loads(json.dumps(event).replace(TOKEN_PLACEHOLDER, token))
     return replaced
-
-
-def _run_in_runtime_thread[T](name: str, work: Callable[[], T]) -> T:
-    """Runs `work` in a new thread (the Lambda runtime's main thread, with no event loop of its own
-    yet), so an invocation never meets the caller's event loop."""
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as exc:
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, name=f"lambda-{name}")
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    value: T = outcome["value"]
-    return value
-
-
-def _error_payload(exc: BaseException, request_id: str) -> dict[str, Any]:
-    return {
-        "errorMessage": str(exc),
-        "errorType": type(exc).__name__,
-        "requestId": request_id,
-        "stackTrace": traceback.format_exception(exc),
-    }
 
 
 def invoke_function(
@@ -702,27 +715,36 @@ def invoke_function(
     event: dict[str, Any],
     *,
     stores: LocalStores,
+    identity: LocalIdentityProvider | None = None,
     user_id: str | None = None,
     parameter_overrides: Mapping[str, str] | None = None,
     env_overrides: Mapping[str, str] | None = None,
     passthrough: Mapping[str, str] | None = None,
     logs: IO[str] | None = None,
     body_out: IO[str] | None = None,
+    init_seconds: float = INIT_SECONDS,
 ) -> InvokeResult:
     """Invokes `logical_id` once with `event` (see the module docstring).
 
-    `logs`: where the function's stdout (its logs and EMF metrics) goes meanwhile (None: unchanged);
-    `body_out`: where a web adapter function's response body is written as it streams.
+    `identity`: the provider whose JWKS URL and issuer the parameters without a default take, and
+    whose tokens replace the event's placeholder for `user_id`; `logs`: where the function's log
+    stream goes (None: this process's stdout); `body_out`: where a web adapter function's response
+    body is written as it streams; `init_seconds`: the time the process may take beyond the function's
+    Timeout.
     """
     spec = load_function(
         template_path,
         logical_id,
         resource_names=stores.resource_names(),
         parameter_overrides=parameter_overrides,
+        local_parameters=local_parameters(identity) if identity is not None else None,
         region=stores.region,
     )
     if not spec.runtime.startswith("python"):
         raise InvokeError(f"{logical_id}: runtime {spec.runtime!r} is not Python")
+    running = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    if spec.built and spec.runtime != running:
+        raise InvokeError(f"{logical_id}: the build is for {spec.runtime}, this is {running}")
     context = LambdaContext(
         function_name=logical_id,
         memory_limit_in_mb=spec.memory_size,
@@ -730,307 +752,114 @@ def invoke_function(
         invoked_function_arn=f"arn:aws:lambda:{stores.region}:{LOCAL_ACCOUNT}:function:{logical_id}",
     )
     environment = lambda_environment(spec, context, stores, passthrough=passthrough, overrides=env_overrides)
-    if not environment.get("TRAINER_JWKS_URL") and environment.get(
-        "TRAINER_JWT_SECRET", LOCAL_JWT_SECRET
-    ) in (
-        LOCAL_JWT_SECRET,
-        "",
-    ):
-        # A deployed function refuses the public development secret (trainer.api.auth): give this
-        # invocation one of its own, which the event's dev token is then minted with.
-        environment["TRAINER_JWT_SECRET"] = secrets.token_urlsafe(32)
-    redirect = contextlib.redirect_stdout(logs) if logs is not None else contextlib.nullcontext()
-    with _process_environment(environment), redirect:
-        _fresh_execution_environment()
-        if user_id is not None:
-            event = with_dev_token(event, user_id, get_settings())
-        if spec.uses_web_adapter:
-            return _run_in_runtime_thread(
-                logical_id, lambda: asyncio.run(_invoke_web_adapter(spec, event, context, body_out))
+    result = InvokeResult(function=logical_id, request_id=context.aws_request_id)
+    if user_id is not None and TOKEN_PLACEHOLDER in json.dumps(event):
+        token = bearer_token(environment, user_id, identity)
+        if token is None:
+            result.notes.append(
+                f"{TOKEN_PLACEHOLDER} left in place: {logical_id} trusts no key at hand"
+                f" (TRAINER_JWKS_URL={environment.get('TRAINER_JWKS_URL', '')!r})"
             )
-        return _run_in_runtime_thread(logical_id, lambda: _invoke_python(spec, event, context))
-
-
-def _fresh_execution_environment() -> None:
-    """What a new execution environment starts with, for in-process state that outlives an invoke:
-    Powertools' cold-start flags up, the shared Logger without an earlier invocation's keys, the
-    shared metrics buffer empty."""
-    from aws_lambda_powertools.logging import logger as logger_module
-    from aws_lambda_powertools.metrics.provider import cold_start
-    from aws_lambda_powertools.tracing import tracer as tracer_module
-
-    logger_module.is_cold_start = True
-    tracer_module.is_cold_start = True
-    cold_start.reset_cold_start_flag()
-    observability = sys.modules.get("trainer.observability")
-    if observability is not None:
-        observability.logger.clear_state()
-        observability.logger.setLevel(get_settings().log_level)
-        observability.metrics.clear_metrics()
-
-
-def _invoke_python(spec: FunctionSpec, event: dict[str, Any], context: LambdaContext) -> InvokeResult:
-    module_name, _, attribute = spec.handler.rpartition(".")
-    if not module_name:
-        raise InvokeError(f"{spec.logical_id}: handler {spec.handler!r} is not module.function")
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    result = InvokeResult(function=spec.logical_id, request_id=context.aws_request_id)
-    try:
-        with _import_path([spec.code_dir, *spec.layer_dirs], module_name):
-            try:
-                module = importlib.import_module(module_name)
-                handler = getattr(module, attribute)
-            except Exception as exc:  # an init error, as Lambda reports it
-                result.error = _error_payload(exc, context.aws_request_id)
-                return result
-            try:
-                result.response = handler(event, context)
-            except Exception as exc:
-                result.error = _error_payload(exc, context.aws_request_id)
-            finally:
-                _shut_down_apps(vars(module), loop)
-        return result
-    finally:
-        asyncio.set_event_loop(None)
-        loop.close()
-
-
-def _shut_down_apps(namespace: Mapping[str, Any], loop: asyncio.AbstractEventLoop) -> None:
-    """Closes what an ASGI app served by Mangum opened (the trainer container), on Mangum's loop, and
-    what a function's module-level dependencies hold open (their `close_instance()`)."""
-    for value in list(namespace.values()):
-        close_instance = getattr(value, "close_instance", None)
-        if callable(close_instance) and not isinstance(value, type):
-            close_instance()
-            continue
-        app = getattr(value, "app", None) if type(value).__name__ == "Mangum" else None
-        provider = getattr(getattr(app, "state", None), "container_provider", None)
-        shutdown = getattr(provider, "shutdown", None)
-        if callable(shutdown):
-            loop.run_until_complete(shutdown())
-
-
-# ---------------------------------------------------------------- the Lambda Web Adapter
-
-
-def uvicorn_target(run_script: Path) -> tuple[str, bool]:
-    """The `module:attribute` run.sh hands uvicorn, and whether it is a factory (`--factory`)."""
-    text = run_script.read_text(encoding="utf-8")
-    joined = re.sub(r"\\\n", " ", text)
-    for line in joined.splitlines():
-        if line.lstrip().startswith("#") or "uvicorn" not in line:
-            continue
-        words = shlex.split(line, comments=True)
-        if "uvicorn" not in words:
-            continue
-        rest = words[words.index("uvicorn") + 1 :]
-        targets = [w for w in rest if ":" in w and not w.startswith("-")]
-        if targets:
-            return targets[0], "--factory" in rest
-    raise InvokeError(f"{run_script} does not start uvicorn with a module:attribute")
-
-
-def _load_asgi_app(spec: FunctionSpec) -> Any:
-    script = spec.code_dir / spec.handler
-    if not script.exists():
-        raise InvokeError(f"{spec.logical_id}: {script} does not exist")
-    target, factory = uvicorn_target(script)
-    module_name, _, attribute = target.partition(":")
-    with _import_path([spec.code_dir, *spec.layer_dirs]):
-        module = importlib.import_module(module_name)
-    app = getattr(module, attribute)
-    return app() if factory else app
-
-
-@dataclass
-class _Lifespan:
-    app: Any
-    state: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self._inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self._outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
-        self.supported = True
-
-    async def _run(self) -> None:
-        scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}, "state": self.state}
-        try:
-            await self.app(scope, self._inbox.get, self._outbox.put)
-        except Exception:
-            self.supported = False  # uvicorn's lifespan="auto": an app without lifespan support is fine
-            await self._outbox.put({"type": "lifespan.unsupported"})
-
-    async def _exchange(self, message: str) -> None:
-        await self._inbox.put({"type": f"lifespan.{message}"})
-        reply = await self._outbox.get()
-        if reply["type"] == f"lifespan.{message}.failed":
-            raise InvokeError(f"ASGI lifespan {message} failed: {reply.get('message', '')}")
-
-    async def startup(self) -> None:
-        self._task = asyncio.ensure_future(self._run())
-        await self._exchange("startup")
-
-    async def shutdown(self) -> None:
-        if self.supported and self._task is not None and not self._task.done():
-            await self._exchange("shutdown")
-        if self._task is not None:
-            await self._task
-
-
-def _http_request(event: dict[str, Any]) -> tuple[str, str, bytes, list[tuple[str, str]], dict[str, Any]]:
-    """(method, path, query, headers, request context) of an API Gateway REST (v1) or HTTP (v2) event."""
-    context = event.get("requestContext") or {}
-    if event.get("version") == "2.0":
-        method = context.get("http", {}).get("method", "GET")
-        path = event.get("rawPath") or "/"
-        query = str(event.get("rawQueryString") or "")
-        headers = [(k, str(v)) for k, v in (event.get("headers") or {}).items()]
-        headers += [("cookie", "; ".join(event["cookies"]))] if event.get("cookies") else []
-    else:
-        method = event.get("httpMethod") or "GET"
-        path = event.get("path") or "/"
-        multi_query = event.get("multiValueQueryStringParameters") or {
-            k: [v] for k, v in (event.get("queryStringParameters") or {}).items()
-        }
-        query = urlencode([(k, v) for k, values in multi_query.items() for v in values])
-        multi = event.get("multiValueHeaders") or {k: [v] for k, v in (event.get("headers") or {}).items()}
-        headers = [(k, str(v)) for k, values in multi.items() for v in values]
-    body = event.get("body") or ""
-    raw = base64.b64decode(body) if event.get("isBase64Encoded") else str(body).encode()
-    return method, path, raw, headers, {"query": query, "context": context}
-
-
-async def _asgi_http(
-    app: Any,
-    *,
-    method: str,
-    path: str,
-    query: str = "",
-    headers: list[tuple[str, str]] | None = None,
-    body: bytes = b"",
-    state: dict[str, Any] | None = None,
-    on_chunk: Callable[[bytes], None] | None = None,
-    client: tuple[str, int] = ("127.0.0.1", 0),
-) -> tuple[int, dict[str, str], bytes]:
-    """One HTTP request to an ASGI app, as uvicorn would serve it; the body is handed to `on_chunk`
-    chunk by chunk as the app sends it, and returned whole."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.3"},
-        "http_version": "1.1",
-        "method": method.upper(),
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": query.encode(),
-        "root_path": "",
-        "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers or []],
-        "client": client,
-        "server": ("127.0.0.1", 8080),
-        "state": dict(state or {}),
-    }
-    done = asyncio.Event()
-    sent_body = False
-    status = 500
-    response_headers: dict[str, str] = {}
-    chunks: list[bytes] = []
-
-    async def receive() -> dict[str, Any]:
-        nonlocal sent_body
-        if not sent_body:
-            sent_body = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await done.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = int(message["status"])
-            for name, value in message.get("headers", []):
-                response_headers[name.decode("latin-1")] = value.decode("latin-1")
-        elif message["type"] == "http.response.body":
-            chunk = bytes(message.get("body", b""))
-            if chunk:
-                chunks.append(chunk)
-                if on_chunk is not None:
-                    on_chunk(chunk)
-            if not message.get("more_body", False):
-                done.set()
-
-    try:
-        await app(scope, receive, send)
-    finally:
-        done.set()
-    return status, response_headers, b"".join(chunks)
-
-
-async def _invoke_web_adapter(
-    spec: FunctionSpec, event: dict[str, Any], context: LambdaContext, body_out: IO[str] | None
-) -> InvokeResult:
-    result = InvokeResult(function=spec.logical_id, request_id=context.aws_request_id)
-    try:
-        app = _load_asgi_app(spec)
-    except Exception as exc:
-        result.error = _error_payload(exc, context.aws_request_id)
-        return result
-    lifespan = _Lifespan(app)
-    await lifespan.startup()
-    try:
-        readiness = readiness_path(spec.environment)
-        if readiness is not None:
-            await _wait_until_ready(app, readiness, lifespan.state)
-        method, path, body, headers, extra = _http_request(event)
-        headers = [
-            (k, v) for k, v in headers if k.lower() not in ("x-amzn-request-context", "x-amzn-lambda-context")
-        ]
-        headers.append(("x-amzn-request-context", json.dumps(extra["context"], separators=(",", ":"))))
-        headers.append(("x-amzn-lambda-context", json.dumps(context.adapter_json(), separators=(",", ":"))))
-        source_ip = ((extra["context"].get("identity") or {}).get("sourceIp")) or "127.0.0.1"
-
-        def write(chunk: bytes) -> None:
-            if body_out is not None:
-                body_out.write(chunk.decode(errors="replace"))
-                body_out.flush()
-
-        result.status, result.headers, result.body = await _asgi_http(
-            app,
-            method=method,
-            path=path,
-            query=extra["query"],
-            headers=headers,
-            body=body,
-            state=lifespan.state,
-            on_chunk=write,
-            client=(str(source_ip), 0),
-        )
-    except Exception as exc:
-        result.error = _error_payload(exc, context.aws_request_id)
-    finally:
-        await lifespan.shutdown()
+        else:
+            event = with_bearer_token(event, token)
+    log_stream = logs if logs is not None else sys.stdout
+    limit = spec.timeout + init_seconds
+    _run_process(spec, event, context, environment, result, log_stream, body_out, limit)
     return result
 
 
-def readiness_path(environment: Mapping[str, str]) -> str | None:
-    """The path the adapter polls before the first request, or None when its readiness check is a TCP
-    connect, which an emulated app passes once its lifespan has run."""
-    if environment.get("AWS_LWA_READINESS_CHECK_PROTOCOL", "http").lower() == "tcp":
-        return None
-    return environment.get("AWS_LWA_READINESS_CHECK_PATH", "/")
+def _run_process(
+    spec: FunctionSpec,
+    event: dict[str, Any],
+    context: LambdaContext,
+    environment: dict[str, str],
+    result: InvokeResult,
+    logs: IO[str],
+    body_out: IO[str] | None,
+    limit: float,
+) -> None:
+    """The function's process (trainer_dev.local.lambda_runtime): its output to `logs` as it comes, a
+    web adapter body to `body_out`; the outcome into `result`."""
+    flags = ["-P", "-B", "-u", *(["-S"] if spec.built else [])]
+    body_read, body_write = os.pipe()
+    chunks: list[bytes] = []
+    with tempfile.TemporaryDirectory(prefix="trainer-invoke-") as scratch:
+        result_path = Path(scratch) / "result.json"
+        invocation = {
+            "handler": spec.handler,
+            "code_dir": str(spec.code_dir),
+            "web_adapter": spec.uses_web_adapter,
+            "event": event,
+            "context": context.values(),
+            "result_path": str(result_path),
+            "body_fd": body_write,
+        }
+        try:
+            process = subprocess.Popen(
+                [sys.executable, *flags, str(RUNTIME_SCRIPT)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=environment,
+                cwd=spec.code_dir,
+                pass_fds=(body_write,),
+            )
+        finally:
+            os.close(body_write)
+        pumps = [
+            threading.Thread(target=_pump_logs, args=(process.stdout, logs), daemon=True),
+            threading.Thread(target=_pump_body, args=(body_read, chunks, body_out), daemon=True),
+        ]
+        for pump in pumps:
+            pump.start()
+        assert process.stdin is not None
+        with contextlib.suppress(BrokenPipeError):
+            process.stdin.write(json.dumps(invocation).encode())
+            process.stdin.close()
+        try:
+            code = process.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            code = None
+        for pump in pumps:
+            pump.join(timeout=10)
+        outcome = json.loads(result_path.read_text(encoding="utf-8")) if result_path.is_file() else None
+    result.body = b"".join(chunks)
+    if outcome is None:
+        message = (
+            f"Task timed out after {limit:.2f} seconds"
+            if code is None
+            else f"Runtime exited with error: exit status {code}"
+        )
+        kind = "Sandbox.Timedout" if code is None else "Runtime.ExitError"
+        result.error = error_payload(RuntimeError(message), context.aws_request_id, kind)
+        return
+    result.error = outcome.get("error")
+    result.response = outcome.get("response")
+    if "status" in outcome:
+        result.status = int(outcome["status"])
+        result.headers = dict(outcome.get("headers") or {})
 
 
-async def _wait_until_ready(app: Any, path: str, state: dict[str, Any]) -> None:
-    """The adapter's readiness check: GET `path` until it answers below 500."""
-    status = 0
-    for attempt in range(READINESS_ATTEMPTS):
-        if attempt:
-            await asyncio.sleep(READINESS_INTERVAL_SECONDS)
-        status, _, _ = await _asgi_http(app, method="GET", path=path, state=state)
-        if status < 500:
-            return
-    raise InvokeError(f"readiness check GET {path} answered {status}: the app is not ready")
+def _pump_logs(stream: IO[bytes] | None, logs: IO[str]) -> None:
+    assert stream is not None
+    for line in iter(stream.readline, b""):
+        logs.write(line.decode(errors="replace"))
+        logs.flush()
+    stream.close()
+
+
+def _pump_body(fd: int, chunks: list[bytes], body_out: IO[str] | None) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+            if body_out is not None:
+                body_out.write(decoder.decode(chunk))
+                body_out.flush()
+    finally:
+        os.close(fd)
 
 
 # ---------------------------------------------------------------- command line helpers
