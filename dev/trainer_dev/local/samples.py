@@ -35,6 +35,7 @@ from trainer.store.models import Event, EventType, Session
 from trainer.store.ports import SessionBatch, SessionNotFound
 from trainer.store.repositories import settings as user_settings
 from trainer.store.sessions import DynamoSessionTable
+
 from trainer_dev.local.seed import seed_demo_user
 
 SAMPLE_USER_ID = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from trainer.agent.ports import TurnHooks
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
+
     from trainer_dev.local.moto_server import MotoHandle
 
 DEMO_USER_ID = "00000000-0000-4000-8000-000000000001"
@@ -202,6 +203,7 @@ def _start_fake_llm(
     from pydantic import SecretStr
     from trainer.agent.offline_coach import OfflineCoach
     from trainer.llm.offline import OfflineAgentModel
+
     from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 
     journal = ResultJournal()
@@ -228,6 +230,7 @@ def _start_fake_llm(
 
 def _local_bus(settings: Settings) -> Any:
     from trainer.jobs import checkpoint, costs
+
     from trainer_dev.local.bus import InProcessBus
 
     bus = InProcessBus(region=settings.aws_region)
