@@ -22,8 +22,8 @@ from typing import Any, Literal
 from trainer.llm.anthropic_model import AnthropicAgentModel
 from trainer.llm.models import cost_cents, uncached_cost_cents
 from trainer.llm.ports import ModelRequest, ModelResponse, TextDeltaCallback, Usage
-from trainer.local.fake_llm import FakeLLMServer, ResultJournal, prompt_segments
 from trainer.settings import Settings
+from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal, prompt_segments
 
 MODEL = "claude-haiku-4-5"
 WARM_TARGET = 0.30

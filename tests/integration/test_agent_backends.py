@@ -25,8 +25,8 @@ from trainer.agents import (
 from trainer.agents.anthropic_structured import AnthropicStructured
 from trainer.agents.openai_structured import OpenAIStructured
 from trainer.agents.wire import AGENT_HEADER
-from trainer.local.fake_llm import FakeLLMServer, RecordedRequest
 from trainer.settings import Settings
+from trainer_dev.local.fake_llm import FakeLLMServer, RecordedRequest
 
 from tests.fakes.echo_agents import Echo, echo_registries, write_prompts
 

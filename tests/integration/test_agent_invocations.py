@@ -23,9 +23,9 @@ from trainer.agents import (
     run_agent,
 )
 from trainer.agents.prompts import read_prompt_files
-from trainer.local.fake_llm import FakeLLMServer
 from trainer.settings import Settings
 from trainer.store.db import Database
+from trainer_dev.local.fake_llm import FakeLLMServer
 
 from tests.fakes.echo_agents import echo_registries, write_prompts
 

@@ -11,10 +11,10 @@ import pytest
 from trainer.agent.tool_registry import RunAgain, ToolOutcome
 from trainer.llm.anthropic_model import AnthropicAgentModel
 from trainer.llm.ports import ModelError, ModelRequest
-from trainer.local.fake_llm import FakeLLMServer, ResultJournal
 from trainer.settings import Settings
 from trainer.store.models import Session
 from trainer.tools.workout import ExerciseBrief, GeneratedSummary, GenerateResult
+from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 
 API_KEY = "sk-ant-test-secret-0123456789"
 NOTIFY_TEXT = 'Here is your "Push Day" workout:\n4 exercises, about 45 minutes. Ready when you are!'

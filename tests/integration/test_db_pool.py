@@ -15,7 +15,6 @@ import pytest
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
 from trainer.container import build_container
-from trainer.local.seed import seed_demo_user
 from trainer.services.user_data import UserData
 from trainer.settings import Settings
 from trainer.sources.registry import SOURCE_NAMES, SOURCES, DataSource, build_user_data_xml, fetch_sources
@@ -24,6 +23,7 @@ from trainer.store.ports import DatabaseUnavailable
 from trainer.store.repositories import goals
 from trainer.store.request_counts import counting
 from trainer.store.sessions import DynamoSessionStore
+from trainer_dev.local.seed import seed_demo_user
 
 from tests.fakes.agent_harness import RecordingPublisher
 

@@ -12,8 +12,8 @@ from trainer.llm.deterministic_selector import DeterministicKnowledgeSelector
 from trainer.llm.factory import FallbackKnowledgeSelector, build_selector
 from trainer.llm.openai_initializer import OpenAIKnowledgeSelector
 from trainer.llm.ports import ModelError
-from trainer.local.fake_llm import FakeLLMServer
 from trainer.settings import Settings
+from trainer_dev.local.fake_llm import FakeLLMServer
 
 KEY = "sk-openai-test-123"
 

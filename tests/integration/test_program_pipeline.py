@@ -25,8 +25,6 @@ from trainer.container import agent_run_deps, build_registries
 from trainer.domain.equipment import missing_equipment
 from trainer.jobs.bus import EventBridgePublisher
 from trainer.jobs.programs import ProgramJobDeps, handle_plan_requested, handle_week_due
-from trainer.local.bus import InProcessBus
-from trainer.local.seed import seed_demo_user
 from trainer.programs.agents import FITNESS_PLAN, MICROCYCLE
 from trainer.programs.microcycle import draft_week, week_due_at
 from trainer.programs.models import PlanInputs, PlanRequest
@@ -51,6 +49,8 @@ from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.repositories import locations, programs
+from trainer_dev.local.bus import InProcessBus
+from trainer_dev.local.seed import seed_demo_user
 
 from tests.fakes.agent_harness import RecordingPublisher
 

@@ -19,12 +19,12 @@ import pytest
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
 from trainer.container import Container, build_container
-from trainer.local.postgres import PgHandle, start_postgres
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.migrate import apply_migrations
 from trainer.store.repositories import profiles
 from trainer.store.sessions import DynamoSessionStore
+from trainer_dev.local.postgres import PgHandle, start_postgres
 
 from tests.fakes.agent_harness import RecordingPublisher
 from tests.fakes.tcp_proxy import TcpProxy, tcp_proxy

@@ -299,7 +299,7 @@ async def open_runner(
     """A runner for one mode on the given stores (the fake server, when used, runs as long as it)."""
     from trainer.agent.offline_coach import OfflineCoach
     from trainer.llm.offline import OfflineAgentModel
-    from trainer.local.fake_llm import FakeLLMServer, ResultJournal
+    from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 
     async with AsyncExitStack() as stack:
         hooks: list[TurnHooks] = []

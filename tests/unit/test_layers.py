@@ -1,7 +1,8 @@
 """The package's layers point one way (ARCHITECTURE §2): api → agent → tools → services → store →
-domain, with the model adapters and the data sources behind ports, and nothing in production importing
-the local stack. The repositories are reached through the user-data services (the program pipeline keeps
-its own)."""
+domain, with the model adapters and the data sources behind ports; the repositories are reached through
+the user-data services (the program pipeline keeps its own); and nothing in production (the layer's
+package, the functions' handlers) imports the development package `trainer_dev` (the local stack, the
+fake model server, the `trainer` command), which lives outside the layer."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "trainer"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "layers" / "core" / "trainer"
+DEV_PACKAGE = "trainer_dev"
+HANDLERS = sorted((ROOT / "functions").glob("*/*.py"))
 
 ALLOWED: dict[str, set[str]] = {
     "domain": {"domain"},
@@ -47,10 +51,9 @@ ALLOWED: dict[str, set[str]] = {
         "container",
     },
 }
-LOCAL_USERS = {"local", "cli"}
 REPOSITORY_USERS = {"store", "services", "programs"}
 """Who imports trainer.store.repositories: the store itself, the services, and the program pipeline
-(its own repository); the local stack too, to seed data."""
+(its own repository)."""
 
 
 def layer_of(path: Path) -> str:
@@ -58,23 +61,25 @@ def layer_of(path: Path) -> str:
 
 
 def imported_modules(path: Path) -> set[str]:
-    """The trainer modules a file imports, at module level or inside functions (`from a import b`
-    counts as `a.b`, since b may be a module)."""
+    """Every absolute module an import statement of `path` names, at module level or inside functions
+    (`from a import b` also counts as `a.b`, since b may be a module)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            names = [f"{node.module or ''}.{alias.name}" for alias in node.names]
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            found.add(node.module or "")
+            found.update(f"{node.module or ''}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        else:
-            continue
-        found.update(name for name in names if name.startswith("trainer."))
+            found.update(alias.name for alias in node.names)
     return found
 
 
 def imported_layers(path: Path) -> set[str]:
-    return {name.split(".")[1] for name in imported_modules(path)}
+    return {
+        parts[1]
+        for parts in (name.split(".") for name in imported_modules(path))
+        if parts[0] == "trainer" and len(parts) > 1
+    }
 
 
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or p.parent != PACKAGE)
@@ -84,15 +89,13 @@ MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or 
 def test_imports_follow_the_layers(path: Path) -> None:
     layer = layer_of(path)
     used = imported_layers(path)
-    if layer not in LOCAL_USERS:
-        assert "local" not in used, f"{path.name} imports the local stack"
     if layer in ALLOWED:
         assert used <= ALLOWED[layer], f"{layer} must not import {sorted(used - ALLOWED[layer])}"
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_user_data_is_read_and_written_through_the_services(path: Path) -> None:
-    if layer_of(path) in REPOSITORY_USERS | LOCAL_USERS:
+    if layer_of(path) in REPOSITORY_USERS:
         return
     reached = sorted(name for name in imported_modules(path) if name.startswith("trainer.store.repositories"))
     assert not reached, f"{path.name} reaches the repositories ({', '.join(reached)}): call trainer.services"
@@ -101,3 +104,18 @@ def test_user_data_is_read_and_written_through_the_services(path: Path) -> None:
 def test_the_layer_map_covers_the_core_packages() -> None:
     layers = {layer_of(p) for p in MODULES}
     assert set(ALLOWED) <= layers
+
+
+@pytest.mark.parametrize("path", [*MODULES, *HANDLERS], ids=lambda p: str(p.relative_to(ROOT)))
+def test_production_code_never_imports_the_development_package(path: Path) -> None:
+    imported = {name.split(".")[0] for name in imported_modules(path)}
+    assert DEV_PACKAGE not in imported, (
+        f"{path.relative_to(ROOT)} imports {DEV_PACKAGE}, which is not deployed"
+    )
+
+
+def test_the_layer_source_holds_no_development_code() -> None:
+    """`sam build` ships everything under the CoreLayer's ContentUri (layers/core)."""
+    assert not (PACKAGE / "local").exists(), "the local stack belongs in dev/trainer_dev/local"
+    assert not (PACKAGE / "cli.py").exists(), "the `trainer` command belongs in dev/trainer_dev/cli.py"
+    assert not list((ROOT / "layers" / "core").glob("**/trainer_dev"))

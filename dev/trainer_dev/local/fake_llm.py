@@ -25,7 +25,6 @@ from types import TracebackType
 from typing import Any, Self
 
 from pydantic import BaseModel
-
 from trainer.agent.ports import TurnHooks
 from trainer.agent.tool_registry import ToolOutcome
 from trainer.agents.backends import offline_output, reply_from_output
