@@ -6,17 +6,19 @@ function on a fresh database, and the command line itself."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+from botocore.client import BaseClient
 from trainer.cli import main
 from trainer.local.invoke import (
     InvokeResult,
@@ -27,10 +29,13 @@ from trainer.local.invoke import (
     template_functions,
 )
 from trainer.settings import Settings, get_settings
-from trainer.store.dynamo_tables import aws_client
+from trainer.store.dynamo_tables import aws_client, parse_template
 from trainer.store.metrics import DailyMetricsStore
 from trainer.store.migrate import load_migrations
 from trainer.store.sessions import DynamoSessionTable
+
+from tests.template_roles import Grant, function_role, grants
+from tests.unit.dynamodb_calls import TRANSACTION_ENTRY_ACTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
@@ -121,9 +126,64 @@ def turn_queue(aws_settings: Settings) -> Callable[[], list[dict[str, Any]]]:
 def invoke(
     logical_id: str, event: dict[str, Any], stores: LocalStores, **options: Any
 ) -> tuple[InvokeResult, str]:
+    """Invokes the function; every AWS call it made must be one its execution role allows."""
     logs = io.StringIO()
-    result = invoke_function(TEMPLATE, logical_id, event, stores=stores, logs=logs, **options)
+    with recording_aws_calls() as calls:
+        result = invoke_function(TEMPLATE, logical_id, event, stores=stores, logs=logs, **options)
+    denied = needed_grants(calls, stores) - role_grants(logical_id)
+    assert not denied, f"{logical_id} made calls its role does not allow: {sorted(denied)}"
     return result, logs.getvalue()
+
+
+AwsCall = tuple[str, str, dict[str, Any]]
+
+
+@contextlib.contextmanager
+def recording_aws_calls() -> Iterator[list[AwsCall]]:
+    """Every AWS API call any boto3 client makes meanwhile, from any thread: (service, operation, params)."""
+    calls: list[AwsCall] = []
+    original = BaseClient._make_api_call
+
+    def record(client: BaseClient, operation: str, params: dict[str, Any]) -> Any:
+        calls.append((client.meta.service_model.service_name, operation, params))
+        return original(client, operation, params)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(BaseClient, "_make_api_call", record)
+        yield calls
+
+
+def role_grants(logical_id: str) -> set[Grant]:
+    template = parse_template(TEMPLATE.read_text(encoding="utf-8"))
+    return grants(function_role(template, logical_id)[1])
+
+
+def needed_grants(calls: list[AwsCall], stores: LocalStores) -> set[Grant]:
+    """The (IAM action, resource) each call needs, the resource named as the template names it. Locally
+    the database URL and model keys are given, so no secret or parameter is read; the failure queue
+    is Lambda's to write."""
+    logical_ids = {name: logical_id for logical_id, name in stores.resource_names().items()}
+    needed: set[Grant] = set()
+
+    def table(name: str, index: str | None = None) -> str:
+        return f"${{{logical_ids[name]}.Arn}}" + (f"/index/{index}" if index else "")
+
+    for service, operation, params in calls:
+        if service == "dynamodb" and operation == "TransactWriteItems":
+            for entry in params["TransactItems"]:
+                ((kind, body),) = entry.items()
+                needed.add((TRANSACTION_ENTRY_ACTIONS[kind], table(body["TableName"])))
+        elif service == "dynamodb" and operation == "BatchWriteItem":
+            needed |= {("dynamodb:BatchWriteItem", table(name)) for name in params["RequestItems"]}
+        elif service == "dynamodb":
+            needed.add((f"dynamodb:{operation}", table(params["TableName"], params.get("IndexName"))))
+        elif (service, operation) == ("events", "PutEvents"):
+            needed |= {
+                ("events:PutEvents", f"${{{logical_ids[e['EventBusName']]}.Arn}}") for e in params["Entries"]
+            }
+        else:
+            raise AssertionError(f"a call this test does not know the IAM action of: {service} {operation}")
+    return needed
 
 
 def api_body(result: InvokeResult) -> tuple[int, dict[str, Any]]:
