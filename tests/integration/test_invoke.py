@@ -174,6 +174,7 @@ def invoke(
     template: Path = TEMPLATE,
     **options: Any,
 ) -> tuple[InvokeResult, str]:
+    """Invokes the function, its logs captured."""
     logs = io.StringIO()
     result = invoke_function(template, logical_id, event, stores=stores, logs=logs, **options)
     return result, logs.getvalue()

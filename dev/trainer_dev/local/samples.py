@@ -155,13 +155,15 @@ async def _seed_plans(db: Database, settings: Settings) -> None:
             "DELETE FROM training_plans WHERE user_id = %s AND id = ANY(%s)",
             (SAMPLE_USER_ID, [REQUESTED_PLAN_ID, RUNNING_PLAN_ID]),
         )
-        await _insert_pending_plan(conn, REQUESTED_PLAN_ID, PlanRequest(goal="Get stronger for ski season"))
         await _insert_pending_plan(conn, RUNNING_PLAN_ID, PlanRequest(goal="Build muscle"))
     offline = settings.model_copy(update={"agent_provider": "offline"})
     programs = ProgramDeps(db=db, agents=agent_run_deps(offline, db))
     built = await build_plan(programs, SAMPLE_USER_ID, RUNNING_PLAN_ID)
     if (built["status"], built["next_week"]) != ("ready", 2):
         raise RuntimeError(f"the sample plan was not built: {built['status']} {built.get('error') or ''}")
+    async with db.transaction() as conn:
+        # One plan per user is pending at a time: the requested one is written once the running one is built.
+        await _insert_pending_plan(conn, REQUESTED_PLAN_ID, PlanRequest(goal="Get stronger for ski season"))
 
 
 async def _insert_pending_plan(conn: Any, plan_id: str, request: PlanRequest) -> None:
