@@ -237,3 +237,12 @@ def test_not_understood_lines_are_quoted_in_the_refusal() -> None:
         finalize_structure(
             WorkoutDraft(title=None, exercises=[], unrecognised=["Had a lovely walk", "x", "y", "z"])
         )
+
+
+def test_reading_stops_at_the_time_limit_and_says_what_was_not_read() -> None:
+    from trainer.programs.structure import parse_workout_text
+
+    draft = parse_workout_text("Bench press 4x8 @ 60kg\nGoblet squat 3x12", time_limit_s=-1.0)
+    assert draft.exercises == []
+    assert all(line.startswith("(not read: past the") for line in draft.unrecognised)
+    assert [e.name for e in parse_workout_text("Bench press 4x8 @ 60kg").exercises] == ["Bench press"]

@@ -11,6 +11,7 @@ one value per set, warm-up and cool-down groups, supersets, loads in the user's 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,9 @@ bounded text, so no line costs more than a fixed amount of work whatever it hold
 MAX_DIGITS = 6
 """Digits in one number (a load of 999999 is already absurd): a line with a longer run is not read."""
 MAX_WORDS = 40
+PARSE_TIME_LIMIT_S = 5.0
+"""Reading stops after this long (the lines left are listed as not read): with the bounds above a
+worst-case paste takes about 2 s on an idle core, and a loaded machine must not stretch it without end."""
 """Words on one line (an exercise line has under 15)."""
 _LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 UNRECOGNISED_CHARS = 200
@@ -356,15 +360,21 @@ def _sets_and_reps(text: str, line: _Line) -> str:
     return _cut(text, match)
 
 
-def parse_workout_text(text: str) -> WorkoutDraft:
+def parse_workout_text(text: str, *, time_limit_s: float | None = PARSE_TIME_LIMIT_S) -> WorkoutDraft:
     """The offline `workout_structure` agent: every exercise line under its section, the rest listed
     as unrecognised. A name alone on its line (a '### 1. Bench Press' heading) takes the numbers on
     the line after it."""
     check_text_size(text)
     state = _Parse()
+    deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
     for raw in text.splitlines():
         stripped = raw.strip()
         if not stripped:
+            continue
+        if deadline is not None and time.monotonic() > deadline:
+            state.unrecognised.append(
+                f"(not read: past the {time_limit_s:g} s reading time) {stripped}"[:200]
+            )
             continue
         if unreadable_reason(stripped) is not None:
             state.unrecognised.append(stripped[:UNRECOGNISED_CHARS])
