@@ -44,6 +44,8 @@ FUNCTION_OF_PREFIX = {
     "plans-": "PlanFunction",
     "microcycle-": "MicrocycleFunction",
     "scheduler-": "SchedulerFunction",
+    "notifier-": "NotifierFunction",
+    "push-apps-": "PushAppsFunction",
 }
 
 
@@ -236,8 +238,31 @@ def expect_scheduler_run(result: InvokeResult, event: dict[str, Any], **_: Any) 
     assert result.response["run"] == event["run"]
     assert result.response["at"].startswith(event["at"].removesuffix("Z"))
     counts = {k: v for k, v in result.response.items() if k not in ("run", "at")}
-    expected = {"week_due", "plans_requeued"} if event["run"] == "hourly" else {"workout_ready"}
+    expected = (
+        {"week_due", "plans_requeued"}
+        if event["run"] == "hourly"
+        else {"workout_ready", "deliveries_republished"}
+    )
     assert set(counts) == expected and all(isinstance(v, int) and v >= 0 for v in counts.values())
+
+
+def expect_notifier_workout_ready(result: InvokeResult, event: dict[str, Any], **_: Any) -> None:
+    assert result.ok, result.error
+    assert result.response["user_id"] == event["detail"]["user_id"]
+    assert (result.response["outcome"], result.response["reason"]) == ("skipped", "unknown_user"), (
+        "the sample's user does not exist here: nothing is sent or recorded"
+    )
+
+
+def expect_notifier_endpoints_retired(result: InvokeResult, event: dict[str, Any], **_: Any) -> None:
+    assert result.ok, result.error
+    assert result.response["retired"] == len(event["detail"]["endpoint_arns"])
+
+
+def expect_push_apps_create(result: InvokeResult, logs: str = "", **_: Any) -> None:
+    assert result.ok, result.error
+    assert result.response["Status"] == "FAILED", "the sample's secret does not exist here"
+    assert result.response["PhysicalResourceId"].startswith("failed-")
 
 
 EXPECTATIONS: dict[str, Callable[..., None]] = {
@@ -253,6 +278,9 @@ EXPECTATIONS: dict[str, Callable[..., None]] = {
     "microcycle-week-due.json": expect_microcycle_week_due,
     "scheduler-hourly.json": expect_scheduler_run,
     "scheduler-daily.json": expect_scheduler_run,
+    "notifier-workout-ready.json": expect_notifier_workout_ready,
+    "notifier-endpoints-retired.json": expect_notifier_endpoints_retired,
+    "push-apps-create.json": expect_push_apps_create,
 }
 
 

@@ -40,6 +40,13 @@ BUFFERED_ROUTES = {
     ("/workouts", "get"),
     ("/workouts/{workout_id}", "get"),
     ("/workouts/import", "post"),
+    ("/devices", "post"),
+    ("/devices", "get"),
+    ("/devices/{device_id}", "delete"),
+    ("/notification-settings", "get"),
+    ("/notification-settings", "put"),
+    ("/notifications", "get"),
+    ("/today", "get"),
     ("/console", "get"),
     ("/console/{proxy+}", "get"),
 }
@@ -280,6 +287,8 @@ BACKGROUND_FUNCTIONS = (
     "PlanFunction",
     "MicrocycleFunction",
     "SchedulerFunction",
+    "NotifierFunction",
+    "PushAppsFunction",
 )
 
 
@@ -354,18 +363,20 @@ def test_buffered_routes_are_all_on_the_api_function_and_never_streamed() -> Non
 
 
 RULE_TARGETS = {
-    "CheckpointFunction": "TurnCompleted",
-    "CostFunction": "TurnCompleted",
-    "PlanFunction": "PlanRequested",
-    "MicrocycleFunction": "WeekDue",
+    ("CheckpointFunction", "TurnCompleted"),
+    ("CostFunction", "TurnCompleted"),
+    ("PlanFunction", "PlanRequested"),
+    ("MicrocycleFunction", "WeekDue"),
+    ("NotifierFunction", "WorkoutReady"),
+    ("NotifierFunction", "PushEndpointsRetired"),
 }
-ASYNC_FUNCTIONS = {*RULE_TARGETS, "SchedulerFunction"}
+ASYNC_FUNCTIONS = {*(name for name, _ in RULE_TARGETS), "SchedulerFunction"}
 
 
 def test_job_rules_retry_then_dead_letter_and_functions_have_on_failure() -> None:
     rules = resources_of("AWS::Events::Rule")
     assert len(rules) == len(RULE_TARGETS)
-    routed = {}
+    routed = set()
     dead_letters = set()
     for rule in rules.values():
         properties = rule["Properties"]
@@ -376,7 +387,7 @@ def test_job_rules_retry_then_dead_letter_and_functions_have_on_failure() -> Non
         assert target["RetryPolicy"]["MaximumRetryAttempts"] > 0
         (detail_type,) = properties["EventPattern"]["detail-type"]
         assert properties["EventPattern"]["source"] == ["trainer.agent"]
-        routed[target["Arn"]["Fn::GetAtt"][0]] = detail_type
+        routed.add((target["Arn"]["Fn::GetAtt"][0], detail_type))
     assert routed == RULE_TARGETS
     assert len(dead_letters) == len(rules), "a dead-letter queue per rule"
     configs = resources_of("AWS::Lambda::EventInvokeConfig")
@@ -647,9 +658,152 @@ def test_every_function_has_a_sample_event() -> None:
         "PlanFunction": "plans-",
         "MicrocycleFunction": "microcycle-",
         "SchedulerFunction": "scheduler-",
+        "NotifierFunction": "notifier-",
+        "PushAppsFunction": "push-apps-",
     }
     names = [p.name for p in EVENTS.glob("*.json")]
     functions = {n for n, r in sam()["Resources"].items() if r["Type"] == "AWS::Serverless::Function"}
     assert functions == set(handlers)
     for prefix in handlers.values():
         assert any(n.startswith(prefix) for n in names), prefix
+
+
+# --- delivery to the phone (issue 20) -------------------------------------------------------------
+
+PUSH_SECRETS = {
+    "ApnsSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:trainer/apns-AbCdEf",
+    "ApnsSandboxSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:trainer/apns-dev-AbCdEf",
+    "FcmSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:trainer/fcm-AbCdEf",
+}
+PLATFORM_APPLICATIONS = {
+    "ApnsPlatformApplication": ("APNS", "ApnsSecretArn", "HasApnsCredentials"),
+    "ApnsSandboxPlatformApplication": ("APNS_SANDBOX", "ApnsSandboxSecretArn", "HasApnsSandboxCredentials"),
+    "FcmPlatformApplication": ("GCM", "FcmSecretArn", "HasFcmCredentials"),
+}
+
+
+@pytest.mark.parametrize(
+    "overrides", [PUSH_SECRETS, {"FcmSecretArn": PUSH_SECRETS["FcmSecretArn"]}, {"SmsEnabled": "true"}]
+)
+def test_cfn_lint_is_clean_with_push_credentials_and_sms(overrides: dict[str, str]) -> None:
+    matches = lint(_with_defaults(overrides), config=ManualArgs(include_checks=["I"], regions=["us-east-1"]))
+    assert [str(m) for m in matches] == []
+
+
+def test_platform_applications_exist_only_with_their_credentials() -> None:
+    """A stack without push secrets deploys: no application, no custom-resource function, and the
+    Notifier's application ARNs are empty (its pushes are recorded as push_not_configured)."""
+    resources = sam()["Resources"]
+    for name, (platform, secret, condition) in PLATFORM_APPLICATIONS.items():
+        resource = resources[name]
+        assert resource["Type"] == "Custom::SnsPlatformApplication"
+        assert resource["Condition"] == condition
+        assert sam()["Conditions"][condition] == {"Fn::Not": [{"Fn::Equals": [{"Ref": secret}, ""]}]}
+        assert sam()["Parameters"][secret]["Default"] == ""
+        properties = resource["Properties"]
+        assert properties["Platform"] == platform
+        assert properties["SecretArn"] == {"Ref": secret}
+        assert properties["ServiceToken"] == {"Fn::GetAtt": ["PushAppsFunction", "Arn"]}
+        assert properties["Name"]["Fn::Sub"].startswith("${AWS::StackName}-"), "the roles' resource patterns"
+    for name in ("PushAppsFunction", "PushAppsFunctionRole", "PushAppsFunctionLogGroup"):
+        assert resources[name]["Condition"] == "HasPushCredentials"
+    variables = function("NotifierFunction")["Environment"]["Variables"]
+    for key, (name, (_, _, condition)) in zip(
+        (
+            "TRAINER_SNS_APNS_APPLICATION_ARN",
+            "TRAINER_SNS_APNS_SANDBOX_APPLICATION_ARN",
+            "TRAINER_SNS_FCM_APPLICATION_ARN",
+        ),
+        PLATFORM_APPLICATIONS.items(),
+        strict=True,
+    ):
+        assert variables[key] == {"Fn::If": [condition, {"Fn::GetAtt": [name, "Arn"]}, ""]}
+    from trainer.settings import Settings
+
+    assert (
+        Settings(**{key: "" for key in variables if key.startswith("TRAINER_SNS_")}).push_applications == {}
+    )
+
+
+@pytest.mark.parametrize("overrides", [{}, PUSH_SECRETS], ids=["no-push-secrets", "push-secrets"])
+def test_the_template_transforms_with_and_without_push_credentials(overrides: dict[str, str]) -> None:
+    resources = _transform(overrides)["Resources"]
+    assert resources["NotifierFunction"]["Type"] == "AWS::Lambda::Function"
+    assert resources["PushAppsFunction"]["Type"] == "AWS::Lambda::Function"
+
+
+def _statements(role: str) -> list[dict[str, Any]]:
+    properties = sam()["Resources"][role]["Properties"]
+    found = []
+    for policy in properties["Policies"]:
+        if "Fn::If" in policy:
+            policy = policy["Fn::If"][1]
+        found.extend(policy["PolicyDocument"]["Statement"])
+    return found
+
+
+def _actions(statement: dict[str, Any]) -> set[str]:
+    action = statement["Action"]
+    return {action} if isinstance(action, str) else set(action)
+
+
+def test_the_notifier_role_grants_the_calls_its_code_makes_on_this_stacks_endpoints_only() -> None:
+    role = sam()["Resources"]["NotifierFunctionRole"]["Properties"]
+    assert function("NotifierFunction")["Role"] == {"Fn::GetAtt": ["NotifierFunctionRole", "Arn"]}
+    managed = json.dumps(role["ManagedPolicyArns"])
+    assert "AWSLambdaBasicExecutionRole" in managed and "AWSXrayWriteOnlyAccess" in managed
+    vpc = [p for p in role["ManagedPolicyArns"] if isinstance(p, dict) and "Fn::If" in p]
+    assert [p["Fn::If"][0] for p in vpc] == ["UseVpc"], "the VPC access policy only in the VPC"
+    statements = _statements("NotifierFunctionRole")
+    granted = set().union(*(_actions(s) for s in statements))
+    assert granted == {
+        "secretsmanager:GetSecretValue",
+        "sns:CreatePlatformEndpoint",
+        "sns:GetEndpointAttributes",
+        "sns:SetEndpointAttributes",
+        "sns:Publish",
+        "sns:DeleteEndpoint",
+        "sqs:SendMessage",
+    }
+    for statement in statements:
+        assert statement.get("Resource") != "*", "nothing on every resource"
+        if _actions(statement) & {"sns:GetEndpointAttributes", "sns:DeleteEndpoint"}:
+            assert ":endpoint/*/${AWS::StackName}-*/*" in statement["Resource"]["Fn::Sub"]
+        if _actions(statement) == {"sns:CreatePlatformEndpoint"}:
+            assert ":app/*/${AWS::StackName}-*" in statement["Resource"]["Fn::Sub"]
+    (sms,) = [p for p in role["Policies"] if "Fn::If" in p]
+    assert sms["Fn::If"][0] == "SendSms" and sms["Fn::If"][2] == {"Ref": "AWS::NoValue"}
+    (text,) = sms["Fn::If"][1]["PolicyDocument"]["Statement"]
+    assert text["Action"] == "sns:Publish" and text["NotResource"] == {
+        "Fn::Sub": "arn:${AWS::Partition}:sns:*:*:*"
+    }
+    assert sam()["Parameters"]["SmsEnabled"]["Default"] == "false"
+
+
+def test_the_notifier_reaches_the_database_and_its_settings() -> None:
+    properties = function("NotifierFunction")
+    variables = properties["Environment"]["Variables"]
+    assert variables["TRAINER_DATABASE_SECRET_ARN"] == {"Ref": "DatabaseSecretArn"}
+    assert "TRAINER_DATABASE_HOST" in variables
+    assert properties["VpcConfig"] == function("ApiFunction")["VpcConfig"]
+    assert variables["TRAINER_MORNING_HOUR"] == {"Ref": "MorningHour"}
+    assert variables["TRAINER_SMS_ENABLED"] == {"Ref": "SmsEnabled"}
+    api = function("ApiFunction")["Environment"]["Variables"]
+    assert api["TRAINER_MORNING_HOUR"] == {"Ref": "MorningHour"}, "the earliest morning_hour a user may set"
+    from trainer.services.delivery import STALE_AFTER_TIMEOUTS
+    from trainer.store.repositories.notifications import STALE_CLAIM
+
+    assert STALE_CLAIM.total_seconds() >= STALE_AFTER_TIMEOUTS * properties["Timeout"]
+
+
+def test_the_custom_resource_function_reads_only_the_push_secrets() -> None:
+    statements = _statements("PushAppsFunctionRole")
+    granted = set().union(*(_actions(s) for s in statements))
+    assert granted == {
+        "secretsmanager:GetSecretValue",
+        "sns:CreatePlatformApplication",
+        "sns:SetPlatformApplicationAttributes",
+        "sns:DeletePlatformApplication",
+    }
+    (secrets,) = [s for s in statements if _actions(s) == {"secretsmanager:GetSecretValue"}]
+    assert {r["Fn::If"][1]["Ref"] for r in secrets["Resource"]} == set(PUSH_SECRETS)
