@@ -323,7 +323,12 @@ async def test_today_is_the_workout_scheduled_today(
 
 
 async def test_today_is_the_active_plans_day_before_anything_else(
-    client: httpx.AsyncClient, contract: Contract, auth: dict[str, str], user: str, container: Container
+    client: httpx.AsyncClient,
+    contract: Contract,
+    auth: dict[str, str],
+    user: str,
+    container: Container,
+    db: Database,
 ) -> None:
     assert container.programs is not None
     today = container.programs.now().date()
@@ -339,3 +344,8 @@ async def test_today_is_the_active_plans_day_before_anything_else(
     assert first["date"] == today.isoformat() and first["message"]
     assert (first["workout"] is None) == (first["kind"] == "rest")
     assert contract.check(await client.get("/today", headers=auth))["today"] == first
+
+    async with db.connection() as conn:
+        await conn.execute("UPDATE plan_workouts SET message = NULL WHERE id = %s", (first["id"],))
+    unwritten = contract.check(await client.get("/today", headers=auth))["today"]
+    assert unwritten["id"] == first["id"] and 0 < len(unwritten["message"]) <= 1600, "worded on the spot"
