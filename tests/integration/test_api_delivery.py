@@ -337,6 +337,8 @@ async def test_today_is_the_active_plans_day_before_anything_else(
     )
     plan = await build_plan(container.programs, user, pending["id"])
     assert plan["status"] == "ready", plan["error"]
+    noon = datetime(today.year, today.month, today.day, 12, 0, tzinfo=UTC)
+    await UserDataService(db).for_user(user).schedule.add(scheduled_date=noon, workout_type="Easy run")
 
     first = contract.check(await client.get("/today", headers=auth))["today"]
 
