@@ -110,20 +110,57 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+def resolve_conditions(template: Mapping[str, Any], node: Any, parameters: Mapping[str, Any]) -> Any:
+    """`node` with each `!If` resolved (its condition evaluated for `parameters`) and `!Ref AWS::NoValue`
+    left out; every other intrinsic kept as written, so a resource still reads as the template names it
+    (`${DatabaseSecretArn}`, not the parameter's value)."""
+    if isinstance(node, list):
+        items = [resolve_conditions(template, item, parameters) for item in node]
+        return [item for item in items if item is not NO_VALUE]
+    if not isinstance(node, dict):
+        return node
+    if len(node) == 1:
+        ((key, value),) = node.items()
+        if key == "Ref" and value == "AWS::NoValue":
+            return NO_VALUE
+        if key == "Fn::If":
+            condition, when_true, when_false = value
+            holds = evaluate(template, {"Condition": condition}, parameters)
+            return resolve_conditions(template, when_true if holds else when_false, parameters)
+    resolved = {key: resolve_conditions(template, value, parameters) for key, value in node.items()}
+    return {key: value for key, value in resolved.items() if value is not NO_VALUE}
+
+
 def statements(role: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [s for policy in role.get("Policies", []) for s in policy["PolicyDocument"]["Statement"]]
+    """The statements of the role's inline policies (a conditional policy must be resolved first:
+    `resolve_conditions`)."""
+    found = []
+    for policy in role.get("Policies", []):
+        assert "PolicyDocument" in policy, f"an unresolved conditional policy: {policy!r}"
+        found.extend(policy["PolicyDocument"]["Statement"])
+    return found
+
+
+NOT_RESOURCE = "NotResource "
+"""How a grant on everything but a resource reads: `NotResource arn:${AWS::Partition}:sns:*:*:*`."""
 
 
 def grants(role: Mapping[str, Any]) -> set[Grant]:
-    """Every (action, resource) the role's inline policies allow. Only plain Allow statements are read:
-    a Deny, NotAction, NotResource or Condition fails here rather than being misread."""
+    """Every (action, resource) the role's inline policies allow; a `NotResource` statement's resource
+    reads NOT_RESOURCE + the resource it excludes. Only Allow statements are read: a Deny, NotAction or
+    Condition fails here rather than being misread."""
     found: set[Grant] = set()
     for statement in statements(role):
-        assert set(statement) <= {"Effect", "Action", "Resource", "Sid"}, statement
+        assert set(statement) <= {"Effect", "Action", "Resource", "NotResource", "Sid"}, statement
         assert statement["Effect"] == "Allow", statement
+        assert ("Resource" in statement) != ("NotResource" in statement), statement
+        if "Resource" in statement:
+            resources = [as_sub_text(resource) for resource in as_list(statement["Resource"])]
+        else:
+            resources = [
+                NOT_RESOURCE + as_sub_text(resource) for resource in as_list(statement["NotResource"])
+            ]
         found |= {
-            (str(action), as_sub_text(resource))
-            for action in as_list(statement["Action"])
-            for resource in as_list(statement["Resource"])
+            (str(action), resource) for action in as_list(statement["Action"]) for resource in resources
         }
     return found

@@ -4,7 +4,11 @@
 plans left pending); `{"run": "daily"}` publishes one `WorkoutReady` per training day of the users whose
 local time is the morning hour. Both schedules fire every hour; `at` is the scheduled time.
 
-Metrics: `WeekDuePublished`, `PlansRequeued` (hourly) and `WorkoutReadyPublished` (daily).
+`{"run": "daily"}` also publishes `WorkoutReady` again for the deliveries the Notifier deferred (before a
+user's morning hour, in their quiet hours) whose time has come.
+
+Metrics: `WeekDuePublished`, `PlansRequeued` (hourly), `WorkoutReadyPublished` and
+`WorkoutReadyRepublished` (daily).
 """
 
 from typing import Any
@@ -24,6 +28,7 @@ COUNTS = {
     "week_due": "WeekDuePublished",
     "plans_requeued": "PlansRequeued",
     "workout_ready": "WorkoutReadyPublished",
+    "deliveries_republished": "WorkoutReadyRepublished",
 }
 
 

@@ -15,13 +15,15 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import jwt
 import psycopg
 import pytest
+from moto.sns.models import sns_backends
 from trainer.api.auth import mint_dev_token
 from trainer.settings import LOCAL_JWT_SECRET, Settings, get_settings
 from trainer.store.db import Database
@@ -45,11 +47,14 @@ from trainer_dev.local.invoke import (
     seed_samples,
     template_functions,
 )
+from trainer_dev.local.moto_server import create_push_applications
 from trainer_dev.local.samples import (
     REQUESTED_PLAN_ID,
     RESPONSE_TOKENS,
     RUNNING_PLAN_ID,
+    SAMPLE_DEVICE_TOKEN,
     SAMPLE_SESSION_ID,
+    SAMPLE_TIMEZONE,
     SAMPLE_USER_ID,
 )
 
@@ -65,6 +70,8 @@ FUNCTION_OF_PREFIX = {
     "plans-": "PlanFunction",
     "microcycle-": "MicrocycleFunction",
     "scheduler-": "SchedulerFunction",
+    "notifier-": "NotifierFunction",
+    "push-apps-": "PushAppsFunction",
 }
 
 
@@ -324,8 +331,11 @@ def expect_scheduler_daily(
     assert result.ok, result.error
     assert result.response["run"] == "daily"
     assert result.response["at"].startswith(event["at"].removesuffix("Z"))
+    assert set(result.response) == {"run", "at", "workout_ready", "deliveries_republished"}
     ready = [e["detail"] for e in published if e["detail-type"] == "WorkoutReady"]
-    assert result.response["workout_ready"] == len(ready)
+    assert result.response["workout_ready"] + result.response["deliveries_republished"] == len(ready), (
+        "the morning's WorkoutReady and those sent again for deliveries the Notifier deferred"
+    )
     (monday,) = [d for d in ready if d["plan_id"] == RUNNING_PLAN_ID]
     assert (monday["date"], monday["week_number"], monday["timezone"]) == (
         "2026-03-02",
@@ -341,6 +351,41 @@ def expect_scheduler_daily(
     assert sent == [(True, True)]
 
 
+def expect_notifier_workout_ready(result: InvokeResult, event: dict[str, Any], pg_url: str, **_: Any) -> None:
+    assert result.ok, result.error
+    detail = event["detail"]
+    assert (result.response["user_id"], result.response["date"]) == (SAMPLE_USER_ID, detail["date"])
+    assert (result.response["outcome"], result.response["reason"]) == ("skipped", "day_over"), (
+        "the sample's day (2026-03-09) is over in the user's zone: nothing is sent"
+    )
+    assert result.response["channels"] == []
+    recorded = fetch(
+        pg_url,
+        "SELECT status, reason, workout_id::text FROM notification_deliveries"
+        " WHERE user_id = %s AND day = %s",
+        SAMPLE_USER_ID,
+        detail["date"],
+    )
+    assert recorded == [("skipped", "day_over", detail["workout_id"])], "the day's one record"
+    device = fetch(pg_url, "SELECT endpoint_arn FROM devices WHERE user_id = %s", SAMPLE_USER_ID)
+    assert device == [(None,)], "no endpoint was created for the sample device"
+
+
+def expect_notifier_endpoints_retired(
+    result: InvokeResult, event: dict[str, Any], pg_url: str, **_: Any
+) -> None:
+    assert result.ok, result.error
+    assert result.response["retired"] == len(event["detail"]["endpoint_arns"]), "no device holds it"
+    held = fetch(pg_url, "SELECT count(*) FROM devices WHERE user_id = %s", SAMPLE_USER_ID)
+    assert held == [(1,)], "the sample device stays"
+
+
+def expect_push_apps_create(result: InvokeResult, logs: str = "", **_: Any) -> None:
+    assert result.ok, result.error
+    assert result.response["Status"] == "FAILED", "the sample's secret does not exist here"
+    assert result.response["PhysicalResourceId"].startswith("failed-")
+
+
 EXPECTATIONS: dict[str, Callable[..., None]] = {
     "api-health.json": expect_api_health,
     "api-list-sessions-no-token.json": expect_api_list_sessions_no_token,
@@ -354,6 +399,9 @@ EXPECTATIONS: dict[str, Callable[..., None]] = {
     "microcycle-week-due.json": expect_microcycle_week_due,
     "scheduler-hourly.json": expect_scheduler_hourly,
     "scheduler-daily.json": expect_scheduler_daily,
+    "notifier-workout-ready.json": expect_notifier_workout_ready,
+    "notifier-endpoints-retired.json": expect_notifier_endpoints_retired,
+    "push-apps-create.json": expect_push_apps_create,
 }
 
 
@@ -371,6 +419,8 @@ def test_the_sample_events_name_the_seeded_data() -> None:
             assert detail.get(key, value) == value, f"{path.name}: {key}"
     assert load_event(EVENTS / "plans-plan-requested.json")["detail"]["plan_id"] == REQUESTED_PLAN_ID
     assert load_event(EVENTS / "microcycle-week-due.json")["detail"]["plan_id"] == RUNNING_PLAN_ID
+    ready = load_event(EVENTS / "notifier-workout-ready.json")["detail"]
+    assert (ready["plan_id"], ready["timezone"]) == (RUNNING_PLAN_ID, SAMPLE_TIMEZONE)
 
 
 @pytest.mark.parametrize("event_name", sorted(EXPECTATIONS))
@@ -430,6 +480,60 @@ def test_an_invoke_leaves_no_connection_of_the_function_open(
     result, _ = invoke("SchedulerFunction", load_event(EVENTS / "scheduler-hourly.json"), stores)
     assert result.error is None
     assert connections() == before
+
+
+def _zone_at_noon(now: datetime) -> str:
+    """A time zone whose local hour is 12 at `now` (Etc/GMT-N is UTC+N): past any morning hour."""
+    offset = 12 - now.hour
+    return "Etc/GMT" if offset == 0 else f"Etc/GMT{-offset:+d}"
+
+
+def test_the_notifier_pushes_todays_workout_to_the_sample_device_through_sns(
+    stores: LocalStores, samples: str, aws_settings: Settings, pg_url: str
+) -> None:
+    """The sample WorkoutReady for today, in a zone where it is noon, with the FCM platform application
+    the stack creates from its secret (moto's here, its ARN given as the template gives it): the
+    sample user's device gets the day's workout once, and the day is recorded sent."""
+    applications = create_push_applications(aws_settings)
+    now = datetime.now(UTC)
+    zone = _zone_at_noon(now)
+    event = load_event(EVENTS / "notifier-workout-ready.json")
+    today = now.astimezone(ZoneInfo(zone)).date().isoformat()
+    event["detail"].update(date=today, timezone=zone)
+    pushing = {"TRAINER_SNS_FCM_APPLICATION_ARN": applications["fcm"]}
+
+    result, _ = invoke("NotifierFunction", event, stores, env_overrides=pushing)
+
+    assert result.ok, result.error
+    assert (result.response["outcome"], result.response["date"]) == ("sent", today), result.response
+    (channel,) = result.response["channels"]
+    assert (channel["channel"], channel["platform"], channel["status"]) == ("push", "fcm", "sent")
+    ((endpoint_arn, token),) = fetch(
+        pg_url, "SELECT endpoint_arn, token FROM devices WHERE user_id = %s", SAMPLE_USER_ID
+    )
+    assert token == SAMPLE_DEVICE_TOKEN
+    assert endpoint_arn.startswith(applications["fcm"].replace(":app/", ":endpoint/") + "/")
+    account, region = endpoint_arn.split(":")[4], endpoint_arn.split(":")[3]
+    endpoint = sns_backends[account][region].platform_endpoints[endpoint_arn]
+    (pushed,) = [json.loads(m) for m in endpoint.messages.values()]
+    fcm = json.loads(pushed["GCM"])["fcmV1Message"]["message"]
+    assert fcm["notification"]["title"] == event["detail"]["title"]
+    assert fcm["data"] == {
+        "deep_link": f"trainer://workouts/{event['detail']['workout_id']}",
+        "workout_id": event["detail"]["workout_id"],
+        "date": today,
+    }
+    recorded = fetch(
+        pg_url,
+        "SELECT status, sent_at IS NOT NULL FROM notification_deliveries WHERE user_id = %s AND day = %s",
+        SAMPLE_USER_ID,
+        today,
+    )
+    assert recorded == [("sent", True)]
+
+    again, _ = invoke("NotifierFunction", event, stores, env_overrides=pushing)
+    assert (again.response["outcome"], again.response["reason"]) == ("duplicate", "sent"), again.payload
+    assert len(endpoint.messages) == 1, "once per user and day"
 
 
 # ---------------------------------------------------------------- a turn through the pipeline

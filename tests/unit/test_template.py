@@ -20,6 +20,7 @@ from samtranslator.translator.translator import Translator
 from samtranslator.yaml_helper import yaml_parse
 
 from tests.template_roles import (
+    NOT_RESOURCE,
     Grant,
     as_list,
     as_sub_text,
@@ -28,6 +29,7 @@ from tests.template_roles import (
     grants,
     managed_policies,
     parameter_values,
+    resolve_conditions,
     statements,
 )
 from tests.unit import dynamodb_calls
@@ -56,6 +58,13 @@ BUFFERED_ROUTES = {
     ("/workouts", "get"),
     ("/workouts/{workout_id}", "get"),
     ("/workouts/import", "post"),
+    ("/devices", "post"),
+    ("/devices", "get"),
+    ("/devices/{device_id}", "delete"),
+    ("/notification-settings", "get"),
+    ("/notification-settings", "put"),
+    ("/notifications", "get"),
+    ("/today", "get"),
     ("/console", "get"),
     ("/console/{proxy+}", "get"),
 }
@@ -296,6 +305,8 @@ BACKGROUND_FUNCTIONS = (
     "PlanFunction",
     "MicrocycleFunction",
     "SchedulerFunction",
+    "NotifierFunction",
+    "PushAppsFunction",
 )
 
 
@@ -369,18 +380,20 @@ def test_buffered_routes_are_all_on_the_api_function_and_never_streamed() -> Non
 
 
 RULE_TARGETS = {
-    "CheckpointFunction": "TurnCompleted",
-    "CostFunction": "TurnCompleted",
-    "PlanFunction": "PlanRequested",
-    "MicrocycleFunction": "WeekDue",
+    ("CheckpointFunction", "TurnCompleted"),
+    ("CostFunction", "TurnCompleted"),
+    ("PlanFunction", "PlanRequested"),
+    ("MicrocycleFunction", "WeekDue"),
+    ("NotifierFunction", "WorkoutReady"),
+    ("NotifierFunction", "PushEndpointsRetired"),
 }
-ASYNC_FUNCTIONS = {*RULE_TARGETS, "SchedulerFunction"}
+ASYNC_FUNCTIONS = {*(name for name, _ in RULE_TARGETS), "SchedulerFunction"}
 
 
 def test_job_rules_retry_then_dead_letter_and_functions_have_on_failure() -> None:
     rules = resources_of("AWS::Events::Rule")
     assert len(rules) == len(RULE_TARGETS)
-    routed = {}
+    routed = set()
     dead_letters = set()
     for rule in rules.values():
         properties = rule["Properties"]
@@ -391,7 +404,7 @@ def test_job_rules_retry_then_dead_letter_and_functions_have_on_failure() -> Non
         assert target["RetryPolicy"]["MaximumRetryAttempts"] > 0
         (detail_type,) = properties["EventPattern"]["detail-type"]
         assert properties["EventPattern"]["source"] == ["trainer.agent"]
-        routed[target["Arn"]["Fn::GetAtt"][0]] = detail_type
+        routed.add((target["Arn"]["Fn::GetAtt"][0], detail_type))
     assert routed == RULE_TARGETS
     assert len(dead_letters) == len(rules), "a dead-letter queue per rule"
     configs = resources_of("AWS::Lambda::EventInvokeConfig")
@@ -435,9 +448,13 @@ def test_the_program_runs_are_hourly_scheduler_schedules_with_retries_and_dead_l
         assert {a for a, _ in actions} <= {"lambda:InvokeFunction", "sqs:SendMessage"}
 
 
-def _grants(name: str, output: dict[str, Any] | None = None) -> set[Grant]:
-    """(action, resource) pairs the inline policies of `name`'s role allow, in the transformed template."""
-    return grants(function_role(output or transformed(), name)[1])
+def _grants(
+    name: str, output: dict[str, Any] | None = None, overrides: dict[str, str] | None = None
+) -> set[Grant]:
+    """(action, resource) pairs the inline policies of `name`'s role allow, in the transformed template,
+    its conditional policies and resources as `overrides` (else the defaults) decide them."""
+    role = function_role(output or transformed(), name)[1]
+    return grants(resolve_conditions(sam(), role, parameter_values(sam(), overrides or {})))
 
 
 def _policy_actions(name: str) -> set[str]:
@@ -661,6 +678,8 @@ def test_every_function_has_a_sample_event() -> None:
         "PlanFunction": "plans-",
         "MicrocycleFunction": "microcycle-",
         "SchedulerFunction": "scheduler-",
+        "NotifierFunction": "notifier-",
+        "PushAppsFunction": "push-apps-",
     }
     names = [p.name for p in EVENTS.glob("*.json")]
     functions = {n for n, r in sam()["Resources"].items() if r["Type"] == "AWS::Serverless::Function"}
@@ -680,11 +699,20 @@ FUNCTIONS = (
     "PlanFunction",
     "MicrocycleFunction",
     "SchedulerFunction",
+    "NotifierFunction",
+    "PushAppsFunction",
 )
 VPC_ON = {
     "VpcSubnetIds": "subnet-0123456789abcdef0,subnet-0123456789abcdef1",
     "VpcSecurityGroupIds": "sg-0123456789abcdef0",
 }
+PUSH_SECRETS = {
+    "ApnsSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:trainer/apns-AbCdEf",
+    "ApnsSandboxSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:trainer/apns-dev-AbCdEf",
+    "FcmSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:trainer/fcm-AbCdEf",
+}
+PUSH_AND_SMS = {**PUSH_SECRETS, "SmsEnabled": "true"}
+"""Every conditional grant on: the platform applications (and PushAppsFunction) exist, SMS is sent."""
 VPC_ACCESS = "service-role/AWSLambdaVPCAccessExecutionRole"
 BASIC_EXECUTION = "service-role/AWSLambdaBasicExecutionRole"
 XRAY_WRITE = "AWSXrayWriteOnlyAccess"
@@ -734,18 +762,32 @@ def test_the_vpc_access_policy_is_on_exactly_the_functions_that_run_in_the_vpc(
     if not overrides:
         assert with_vpc_access == set()
     else:
-        assert with_vpc_access == set(FUNCTIONS) - {"CostFunction"}, "CostFunction only uses DynamoDB"
+        assert with_vpc_access == set(FUNCTIONS) - {"CostFunction", "PushAppsFunction"}, (
+            "CostFunction only uses DynamoDB, PushAppsFunction only SNS and Secrets Manager"
+        )
 
 
-def test_no_role_grants_scans_batch_reads_or_wildcards() -> None:
+PHONE_NUMBERS = "arn:${AWS::Partition}:sns:*:*:*"
+"""What an SMS grant excludes: a phone number has no ARN, so `sns:Publish` to phone numbers is granted on
+everything but SNS's own resources (no topic, no endpoint)."""
+
+
+@pytest.mark.parametrize("overrides", [{}, {**VPC_ON, **PUSH_AND_SMS}], ids=["defaults", "everything-on"])
+def test_no_role_grants_scans_batch_reads_or_wildcards(overrides: dict[str, str]) -> None:
+    parameters = parameter_values(sam(), overrides)
     for name, resource in transformed()["Resources"].items():
         if resource["Type"] != "AWS::IAM::Role":
             continue
-        for statement in statements(resource["Properties"]):
-            actions, resources = as_list(statement["Action"]), as_list(statement["Resource"])
+        for statement in statements(resolve_conditions(sam(), resource["Properties"], parameters)):
+            actions = as_list(statement["Action"])
             assert not {"dynamodb:Scan", "dynamodb:BatchGetItem"} & set(actions), name
             assert not [a for a in actions if "*" in a], f"{name} grants a wildcard action"
-            assert "*" not in resources, f"{name} grants on every resource"
+            if "NotResource" in statement:
+                assert (actions, statement["NotResource"]) == (["sns:Publish"], {"Fn::Sub": PHONE_NUMBERS}), (
+                    f"{name}: everything but a resource is granted only for SMS to phone numbers"
+                )
+                continue
+            assert "*" not in as_list(statement["Resource"]), f"{name} grants on every resource"
 
 
 # What each function's code calls on DynamoDB, per resource (the template's grants must be exactly these).
@@ -784,6 +826,8 @@ DYNAMODB_GRANTS: dict[str, dict[str, set[str]]] = {
     "PlanFunction": {},
     "MicrocycleFunction": {},
     "SchedulerFunction": {},
+    "NotifierFunction": {},
+    "PushAppsFunction": {},
 }
 
 
@@ -852,12 +896,16 @@ EVERY_METHOD = "every method"
 @dataclass(frozen=True)
 class CodePath:
     """What a function's code path uses, declared: the DynamoDB adapters with the methods it enters
-    them by (EVERY_METHOD, or the methods its modules call on a port), and whether it publishes to the
-    bus. Secrets, model keys and the failure queue follow from the template itself (the environment the
+    them by (EVERY_METHOD, or the methods its modules call on a port), whether it publishes to the
+    bus, the modules whose SNS client calls it makes (module, the client as the code writes it), and
+    the module that reads the Secrets Manager secret of each custom resource the function serves.
+    Secrets, model keys and the failure queue follow from the template itself (the environment the
     settings read, the EventInvokeConfig)."""
 
     adapters: tuple[tuple[Adapter, str | frozenset[str]], ...] = ()
     publishes: bool = False
+    sns: tuple[tuple[Path, str], ...] = ()
+    custom_resource_secrets: tuple[Path, str] | None = None
 
 
 def _modules(*names: str) -> list[Path]:
@@ -886,9 +934,15 @@ def _code_paths() -> dict[str, CodePath]:
         "MigrateFunction": CodePath(),
         "PlanFunction": CodePath(),
         "MicrocycleFunction": CodePath(),
-        # WeekDue, PlanRequested again for stale plans, WorkoutReady; the plan and week builders only
-        # write Postgres.
+        # WeekDue, PlanRequested again for stale plans, WorkoutReady (and again for deferred deliveries);
+        # the plan and week builders only write Postgres.
         "SchedulerFunction": CodePath(publishes=True),
+        # Postgres and SNS (the push and SMS gateway); it publishes nothing.
+        "NotifierFunction": CodePath(sns=((SNS_GATEWAY, "self._client"),)),
+        # The platform applications from the secrets the custom resources name.
+        "PushAppsFunction": CodePath(
+            sns=((PUSH_APPS, "clients.sns"),), custom_resource_secrets=(PUSH_APPS, "clients.secrets")
+        ),
     }
 
 
@@ -909,9 +963,78 @@ def _settings_variable(field_name: str) -> str:
 SSM_PARAMETER_ARN = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter"
 """An SSM parameter's ARN, the parameter's name (it starts with "/") to follow."""
 
+SNS_GATEWAY = TRAINER / "jobs" / "sns.py"
+PUSH_APPS = TRAINER / "jobs" / "push_apps.py"
+SNS_ARN = "arn:${AWS::Partition}:sns:${AWS::Region}:${AWS::AccountId}:"
+STACK_APPLICATIONS = SNS_ARN + "app/*/${AWS::StackName}-*"
+"""This stack's platform applications: every Custom::SnsPlatformApplication is named `<stack>-...`
+(test_platform_applications_exist_only_with_their_credentials)."""
+SNS_TARGETS = {
+    "Name": STACK_APPLICATIONS,
+    "PlatformApplicationArn": STACK_APPLICATIONS,
+    "EndpointArn": SNS_ARN + "endpoint/*/${AWS::StackName}-*/*",
+    "TargetArn": SNS_ARN + "endpoint/*/${AWS::StackName}-*/*",
+    "PhoneNumber": NOT_RESOURCE + PHONE_NUMBERS,
+}
+"""The resource an SNS call acts on, by the argument that names it: an application (created by its name),
+an endpoint of one (endpoint/<platform>/<application>/<id>), a phone number. The code publishes to
+endpoints only (TargetArn), never to a topic."""
 
-def _needed(name: str) -> set[Grant]:
+
+def _client_calls(module: Path, client: str) -> list[tuple[str, dict[str, str]]]:
+    """Each `<client>.<operation>(...)` call written in `module`: the operation and its keyword
+    arguments (name -> source text)."""
+    calls = []
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and ast.unparse(node.func.value) == client
+        ):
+            arguments = {k.arg: ast.unparse(k.value) for k in node.keywords if k.arg is not None}
+            calls.append((node.func.attr, arguments))
+    return calls
+
+
+def _iam_action(service: str, operation: str) -> str:
+    """boto3's `create_platform_endpoint` is IAM's `sns:CreatePlatformEndpoint`."""
+    return f"{service}:" + "".join(part.capitalize() for part in operation.split("_"))
+
+
+def _sns_needed(path: CodePath, sends_sms: bool) -> set[Grant]:
+    needed: set[Grant] = set()
+    for module, client in path.sns:
+        calls = _client_calls(module, client)
+        assert calls, f"no call on {client} in {module.name}: the scan is broken"
+        for operation, arguments in calls:
+            (target,) = set(arguments) & set(SNS_TARGETS)
+            if target == "PhoneNumber" and not sends_sms:
+                continue  # the SMS gateway is wired only when the deployment sends SMS
+            needed.add((_iam_action("sns", operation), SNS_TARGETS[target]))
+    return needed
+
+
+def _custom_resource_secrets(name: str, path: CodePath, parameters: dict[str, Any]) -> set[Grant]:
+    """The SecretArn of each custom resource `name` serves (whose condition holds), which its code reads."""
+    if path.custom_resource_secrets is None:
+        return set()
+    module, client = path.custom_resource_secrets
+    reads = [a for op, a in _client_calls(module, client) if op == "get_secret_value"]
+    assert reads and all("SecretArn" in a["SecretId"] for a in reads), "the code reads the SecretArn property"
+    needed: set[Grant] = set()
+    for resource in sam()["Resources"].values():
+        properties = resource.get("Properties") or {}
+        if properties.get("ServiceToken") != {"Fn::GetAtt": [name, "Arn"]}:
+            continue
+        if "Condition" in resource and not evaluate(sam(), {"Condition": resource["Condition"]}, parameters):
+            continue
+        needed.add(("secretsmanager:GetSecretValue", as_sub_text(properties["SecretArn"])))
+    return needed
+
+
+def _needed(name: str, overrides: dict[str, str] | None = None) -> set[Grant]:
     environment = _environment(name)
+    parameters = parameter_values(sam(), overrides or {})
     path = _code_paths()[name]
     needed: set[Grant] = set()
     table_of_variable = {
@@ -939,11 +1062,15 @@ def _needed(name: str) -> set[Grant]:
     if on_failure is not None:
         assert on_failure["Type"] == "SQS"
         needed.add(("sqs:SendMessage", as_sub_text(on_failure["Destination"])))
+    sms = environment.get(_settings_variable("sms_enabled"))
+    needed |= _sns_needed(path, sends_sms=evaluate(sam(), sms, parameters) == "true")
+    needed |= _custom_resource_secrets(name, path, parameters)
     return needed
 
 
+@pytest.mark.parametrize("overrides", [{}, PUSH_AND_SMS], ids=["defaults", "push-and-sms"])
 @pytest.mark.parametrize("name", FUNCTIONS)
-def test_each_role_allows_exactly_what_its_code_path_needs(name: str) -> None:
+def test_each_role_allows_exactly_what_its_code_path_needs(name: str, overrides: dict[str, str]) -> None:
     """Needs come from a per-function declaration (`_code_paths`: the DynamoDB adapters and entry
     methods, read from the job modules where a port is passed in; whether it publishes) followed into
     the adapters' source (every `self.<method>` they can reach, every branch included) and from the
@@ -955,8 +1082,12 @@ def test_each_role_allows_exactly_what_its_code_path_needs(name: str) -> None:
     listed, a new adapter, a publish from the plan builders) or that a branch runs at all; calls made
     through a variable rather than `self.<method>`; and what AWS itself requires (KMS for the key
     parameters uses the default aws/ssm key). tests/integration/test_invoke.py checks the calls real
-    invocations make against these roles."""
-    assert _grants(name) == _needed(name)
+    invocations make against these roles.
+
+    SNS: the client calls written in the gateway modules a code path declares, each on the resource its
+    ARN argument names (SNS_TARGETS), SMS only where the function's environment turns it on; Secrets
+    Manager for a custom resource's function: the secrets the resources it serves name."""
+    assert _grants(name, overrides=overrides) == _needed(name, overrides)
 
 
 def test_the_code_paths_name_methods_the_adapters_have() -> None:
@@ -968,3 +1099,139 @@ def test_the_code_paths_name_methods_the_adapters_have() -> None:
                 assert entry and set(entry) <= dynamodb_calls.method_names(adapter), (adapter, entry)
     checkpoint = dict(_code_paths()["CheckpointFunction"].adapters)[SESSION_TABLE]
     assert {"acquire_lease", "append_event", "release_lease"} <= set(checkpoint)
+
+
+# --- delivery to the phone (issue 20) -------------------------------------------------------------
+
+PLATFORM_APPLICATIONS = {
+    "ApnsPlatformApplication": ("APNS", "ApnsSecretArn", "HasApnsCredentials"),
+    "ApnsSandboxPlatformApplication": ("APNS_SANDBOX", "ApnsSandboxSecretArn", "HasApnsSandboxCredentials"),
+    "FcmPlatformApplication": ("GCM", "FcmSecretArn", "HasFcmCredentials"),
+}
+
+
+@pytest.mark.parametrize(
+    "overrides", [PUSH_SECRETS, {"FcmSecretArn": PUSH_SECRETS["FcmSecretArn"]}, {"SmsEnabled": "true"}]
+)
+def test_cfn_lint_is_clean_with_push_credentials_and_sms(overrides: dict[str, str]) -> None:
+    matches = lint(_with_defaults(overrides), config=ManualArgs(include_checks=["I"], regions=["us-east-1"]))
+    assert [str(m) for m in matches] == []
+
+
+def test_platform_applications_exist_only_with_their_credentials() -> None:
+    """A stack without push secrets deploys: no application, no custom-resource function, and the
+    Notifier's application ARNs are empty (its pushes are recorded as push_not_configured)."""
+    resources = sam()["Resources"]
+    for name, (platform, secret, condition) in PLATFORM_APPLICATIONS.items():
+        resource = resources[name]
+        assert resource["Type"] == "Custom::SnsPlatformApplication"
+        assert resource["Condition"] == condition
+        assert sam()["Conditions"][condition] == {"Fn::Not": [{"Fn::Equals": [{"Ref": secret}, ""]}]}
+        assert sam()["Parameters"][secret]["Default"] == ""
+        properties = resource["Properties"]
+        assert properties["Platform"] == platform
+        assert properties["SecretArn"] == {"Ref": secret}
+        assert properties["ServiceToken"] == {"Fn::GetAtt": ["PushAppsFunction", "Arn"]}
+        assert properties["Name"]["Fn::Sub"].startswith("${AWS::StackName}-"), "the roles' resource patterns"
+    for name in ("PushAppsFunction", "PushAppsFunctionRole", "PushAppsFunctionLogGroup"):
+        assert resources[name]["Condition"] == "HasPushCredentials"
+    variables = function("NotifierFunction")["Environment"]["Variables"]
+    for key, (name, (_, _, condition)) in zip(
+        (
+            "TRAINER_SNS_APNS_APPLICATION_ARN",
+            "TRAINER_SNS_APNS_SANDBOX_APPLICATION_ARN",
+            "TRAINER_SNS_FCM_APPLICATION_ARN",
+        ),
+        PLATFORM_APPLICATIONS.items(),
+        strict=True,
+    ):
+        assert variables[key] == {"Fn::If": [condition, {"Fn::GetAtt": [name, "Arn"]}, ""]}
+    from trainer.settings import Settings
+
+    assert (
+        Settings(**{key: "" for key in variables if key.startswith("TRAINER_SNS_")}).push_applications == {}
+    )
+
+
+@pytest.mark.parametrize("overrides", [{}, PUSH_SECRETS], ids=["no-push-secrets", "push-secrets"])
+def test_the_template_transforms_with_and_without_push_credentials(overrides: dict[str, str]) -> None:
+    resources = _transform(overrides)["Resources"]
+    assert resources["NotifierFunction"]["Type"] == "AWS::Lambda::Function"
+    assert resources["PushAppsFunction"]["Type"] == "AWS::Lambda::Function"
+
+
+def _statements(role: str) -> list[dict[str, Any]]:
+    properties = sam()["Resources"][role]["Properties"]
+    found = []
+    for policy in properties["Policies"]:
+        if "Fn::If" in policy:
+            policy = policy["Fn::If"][1]
+        found.extend(policy["PolicyDocument"]["Statement"])
+    return found
+
+
+def _actions(statement: dict[str, Any]) -> set[str]:
+    action = statement["Action"]
+    return {action} if isinstance(action, str) else set(action)
+
+
+def test_the_notifier_role_grants_the_calls_its_code_makes_on_this_stacks_endpoints_only() -> None:
+    role = sam()["Resources"]["NotifierFunctionRole"]["Properties"]
+    assert function("NotifierFunction")["Role"] == {"Fn::GetAtt": ["NotifierFunctionRole", "Arn"]}
+    managed = json.dumps(role["ManagedPolicyArns"])
+    assert "AWSLambdaBasicExecutionRole" in managed and "AWSXrayWriteOnlyAccess" in managed
+    vpc = [p for p in role["ManagedPolicyArns"] if isinstance(p, dict) and "Fn::If" in p]
+    assert [p["Fn::If"][0] for p in vpc] == ["UseVpc"], "the VPC access policy only in the VPC"
+    statements = _statements("NotifierFunctionRole")
+    granted = set().union(*(_actions(s) for s in statements))
+    assert granted == {
+        "secretsmanager:GetSecretValue",
+        "sns:CreatePlatformEndpoint",
+        "sns:GetEndpointAttributes",
+        "sns:SetEndpointAttributes",
+        "sns:Publish",
+        "sns:DeleteEndpoint",
+        "sqs:SendMessage",
+    }
+    for statement in statements:
+        assert statement.get("Resource") != "*", "nothing on every resource"
+        if _actions(statement) & {"sns:GetEndpointAttributes", "sns:DeleteEndpoint"}:
+            assert ":endpoint/*/${AWS::StackName}-*/*" in statement["Resource"]["Fn::Sub"]
+        if _actions(statement) == {"sns:CreatePlatformEndpoint"}:
+            assert ":app/*/${AWS::StackName}-*" in statement["Resource"]["Fn::Sub"]
+    (sms,) = [p for p in role["Policies"] if "Fn::If" in p]
+    assert sms["Fn::If"][0] == "SendSms" and sms["Fn::If"][2] == {"Ref": "AWS::NoValue"}
+    (text,) = sms["Fn::If"][1]["PolicyDocument"]["Statement"]
+    assert text["Action"] == "sns:Publish" and text["NotResource"] == {
+        "Fn::Sub": "arn:${AWS::Partition}:sns:*:*:*"
+    }
+    assert sam()["Parameters"]["SmsEnabled"]["Default"] == "false"
+
+
+def test_the_notifier_reaches_the_database_and_its_settings() -> None:
+    properties = function("NotifierFunction")
+    variables = properties["Environment"]["Variables"]
+    assert variables["TRAINER_DATABASE_SECRET_ARN"] == {"Ref": "DatabaseSecretArn"}
+    assert "TRAINER_DATABASE_HOST" in variables
+    assert properties["VpcConfig"] == function("ApiFunction")["VpcConfig"]
+    assert variables["TRAINER_MORNING_HOUR"] == {"Ref": "MorningHour"}
+    assert variables["TRAINER_SMS_ENABLED"] == {"Ref": "SmsEnabled"}
+    api = function("ApiFunction")["Environment"]["Variables"]
+    assert api["TRAINER_MORNING_HOUR"] == {"Ref": "MorningHour"}, "the earliest morning_hour a user may set"
+    from trainer.services.delivery import STALE_AFTER_TIMEOUTS
+    from trainer.store.repositories.notifications import STALE_CLAIM
+
+    assert STALE_CLAIM.total_seconds() >= STALE_AFTER_TIMEOUTS * properties["Timeout"]
+
+
+def test_the_custom_resource_function_reads_only_the_push_secrets() -> None:
+    statements = _statements("PushAppsFunctionRole")
+    granted = set().union(*(_actions(s) for s in statements))
+    assert granted == {
+        "secretsmanager:GetSecretValue",
+        "sns:CreatePlatformApplication",
+        "sns:SetPlatformApplicationAttributes",
+        "sns:DeletePlatformApplication",
+    }
+    (secrets,) = [s for s in statements if _actions(s) == {"secretsmanager:GetSecretValue"}]
+    assert {r["Fn::If"][1]["Ref"] for r in secrets["Resource"]} == set(PUSH_SECRETS)

@@ -1,4 +1,4 @@
-"""moto server for the local stack and the tests: DynamoDB and EventBridge on 127.0.0.1.
+"""moto server for the local stack and the tests: DynamoDB, EventBridge and SNS on 127.0.0.1.
 
 With a state directory (the local stack's `.local/`), DynamoDB's data survives restarts: every item
 write the server accepts is appended to a journal as it happens (so even a killed process loses
@@ -236,3 +236,29 @@ def create_resources(settings: Settings, template_path: Path) -> None:
     except Exception as exc:
         if _error_code(exc) != "ResourceAlreadyExistsException":
             raise
+
+
+LOCAL_PUSH_PLATFORMS = {"apns": "APNS", "apns_sandbox": "APNS_SANDBOX", "fcm": "GCM"}
+
+
+def create_push_applications(settings: Settings, prefix: str = "trainer-local") -> dict[str, str]:
+    """One SNS platform application per device platform (moto checks no credentials), as template.yaml
+    creates them from real ones: the ARN of each, by device platform. Existing ones are reused."""
+    sns = aws_client("sns", settings)
+    existing = {
+        app["PlatformApplicationArn"].rsplit("/", 1)[-1]: app["PlatformApplicationArn"]
+        for page in sns.get_paginator("list_platform_applications").paginate()
+        for app in page.get("PlatformApplications", [])
+    }
+    arns: dict[str, str] = {}
+    for platform, sns_platform in LOCAL_PUSH_PLATFORMS.items():
+        name = f"{prefix}-{platform.replace('_', '-')}"
+        arns[platform] = (
+            existing.get(name)
+            or sns.create_platform_application(
+                Name=name,
+                Platform=sns_platform,
+                Attributes={"PlatformCredential": "local", "PlatformPrincipal": "local"},
+            )["PlatformApplicationArn"]
+        )
+    return arns

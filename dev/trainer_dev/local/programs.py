@@ -1,6 +1,6 @@
 """The program pipeline locally: the in-process bus hands `PlanRequested` and `WeekDue` to the handlers the
 functions run (trainer.jobs.programs), on the event loop where the pipeline's database pool lives;
-`WorkoutReady` has no local subscriber but a log line (in AWS a delivery integration subscribes).
+`WorkoutReady` is logged here (the local stack also hands it to the Notifier's handler).
 
 `trainer schedule run-hourly|run-daily [--at ISO-TIME]` runs a schedule against the database of a data
 directory (the running `trainer local`'s embedded Postgres, found through its `postmaster.pid`, or one
@@ -67,7 +67,7 @@ def subscribe_programs(
 def log_workout_ready(event: dict[str, Any], context: Any) -> None:
     detail = event.get("detail") or {}
     logger.info(
-        "WorkoutReady for user %s, %s (no delivery integration runs locally)",
+        "WorkoutReady for user %s, %s",
         detail.get("user_id"),
         detail.get("date"),
     )

@@ -12,11 +12,18 @@
 - a running plan (RUNNING_PLAN_ID) starting Monday PLAN_START, built with the offline agents: week 1
   built, week 2 due at its local midnight (2026-03-09T04:00Z). `microcycle-week-due.json` builds week 2,
   `scheduler-hourly.json` (at that instant) publishes its WeekDue, `scheduler-daily.json` (06:00 in New
-  York on PLAN_START) its first morning's WorkoutReady.
+  York on PLAN_START) its first morning's WorkoutReady;
+- the sample user's delivery to the phone: one registered FCM device (SAMPLE_DEVICE_TOKEN, no SNS
+  endpoint yet), the default notification settings (push on, the deployment's morning hour, no quiet
+  hours, no SMS) and no delivery record. `notifier-workout-ready.json` is for a day that is over
+  (2026-03-09): the Notifier records it skipped (`day_over`); the same event for today, past the morning
+  in its zone, pushes to the device through the FCM platform application.
+  `notifier-endpoints-retired.json` names an endpoint no device holds: the Notifier deletes it.
 
 Each seeding puts the samples back as they were (about a second): the session and both plans are written
 afresh, whatever an earlier invocation did to them (a checkpoint, usage counted, a plan built, a week
-built, a morning message sent).
+built, a morning message sent), and so are the device, settings and delivery records (an endpoint
+created, a day delivered).
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.models import Event, EventType, Session
 from trainer.store.ports import SessionBatch, SessionNotFound
+from trainer.store.repositories import devices
 from trainer.store.repositories import settings as user_settings
 from trainer.store.sessions import DynamoSessionTable
 
@@ -48,6 +56,8 @@ PLAN_START = date(2026, 3, 2)
 """A Monday: the running plan's week 1; its week 2 is due at 2026-03-09T04:00Z (midnight EDT)."""
 PLAN_WEEKS = 8
 SESSION_MINUTES = 45
+SAMPLE_DEVICE_TOKEN = "sample-fcm-registration-token:APA91bH0Sample0Device0Token0For0TrainerInvoke"
+"""An FCM registration token (its shape), registered by the sample user."""
 MODEL = "claude-haiku-4-5"
 
 RESPONSE_TOKENS = (
@@ -68,6 +78,7 @@ async def seed_samples(db: Database, settings: Settings) -> None:
         )
     seed_session(DynamoSessionTable(settings), settings.table_name)
     await _seed_plans(db, settings)
+    await _seed_delivery(db)
 
 
 # ---------------------------------------------------------------- the session
@@ -191,3 +202,16 @@ async def _insert_pending_plan(conn: Any, plan_id: str, request: PlanRequest) ->
             Jsonb(stored.model_dump(mode="json", exclude_none=True)),
         ),
     )
+
+
+# ---------------------------------------------------------------- delivery to the phone
+
+
+async def _seed_delivery(db: Database) -> None:
+    """The sample device, settings and delivery records afresh (see the module docstring)."""
+    async with db.transaction() as conn:
+        for table in ("notification_deliveries", "notification_settings", "devices"):
+            await conn.execute(f"DELETE FROM {table} WHERE user_id = %s", (SAMPLE_USER_ID,))
+        await devices.register(
+            conn, SAMPLE_USER_ID, platform="fcm", token=SAMPLE_DEVICE_TOKEN, timezone=SAMPLE_TIMEZONE
+        )

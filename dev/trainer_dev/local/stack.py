@@ -5,7 +5,9 @@ migrations applied), moto (DynamoDB tables and the EventBridge bus created from 
 DynamoDB data kept under the data directory too, so sessions survive a restart as the Postgres rows
 that refer to them do),
 an in-process bus that hands `TurnCompleted` to the checkpoint and cost handlers the way Lambda
-would (and `PlanRequested` / `WeekDue` to the plan and week handlers), and the API under uvicorn on
+would (and `PlanRequested` / `WeekDue` to the plan and week handlers, `WorkoutReady` and
+`PushEndpointsRetired` to the Notifier's, pushing through moto's SNS platform applications), and the
+API under uvicorn on
 127.0.0.1. DATABASE_URL / AWS_ENDPOINT_URL, when set, are used instead of the embedded servers.
 Ctrl-C (or SIGTERM) stops everything in reverse order.
 
@@ -135,9 +137,17 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
             update={"aws_endpoint_url": endpoint_url, "database_url": database_url, "console_enabled": True}
         )
 
-        from trainer_dev.local.moto_server import create_resources
+        from trainer_dev.local.moto_server import create_push_applications, create_resources
 
         await asyncio.to_thread(create_resources, settings, options.template_path)
+        push_apps = await asyncio.to_thread(create_push_applications, settings)
+        settings = settings.model_copy(
+            update={
+                "sns_apns_application_arn": push_apps["apns"],
+                "sns_apns_sandbox_application_arn": push_apps["apns_sandbox"],
+                "sns_fcm_application_arn": push_apps["fcm"],
+            }
+        )
         if moto is not None:
             restored = await asyncio.to_thread(moto.restore_state, settings)
             stack.callback(moto.save_state, settings)
@@ -165,6 +175,7 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
         container = await build_container(settings, store=store, db=db, publisher=bus, hooks=hooks)
         stack.push_async_callback(container.aclose)
         _subscribe_programs(bus, container)
+        _subscribe_notifier(bus, settings, db)
 
         app = create_app(container)
         config = uvicorn.Config(
@@ -248,6 +259,24 @@ def _subscribe_programs(bus: Any, container: Any) -> None:
     from trainer_dev.local.programs import subscribe_programs
 
     subscribe_programs(bus, container.programs, asyncio.get_running_loop())
+
+
+def _subscribe_notifier(bus: Any, settings: Settings, db: Database) -> None:
+    """The Notifier's handler on the bus (WorkoutReady, PushEndpointsRetired), working on this loop."""
+    from trainer.jobs.notifier import WORKOUT_READY, NotifierDeps, delivery_service, handle
+    from trainer.jobs.sns import SnsPushGateway
+    from trainer.services.devices import ENDPOINTS_RETIRED
+
+    deps = NotifierDeps.on_loop(
+        delivery_service(settings, db, SnsPushGateway.from_settings(settings)), asyncio.get_running_loop()
+    )
+
+    def notifier(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return handle(event, context, deps)
+
+    notifier.__name__ = "NotifierFunction"
+    bus.subscribe(WORKOUT_READY, notifier)
+    bus.subscribe(ENDPOINTS_RETIRED, notifier)
 
 
 class _ForegroundServer:

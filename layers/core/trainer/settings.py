@@ -90,6 +90,15 @@ class Settings(BaseModel):
     heartbeat_seconds: float = Field(default=15.0, alias="TRAINER_HEARTBEAT_SECONDS")
     morning_hour: int = Field(default=6, ge=0, le=23, alias="TRAINER_MORNING_HOUR")
     """The local hour (each user's own time zone) today's workout message goes out (WorkoutReady)."""
+    sns_apns_application_arn: str | None = Field(default=None, alias="TRAINER_SNS_APNS_APPLICATION_ARN")
+    sns_apns_sandbox_application_arn: str | None = Field(
+        default=None, alias="TRAINER_SNS_APNS_SANDBOX_APPLICATION_ARN"
+    )
+    sns_fcm_application_arn: str | None = Field(default=None, alias="TRAINER_SNS_FCM_APPLICATION_ARN")
+    """The SNS platform applications push goes through (template.yaml creates them from the credentials
+    its parameters name); unset or empty: no push to that platform, recorded as `push_not_configured`."""
+    sms_enabled: bool = Field(default=False, alias="TRAINER_SMS_ENABLED")
+    """Text the day's workout to users who opted in with a verified number (SNS SMS; costs per message)."""
     console_enabled: bool = Field(default=False, alias="TRAINER_CONSOLE_ENABLED")
     """Serve the session console (static files) at /console; the local stack turns it on."""
     log_level: str = Field(default="INFO", alias="POWERTOOLS_LOG_LEVEL")
@@ -120,6 +129,16 @@ class Settings(BaseModel):
         if self.db_pool_max is not None:
             return self.db_pool_max
         return 1 if self.deployed else LOCAL_DB_POOL_MAX
+
+    @property
+    def push_applications(self) -> dict[str, str]:
+        """The SNS platform application ARN of each device platform that has one."""
+        arns = {
+            "apns": self.sns_apns_application_arn,
+            "apns_sandbox": self.sns_apns_sandbox_application_arn,
+            "fcm": self.sns_fcm_application_arn,
+        }
+        return {platform: arn for platform, arn in arns.items() if arn}
 
     @property
     def uses_default_jwt_secret(self) -> bool:

@@ -28,6 +28,7 @@ from trainer.programs.pipeline import (
     ProgramError,
     build_plan,
     build_week,
+    republish_deliveries,
     requeue_stale_plans,
     run_daily,
     run_hourly,
@@ -224,12 +225,14 @@ class ScheduleResult:
     """WeekDue details (hourly) or WorkoutReady details (daily)."""
     requeued: list[dict[str, Any]] = field(default_factory=list)
     """PlanRequested details sent again (hourly)."""
+    republished: list[dict[str, Any]] = field(default_factory=list)
+    """WorkoutReady details sent again for deliveries the Notifier deferred (daily)."""
 
     def summary(self) -> dict[str, Any]:
         counts = (
             {"week_due": len(self.published), "plans_requeued": len(self.requeued)}
             if self.run == "hourly"
-            else {"workout_ready": len(self.published)}
+            else {"workout_ready": len(self.published), "deliveries_republished": len(self.republished)}
         )
         return {"run": self.run, "at": self.at.isoformat(), **counts}
 
@@ -239,7 +242,10 @@ async def run_schedule(
 ) -> ScheduleResult:
     at = run.moment() or programs.now()
     if run.run == "daily":
-        return ScheduleResult("daily", at, await run_daily(programs, now=at))
+        published = await run_daily(programs, now=at)
+        return ScheduleResult(
+            "daily", at, published, republished=await republish_deliveries(programs, now=at)
+        )
     published = await run_hourly(programs, now=at, limit=week_due_limit)
     return ScheduleResult("hourly", at, published, await requeue_stale_plans(programs, now=at))
 

@@ -53,7 +53,15 @@ from trainer.programs.schedule import morning_window, next_week_after, retry_at,
 from trainer.programs.structure import ImportTooLarge, check_text_size
 from trainer.services.usage_limits import Reservation, UsageLimits
 from trainer.store.db import Database
-from trainer.store.repositories import RepositoryError, goals, locations, program_schedule, programs, settings
+from trainer.store.repositories import (
+    RepositoryError,
+    goals,
+    locations,
+    notifications,
+    program_schedule,
+    programs,
+    settings,
+)
 
 __all__ = [
     "PLAN_REQUESTED",
@@ -68,6 +76,7 @@ __all__ = [
     "change_day",
     "change_week",
     "import_workout",
+    "republish_deliveries",
     "request_plan",
     "requeue_stale_plans",
     "run_daily",
@@ -80,6 +89,7 @@ logger = logging.getLogger(__name__)
 PLAN_REQUESTED, WEEK_DUE, WORKOUT_READY = "PlanRequested", "WeekDue", "WorkoutReady"
 DEFAULT_MORNING_HOUR = 6
 MORNING_PAGE = 500
+REPUBLISH_PAGE = 500
 STALE_PENDING = timedelta(minutes=15)
 """A plan still pending this long after its request (or its builder's claim) is requested again."""
 GIVE_UP_PENDING = timedelta(days=1)
@@ -792,6 +802,29 @@ async def _publish_ready(
                     await program_schedule.unpublish(conn, row["user_id"], row["id"])
             raise
     return [detail for _, detail in claimed]
+
+
+async def republish_deliveries(deps: ProgramDeps, *, now: datetime | None = None) -> list[dict[str, Any]]:
+    """`WorkoutReady` again for the deliveries the Notifier deferred (before the user's morning, in their
+    quiet hours) whose time has come, and for those whose sender died mid-claim: the details published.
+    The Notifier sends each day once however often this runs. Without a publisher there is no Notifier."""
+    if deps.publisher is None:
+        return []
+    now = now or deps.now()
+    details: list[dict[str, Any]] = []
+    after: tuple[datetime, Any] | None = None
+    while True:
+        async with deps.db.connection() as conn:
+            rows = await notifications.due_deferred(conn, now, after=after, limit=REPUBLISH_PAGE)
+        details += [dict(r["detail"]) for r in rows if (r["detail"] or {}).get("user_id")]
+        if len(rows) < REPUBLISH_PAGE:
+            break
+        after = (rows[-1]["not_before"], rows[-1]["id"])
+    async with deps.db.connection() as conn:
+        stale = await notifications.stale_claims(conn, now, limit=REPUBLISH_PAGE)
+    details += [dict(r["detail"]) for r in stale if (r["detail"] or {}).get("user_id")]
+    await _publish_all(deps.publisher, WORKOUT_READY, details)
+    return details
 
 
 def ready_detail(row: Mapping[str, Any], message: str) -> dict[str, Any]:

@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from trainer.services.devices import DeviceService
 from trainer.services.goals import GoalService
 from trainer.services.history import HistoryService
 from trainer.services.locations import LocationService
 from trainer.services.milestones import MilestoneService
+from trainer.services.notifications import NotificationService
 from trainer.services.preferences import PreferenceService
 from trainer.services.profile import ProfileService
 from trainer.services.schedule import ScheduleService
@@ -48,6 +50,8 @@ class UserData:
         self.workout_plans = WorkoutPlanService(scope)
         self.milestones = MilestoneService(scope)
         self.training_plans = TrainingPlanService(scope)
+        self.devices = DeviceService(scope)
+        self.notifications = NotificationService(scope)
 
     @classmethod
     def on_connection(cls, conn: Conn, user_id: UserRef) -> UserData:

@@ -1,0 +1,174 @@
+"""The day's workout in the user's time zone, in one read for the app's launch (GET /today):
+
+1. the active plan's day (a training day with its workout, or a rest day with its recovery notes);
+2. else the first workout still scheduled that local day (the calendar, trainer.services.schedule);
+3. else one workout composed for the day the first time it is asked for (seed 000 §8: the app's first
+   open shows a workout at once) and kept, so every later call that day answers the same workout.
+
+Composing and wording are ports: the composer is the offline one `generate_workout`'s coach uses
+(trainer.agent.coaching.CoachPlanner: the catalog composer on the user's equipment, goals, history and
+preferences, no model call), the texts are the program pipeline's day messages (at most 1,600
+characters).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any, Literal, Protocol
+
+from pydantic import ValidationError
+
+from trainer.domain.composer import ComposerError
+from trainer.domain.delivery_window import instant
+from trainer.domain.workout import Workout
+from trainer.domain.workout_grouping import zone
+from trainer.services.errors import UserDataError
+from trainer.services.rows import Row
+from trainer.services.scope import UserScope
+from trainer.store.repositories import settings as settings_repo
+from trainer.store.repositories import today as repo
+
+TodaySource = Literal["plan", "scheduled", "generated"]
+GENERATED_REQUEST = ""
+"""What the composed workout is asked for: nothing in particular (goals, debt and recovery decide)."""
+
+
+class WorkoutComposer(Protocol):
+    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
+        """A workout for the user now; ComposerError when none fits their constraints."""
+        ...
+
+
+class DayMessages(Protocol):
+    def plan_day_text(self, day: Row) -> str:
+        """The text of a planned day (training or rest) that has none stored yet."""
+        ...
+
+    def workout_text(self, workout: Workout) -> str: ...
+
+    def scheduled_text(self, scheduled: Row, workout: Workout | None) -> str: ...
+
+
+@dataclass(frozen=True)
+class Today:
+    date: date
+    timezone: str
+    source: TodaySource
+    id: uuid.UUID
+    """The planned day's, the scheduled workout's or the generated workout's id."""
+    kind: Literal["training", "rest"]
+    title: str
+    workout: Workout | None
+    recovery_notes: str | None
+    message: str
+    plan_id: uuid.UUID | None = None
+    week_number: int | None = None
+    scheduled_at: datetime | None = None
+
+
+class TodayService:
+    def __init__(self, scope: UserScope, composer: WorkoutComposer, messages: DayMessages) -> None:
+        self._scope = scope
+        self._composer = composer
+        self._messages = messages
+
+    async def today(self, now: datetime) -> Today:
+        """UserDataError when the day holds nothing and no workout fits the user's constraints."""
+        user = self._scope.user
+        async with self._scope.use() as conn:
+            timezone = str((await settings_repo.get_user_settings(conn, user)).get("timezone") or "UTC")
+            tz = zone(timezone)
+            day = now.astimezone(tz).date()
+            planned = await repo.active_plan_day(conn, user, day)
+            scheduled: list[Row] = []
+            generated = None
+            if planned is None:
+                start = instant(day, time(0), tz)
+                end = instant(day + timedelta(days=1), time(0), tz)
+                scheduled = await repo.scheduled_between(conn, user, start, end)
+                if not scheduled:
+                    generated = await repo.daily_workout(conn, user, day)
+        if planned is not None:
+            return self._planned(planned, timezone)
+        if scheduled:
+            return self._scheduled(scheduled[0], day, timezone)
+        if generated is None:
+            generated = await self._generate(day)
+        return Today(
+            date=day,
+            timezone=timezone,
+            source="generated",
+            id=generated["id"],
+            kind="training",
+            title=generated["title"] or "Today's workout",
+            workout=Workout.model_validate(generated["workout"]),
+            recovery_notes=None,
+            message=generated["message"],
+        )
+
+    def _planned(self, row: Row, timezone: str) -> Today:
+        workout = Workout.model_validate(row["workout"]) if row.get("workout") else None
+        title = (
+            (workout.title if workout else None)
+            or row.get("focus")
+            or ("Rest day" if row["kind"] == "rest" else "Today's workout")
+        )
+        return Today(
+            date=row["date"],
+            timezone=timezone,
+            source="plan",
+            id=row["id"],
+            kind=row["kind"],
+            title=title,
+            workout=workout,
+            recovery_notes=row.get("recovery_notes"),
+            message=row.get("message") or self._messages.plan_day_text(row),
+            plan_id=row["plan_id"],
+            week_number=row.get("week_number"),
+        )
+
+    def _scheduled(self, row: Row, day: date, timezone: str) -> Today:
+        workout = scheduled_workout(row)
+        return Today(
+            date=day,
+            timezone=timezone,
+            source="scheduled",
+            id=row["id"],
+            kind="training",
+            title=(workout.title if workout else None) or row["workout_type"],
+            workout=workout,
+            recovery_notes=None,
+            message=self._messages.scheduled_text(row, workout),
+            plan_id=row.get("plan_id"),
+            scheduled_at=row["scheduled_date"],
+        )
+
+    async def _generate(self, day: date) -> Row:
+        try:
+            workout = await self._composer.compose_workout(str(self._scope.user), GENERATED_REQUEST)
+        except ComposerError as exc:
+            raise UserDataError(str(exc)) from None
+        message = self._messages.workout_text(workout)
+        async with self._scope.use(write=True) as conn:
+            return await repo.keep_daily_workout(
+                conn,
+                self._scope.user,
+                day,
+                title=workout.title,
+                workout=workout.model_dump(mode="json", exclude_none=True),
+                message=message,
+            )
+
+
+def scheduled_workout(row: Row) -> Workout | None:
+    """A scheduled workout's exercises as a workout, when they make one (the calendar keeps free-form
+    exercises: a type and notes are enough to schedule)."""
+    exercises: Any = row.get("exercises") or []
+    if not exercises:
+        return None
+    try:
+        return Workout.model_validate({"title": str(row["workout_type"])[:120], "exercises": exercises})
+    except ValidationError:
+        return None

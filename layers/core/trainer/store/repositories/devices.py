@@ -1,0 +1,152 @@
+"""devices: the push tokens a user registered, one row per (platform, token).
+
+A token belongs to the user who registered it last: registering a token another user held moves it
+(under a new id, so no id is shared between users). Every read and write but the move is scoped by
+`user_id`; the Notifier's endpoint bookkeeping is scoped by user and token, so a token moved meanwhile
+is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+from typing import Any
+
+from trainer.domain.workout_grouping import is_iana_zone
+from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid
+
+PLATFORMS = ("apns", "apns_sandbox", "fcm")
+MAX_DEVICES_PER_USER = 10
+"""A user's registrations beyond this evict the least recently registered (a phone replaced, an app
+reinstalled: old tokens are never unregistered by the app)."""
+APNS_TOKEN = re.compile(r"[0-9A-Fa-f]{64,400}")
+"""An APNs device token: hex, 64 characters today; SNS accepts up to 400."""
+FCM_TOKEN = re.compile(r"[A-Za-z0-9_:\-.]{20,4096}")
+LOCALE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
+
+_COLUMNS = (
+    "id, user_id, platform, token, app_version, locale, timezone, endpoint_arn, endpoint_synced_at,"
+    " registered_at, created_at"
+)
+
+
+def validate_registration(
+    platform: str, token: str, app_version: str | None, locale: str | None, timezone: str | None
+) -> None:
+    """RepositoryError (a message fit for the user) for a registration SNS would refuse."""
+    if platform not in PLATFORMS:
+        raise RepositoryError(f"platform must be one of {', '.join(PLATFORMS)}")
+    pattern = FCM_TOKEN if platform == "fcm" else APNS_TOKEN
+    if not isinstance(token, str) or not pattern.fullmatch(token):
+        kind = "an FCM registration token" if platform == "fcm" else "an APNs device token (hex)"
+        raise RepositoryError(f"token is not {kind}")
+    if app_version is not None and not 1 <= len(app_version.strip()) <= 40:
+        raise RepositoryError("app_version must be 1-40 characters")
+    if locale is not None and not LOCALE.fullmatch(locale):
+        raise RepositoryError(f"locale {locale[:40]!r} is not a language tag such as en-GB")
+    if timezone is not None and not is_iana_zone(timezone):
+        raise RepositoryError(f"unknown timezone {timezone[:64]!r}: name an IANA zone, e.g. Europe/Berlin")
+
+
+async def register(
+    conn: Conn,
+    user_id: UserId,
+    *,
+    platform: str,
+    token: str,
+    app_version: str | None = None,
+    locale: str | None = None,
+    timezone: str | None = None,
+    now: datetime | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The device row for the token (created, updated, or moved to this user) and the devices evicted
+    to keep the user within MAX_DEVICES_PER_USER. Run it in a transaction."""
+    validate_registration(platform, token, app_version, locale, timezone)
+    new_id = uuid.uuid4()
+    cur = await conn.execute(
+        "INSERT INTO devices (id, user_id, platform, token, app_version, locale, timezone, registered_at)"
+        " VALUES (%(id)s, %(user)s, %(platform)s, %(token)s, %(version)s, %(locale)s, %(tz)s,"
+        " coalesce(%(now)s, now()))"
+        " ON CONFLICT (platform, token) DO UPDATE SET"
+        " id = CASE WHEN devices.user_id = EXCLUDED.user_id THEN devices.id ELSE EXCLUDED.id END,"
+        " created_at = CASE WHEN devices.user_id = EXCLUDED.user_id THEN devices.created_at"
+        " ELSE EXCLUDED.created_at END,"
+        " user_id = EXCLUDED.user_id, app_version = EXCLUDED.app_version, locale = EXCLUDED.locale,"
+        " timezone = EXCLUDED.timezone, registered_at = EXCLUDED.registered_at"
+        f" RETURNING {_COLUMNS}",
+        {
+            "id": new_id,
+            "user": user_id,
+            "platform": platform,
+            "token": token,
+            "version": app_version.strip() if app_version else None,
+            "locale": locale,
+            "tz": timezone,
+            "now": now,
+        },
+    )
+    row = await cur.fetchone()
+    assert row is not None
+    cur = await conn.execute(
+        f"DELETE FROM devices WHERE user_id = %s AND id IN (SELECT id FROM devices WHERE user_id = %s"
+        f" ORDER BY registered_at DESC, id DESC OFFSET %s) RETURNING {_COLUMNS}",
+        (user_id, user_id, MAX_DEVICES_PER_USER),
+    )
+    return {**row, "created": row["id"] == new_id}, await cur.fetchall()
+
+
+async def list_devices(conn: Conn, user_id: UserId) -> list[dict[str, Any]]:
+    """The user's devices, the most recently registered first."""
+    cur = await conn.execute(
+        f"SELECT {_COLUMNS} FROM devices WHERE user_id = %s ORDER BY registered_at DESC, id DESC",
+        (user_id,),
+    )
+    return await cur.fetchall()
+
+
+async def get_device(conn: Conn, user_id: UserId, device_id: Any) -> dict[str, Any] | None:
+    cur = await conn.execute(
+        f"SELECT {_COLUMNS} FROM devices WHERE user_id = %s AND id = %s",
+        (user_id, as_uuid(device_id, "device id")),
+    )
+    return await cur.fetchone()
+
+
+async def delete_device(conn: Conn, user_id: UserId, device_id: Any) -> dict[str, Any] | None:
+    """The deleted row; None when the user has no device with that id."""
+    cur = await conn.execute(
+        f"DELETE FROM devices WHERE user_id = %s AND id = %s RETURNING {_COLUMNS}",
+        (user_id, as_uuid(device_id, "device id")),
+    )
+    return await cur.fetchone()
+
+
+async def delete_token(conn: Conn, user_id: UserId, device_id: Any, token: str) -> dict[str, Any] | None:
+    """Remove a device whose endpoint SNS disabled, unless its token changed hands meanwhile."""
+    cur = await conn.execute(
+        f"DELETE FROM devices WHERE user_id = %s AND id = %s AND token = %s RETURNING {_COLUMNS}",
+        (user_id, as_uuid(device_id, "device id"), token),
+    )
+    return await cur.fetchone()
+
+
+async def set_endpoint(conn: Conn, user_id: UserId, device_id: Any, token: str, endpoint_arn: str) -> bool:
+    """Record the token's SNS endpoint, made to match the registration now (the database's clock, as
+    `registered_at`), if the device still holds that token."""
+    cur = await conn.execute(
+        "UPDATE devices SET endpoint_arn = %s, endpoint_synced_at = now()"
+        " WHERE user_id = %s AND id = %s AND token = %s RETURNING id",
+        (endpoint_arn, user_id, as_uuid(device_id, "device id"), token),
+    )
+    return await cur.fetchone() is not None
+
+
+async def endpoints_in_use(conn: Conn, endpoint_arns: list[str]) -> set[str]:
+    """Those of the endpoints a device row still points to (a token registered again meanwhile)."""
+    if not endpoint_arns:
+        return set()
+    cur = await conn.execute(
+        "SELECT DISTINCT endpoint_arn FROM devices WHERE endpoint_arn = ANY(%s)", (list(endpoint_arns),)
+    )
+    return {str(row["endpoint_arn"]) for row in await cur.fetchall()}
