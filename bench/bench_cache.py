@@ -19,10 +19,10 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from trainer.llm.anthropic_model import AnthropicAgentModel
-from trainer.llm.models import cost_cents, uncached_cost_cents
-from trainer.llm.ports import ModelRequest, ModelResponse, TextDeltaCallback, Usage
 from trainer.local.fake_llm import FakeLLMServer, ResultJournal, prompt_segments
+from trainer.providers.anthropic import AnthropicAgentModel
+from trainer.providers.models import cost_cents, uncached_cost_cents
+from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, Usage
 from trainer.settings import Settings
 
 MODEL = "claude-haiku-4-5"

@@ -28,12 +28,12 @@ from zoneinfo import ZoneInfo
 
 from trainer.agents.wire import AGENT_HEADER
 from trainer.container import agent_run_deps, build_registries
-from trainer.llm.models import MODELS
 from trainer.local.fake_llm import FakeLLMServer, prompt_segments
 from trainer.local.seed import seed_demo_user
 from trainer.programs.models import PlanRequest
 from trainer.programs.pipeline import ProgramDeps, build_week, request_plan, run_daily, run_hourly
 from trainer.programs.schedule import morning_window
+from trainer.providers.models import MODELS
 from trainer.settings import Settings
 from trainer.store.db import Database
 

@@ -13,7 +13,7 @@ from trainer.agent.ports import TurnHooks
 from trainer.agent.tool_registry import ToolRegistry
 from trainer.container import FixedModel
 from trainer.frames import Frame, frame_json
-from trainer.llm.ports import InitializerResponse, InitializerResult, KnowledgeSelection
+from trainer.providers.ports import InitializerResponse, InitializerResult, KnowledgeSelection
 from trainer.settings import Settings
 from trainer.tools.base import AnyTool, WorkoutCoach
 from trainer.tools.communication import communication_tools

@@ -18,7 +18,7 @@ from tests.fakes.memory_store import InMemorySessionStore
 
 if TYPE_CHECKING:
     from trainer.agent.loop import AgentLoop
-    from trainer.llm.ports import AgentModel
+    from trainer.providers.ports import AgentModel
     from trainer.settings import Settings
 
 
@@ -236,7 +236,7 @@ def trainee_loop(
     from trainer.agent.loop import AgentDeps, AgentLoop
     from trainer.agent.tool_registry import ToolRegistry
     from trainer.container import FixedModel, collect_tools
-    from trainer.llm.deterministic_selector import DeterministicKnowledgeSelector
+    from trainer.offline.selector import DeterministicKnowledgeSelector
 
     by_id = {t.user_id: t for t in trainees}
     registry = ToolRegistry(collect_tools())

@@ -19,13 +19,13 @@ from trainer.agents import (
     MemoryInvocations,
     PromptStore,
     SubAgentSpec,
-    build_backends,
     run_agent,
 )
-from trainer.agents.anthropic_structured import AnthropicStructured
-from trainer.agents.openai_structured import OpenAIStructured
-from trainer.agents.wire import AGENT_HEADER
+from trainer.container import build_backends
 from trainer.local.fake_llm import FakeLLMServer, RecordedRequest
+from trainer.providers.anthropic import AnthropicStructured
+from trainer.providers.openai import OpenAIStructured
+from trainer.providers.ports import AGENT_HEADER
 from trainer.settings import Settings
 
 from tests.fakes.echo_agents import Echo, echo_registries, write_prompts

@@ -15,15 +15,15 @@ from trainer.agents import (
     AgentFailed,
     AgentRunDeps,
     Backends,
-    OfflineStructured,
     PostgresInvocations,
     PromptStore,
     SubAgentSpec,
-    build_backends,
     run_agent,
 )
 from trainer.agents.prompts import read_prompt_files
+from trainer.container import build_backends
 from trainer.local.fake_llm import FakeLLMServer
+from trainer.offline.structured import OfflineStructured
 from trainer.settings import Settings
 from trainer.store.db import Database
 

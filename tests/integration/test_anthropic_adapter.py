@@ -9,9 +9,9 @@ from typing import Any, cast
 import httpx2
 import pytest
 from trainer.agent.tool_registry import RunAgain, ToolOutcome
-from trainer.llm.anthropic_model import AnthropicAgentModel
-from trainer.llm.ports import ModelError, ModelRequest
 from trainer.local.fake_llm import FakeLLMServer, ResultJournal
+from trainer.providers.anthropic import AnthropicAgentModel
+from trainer.providers.ports import ModelError, ModelRequest
 from trainer.settings import Settings
 from trainer.store.models import Session
 from trainer.tools.workout import ExerciseBrief, GeneratedSummary, GenerateResult

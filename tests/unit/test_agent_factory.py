@@ -15,8 +15,6 @@ from trainer.agents import (
     AgentDefinition,
     AgentError,
     AgentFailed,
-    AgentReply,
-    AgentRequest,
     AgentRunDeps,
     AgentTool,
     Backends,
@@ -24,7 +22,6 @@ from trainer.agents import (
     CallbackSpec,
     MemoryInvocations,
     OfflineContext,
-    OfflineStructured,
     OutputSpec,
     PromptStore,
     Registries,
@@ -33,9 +30,18 @@ from trainer.agents import (
     ToolRequest,
     run_agent,
 )
-from trainer.agents.backends import AssistantTurn, RetryTurn, ToolResultsTurn
 from trainer.agents.registry import ToolCallContext
-from trainer.llm.ports import ModelError, ToolCall, Usage
+from trainer.offline.structured import OfflineStructured
+from trainer.providers.ports import (
+    AgentReply,
+    AgentRequest,
+    AssistantTurn,
+    ModelError,
+    RetryTurn,
+    ToolCall,
+    ToolResultsTurn,
+    Usage,
+)
 
 from tests.fakes.echo_agents import Echo, EchoInput, LookupArgs
 
@@ -62,7 +68,15 @@ class ScriptedModel:
 
 
 def json_reply(data: dict[str, Any], call_id: str = "toolu_1") -> AgentReply:
-    return AgentReply(None, data, [], Usage(input_tokens=1000, output_tokens=100), "m", str(data), call_id)
+    return AgentReply(
+        None,
+        data,
+        [],
+        Usage(input_tokens=1000, output_tokens=100),
+        "m",
+        str(data),
+        ToolCall(call_id, "emit_echo", data),
+    )
 
 
 def text_reply(text: str) -> AgentReply:

@@ -10,7 +10,7 @@ import pytest
 from trainer.agent import checkpoint as checkpoints
 from trainer.agent.budget import BudgetExceeded, DailyBudget
 from trainer.agent.loop import ESTIMATE_KEY, ESTIMATE_START_KEY, ClientResponse, TurnFailed
-from trainer.llm.ports import ModelRequest, Usage
+from trainer.providers.ports import ModelRequest, Usage
 from trainer.store.models import CONTEXT_EVENT_TYPES, EventType
 from trainer.store.ports import LeaseHeld, SessionNotFound
 

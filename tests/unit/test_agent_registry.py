@@ -24,7 +24,7 @@ from trainer.agents import (
 from trainer.agents.registrations import CHAT_TOOLS, SYSTEM_AGENTS, register_system_agents
 from trainer.agents.registry import ToolCallContext
 from trainer.container import build_registries, collect_tools
-from trainer.llm.ports import ToolCall
+from trainer.providers.ports import ToolCall
 
 
 class Echo(BaseModel):

@@ -27,8 +27,8 @@ from trainer.domain.exercise_search import (
     name_tokens,
     search_exercises,
 )
-from trainer.llm.deterministic_selector import KNOWN_SOURCES, decide
-from trainer.llm.openai_initializer import SYSTEM_PROMPT as INITIALIZER_PROMPT
+from trainer.offline.selector import KNOWN_SOURCES, decide
+from trainer.providers.openai import SYSTEM_PROMPT as INITIALIZER_PROMPT
 from trainer.sources.formatters import format_exercise_info
 from trainer.sources.registry import DISPLAY_NAMES, SOURCES, describe_sources
 from trainer.store.models import KnowledgeRef

@@ -18,9 +18,10 @@ ALLOWED: dict[str, set[str]] = {
     "store": {"store", "domain", "settings"},
     "sources": {"sources", "store", "domain", "settings"},
     "tools": {"tools", "domain", "store", "sources", "frames", "settings", "programs"},
-    "llm": {"llm", "domain", "tools", "frames", "settings"},
-    "agent": {"agent", "tools", "domain", "store", "sources", "llm", "frames", "settings", "programs"},
-    "agents": {"agents", "llm", "sources", "store", "domain", "settings"},
+    "providers": {"providers", "sources", "settings"},
+    "offline": {"offline", "agents", "providers", "tools", "sources", "store", "domain", "settings"},
+    "agent": {"agent", "tools", "domain", "store", "sources", "providers", "frames", "settings", "programs"},
+    "agents": {"agents", "providers", "sources", "store", "domain", "settings"},
     "programs": {"programs", "agents", "domain", "store", "settings"},
     "jobs": {"jobs", "agent", "store", "domain", "settings", "runtime_secrets", "programs", "container"},
 }

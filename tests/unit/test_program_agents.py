@@ -12,19 +12,15 @@ import pytest
 from pydantic import BaseModel
 from trainer.agents import (
     AgentFailed,
-    AgentReply,
-    AgentRequest,
     AgentRunDeps,
     Backends,
     MemoryInvocations,
-    OfflineStructured,
     PromptStore,
     Registries,
     run_agent,
 )
-from trainer.agents.backends import RetryTurn
 from trainer.agents.registry import ToolCallContext
-from trainer.llm.ports import Usage
+from trainer.offline.structured import OfflineStructured
 from trainer.programs.agents import (
     EXERCISE_OPTIONS,
     PROGRAM_AGENTS,
@@ -45,6 +41,7 @@ from trainer.programs.models import (
     WeekInput,
 )
 from trainer.programs.plan import build_plan, draft_plan
+from trainer.providers.ports import AgentReply, AgentRequest, RetryTurn, ToolCall, Usage
 
 from tests.unit.programs_fixtures import NOW, inputs, logged
 
@@ -85,7 +82,15 @@ class Scripted:
         if isinstance(output, str):
             return AgentReply(output, None, [], usage, "claude-haiku-4-5", output)
         data = output.model_dump(mode="json") if isinstance(output, BaseModel) else output
-        return AgentReply(None, data, [], usage, "claude-haiku-4-5", str(data), f"toolu_{len(self.requests)}")
+        return AgentReply(
+            None,
+            data,
+            [],
+            usage,
+            "claude-haiku-4-5",
+            str(data),
+            ToolCall(f"toolu_{len(self.requests)}", "emit_x", data),
+        )
 
 
 def test_registration_resolves_every_name_and_prompt() -> None:

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from trainer.llm.offline import UserRecords, classify
-from trainer.llm.offline.parsing import parse_training_plan, parse_week_change, planned_day
-from trainer.llm.offline.records import LocationBrief
-from trainer.llm.offline.replies import plan_overview_text, plan_requested_text, planned_workout_text
+from trainer.offline import UserRecords, classify
+from trainer.offline.parsing import parse_training_plan, parse_week_change, planned_day
+from trainer.offline.records import LocationBrief
+from trainer.offline.replies import plan_overview_text, plan_requested_text, planned_workout_text
 from trainer.tools.base import ToolFailure
 from trainer.tools.programs import (
     ChangeTrainingDayArgs,

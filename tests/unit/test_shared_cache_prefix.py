@@ -14,8 +14,8 @@ import pytest
 from samtranslator.yaml_helper import yaml_parse
 from trainer.agent.prompts import SYSTEM_PROMPT
 from trainer.container import collect_tools
-from trainer.llm.anthropic_model import AnthropicAgentModel, request_params
-from trainer.llm.ports import ModelRequest
+from trainer.providers.anthropic import AnthropicAgentModel, request_params
+from trainer.providers.ports import ModelRequest
 from trainer.settings import Settings
 
 from tests.fakes.agent_harness import chest_workout

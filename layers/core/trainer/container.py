@@ -21,12 +21,13 @@ if TYPE_CHECKING:
     from trainer.agent.budget import DailyBudget
     from trainer.agent.loop import AgentDeps, TurnResult
     from trainer.agent.ports import EventPublisher, SourceFetcher, TurnHooks
+    from trainer.agents.backends import Backends
     from trainer.agents.factory import AgentRunDeps
     from trainer.agents.registry import Registries
     from trainer.frames import FrameSink
-    from trainer.llm.offline import OfflinePlanner
-    from trainer.llm.ports import AgentModel, KnowledgeSelector
+    from trainer.offline import OfflinePlanner
     from trainer.programs.pipeline import ProgramDeps
+    from trainer.providers.ports import AgentModel, KnowledgeSelector
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
     from trainer.tools.base import AnyTool
@@ -97,7 +98,7 @@ class Container:
         self.registered_users.add(user_id)
 
     def is_known_model(self, model_id: str) -> bool:
-        from trainer.llm.models import get_model
+        from trainer.providers.models import get_model
 
         try:
             get_model(model_id)
@@ -125,9 +126,12 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.agent.tool_registry",
     "trainer.agent.budget",
     "trainer.agent.coaching",
-    "trainer.agent.offline_coach",
-    "trainer.llm.factory",
-    "trainer.llm.models",
+    "trainer.offline.planner",
+    "trainer.providers.anthropic",
+    "trainer.providers.openai",
+    "trainer.offline",
+    "trainer.offline.selector",
+    "trainer.providers.models",
     "trainer.agents.registry",
     "trainer.agents.registrations",
     "trainer.agents.prompts",
@@ -135,15 +139,14 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.agents.invocations",
     "trainer.agents.factory",
     "trainer.agents.backends",
-    "trainer.agents.anthropic_structured",
-    "trainer.agents.openai_structured",
+    "trainer.offline.structured",
     "trainer.programs.agents",
     "trainer.sources.registry",
     "trainer.runtime_secrets",
     "aws_lambda_powertools.utilities.parameters",
 )
 """What `build_container`, `resolve_runtime_secrets` and a turn import when they first run (the model
-SDKs come with trainer.llm.factory, psycopg with trainer.store.db)."""
+SDKs come with trainer.providers, psycopg with trainer.store.db)."""
 PREWARMED_AWS_SERVICES: tuple[str, ...] = ("dynamodb", "events", "ssm", "secretsmanager")
 
 
@@ -191,6 +194,35 @@ def build_registries(chat_tools: Iterable[str] | None = None) -> Registries:
     return registries
 
 
+def build_backends(
+    settings: Settings, registries: Registries, http_client: httpx2.AsyncClient | None = None
+) -> Backends:
+    """The registry agents' model per role, by TRAINER_AGENT_PROVIDER (trainer.agents.backends)."""
+    from trainer.agents.backends import Backends, ModelChoice, agent_provider
+
+    provider = agent_provider(settings)
+    if provider == "anthropic":
+        from trainer.providers.anthropic import AnthropicStructured
+
+        anthropic = AnthropicStructured(settings, http_client=http_client)
+        logger.info("program agents: Anthropic (%s / %s)", settings.model, settings.light_model)
+        return Backends(ModelChoice(anthropic, settings.model), ModelChoice(anthropic, settings.light_model))
+    if provider == "openai":
+        from trainer.providers.openai import OpenAIStructured
+
+        openai = OpenAIStructured(settings, http_client=http_client)
+        logger.info(
+            "program agents: OpenAI (%s / %s)", settings.openai_agent_model, settings.initializer_model
+        )
+        return Backends(
+            ModelChoice(openai, settings.openai_agent_model), ModelChoice(openai, settings.initializer_model)
+        )
+    from trainer.offline.structured import OfflineStructured
+
+    logger.info("program agents: OFFLINE deterministic implementations")
+    return Backends.single(OfflineStructured(registries))
+
+
 def agent_run_deps(
     settings: Settings,
     db: Database | None,
@@ -200,7 +232,6 @@ def agent_run_deps(
 ) -> AgentRunDeps:
     """The registry agents' dependencies: backends chosen by settings, prompts and invocations in
     Postgres (in memory without a database), context from the data sources."""
-    from trainer.agents.backends import build_backends
     from trainer.agents.context import ContextService
     from trainer.agents.factory import AgentRunDeps
     from trainer.agents.invocations import InvocationRecorder, MemoryInvocations, PostgresInvocations
@@ -300,13 +331,11 @@ def agent_deps(
     from trainer.agent.tool_registry import ToolRegistry
 
     if selector is None:
-        from trainer.llm.factory import build_selector
-
         selector = build_selector(settings)
     coach = None
     if db is not None:
         from trainer.agent.coaching import CoachServices
-        from trainer.agent.offline_coach import OfflineCoach
+        from trainer.offline.planner import OfflineCoach
 
         coach = CoachServices(db)
         if planner is None:
@@ -367,11 +396,41 @@ class ModelsById:
 
     def model_for(self, model_id: str) -> AgentModel:
         if model_id not in self._models:
-            from trainer.llm.factory import build_agent_model
-
             settings = self._settings.model_copy(update={"model": model_id})
             self._models[model_id] = build_agent_model(settings, self._planner)
         return self._models[model_id]
+
+
+def build_agent_model(
+    settings: Settings, planner: OfflinePlanner | None, http_client: httpx2.AsyncClient | None = None
+) -> AgentModel:
+    """The chat agent's model: Anthropic with its key, else the offline coach on the planner."""
+    if settings.anthropic_api_key is not None:
+        from trainer.providers.anthropic import AnthropicAgentModel
+
+        logger.info("main agent model: Anthropic (%s)", settings.model)
+        return AnthropicAgentModel(settings, http_client=http_client)
+    if planner is None:
+        raise ValueError("the offline model needs a planner (the domain database)")
+    from trainer.offline import OfflineAgentModel
+
+    logger.warning("main agent model: OFFLINE rule-based policy (no ANTHROPIC_API_KEY set)")
+    return OfflineAgentModel(planner)
+
+
+def build_selector(settings: Settings, http_client: httpx2.AsyncClient | None = None) -> KnowledgeSelector:
+    """The initializer: OpenAI with its key (the deterministic rules when it fails), else the rules."""
+    from trainer.offline.selector import DeterministicKnowledgeSelector
+
+    if settings.openai_api_key is None:
+        logger.info("initializer: deterministic rules (no OPENAI_API_KEY set)")
+        return DeterministicKnowledgeSelector()
+    from trainer.agent.initializer import FallbackKnowledgeSelector
+    from trainer.providers.openai import OpenAIKnowledgeSelector
+
+    logger.info("initializer: OpenAI (%s) with deterministic fallback", settings.initializer_model)
+    primary = OpenAIKnowledgeSelector(settings, http_client=http_client)
+    return FallbackKnowledgeSelector(primary, DeterministicKnowledgeSelector())
 
 
 def _daily_budget(settings: Settings, store: SessionStore) -> DailyBudget | None:

@@ -21,7 +21,7 @@ from trainer.agent.checkpoint import render_checkpoint
 from trainer.agent.prompts import SYSTEM_PROMPT
 from trainer.agent.tool_registry import EPHEMERAL, ToolRegistry, canonical_json, wrap_observation
 from trainer.domain.text import escape_text, one_line
-from trainer.llm.ports import ModelRequest
+from trainer.providers.ports import ModelRequest
 from trainer.store.models import CONTEXT_EVENT_TYPES, Event, EventType, Session
 
 INTERRUPTED_RESULT = "no result was recorded for this call (interrupted); check the state before retrying"

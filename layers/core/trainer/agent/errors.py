@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from trainer.llm.ports import ModelError
+from trainer.providers.ports import ModelError
 from trainer.store.models import Event, EventType
 from trainer.store.ports import SessionStore
 

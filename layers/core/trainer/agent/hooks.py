@@ -9,7 +9,7 @@ from trainer.agent.ports import TurnHooks, TurnSummary
 
 if TYPE_CHECKING:
     from trainer.agent.tool_registry import ToolOutcome
-    from trainer.llm.ports import ModelRequest, ModelResponse
+    from trainer.providers.ports import ModelRequest, ModelResponse
     from trainer.store.models import Session
 
 

@@ -4,6 +4,7 @@ range is a new event, never a replacement. Failures never stop the main agent (ย
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -13,7 +14,7 @@ from typing import Any
 from trainer.agent.errors import log_error
 from trainer.agent.ports import SourceFetcher
 from trainer.frames import Frame, knowledge_frame
-from trainer.llm.ports import InitializerResult, KnowledgeSelection, KnowledgeSelector
+from trainer.providers.ports import InitializerResult, KnowledgeSelection, KnowledgeSelector
 from trainer.sources.formatters import format_current_workout
 from trainer.sources.registry import DISPLAY_NAMES, SOURCES
 from trainer.store.models import Event, EventType, KnowledgeRef, Session
@@ -24,6 +25,7 @@ logger = logging.getLogger(__name__)
 Emit = Callable[[Frame], Awaitable[None]]
 CURRENT_WORKOUT_SOURCE = "current_workout_session"
 __all__ = ["format_current_workout", "initialize_context", "log_error"]
+INITIALIZER_TIMEOUT_S = 15.0
 SOURCE_DEFAULT_PARAMS: dict[str, dict[str, Any]] = {
     "workout_history": {"days_back": 14},
     "scheduled_workouts": {"days_ahead": 7},
@@ -41,6 +43,31 @@ class InitOutcome:
     """Every event the initializer appended, in order (the loop keeps them in memory)."""
     select_ms: int = 0
     """How long the selection model took to answer."""
+
+
+class FallbackKnowledgeSelector:
+    """Tries the primary selector (the initializer model); on any failure or timeout the fallback (the
+    deterministic rules) decides, so the turn goes on (ARCHITECTURE ยง4)."""
+
+    def __init__(
+        self,
+        primary: KnowledgeSelector,
+        fallback: KnowledgeSelector,
+        *,
+        timeout_s: float = INITIALIZER_TIMEOUT_S,
+    ) -> None:
+        self.primary = primary
+        self.fallback = fallback
+        self.timeout_s = timeout_s
+
+    async def select(self, message: str, existing: list[dict[str, Any]]) -> InitializerResult:
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                return await self.primary.select(message, existing)
+        except Exception as exc:
+            reason = "timed out" if isinstance(exc, TimeoutError) else str(exc)
+            logger.warning("initializer failed (%s); falling back to the deterministic selector", reason)
+            return await self.fallback.select(message, existing)
 
 
 def display_name(source: str) -> str:
@@ -174,7 +201,7 @@ async def _log_initializer_usage(
     completion = int(usage.get("completion_tokens", 0))
     cost = 0.0
     try:
-        from trainer.llm.models import openai_cost_cents
+        from trainer.providers.models import openai_cost_cents
 
         cost = openai_cost_cents(result.model, prompt, cached, completion)
     except Exception:

@@ -44,7 +44,14 @@ from trainer.frames import (
     status_frame,
     tool_start_frame,
 )
-from trainer.llm.ports import AgentModel, KnowledgeSelector, ModelError, ModelRequest, ModelResponse, Usage
+from trainer.providers.ports import (
+    AgentModel,
+    KnowledgeSelector,
+    ModelError,
+    ModelRequest,
+    ModelResponse,
+    Usage,
+)
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.models import (
@@ -81,7 +88,7 @@ def _utcnow() -> datetime:
 
 def model_cost_cents(model_id: str, usage: Usage) -> float:
     """The registry's price for a call; 0 for a model without a price (logged)."""
-    from trainer.llm.models import cost_cents
+    from trainer.providers.models import cost_cents
 
     try:
         return float(cost_cents(model_id, usage))

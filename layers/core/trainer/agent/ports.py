@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from trainer.agent.tool_registry import ToolOutcome
-    from trainer.llm.ports import AgentModel, ModelRequest, ModelResponse
+    from trainer.providers.ports import AgentModel, ModelRequest, ModelResponse
     from trainer.store.models import Session
 
 

@@ -39,15 +39,7 @@ deterministic; the loopback fake server (`trainer.local.fake_llm`) rebuilds the 
 JSON and calls the same implementation, so inputs must round-trip through `model_dump(mode="json")`.
 """
 
-from trainer.agents.backends import (
-    AgentReply,
-    AgentRequest,
-    Backends,
-    ModelChoice,
-    OfflineStructured,
-    StructuredModel,
-    build_backends,
-)
+from trainer.agents.backends import Backends, ModelChoice
 from trainer.agents.context import ContextService
 from trainer.agents.definitions import (
     AgentDefinition,
@@ -75,8 +67,6 @@ __all__ = [
     "AgentDefinition",
     "AgentError",
     "AgentFailed",
-    "AgentReply",
-    "AgentRequest",
     "AgentRun",
     "AgentRunDeps",
     "AgentTool",
@@ -89,7 +79,6 @@ __all__ = [
     "MemoryInvocations",
     "ModelChoice",
     "OfflineContext",
-    "OfflineStructured",
     "OutputSpec",
     "PostgresInvocations",
     "PromptStore",
@@ -97,11 +86,9 @@ __all__ = [
     "Registries",
     "RegistryError",
     "RetryPolicy",
-    "StructuredModel",
     "SubAgentSpec",
     "ToolCallContext",
     "ToolExchange",
     "ToolRequest",
-    "build_backends",
     "run_agent",
 ]

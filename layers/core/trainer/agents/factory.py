@@ -24,26 +24,28 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from trainer.agents.backends import (
-    AgentReply,
-    AgentRequest,
-    AssistantTurn,
-    Backends,
-    ModelChoice,
-    RetryTurn,
-    ToolResultsTurn,
-    ToolSpec,
-    Turn,
-)
+from trainer.agents.backends import Backends, ModelChoice
 from trainer.agents.context import ContextService
 from trainer.agents.definitions import AgentDefinition, RetryReason, SubAgentSpec
 from trainer.agents.invocations import InvocationRecord, InvocationRecorder, MemoryInvocations
 from trainer.agents.prompts import PromptMissing, PromptStore, PromptVersion
 from trainer.agents.registry import CallbackEvent, Registries, ToolCallContext
-from trainer.agents.wire import canonical, feedback, output_tool_name, render_input
+from trainer.agents.wire import canonical, feedback, render_input
 from trainer.domain.text import escape_text
-from trainer.llm.models import UnknownModelError, cost_cents
-from trainer.llm.ports import ModelError, ToolCall, Usage
+from trainer.providers.models import UnknownModelError, cost_cents
+from trainer.providers.ports import (
+    AgentReply,
+    AgentRequest,
+    AssistantTurn,
+    ModelError,
+    OutputSpec,
+    RetryTurn,
+    ToolCall,
+    ToolResultsTurn,
+    ToolSpec,
+    Turn,
+    Usage,
+)
 from trainer.store.db import Database
 
 log = logging.getLogger(__name__)
@@ -298,8 +300,7 @@ class _Run:
             context=context,
             input=typed_input,
             input_text=render_input(typed_input),
-            output=self.d.output,
-            schema=self.schema,
+            output=OutputSpec(kind=self.d.output.kind, schema=self.schema),
             model_id=self.choice.model_id,
             max_tokens=self.d.max_tokens,
             messages=list(turns),
@@ -343,7 +344,7 @@ class _Run:
             reply = await self.choice.model.generate(request)
             self.model_calls += 1
             self.usage = add_usage(self.usage, reply.usage)
-            if reply.output_call_id is not None or reply.data is not None or not reply.tool_calls:
+            if reply.output_call is not None or reply.data is not None or not reply.tool_calls:
                 return reply, turns
             calls = self.registries.tools.order(reply.tool_calls)
             results = [await self._call_tool(call, typed_input) for call in calls]
@@ -393,10 +394,9 @@ class _Run:
 
     def _negative_example(self, reply: AgentReply, errors: list[str]) -> list[Turn]:
         """The rejected answer as the model wrote it, then the errors."""
-        schema_name = self.d.output.schema_name
-        if reply.output_call_id is not None and reply.data is not None and schema_name is not None:
-            call = ToolCall(reply.output_call_id, output_tool_name(schema_name), reply.data)
-            return [AssistantTurn(None, (call,)), RetryTurn(feedback(errors), reply.output_call_id)]
+        call = reply.output_call
+        if call is not None and reply.data is not None:
+            return [AssistantTurn(None, (call,)), RetryTurn(feedback(errors), call.id)]
         return [AssistantTurn(reply.raw_output or reply.text or "(no output)"), RetryTurn(feedback(errors))]
 
     async def _sub_agents(self, output: Any, typed_input: Any) -> tuple[dict[str, Any], list[AgentRun]]:

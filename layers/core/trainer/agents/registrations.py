@@ -1,6 +1,6 @@
 """The agents the system ran before the registry, as definitions, so the registry lists every agent:
 the chat agent (`trainer.agent.loop`, its tools executed by `trainer.agent.tool_registry`), the
-initializer (`trainer.llm.openai_initializer`, deterministic rules without a key) and the checkpoint
+initializer (`trainer.providers.openai`, deterministic rules without a key) and the checkpoint
 summariser (`trainer.agent.checkpoint`, deterministic). They run in their own code; `run_agent`
 refuses them."""
 
@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from trainer.agents.definitions import AgentDefinition, OutputSpec, RetryPolicy
 from trainer.agents.registry import Registries
-from trainer.llm.ports import InitializerResponse
+from trainer.providers.ports import InitializerResponse
 
 CHAT_TOOLS_OWNER = "trainer.agent.tool_registry"
 
@@ -54,7 +54,7 @@ SYSTEM_AGENTS: tuple[AgentDefinition, ...] = (
         timeout_seconds=15,
         cost_category="low",
         max_tokens=500,
-        implemented_by="trainer.llm.openai_initializer",
+        implemented_by="trainer.providers.openai",
     ),
     AgentDefinition(
         name="checkpoint_summariser",

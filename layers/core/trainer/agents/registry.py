@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from trainer.agents.definitions import AgentDefinition
-from trainer.llm.ports import ToolCall
+from trainer.providers.ports import ToolCall
 from trainer.sources.registry import SOURCE_NAMES
 
 if TYPE_CHECKING:

@@ -28,23 +28,16 @@ from pydantic import BaseModel
 
 from trainer.agent.ports import TurnHooks
 from trainer.agent.tool_registry import ToolOutcome
-from trainer.agents.backends import offline_output, reply_from_output
 from trainer.agents.registry import OfflineContext, Registries, ToolExchange
-from trainer.agents.wire import (
-    AGENT_HEADER,
-    CONTEXT_OPEN,
-    FEEDBACK_PREFIX,
-    INPUT_CLOSE,
-    INPUT_OPEN,
-    OUTPUT_TOOL_PREFIX,
-    parse_input,
-)
+from trainer.agents.wire import CONTEXT_OPEN, FEEDBACK_PREFIX, INPUT_CLOSE, INPUT_OPEN, parse_input
 from trainer.domain.workout import Exercise, Workout
-from trainer.llm.deterministic_selector import decide
-from trainer.llm.models import MODELS
-from trainer.llm.offline import OfflineAgentModel
-from trainer.llm.offline.records import UserRecords
-from trainer.llm.ports import AgentModel, ModelRequest, ModelResponse
+from trainer.offline import OfflineAgentModel
+from trainer.offline.records import UserRecords
+from trainer.offline.selector import decide
+from trainer.offline.structured import offline_output, reply_from_output
+from trainer.providers.anthropic import OUTPUT_TOOL_PREFIX
+from trainer.providers.models import MODELS
+from trainer.providers.ports import AGENT_HEADER, AgentModel, ModelRequest, ModelResponse
 from trainer.store.models import Session
 
 CACHE_TTL_S = 300.0

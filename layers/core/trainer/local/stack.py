@@ -202,9 +202,9 @@ def _start_fake_llm(
     workouts from the database; the settings point the real SDKs at it."""
     from pydantic import SecretStr
 
-    from trainer.agent.offline_coach import OfflineCoach
-    from trainer.llm.offline import OfflineAgentModel
     from trainer.local.fake_llm import FakeLLMServer, ResultJournal
+    from trainer.offline import OfflineAgentModel
+    from trainer.offline.planner import OfflineCoach
 
     journal = ResultJournal()
     fake = FakeLLMServer(

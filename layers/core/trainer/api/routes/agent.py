@@ -153,7 +153,7 @@ def _run_turn(
 
 def agent_model_ids() -> list[str]:
     """The models a request may name: those the main agent can run on, the default first."""
-    from trainer.llm.models import agent_models
+    from trainer.providers.models import agent_models
 
     return [model.id for model in agent_models()]
 

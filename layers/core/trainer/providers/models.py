@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from trainer.llm.ports import Usage
+from trainer.providers.ports import Usage
 
 CacheTTL = Literal["5m", "1h"]
 

@@ -1,19 +1,42 @@
-"""The initializer on OpenAI structured output (seed 000 §3.2, seed 002 §5): picks which data
-sources to append before the main agent runs."""
+"""OpenAI's chat completions (SDK 3.x) behind two model ports: the initializer's
+(`OpenAIKnowledgeSelector`, structured output picking which data sources to append before the chat agent
+runs; seed 000 §3.2, seed 002 §5) and the registry agents' (`OpenAIStructured`: a json output uses
+`response_format` json_schema, strict, the output model's schema made strict as the SDK's own `parse`
+does; the agent's tools are functions; the output is validated by the factory, not by the SDK, so a
+rejected answer can be fed back as it was written).
+
+One client builder, one error mapping and one usage conversion serve both."""
 
 from __future__ import annotations
 
 import json
 import logging
+from functools import lru_cache
 from typing import Any
 
 import httpx2
 import openai
 from openai import AsyncOpenAI
+from openai.lib._pydantic import to_strict_json_schema
+from openai.types.chat import ChatCompletion
+from pydantic import BaseModel
 
-from trainer.llm.deterministic_selector import KNOWN_SOURCES
-from trainer.llm.ports import InitializerResponse, InitializerResult, ModelError
+from trainer.providers.ports import (
+    AGENT_HEADER,
+    AgentReply,
+    AgentRequest,
+    AssistantTurn,
+    InitializerResponse,
+    InitializerResult,
+    ModelError,
+    Provider,
+    ToolCall,
+    ToolResultsTurn,
+    Turn,
+    Usage,
+)
 from trainer.settings import Settings
+from trainer.sources.registry import SOURCE_NAMES
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +175,8 @@ def accepts_temperature(model_id: str) -> bool:
 def openai_client(
     settings: Settings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
 ) -> AsyncOpenAI:
-    """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`."""
+    """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`.
+    The one place an OpenAI client is built."""
     if settings.openai_api_key is None:
         raise ValueError(f"OPENAI_API_KEY is not set; use {fallback} instead")
     return AsyncOpenAI(
@@ -189,31 +213,178 @@ class OpenAIKnowledgeSelector:
                 max_completion_tokens=MAX_COMPLETION_TOKENS,
                 **extra,
             )
-        except openai.APIStatusError as exc:
-            raise ModelError(f"the initializer call failed: HTTP {exc.status_code}: {exc.message}") from exc
-        except (openai.OpenAIError, ValueError) as exc:
-            raise ModelError(f"the initializer call failed: {type(exc).__name__}: {exc}") from exc
+        except Exception as exc:
+            error = model_error(exc, "the initializer call")
+            if error is None:
+                raise
+            raise error from exc
         choice = completion.choices[0]
         parsed = choice.message.parsed
         if parsed is None:
             raise ModelError(f"the initializer returned no selection (refusal: {choice.message.refusal!r})")
-        unknown = [s.source for s in parsed.append_knowledge if s.source not in KNOWN_SOURCES]
+        unknown = [s.source for s in parsed.append_knowledge if s.source not in SOURCE_NAMES]
         if unknown:
             log.warning("initializer selected unknown sources %s; dropped", unknown)
         selection = InitializerResponse(
             reasoning=parsed.reasoning,
-            append_knowledge=[s for s in parsed.append_knowledge if s.source in KNOWN_SOURCES],
-            use_existing=[s for s in parsed.use_existing if s in KNOWN_SOURCES],
+            append_knowledge=[s for s in parsed.append_knowledge if s.source in SOURCE_NAMES],
+            use_existing=[s for s in parsed.use_existing if s in SOURCE_NAMES],
         )
-        usage = completion.usage
-        details = usage.prompt_tokens_details if usage else None
+        usage = usage_from_completion(completion)
         return InitializerResult(
             selection=selection,
             usage={
-                "prompt_tokens": usage.prompt_tokens if usage else 0,
-                "cached_tokens": (details.cached_tokens or 0) if details else 0,
-                "completion_tokens": usage.completion_tokens if usage else 0,
+                "prompt_tokens": usage.prompt_tokens,
+                "cached_tokens": usage.cache_read_input_tokens,
+                "completion_tokens": usage.output_tokens,
             },
             model=completion.model or self.model,
             provider="openai",
         )
+
+
+def model_error(exc: Exception, what: str) -> ModelError | None:
+    """The SDK's failure as a ModelError; None for anything that is not the SDK's."""
+    if isinstance(exc, openai.APIStatusError):
+        return ModelError(f"{what} failed: HTTP {exc.status_code}: {exc.message}")
+    if isinstance(exc, openai.OpenAIError | httpx2.HTTPError | ValueError):
+        return ModelError(f"{what} failed: {type(exc).__name__}: {exc}")
+    return None
+
+
+def usage_from_completion(completion: ChatCompletion) -> Usage:
+    """OpenAI's usage in Anthropic's convention: `input_tokens` without the cached prompt tokens."""
+    usage = completion.usage
+    details = usage.prompt_tokens_details if usage else None
+    cached = (details.cached_tokens or 0) if details else 0
+    prompt = usage.prompt_tokens if usage else 0
+    return Usage(
+        input_tokens=max(0, prompt - cached),
+        output_tokens=usage.completion_tokens if usage else 0,
+        cache_read_input_tokens=cached,
+    )
+
+
+# --- registry agents ------------------------------------------------------------------------------
+
+
+class OpenAIStructured:
+    """The registry agents' model (`StructuredModel`)."""
+
+    provider: Provider = "openai"
+
+    def __init__(
+        self, settings: Settings, http_client: httpx2.AsyncClient | None = None, *, max_retries: int = 2
+    ) -> None:
+        self._client = openai_client(
+            settings, http_client, max_retries, fallback="the offline implementations"
+        )
+
+    async def generate(self, request: AgentRequest) -> AgentReply:
+        try:
+            completion = await self._client.chat.completions.create(
+                **request_params(request), extra_headers={AGENT_HEADER: request.agent}
+            )
+        except Exception as exc:
+            error = model_error(exc, "the model call")
+            if error is None:
+                raise
+            raise error from exc
+        return reply_from_completion(completion, request)
+
+
+def request_params(request: AgentRequest) -> dict[str, Any]:
+    first = "\n\n".join([*request.context, request.input_text])
+    params: dict[str, Any] = {
+        "model": request.model_id,
+        "max_completion_tokens": request.max_tokens,
+        "messages": [
+            {"role": "system", "content": request.system},
+            {"role": "user", "content": first},
+            *_messages(request.messages),
+        ],
+    }
+    if request.output.schema is not None and request.output.name:
+        params["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": request.output.name,
+                "schema": strict_schema(request.output.schema),
+                "strict": True,
+            },
+        }
+    if request.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            }
+            for t in request.tools
+        ]
+    return params
+
+
+@lru_cache(maxsize=64)
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema in OpenAI's strict form (shared: callers must not mutate it)."""
+    return to_strict_json_schema(model)
+
+
+def _messages(turns: list[Turn]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for turn in turns:
+        if isinstance(turn, AssistantTurn):
+            message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+            if turn.tool_calls:
+                message["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {
+                            "name": c.name,
+                            "arguments": json.dumps(c.arguments, ensure_ascii=False),
+                        },
+                    }
+                    for c in turn.tool_calls
+                ]
+            out.append(message)
+        elif isinstance(turn, ToolResultsTurn):
+            out.extend(
+                {"role": "tool", "tool_call_id": call.id, "content": text} for call, text, _ in turn.results
+            )
+        else:
+            out.append({"role": "user", "content": turn.text})
+    return out
+
+
+def reply_from_completion(completion: ChatCompletion, request: AgentRequest) -> AgentReply:
+    if not completion.choices:
+        raise ModelError("the model returned no choice")
+    message = completion.choices[0].message
+    calls: list[ToolCall] = []
+    for call in message.tool_calls or []:
+        if call.type != "function":
+            continue
+        try:
+            arguments = json.loads(call.function.arguments or "{}")
+        except ValueError:
+            arguments = {}
+        calls.append(ToolCall(call.id, call.function.name, arguments if isinstance(arguments, dict) else {}))
+    text = message.content
+    if text is None and message.refusal:
+        raise ModelError(f"the model refused: {message.refusal}")
+    data: dict[str, Any] | None = None
+    if request.output.kind == "json" and text and not calls:
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        data = parsed if isinstance(parsed, dict) else None
+    return AgentReply(
+        text=text,
+        data=data,
+        tool_calls=calls,
+        usage=usage_from_completion(completion),
+        model=completion.model or request.model_id,
+        raw_output=text or "",
+    )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainer.domain.exercise_search import exercise_question, normalise_name
-from trainer.llm.ports import InitializerResponse, InitializerResult, KnowledgeSelection
+from trainer.providers.ports import InitializerResponse, InitializerResult, KnowledgeSelection
 
 KNOWN_SOURCES: tuple[str, ...] = (
     "user_profile",

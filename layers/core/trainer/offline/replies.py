@@ -13,9 +13,9 @@ from pydantic import ValidationError
 
 from trainer.domain.units import convert_distance, convert_weight
 from trainer.domain.workout_grouping import UTC_ZONE
-from trainer.llm.offline.conversation import PastCall
-from trainer.llm.offline.intents import THANKS, rx
-from trainer.llm.offline.parsing import StatsWindow, best_name
+from trainer.offline.conversation import PastCall
+from trainer.offline.intents import THANKS, rx
+from trainer.offline.parsing import StatsWindow, best_name
 from trainer.tools.analytics import (
     ExerciseBreakdownResult,
     ProgressTrendsResult,

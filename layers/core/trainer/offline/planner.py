@@ -1,5 +1,6 @@
-"""The offline model's planner: CoachPlanner's composition, plus what the policy reads about the user
-(trainer.llm.offline.records) and single exercises prescribed for this user (add_exercise_to_workout)."""
+"""The offline coach's planner (`OfflinePlanner` on the domain database): real workouts and replacements
+from the catalog composer, the session's current workout, what the policy reads about the user
+(trainer.offline.records) and single exercises prescribed for this user (add_exercise_to_workout)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from trainer.agent.coaching import CoachPlanner
-from trainer.agent.training_context import load_training_facts
 from trainer.domain.catalog import CatalogEntry
-from trainer.domain.composer import ComposerError
+from trainer.domain.composer import ComposerError, compose_replacement, compose_workout
 from trainer.domain.exercise_search import search_exercises
 from trainer.domain.movements import equipment_class
 from trainer.domain.progression import (
@@ -23,10 +22,12 @@ from trainer.domain.progression import (
     progression_targets,
     starting_load,
 )
-from trainer.domain.workout import Exercise
+from trainer.domain.workout import Exercise, Workout
 from trainer.domain.workout_grouping import zone
-from trainer.llm.offline.records import LocationBrief, UserRecords
+from trainer.offline.records import LocationBrief, UserRecords
+from trainer.sources.training_facts import load_training_facts
 from trainer.store.db import Database
+from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.ports import SessionStore
 from trainer.store.repositories import goals, history, locations, preferences, schedule, settings
 from trainer.tools.calendar import ScheduledWorkout
@@ -45,13 +46,29 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class OfflineCoach(CoachPlanner):
-    """`trainer.llm.offline.OfflinePlanner` on the domain database."""
+class OfflineCoach:
+    """`trainer.offline.OfflinePlanner` on the domain database and the session store."""
 
     def __init__(self, db: Database, store: SessionStore, clock: Callable[[], datetime] = _utcnow) -> None:
-        super().__init__(db, store, clock)
         self._records_db = db
+        self._store = store
         self._now = clock
+
+    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
+        facts = await load_training_facts(self._records_db, user_id, self._now())
+        return compose_workout(facts.composer_request(request_text))
+
+    async def current_workout(self, session_id: str) -> dict[str, Any] | None:
+        return await self._store.get_state(session_id, CURRENT_WORKOUT_KEY)
+
+    async def compose_replacement(
+        self, user_id: str, session_id: str, exercise: dict[str, Any], request_text: str
+    ) -> Exercise:
+        facts = await load_training_facts(self._records_db, user_id, self._now())
+        current = await self.current_workout(session_id) or {}
+        in_workout = [str(e.get("exercise_name", "")) for e in current.get("exercises", [])]
+        old = Exercise.model_validate(exercise)
+        return compose_replacement(facts.composer_request(request_text), old, avoid_names=in_workout)
 
     async def user_records(self, user_id: str) -> UserRecords:
         now = self._now()

@@ -1,6 +1,6 @@
 """What the offline model reads about the user besides the conversation, as the tools' own typed models:
 units and time zone, recent logged exercises, active preferences, upcoming scheduled workouts, category
-goals, locations and progression targets. The planner loads them (trainer.agent.offline_coach)."""
+goals, locations and progression targets. The planner loads them (trainer.offline.planner)."""
 
 from __future__ import annotations
 

@@ -5,11 +5,11 @@ as the tools' argument models; replies: what it tells the user, from typed resul
 planner reads about the user for it; policy: the next call.
 """
 
-from trainer.llm.offline.conversation import Conversation, PastCall, read_conversation
-from trainer.llm.offline.intents import classify
-from trainer.llm.offline.parsing import parse_plan
-from trainer.llm.offline.policy import OfflineAgentModel, OfflinePlanner, workout_from_conversation
-from trainer.llm.offline.records import UserRecords
+from trainer.offline.conversation import Conversation, PastCall, read_conversation
+from trainer.offline.intents import classify
+from trainer.offline.parsing import parse_plan
+from trainer.offline.policy import OfflineAgentModel, OfflinePlanner, workout_from_conversation
+from trainer.offline.records import UserRecords
 
 __all__ = [
     "Conversation",

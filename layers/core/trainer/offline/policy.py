@@ -6,7 +6,7 @@ every call), finds the latest user text and the tool calls made since, and picks
 tool call, built from the tool's own argument model: the action(s) the user asked for, then one
 message_notify_user saying what the results show actually happened, then idle. What it needs to know
 about the user beyond the conversation (units, time zone, recent logs, preferences, schedule, goals,
-progression targets) the planner reads for it, typed (trainer.llm.offline.records)."""
+progression targets) the planner reads for it, typed (trainer.offline.records)."""
 
 from __future__ import annotations
 
@@ -24,15 +24,15 @@ from trainer.domain.composer import ComposerError
 from trainer.domain.progression import ProgressionTarget
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout
-from trainer.llm.offline.conversation import Conversation, PastCall, read_conversation
-from trainer.llm.offline.intents import (
+from trainer.offline.conversation import Conversation, PastCall, read_conversation
+from trainer.offline.intents import (
     INJURY,
     Intent,
     asked_exercise,
     classify,
     requested_sources,
 )
-from trainer.llm.offline.parsing import (
+from trainer.offline.parsing import (
     BODY_PARTS,
     REFERENCE,
     add_request,
@@ -69,8 +69,8 @@ from trainer.llm.offline.parsing import (
     timer_exercise,
     workout_type,
 )
-from trainer.llm.offline.records import UserRecords
-from trainer.llm.offline.replies import (
+from trainer.offline.records import UserRecords
+from trainer.offline.replies import (
     CAN_DO,
     CLARIFY_OPTIONS,
     ReplyContext,
@@ -83,7 +83,7 @@ from trainer.llm.offline.replies import (
     unit_answer,
     upcoming_text,
 )
-from trainer.llm.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
+from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
 from trainer.tools.analytics import (
     BreakdownArgs,
     GetExerciseBreakdown,
