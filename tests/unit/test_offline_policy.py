@@ -517,7 +517,7 @@ async def test_every_offline_action_is_built_from_the_tools_own_argument_model(
     """A renamed field of a tool's Args breaks the policy at once (mypy sees the keyword; this test
     sees the model): here the policy's schedule call must fail when the field it fills is renamed."""
     from pydantic import Field, create_model
-    from trainer.offline import policy as offline_policy
+    from trainer.offline import handlers as offline_policy
     from trainer.tools.calendar import ScheduleWorkoutArgs
 
     renamed = create_model(

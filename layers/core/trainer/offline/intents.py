@@ -1,285 +1,373 @@
-"""Which actions a user message asks for (deterministic rules for the offline policy)."""
+"""The offline coach's one intent table: each intent row names the words that ask for it, the topics
+it touches (the data sources the chat agent needs for it) and the handler that plans its tool call.
+
+Two readers walk it. `classify` reads a message the coach's way: the rows in order, the first that asks
+wins (the rows marked `combined` are read together: one message can name a place, state a preference,
+set goals and ask for a workout). `topics_of` reads it the initializer's way: every topic the message
+touches, for the deterministic knowledge selector (trainer.offline.selector), wider than the action on
+purpose (a model decides what to do with the data).
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Literal
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
+from trainer.offline import handlers
+from trainer.offline.patterns import (
+    ABOUT_CHANGE,
+    ABOUT_GOALS,
+    ABOUT_INJURY,
+    ABOUT_LOCATION,
+    ABOUT_LOGGING,
+    ABOUT_MILESTONE,
+    ABOUT_PLAN,
+    ABOUT_PREFERENCE,
+    ABOUT_SCHEDULE,
+    ABOUT_STATS,
+    ABOUT_WORKOUT,
+    ABOUT_WORKOUT_VERB,
+    ADD,
+    ADJUST,
+    CALENDAR_PLAN,
+    CHANGE_DAY,
+    CIRCUMSTANCE,
+    CONVERT,
+    DATA_REQUEST,
+    GOALS,
+    INJURY,
+    LOCATION,
+    LOG,
+    MILESTONE,
+    PLAN,
+    PLAN_REQUEST,
+    PLANNED_WORKOUT,
+    PREFERENCE,
+    PROGRESSION,
+    QUESTION,
+    REMOVE,
+    RESCHEDULE,
+    SCHEDULE,
+    SHOW_PLAN,
+    STATS,
+    SUMMARY,
+    SWAP,
+    THANKS,
+    TIMER,
+    UNDO,
+    UNPREFER,
+    UNSCHEDULE,
+    UPCOMING,
+    WEEK_REF,
+    WORKOUT,
+    WORKOUT_VERB,
+    asked_exercise,
+    corrects_a_log,
+    schedule_days_ahead,
+    states_preference,
+    stats_days_back,
+    wants_workout,
+)
+from trainer.offline.turn import IntentName, Step, Turn
+from trainer.tools.base import ToolInvocation
+
+HISTORY_DAYS_DEFAULT = 14
+INJURY_HISTORY_DAYS = 7
 
 
-def rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+@dataclass(frozen=True)
+class Message:
+    """A user message as the rows read it."""
+
+    text: str
+    question: bool
+
+    @classmethod
+    def of(cls, text: str) -> Message:
+        return cls(text, bool(QUESTION.search(text)))
 
 
-UNDO = rx(
-    r"\b(undo|take that back|that was wrong|delete (that|the last|my last) (log|entry|logged)|"
-    r"remove (that|the last|my last) (log|entry|logged))\b"
-)
-CORRECT = rx(
-    r"\b(fix|correct|correction|wrong|typo|meant)\b|"
-    r"\b(it|that|this|those|these|they|the \w+ set) (was|were)\b|"
-    r"\bshould (have been|be)\b|\bnot \d|\bactually\W+(\w+\s+){0,3}\d"
-)
-FIX_LOGGED = rx(
-    r"\b(fix|correct)\b.*\b(sets?|reps?|log|logged|entry|last|this morning'?s?|yesterday'?s?|earlier)\b"
-)
-LOG = rx(
-    r"\b(i did|i've done|i have done|i finished|i completed|i just did|just did|just finished|"
-    r"i ran|i swam|i cycled|i rode|i walked|i held|log(ged)?\b|record(ed)?|done with)\b|"
-    r"^(ran|held|did|cycled|swam|walked|rode|rowed|finished|completed)\b|\b\d{1,2}\s*x\s*\d{1,3}\b"
-)
-SWAP = rx(r"\b(swap|replace|substitute|switch out|instead of|change (the )?\w+ (for|to|with))\b")
-REMOVE = rx(r"\b(remove|drop|skip|take out|cut|delete|get rid of)\b")
-ADJUST = rx(
-    r"\b(heavier|lighter|more weight|less weight|more reps|fewer reps|less reps|more sets|fewer sets|"
-    r"less sets|more rest|less rest|shorter rest|longer rest|longer hold|shorter hold)\b|"
-    r"\b(\d+|one|two|three|four|five|a|an)\s*-?\s*(min|mins|minutes?|sec|secs|seconds?|s)\s+(of\s+)?"
-    r"(rest|break)\b|"
-    r"\brest\s+(of\s+|for\s+|to\s+)?\d+\s*(min|mins|minutes?|sec|secs|seconds?|s)\b|"
-    r"\b(set|change|put|make)\b.*\b(to|at)\b.*\d+(\.\d+)?\s*(kg|kgs|kilos?|lbs?|pounds?)\b|"
-    r"\b(add|one|another)\s+(\w+\s+)?(more\s+)?(reps?|sets?)\b|"
-    r"\b(add|take off|remove)\s+\d+(\.\d+)?\s*(kg|kgs|kilos?|lbs?|pounds?)\b"
-)
-THANKS = rx(r"^\W*(thanks|thank you|thx|cheers|great|awesome|perfect|nice|cool|ok|okay)\b[\w\s!.,]{0,20}$")
-ADD = rx(r"\badd\b")
-TIMER = rx(r"\b(timers?|intervals?|countdown|tabata|emom|stopwatch)\b")
-PLAN = rx(r"\b(\d+|one|two|three|four|five|six|eight|twelve)[- ]?(week|wk|month)s?\b.*"
-           r"\b(plan|program(me)?)\b|"
-           r"\b(plan|program(me)?)\b.*\b(\d+)[- ]?weeks?\b|\bworkout plan\b|\btraining plan\b")  # fmt: skip
-PLAN_REQUEST = rx(r"\b(make|build|create|design|write|generate|give|get|want|need|new|start)\b")
-CALENDAR_PLAN = rx(r"\b(calendar|schedule|labels?)\b")
-"""A plan asked for as calendar entries (create_workout_plan), not as a training program."""
-DAY_NAMES = r"(?:today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-SHOW_PLAN = rx(
-    r"\b(show|see|view|what'?s|what is|whats|tell me about|how'?s|how is|where'?s|where is|read|is|check)\b"
-    r"[^.?!]*\b(my|the)\s+(training\s+|workout\s+|new\s+|current\s+|\d+[- ]week\s+)?"
-    rf"(plan|program(me)?)\b(?!\s+for\s+{DAY_NAMES})"
-)
-PLANNED_WORKOUT = rx(
-    r"\b(what'?s|what is|whats|show|tell|read|send|remind|what do i have|what am i doing|what have i got)\b"
-    r"[^.?!]*\b(my|the|planned)\b[^.?!]*\b(workout|session|training)\b[^.?!]*"
-    rf"\b({DAY_NAMES}|planned|this (morning|evening))\b|"
-    rf"\b(what'?s|what is|whats|show|tell|read|send|remind)\b[^.?!]*\b{DAY_NAMES}'?s\s+(planned\s+)?"
-    r"(workout|session|training)\b|"
-    r"\b(what'?s|what is|whats|show|tell|read|send)\b[^.?!]*\b(my|the) (training )?(plan|program(me)?) "
-    rf"(for |on )?{DAY_NAMES}\b"
-)
-CIRCUMSTANCE = rx(
-    r"\b(travel\w*|trip|away|holiday|vacation|hotel|visiting|on the road|busy|no gym|no equipment|"
-    r"bodyweight only|short on time|only (have |got )?\d+ min\w*|injur\w*|hurt\w*|sore)\b"
-)
-WEEK_REF = rx(r"\b(next|this|the coming|coming) week\b")
-CHANGE_DAY = rx(
-    r"\b(change|adjust|modify|rebuild|redo|rework|shorten|update)\b[^.?!]*"
-    rf"\b{DAY_NAMES}'?s\s+(planned\s+)?(workout|session|training)\b"
-)
-MILESTONE = rx(
-    r"\b(milestone|5k|10k|half marathon|marathon|run an? \d+\s?(k|km|mi|miles?)|"
-    r"(bench|squat|deadlift|press)\w* \d+\s?(kg|lbs?)\b.*\bby\b|"
-    r"\bby (january|february|march|april|may|june|july|"
-    r"august|september|october|november|december|the end of|next (month|year)))"
-)
-SCHEDULE = rx(r"\b(schedule|book|calendar|remind me|put (it|a workout|one) on)\b")
-UPCOMING = rx(
-    r"\b(coming up|upcoming|what'?s next|on my (calendar|schedule)|my schedule|have (i )?(got )?scheduled|"
-    r"do i have scheduled|is scheduled|what'?s scheduled|what have i (got )?scheduled)\b"
-)
-RESCHEDULE = rx(
-    r"\b(push|move|postpone|delay|reschedule|shift|bring)\b.*"
-    r"\b(back|forward|later|earlier|"
-    r"to (today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"by (\w+ )?(days?|weeks?))\b"
-)
-STATS = rx(
-    r"\b(stats|statistics|progress|how many|how much|how often|how far|summary|overview|recap|report|"
-    r"breakdown|distribution|trends?|history|heaviest|personal (best|record)s?|prs?|"
-    r"most (trained|worked)|trained the most|worked the most|getting stronger|stronger|improv\w*|"
-    r"my best|best (lift|squat|bench|deadlift|press|run|time))\b"
-)
-SUMMARY = rx(r"\b(summary|summari[sz]e|overview|recap|report|stats|statistics)\b")
-PROGRESSION = rx(
-    r"\b(next time|next session|next workout|next week)\b.*"
-    r"\b(weight|load|heav\w*|kg|lbs?|go up|increase|add)\b|"
-    r"\b(weight|load|heav\w*|kg|lbs?|go up|increase|add)\b.*"
-    r"\b(next time|next session|next workout|next week)\b|"
-    r"\bshould i (go heavier|add weight|increase|go up|lift heavier|use more)\b|"
-    r"\bwhat weight should\b|\bhow (much|heavy) should i (lift|use|go|put)\b"
-)
-CONVERT = rx(
-    r"\d+(\.\d+)?\s*(kg|kgs|kilos?|kilograms?|lbs?|pounds?|km|kms|kilomet\w+|mi|miles?)\b.*"
-    r"\b(in|to|into|as)\s+(kg|kilos?|kilograms?|lbs?|pounds?|km|kilomet\w+|mi|miles?)\b"
-)
-UNPREFER = rx(
-    r"\b(fine|better|healed|recovered|ok|okay|good|no longer hurts|doesn'?t hurt( anymore)?)\s+(now|again)\b|"
-    r"\b(is|are|feels?|feeling)\s+(fine|better|healed|recovered|ok|okay|good)\b.*\bagain\b|"
-    r"\b(can|could)\s+(program|give me|include|do|add|have)\b.*\bagain\b|"
-    r"\bi (like|love|enjoy|don'?t mind)\b.*\bagain\b|"
-    r"\b(remove|delete|clear|forget( about)?|drop|lift) (my|the|that) (\w+ )?"
-    r"(preference|injury|restriction)\b"
-)
-UNSCHEDULE = rx(
-    r"\bcancel\b.*\b(workout|session|run|class|today'?s|tomorrow'?s|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday)|\b(remove|delete|take)\b.*\b(from|off) (my |the )?(schedule|calendar)\b"
-)
-LOCATION = rx(
-    r"\b(?:i'?m|i am|currently|we'?re)\s+(?:at|in)\s+(?:the\s+|my\s+|a\s+)?(?P<a>[a-z0-9' -]{2,40}?)"
-    r"(?=\s+(?:today|now|right now|and|so|this)\b|[.,!?;]|$)|"
-    r"\bswitch(?:ing)?\s+(?:my\s+)?(?:location\s+)?to\s+(?:the\s+|my\s+)?"
-    r"(?P<b>[a-z0-9' -]{2,40}?)(?=[.,!?;]|$)"
-)
-INJURY = rx(
-    r"\b(injur(y|ed)|hurts?|hurting|pain(ful)?|sore|strain(ed)?|tweak(ed)?|sprain(ed)?|bother(ing|s)?|"
-    r"tendonitis)\b"
-)
-DISLIKE = rx(r"\b(hate|don'?t like|do not like|dislike|can'?t stand|no more|never give me|not a fan of)\b")
-PREFERENCE = rx(
-    r"\b(hate|don'?t like|do not like|dislike|can'?t stand|avoid|prefer|no more|never give me|"
-    r"i don'?t have|only have|take it easy|go easy|no equipment)\b"
-)
-GOALS = rx(r"\b(goals?|prioriti[sz]e|focus (more )?on|emphasi[sz]e)\b|\d\s*%|\bpercent\b")
-WORKOUT = rx(
-    r"\b(workouts?|routine|session|exercises|leg day|arm day|upper body|lower body|full body|hiit|"
-    r"circuit|wod|training)\b"
-)
-FOCUS = rx(
-    r"\b(cardio|conditioning|legs?|upper body|lower body|full body|core|abs|arms|chest|back|shoulders|glutes|"
-    r"mobility|stretching|yoga|hiit|run|push|pull)\b"
-)
-WORKOUT_VERB = rx(
-    r"\b(give|show|generate|create|make|build|suggest|recommend|design|want|need|let'?s|can you|could you|"
-    r"what should i do|new|another|quick|plan|get|can i|could i|i'?d like|please|time for|ready for)\b"
-)
-DURATION = rx(r"\b\d{1,3}\s*-?\s*(min|mins|minutes)\b|\bhalf an hour\b|\ban hour\b")
-QUESTION = rx(r"\?\s*$|^(how|what|why|when|should|can|could|is|are|do|does|which|where)\b")
+@dataclass(frozen=True)
+class Need:
+    """A data source the chat agent needs, with its parameters."""
 
-DATA_REQUEST = rx(
-    r"\b(show|tell|remind|list|see|view|load|pull up|what are|what'?s|what is|which)\b.*"
-    r"\b(goals?|preferences?|plans?|milestones?|locations?|gyms?|equipment|settings|units|"
-    r"profile|body stats)\b"
-)
-DATA_SOURCES_BY_WORD: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (r"\bgoals?\b", ("category_goals", "muscle_goals")),
-    (r"\bpreferences?\b", ("active_preferences",)),
-    (r"\bplans?\b", ("workout_plans",)),
-    (r"\bmilestones?\b", ("milestone_goals",)),
-    (r"\b(locations?|gyms?|equipment)\b", ("all_locations",)),
-    (r"\b(settings|units)\b", ("user_settings",)),
-    (r"\b(profile|body stats)\b", ("user_profile",)),
-)
-
-Intent = Literal[
-    "undo", "correct", "log", "exercise_info", "progression", "convert", "swap", "adjust", "add", "remove",
-    "timer", "upcoming", "reschedule", "unschedule", "data", "plan", "milestone", "schedule", "unprefer",
-    "stats", "location", "preference", "goals", "workout", "answer", "clarify",
-    "program", "show_plan", "planned_workout", "change_week", "change_day",
-]  # fmt: skip
+    source: str
+    reason_text: str
+    days_back: int | None = None
+    days_ahead: int | None = None
+    status: str | None = None
+    query: str | None = None
 
 
-def requested_sources(text: str) -> list[str]:
-    """The data sources a 'show me my ...' request names, in a stable order."""
-    sources: list[str] = []
-    for pattern, names in DATA_SOURCES_BY_WORD:
-        if re.search(pattern, text, re.IGNORECASE):
-            sources.extend(n for n in names if n not in sources)
-    return sources
+@dataclass(frozen=True)
+class Topic:
+    """What a message can be about (`about`), and the data sources the chat agent needs then."""
+
+    task: str
+    """How the initializer's reasoning names it."""
+    about: Callable[[str], bool]
+    needs: Callable[[str], Sequence[Need]]
 
 
-def asked_exercise(text: str) -> tuple[str, str] | None:
-    """('how' | 'alternatives', the exercise as written) when a message asks about a catalog exercise."""
-    return exercise_question(re.sub(r"\bwhich\b", "what", text, flags=re.IGNORECASE))
+Act = Callable[[Turn, Step], Awaitable[ToolInvocation]]
+Expand = Callable[[Turn, list[IntentName]], Awaitable[list[Step]]]
 
 
-def wants_workout(text: str) -> bool:
-    """A request for a workout: 'give me a workout', 'Can I get an upper body workout?', '30 minutes of
-    cardio please', '45 minute upper body session'."""
-    if WORKOUT.search(text) and WORKOUT_VERB.search(text):
-        return True
-    if re.search(r"\bwhat should i (do|train)( today| now)?\W*$", text, re.I):
-        return True
-    return bool(FOCUS.search(text) and (DURATION.search(text) or re.search(r"\bplease\b", text, re.I)))
+@dataclass(frozen=True)
+class Intent:
+    name: IntentName
+    asks: Callable[[Message], bool]
+    """The words (and guards) that ask for this action."""
+    act: Act
+    """Plans the step's tool call."""
+    topics: tuple[Topic, ...] = ()
+    label: str = "do that"
+    """What the coach says it could not do when the numbers did not fit ('Sorry - I couldn't ...')."""
+    combined: bool = False
+    """Read together with the other combined rows rather than first-match."""
+    first: Callable[[Message], tuple[IntentName, ...]] = field(default=lambda _: ())
+    """Intents that come before this one in the same message (a preference stated with a swap)."""
+    expand: Expand | None = None
+    """The steps of this intent when the message holds several (one per stated preference); default one."""
 
 
-def classify(text: str) -> list[Intent]:
+# --- topics: the data the chat agent needs ---------------------------------------------------------
+
+
+def _wants_a_workout(text: str) -> bool:
+    wanted = bool(
+        ABOUT_WORKOUT.search(text) and ABOUT_WORKOUT_VERB.search(text)
+    ) and not ABOUT_LOGGING.search(text)
+    return wanted and not (ABOUT_STATS.search(text) or ABOUT_SCHEDULE.search(text))
+
+
+def _scheduling_needs(text: str) -> list[Need]:
+    needs = [Need("scheduled_workouts", "upcoming workouts", days_ahead=schedule_days_ahead(text))]
+    if ABOUT_PLAN.search(text):
+        needs.append(Need("workout_plans", "multi-week plans", status="active"))
+    if ABOUT_MILESTONE.search(text):
+        needs.append(Need("milestone_goals", "specific achievement goals", status="active"))
+    return needs
+
+
+def _exercise_needs(text: str) -> list[Need]:
+    asked = exercise_question(text)
+    name = asked[1] if asked else ""
+    return [Need("exercise_info", f"how to do {name} and what can replace it", query=name)]
+
+
+def _asks_about_exercise(kind: str) -> Callable[[str], bool]:
+    def about(text: str) -> bool:
+        asked = exercise_question(text)
+        return asked is not None and asked[0] == kind
+
+    return about
+
+
+WORKOUT_GENERATION = Topic(
+    "workout generation",
+    _wants_a_workout,
+    lambda text: (
+        Need("category_goals", "goal targets and distribution debt for balance"),
+        Need("muscle_goals", "muscle targets and distribution debt"),
+        Need("active_preferences", "restrictions and likes"),
+        Need("workout_history", "recent training for progression", days_back=HISTORY_DAYS_DEFAULT),
+        Need("progression_targets", "computed next loads and reps"),
+        Need("current_location", "available equipment"),
+    ),
+)
+GOAL_SETTING = Topic(
+    "goal setting",
+    lambda text: bool(ABOUT_GOALS.search(text)) and not ABOUT_MILESTONE.search(text),
+    lambda text: (
+        Need("category_goals", "current category goals and distribution"),
+        Need("muscle_goals", "current muscle goals and distribution"),
+    ),
+)
+STATISTICS = Topic(
+    "statistics",
+    lambda text: bool(ABOUT_STATS.search(text)),
+    lambda text: (
+        Need("workout_history", "history for the requested period", days_back=stats_days_back(text)),
+        Need("category_goals", "goal distribution for comparison"),
+    ),
+)
+SCHEDULING = Topic(
+    "scheduling",
+    lambda text: bool(ABOUT_SCHEDULE.search(text) or ABOUT_PLAN.search(text) or ABOUT_MILESTONE.search(text)),
+    _scheduling_needs,
+)
+INJURY_RECOVERY = Topic(
+    "injury/recovery",
+    lambda text: bool(ABOUT_INJURY.search(text)),
+    lambda text: (
+        Need("active_preferences", "existing injury preferences"),
+        Need("workout_history", "recent load on the affected area", days_back=INJURY_HISTORY_DAYS),
+    ),
+)
+PREFERENCES = Topic(
+    "preferences",
+    lambda text: bool(ABOUT_PREFERENCE.search(text)) and not ABOUT_INJURY.search(text),
+    lambda text: (Need("active_preferences", "current preferences"),),
+)
+CURRENT_WORKOUT = Topic(
+    "current workout",
+    lambda text: bool(TIMER.search(text) or ABOUT_LOGGING.search(text) or ABOUT_CHANGE.search(text)),
+    lambda text: (Need("current_workout_session", "the workout in progress"),),
+)
+LOCATIONS = Topic(
+    "locations",
+    lambda text: bool(ABOUT_LOCATION.search(text)),
+    lambda text: (Need("all_locations", "locations and their equipment"),),
+)
+EXERCISE_QUESTION = Topic("exercise question", _asks_about_exercise("how"), _exercise_needs)
+EXERCISE_ALTERNATIVES = Topic("exercise alternatives", _asks_about_exercise("alternatives"), _exercise_needs)
+
+TOPICS: tuple[Topic, ...] = (
+    WORKOUT_GENERATION,
+    GOAL_SETTING,
+    STATISTICS,
+    SCHEDULING,
+    INJURY_RECOVERY,
+    PREFERENCES,
+    CURRENT_WORKOUT,
+    LOCATIONS,
+    EXERCISE_QUESTION,
+    EXERCISE_ALTERNATIVES,
+)
+"""In the order the initializer lists them."""
+
+
+# --- the table -------------------------------------------------------------------------------------
+
+
+def _stats(m: Message) -> bool:
+    return bool(SUMMARY.search(m.text)) or (
+        bool(STATS.search(m.text)) and not WORKOUT_VERB.search(m.text.replace("how many", ""))
+    )
+
+
+def _goals(m: Message) -> bool:
+    stated = bool(re.search(r"%|\bgoals?\b", m.text))
+    return bool(GOALS.search(m.text)) and (not wants_workout(m.text) or stated)
+
+
+def _change_week(m: Message) -> bool:
+    return bool(WEEK_REF.search(m.text) and CIRCUMSTANCE.search(m.text)) and not PLAN.search(m.text)
+
+
+def _remove(m: Message) -> bool:
+    return bool(REMOVE.search(m.text)) and not (PREFERENCE.search(m.text) or WORKOUT_VERB.search(m.text))
+
+
+def _add(m: Message) -> bool:
+    return bool(ADD.search(m.text)) and not GOALS.search(m.text) and not wants_workout(m.text)
+
+
+def _calendar_plan(m: Message) -> bool:
+    return bool(PLAN.search(m.text) and CALENDAR_PLAN.search(m.text))
+
+
+def _matches(pattern: re.Pattern[str]) -> Callable[[Message], bool]:
+    return lambda m: bool(pattern.search(m.text))
+
+
+SCHEDULE_TOPICS = (SCHEDULING,)
+CHANGE_TOPICS = (CURRENT_WORKOUT,)
+PREFERENCE_TOPICS = (INJURY_RECOVERY, PREFERENCES)
+EXERCISE_TOPICS = (EXERCISE_QUESTION, EXERCISE_ALTERNATIVES)
+
+INTENTS: tuple[Intent, ...] = (
+    Intent("undo", _matches(UNDO), handlers.undo, CHANGE_TOPICS),
+    Intent("correct", lambda m: not m.question and corrects_a_log(m.text), handlers.correct, CHANGE_TOPICS,
+           label="correct that entry"),
+    Intent("log", lambda m: bool(LOG.search(m.text)) and not m.question, handlers.log, CHANGE_TOPICS,
+           label="log that"),
+    Intent("change_week", _change_week, handlers.change_week, SCHEDULE_TOPICS,
+           label="change that week of your plan"),
+    Intent("change_day", _matches(CHANGE_DAY), handlers.change_day, SCHEDULE_TOPICS,
+           label="change that day of your plan"),
+    Intent("exercise_info", lambda m: asked_exercise(m.text) is not None, handlers.exercise_info,
+           EXERCISE_TOPICS),
+    Intent("progression", lambda m: bool(PROGRESSION.search(m.text)) and m.question, handlers.progression),
+    Intent("convert", _matches(CONVERT), handlers.convert),
+    Intent("swap", _matches(SWAP), handlers.change_workout, CHANGE_TOPICS, label="swap that exercise",
+           first=lambda m: ("preference",) if states_preference(m.text) else ()),
+    Intent("adjust", _matches(ADJUST), handlers.change_workout, CHANGE_TOPICS, label="change that exercise"),
+    Intent("add", _add, handlers.add, CHANGE_TOPICS, label="add that exercise"),
+    Intent("unprefer", _matches(UNPREFER), handlers.unprefer, PREFERENCE_TOPICS),
+    Intent("unschedule", _matches(UNSCHEDULE), handlers.unschedule, SCHEDULE_TOPICS,
+           label="cancel that workout"),
+    Intent("remove", _remove, handlers.change_workout, CHANGE_TOPICS, label="remove that exercise"),
+    Intent("timer", _matches(TIMER), handlers.timer, CHANGE_TOPICS, label="build that timer"),
+    Intent("reschedule", lambda m: bool(RESCHEDULE.search(m.text)) and not GOALS.search(m.text),
+           handlers.reschedule, SCHEDULE_TOPICS, label="move that workout"),
+    Intent("planned_workout", _matches(PLANNED_WORKOUT), handlers.planned_workout, SCHEDULE_TOPICS),
+    Intent("plan", lambda m: _calendar_plan(m) and not m.question, handlers.calendar_plan, SCHEDULE_TOPICS,
+           label="create that plan"),
+    Intent("upcoming", _matches(UPCOMING), handlers.upcoming, SCHEDULE_TOPICS),
+    Intent("show_plan", lambda m: bool(SHOW_PLAN.search(m.text)) and not PLAN_REQUEST.search(m.text),
+           handlers.show_plan, SCHEDULE_TOPICS),
+    Intent("data", lambda m: bool(DATA_REQUEST.search(m.text)) and not WORKOUT.search(m.text), handlers.data),
+    Intent("plan", _calendar_plan, handlers.calendar_plan, SCHEDULE_TOPICS, label="create that plan"),
+    Intent("program", _matches(PLAN), handlers.program, SCHEDULE_TOPICS, label="start that training plan"),
+    Intent("milestone", _matches(MILESTONE), handlers.milestone, SCHEDULE_TOPICS,
+           label="save that milestone"),
+    Intent("schedule", _matches(SCHEDULE), handlers.schedule, SCHEDULE_TOPICS, label="schedule that workout"),
+    Intent("stats", _stats, handlers.stats, (STATISTICS,), label="work out your stats"),
+    Intent("location", _matches(LOCATION), handlers.location, (LOCATIONS,), combined=True,
+           expand=handlers.location_steps),
+    Intent("preference", lambda m: bool(INJURY.search(m.text) or PREFERENCE.search(m.text)),
+           handlers.preference, PREFERENCE_TOPICS, label="save that preference", combined=True,
+           expand=handlers.preference_steps),
+    Intent("goals", _goals, handlers.goals, (GOAL_SETTING,), label="save your goals", combined=True),
+    Intent("workout", lambda m: wants_workout(m.text), handlers.workout, (WORKOUT_GENERATION,),
+           label="build that workout", combined=True),
+    Intent("stats", _matches(STATS), handlers.stats, (STATISTICS,), label="work out your stats"),
+    Intent("answer", lambda m: m.question or bool(THANKS.search(m.text)), handlers.answer),
+    Intent("clarify", lambda m: True, handlers.clarify),
+)  # fmt: skip
+"""In the order a message is read: the first row that asks wins; the combined rows are read together."""
+
+BY_NAME: dict[IntentName, Intent] = {}
+for _row in INTENTS:
+    BY_NAME.setdefault(_row.name, _row)
+
+
+def rows_for(text: str) -> list[Intent]:
+    """The rows a message asks for, in the order they are acted on."""
+    message = Message.of(text)
+    combined: list[Intent] = []
+    for row in INTENTS:
+        if row.combined:
+            if row.asks(message):
+                combined.append(row)
+            continue
+        if combined:
+            return combined
+        if row.asks(message):
+            return [*(BY_NAME[name] for name in row.first(message)), row]
+    return combined
+
+
+def classify(text: str) -> list[IntentName]:
     """The ordered actions a message asks for; 'answer'/'clarify' when no action is recognised."""
-    question = bool(QUESTION.search(text))
-    if UNDO.search(text):
-        return ["undo"]
-    if not question and _corrects_a_log(text):
-        return ["correct"]
-    if LOG.search(text) and not question:
-        return ["log"]
-    if WEEK_REF.search(text) and CIRCUMSTANCE.search(text) and not PLAN.search(text):
-        return ["change_week"]
-    if CHANGE_DAY.search(text):
-        return ["change_day"]
-    if asked_exercise(text) is not None:
-        return ["exercise_info"]
-    if PROGRESSION.search(text) and question:
-        return ["progression"]
-    if CONVERT.search(text):
-        return ["convert"]
-    if SWAP.search(text):
-        swap: list[Intent] = ["preference", "swap"] if _states_preference(text) else ["swap"]
-        return swap
-    if ADJUST.search(text):
-        return ["adjust"]
-    if ADD.search(text) and not GOALS.search(text) and not wants_workout(text):
-        return ["add"]
-    if UNPREFER.search(text):
-        return ["unprefer"]
-    if UNSCHEDULE.search(text):
-        return ["unschedule"]
-    if REMOVE.search(text) and not PREFERENCE.search(text) and not WORKOUT_VERB.search(text):
-        return ["remove"]
-    if TIMER.search(text):
-        return ["timer"]
-    if RESCHEDULE.search(text) and not GOALS.search(text):
-        return ["reschedule"]
-    if PLANNED_WORKOUT.search(text):
-        return ["planned_workout"]
-    if PLAN.search(text) and CALENDAR_PLAN.search(text) and not question:
-        return ["plan"]
-    if UPCOMING.search(text):
-        return ["upcoming"]
-    if SHOW_PLAN.search(text) and not PLAN_REQUEST.search(text):
-        return ["show_plan"]
-    if DATA_REQUEST.search(text) and not WORKOUT.search(text):
-        return ["data"]
-    if PLAN.search(text):
-        return ["plan"] if CALENDAR_PLAN.search(text) else ["program"]
-    if MILESTONE.search(text):
-        return ["milestone"]
-    if SCHEDULE.search(text):
-        return ["schedule"]
-    if SUMMARY.search(text) or (STATS.search(text) and not WORKOUT_VERB.search(text.replace("how many", ""))):
-        return ["stats"]
-    workout = wants_workout(text)
-    steps: list[Intent] = []
-    if LOCATION.search(text):
-        steps.append("location")
-    if INJURY.search(text) or PREFERENCE.search(text):
-        steps.append("preference")
-    if GOALS.search(text) and (not workout or re.search(r"%|\bgoals?\b", text)):
-        steps.append("goals")
-    if workout:
-        steps.append("workout")
-    if steps:
-        return steps
-    if STATS.search(text):
-        return ["stats"]
-    if question or THANKS.search(text):
-        return ["answer"]
-    return ["clarify"]
+    return [row.name for row in rows_for(text)]
 
 
-def _corrects_a_log(text: str) -> bool:
-    """'actually it was 62.5', 'that was 3 sets, not 4', 'fix the last set of this morning's deadlifts'."""
-    if DISLIKE.search(text) or wants_workout(text):
-        return False
-    return bool((CORRECT.search(text) and re.search(r"\d", text)) or FIX_LOGGED.search(text))
+async def plan(turn: Turn) -> list[Step]:
+    """The turn's steps, from the message (and, for a few, the user's saved locations). A plan is the
+    same on every call of the turn: what a step depends on, its own calls do not change."""
+    rows = rows_for(turn.text)
+    names = [row.name for row in rows]
+    steps: list[Step] = []
+    for row in rows:
+        steps.extend(await row.expand(turn, names) if row.expand is not None else [Step(row.name)])
+    return steps
 
 
-def _states_preference(text: str) -> bool:
-    """An injury or a dislike said while asking for a change ('my knee hurts, swap the lunges')."""
-    return bool(INJURY.search(text) or DISLIKE.search(text))
+def topics_of(text: str) -> list[Topic]:
+    """Every topic a message touches, in the initializer's order."""
+    return [topic for topic in TOPICS if topic.about(text.strip())]

@@ -13,7 +13,7 @@ from trainer.domain.muscles import MUSCLES
 from trainer.domain.progression import LoadSteps
 from trainer.domain.units import distance_unit, weight_unit
 from trainer.domain.workout import LoadUnit
-from trainer.offline.intents import INJURY, LOCATION
+from trainer.offline.patterns import INJURY, LOCATION
 from trainer.tools.analytics import TimePeriod
 from trainer.tools.calendar import CreateWorkoutPlanArgs, ManageMilestoneArgs, ScheduledWorkout
 from trainer.tools.goals import CategoryGoalIn, GoalEntry, SetGoalsArgs

@@ -14,8 +14,8 @@ from pydantic import ValidationError
 from trainer.domain.units import convert_distance, convert_weight
 from trainer.domain.workout_grouping import UTC_ZONE
 from trainer.offline.conversation import PastCall
-from trainer.offline.intents import THANKS, rx
 from trainer.offline.parsing import StatsWindow, best_name
+from trainer.offline.patterns import THANKS, rx
 from trainer.tools.analytics import (
     ExerciseBreakdownResult,
     ProgressTrendsResult,
