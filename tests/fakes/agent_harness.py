@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from trainer.agent.context import ContextBuilder
-from trainer.agent.loop import AgentDeps, AgentLoop
-from trainer.agent.ports import TurnHooks
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agents.tools import ToolRegistry
+from trainer.chat.context import ContextBuilder
+from trainer.chat.hooks import TurnHooks
+from trainer.chat.turn import AgentDeps, AgentLoop
 from trainer.container import FixedModel
 from trainer.frames import Frame, frame_json
 from trainer.providers.ports import InitializerResponse, InitializerResult, KnowledgeSelection

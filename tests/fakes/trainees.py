@@ -17,7 +17,7 @@ from tests.fakes.agent_harness import FakeSourceResult
 from tests.fakes.memory_store import InMemorySessionStore
 
 if TYPE_CHECKING:
-    from trainer.agent.loop import AgentLoop
+    from trainer.chat.turn import AgentLoop
     from trainer.providers.ports import AgentModel
     from trainer.settings import Settings
 
@@ -232,9 +232,9 @@ def trainee_loop(
 ) -> AgentLoop:
     """The real agent loop with the production tools, the trainees' user data and knowledge, `model`
     for every call; `deps` adds or replaces AgentDeps fields (hooks, clock...)."""
-    from trainer.agent.context import ContextBuilder
-    from trainer.agent.loop import AgentDeps, AgentLoop
-    from trainer.agent.tool_registry import ToolRegistry
+    from trainer.agents.tools import ToolRegistry
+    from trainer.chat.context import ContextBuilder
+    from trainer.chat.turn import AgentDeps, AgentLoop
     from trainer.container import FixedModel, collect_tools
     from trainer.offline.selector import DeterministicKnowledgeSelector
 

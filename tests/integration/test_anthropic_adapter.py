@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import httpx2
 import pytest
-from trainer.agent.tool_registry import RunAgain, ToolOutcome
+from trainer.agents.tools import RunAgain, ToolOutcome
 from trainer.local.fake_llm import FakeLLMServer, ResultJournal
 from trainer.providers.anthropic import AnthropicAgentModel
 from trainer.providers.ports import ModelError, ModelRequest

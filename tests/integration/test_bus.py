@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from trainer.agent.ports import EventPublisher
+from trainer.chat.ports import EventPublisher
 from trainer.jobs.bus import SOURCE, EventBridgePublisher, PublishError
 from trainer.local.bus import InProcessBus
 from trainer.settings import Settings

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from trainer.agent.coaching import CoachServices
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agents.tools import ToolRegistry
+from trainer.chat.coaching import CoachServices
 from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.workout import Workout
 from trainer.offline.planner import OfflineCoach

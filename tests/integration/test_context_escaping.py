@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from trainer.agent.context import ContextBuilder
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agents.tools import ToolRegistry
+from trainer.chat.context import ContextBuilder
 from trainer.container import collect_tools
 from trainer.sources.formatters import format_current_workout
 from trainer.sources.registry import SOURCE_NAMES, build_user_data_xml, fetch_sources

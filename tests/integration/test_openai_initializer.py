@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from trainer.agent.initializer import FallbackKnowledgeSelector
+from trainer.chat.initializer import FallbackKnowledgeSelector
 from trainer.container import build_selector
 from trainer.local.fake_llm import FakeLLMServer
 from trainer.offline.selector import DeterministicKnowledgeSelector

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from trainer.agent.coaching import CoachServices
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agents.tools import ToolRegistry
+from trainer.chat.coaching import CoachServices
 from trainer.domain.workout import Workout
 from trainer.offline.planner import OfflineCoach
 from trainer.sources.registry import fetch_sources

@@ -18,9 +18,9 @@ from typing import Any, Literal
 
 import httpx
 from pydantic import SecretStr
-from trainer.agent.ports import TurnHooks, TurnSummary
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
+from trainer.chat.hooks import TurnHooks, TurnSummary
 from trainer.container import Container, agent_run_deps, build_container
 from trainer.offline.selector import DeterministicKnowledgeSelector
 from trainer.programs.pipeline import ProgramDeps

@@ -426,8 +426,8 @@ async def test_prompts_come_from_the_store_and_a_missing_one_fails_the_run(tmp_p
 
 
 async def test_agents_run_by_their_own_code_are_refused(tmp_path: Path) -> None:
-    registries = make_registries(echo_json(implemented_by="trainer.agent.loop"))
-    with pytest.raises(AgentError, match=r"runs in trainer\.agent\.loop"):
+    registries = make_registries(echo_json(implemented_by="trainer.chat.turn"))
+    with pytest.raises(AgentError, match=r"runs in trainer\.chat\.turn"):
         await run_agent("echo_json", {"text": "a"}, make_deps(registries, ScriptedModel(), tmp_path))
 
 

@@ -7,9 +7,9 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
-from trainer.agent import checkpoint as checkpoints
-from trainer.agent.budget import BudgetExceeded, DailyBudget
-from trainer.agent.loop import ESTIMATE_KEY, ESTIMATE_START_KEY, ClientResponse, TurnFailed
+from trainer.chat import checkpoint as checkpoints
+from trainer.chat.budget import BudgetExceeded, DailyBudget
+from trainer.chat.turn import ESTIMATE_KEY, ESTIMATE_START_KEY, ClientResponse, TurnFailed
 from trainer.providers.ports import ModelRequest, Usage
 from trainer.store.models import CONTEXT_EVENT_TYPES, EventType
 from trainer.store.ports import LeaseHeld, SessionNotFound
@@ -539,7 +539,7 @@ async def test_error_events_keep_a_code_and_a_safe_message_and_never_a_traceback
     h = make_harness([call("idle", reason="x")])
 
     def broken_build(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("secret at /srv/app/trainer/agent/context.py line 42")
+        raise RuntimeError("secret at /srv/app/trainer/chat/context.py line 42")
 
     h.loop.context_builder.build_with_estimate = broken_build  # type: ignore[method-assign]
     with pytest.raises(TurnFailed) as info:

@@ -171,15 +171,14 @@ def test_every_unknown_name_is_listed_by_check() -> None:
 def test_sub_agent_cycles_and_external_tools_fail_check() -> None:
     r = _registries()
     r.agents.replace(FORMATTER.model_copy(update={"sub_agents": (SubAgentSpec(agent="planner"),)}))
-    r.tools.declare_external(["chat_only"], "trainer.agent.tool_registry")
+    r.tools.declare_external(["chat_only"], "trainer.agents.tools")
     r.agents.replace(EXTRACTOR.model_copy(update={"tools": ("chat_only",)}))
     with pytest.raises(RegistryError) as raised:
         r.check()
     problems = raised.value.problems
     assert "sub-agent cycle: planner -> formatter -> planner" in problems
-    assert (
-        "agent 'extractor': tool 'chat_only' belongs to trainer.agent.tool_registry and cannot run here"
-        in (problems)
+    assert "agent 'extractor': tool 'chat_only' belongs to trainer.agents.tools and cannot run here" in (
+        problems
     )
 
 

@@ -8,9 +8,9 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
-from trainer.agent.context import ContextBuilder, events_to_messages
-from trainer.agent.prompts import SYSTEM_PROMPT
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agents.tools import ToolRegistry
+from trainer.chat.context import ContextBuilder, events_to_messages
+from trainer.chat.prompts import SYSTEM_PROMPT
 from trainer.store.models import Event, EventType, Session
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import workout_tools

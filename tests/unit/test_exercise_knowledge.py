@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from trainer.agent.initializer import display_name, is_covered, selection_params
-from trainer.agent.prompts import SYSTEM_PROMPT
+from trainer.chat.initializer import display_name, is_covered, selection_params
+from trainer.chat.prompts import SYSTEM_PROMPT
 from trainer.container import collect_tools
 from trainer.domain import catalog as catalog_module
 from trainer.domain.catalog import instructions, load_catalog

@@ -12,7 +12,7 @@ from typing import Any
 import httpx2
 import pytest
 from samtranslator.yaml_helper import yaml_parse
-from trainer.agent.prompts import SYSTEM_PROMPT
+from trainer.chat.prompts import SYSTEM_PROMPT
 from trainer.container import collect_tools
 from trainer.providers.anthropic import AnthropicAgentModel, request_params
 from trainer.providers.ports import ModelRequest

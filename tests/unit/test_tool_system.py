@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from trainer.agent.tool_registry import ToolOutcome, ToolRegistry
+from trainer.agents.tools import ToolOutcome, ToolRegistry
 from trainer.domain.progression import ProgressionTarget
 from trainer.domain.workout import Workout
 from trainer.domain.workout_checks import WorkoutReview
@@ -489,7 +489,7 @@ def test_the_agent_loop_names_no_tool() -> None:
     import re
     from pathlib import Path
 
-    from trainer.agent import loop
+    from trainer.chat import turn as loop
     from trainer.container import collect_tools
 
     source = Path(loop.__file__).read_text()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from trainer.agent.tool_registry import ToolOutcome, ToolRegistry
+from trainer.agents.tools import ToolOutcome, ToolRegistry
 from trainer.domain.workout import Workout
 from trainer.tools.base import Reply, ToolContext
 from trainer.tools.communication import communication_tools

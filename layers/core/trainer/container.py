@@ -18,12 +18,13 @@ from trainer.settings import Settings
 if TYPE_CHECKING:
     import httpx2
 
-    from trainer.agent.budget import DailyBudget
-    from trainer.agent.loop import AgentDeps, TurnResult
-    from trainer.agent.ports import EventPublisher, SourceFetcher, TurnHooks
     from trainer.agents.backends import Backends
     from trainer.agents.factory import AgentRunDeps
     from trainer.agents.registry import Registries
+    from trainer.chat.budget import DailyBudget
+    from trainer.chat.hooks import TurnHooks
+    from trainer.chat.ports import EventPublisher, SourceFetcher
+    from trainer.chat.turn import AgentDeps, TurnResult
     from trainer.frames import FrameSink
     from trainer.offline import OfflinePlanner
     from trainer.programs.pipeline import ProgramDeps
@@ -37,18 +38,18 @@ logger = logging.getLogger(__name__)
 MAX_REGISTERED_USERS_CACHED = 10_000
 
 TOOL_MODULES: tuple[str, ...] = (
-    "communication",
-    "workout",
-    "goals",
-    "preferences",
-    "logging",
-    "timers",
-    "calendar",
-    "analytics",
-    "data",
-    "location",
-    "exercises",
-    "programs",
+    "trainer.tools.communication",
+    "trainer.tools.workout",
+    "trainer.tools.goals",
+    "trainer.tools.preferences",
+    "trainer.tools.logging",
+    "trainer.tools.timers",
+    "trainer.tools.calendar",
+    "trainer.tools.analytics",
+    "trainer.tools.data",
+    "trainer.tools.location",
+    "trainer.tools.exercises",
+    "trainer.programs.tools",
 )
 
 AGENT_REGISTRATIONS: tuple[tuple[str, str], ...] = (("trainer.programs.agents", "register_program_agents"),)
@@ -56,7 +57,7 @@ AGENT_REGISTRATIONS: tuple[tuple[str, str], ...] = (("trainer.programs.agents", 
 
 
 class TurnRunner(Protocol):
-    """What the HTTP layer needs from the agent (trainer.agent.loop.AgentLoop)."""
+    """What the HTTP layer needs from the agent (trainer.chat.turn.AgentLoop)."""
 
     async def run_turn(
         self,
@@ -121,11 +122,11 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.store.metrics",
     "trainer.store.repositories.profiles",
     "trainer.jobs.bus",
-    "trainer.agent.loop",
-    "trainer.agent.hooks",
-    "trainer.agent.tool_registry",
-    "trainer.agent.budget",
-    "trainer.agent.coaching",
+    "trainer.chat.turn",
+    "trainer.chat.hooks",
+    "trainer.agents.tools",
+    "trainer.chat.budget",
+    "trainer.chat.coaching",
     "trainer.offline.planner",
     "trainer.providers.anthropic",
     "trainer.providers.openai",
@@ -158,7 +159,7 @@ def prewarm(settings: Settings) -> None:
     is dropped, the warm caches stay."""
     for name in PREWARMED_MODULES:
         importlib.import_module(name)
-    from trainer.agent.tool_registry import ToolRegistry
+    from trainer.agents.tools import ToolRegistry
     from trainer.domain.catalog import load_catalog
     from trainer.store.dynamo_tables import aws_client
 
@@ -173,7 +174,7 @@ def collect_tools(module_names: Iterable[str] = TOOL_MODULES) -> list[AnyTool]:
     """Every tool exported as `TOOLS` by the trainer.tools.* modules."""
     tools: list[AnyTool] = []
     for name in module_names:
-        module = importlib.import_module(f"trainer.tools.{name}")
+        module = importlib.import_module(name)
         tools.extend(getattr(module, "TOOLS", []))
     return tools
 
@@ -281,7 +282,7 @@ async def build_container(
         from trainer.jobs.bus import EventBridgePublisher
 
         publisher = EventBridgePublisher(settings)
-    from trainer.agent.loop import AgentLoop
+    from trainer.chat.turn import AgentLoop
     from trainer.observability import default_turn_hooks
 
     if budget is None:
@@ -326,15 +327,15 @@ def agent_deps(
     programs: ProgramDeps | None = None,
 ) -> AgentDeps:
     """The agent's typed dependencies: tools, models, data sources, coaching, programs, hooks, budget."""
-    from trainer.agent.hooks import CompositeHooks
-    from trainer.agent.loop import AgentDeps
-    from trainer.agent.tool_registry import ToolRegistry
+    from trainer.agents.tools import ToolRegistry
+    from trainer.chat.hooks import CompositeHooks
+    from trainer.chat.turn import AgentDeps
 
     if selector is None:
         selector = build_selector(settings)
     coach = None
     if db is not None:
-        from trainer.agent.coaching import CoachServices
+        from trainer.chat.coaching import CoachServices
         from trainer.offline.planner import OfflineCoach
 
         coach = CoachServices(db)
@@ -425,7 +426,7 @@ def build_selector(settings: Settings, http_client: httpx2.AsyncClient | None = 
     if settings.openai_api_key is None:
         logger.info("initializer: deterministic rules (no OPENAI_API_KEY set)")
         return DeterministicKnowledgeSelector()
-    from trainer.agent.initializer import FallbackKnowledgeSelector
+    from trainer.chat.initializer import FallbackKnowledgeSelector
     from trainer.providers.openai import OpenAIKnowledgeSelector
 
     logger.info("initializer: OpenAI (%s) with deterministic fallback", settings.initializer_model)
@@ -439,7 +440,7 @@ def _daily_budget(settings: Settings, store: SessionStore) -> DailyBudget | None
 
     if not isinstance(store, DynamoSessionStore):
         return None
-    from trainer.agent.budget import DailyBudget
+    from trainer.chat.budget import DailyBudget
     from trainer.store.metrics import DailyMetricsStore, DynamoDailyUsage
 
     usage = DynamoDailyUsage(DailyMetricsStore(settings, client=store.table.client))

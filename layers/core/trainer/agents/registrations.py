@@ -1,7 +1,7 @@
 """The agents the system ran before the registry, as definitions, so the registry lists every agent:
-the chat agent (`trainer.agent.loop`, its tools executed by `trainer.agent.tool_registry`), the
+the chat agent (`trainer.chat.turn`, its tools executed by `trainer.agents.tools`), the
 initializer (`trainer.providers.openai`, deterministic rules without a key) and the checkpoint
-summariser (`trainer.agent.checkpoint`, deterministic). They run in their own code; `run_agent`
+summariser (`trainer.chat.checkpoint`, deterministic). They run in their own code; `run_agent`
 refuses them."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from trainer.agents.definitions import AgentDefinition, OutputSpec, RetryPolicy
 from trainer.agents.registry import Registries
 from trainer.providers.ports import InitializerResponse
 
-CHAT_TOOLS_OWNER = "trainer.agent.tool_registry"
+CHAT_TOOLS_OWNER = "trainer.agents.tools"
 
 CHAT_TOOLS: tuple[str, ...] = (
     "message_notify_user", "message_ask_user", "idle",
@@ -42,7 +42,7 @@ SYSTEM_AGENTS: tuple[AgentDefinition, ...] = (
         timeout_seconds=300,
         cost_category="medium",
         max_tokens=8192,
-        implemented_by="trainer.agent.loop",
+        implemented_by="trainer.chat.turn",
     ),
     AgentDefinition(
         name="initializer",
@@ -65,7 +65,7 @@ SYSTEM_AGENTS: tuple[AgentDefinition, ...] = (
         retry=RetryPolicy(max_retries=0, retry_on=()),
         timeout_seconds=45,
         cost_category="low",
-        implemented_by="trainer.agent.checkpoint",
+        implemented_by="trainer.chat.checkpoint",
     ),
 )
 

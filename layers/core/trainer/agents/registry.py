@@ -173,7 +173,7 @@ class NamedRegistry[T]:
 
 class ToolRegistry(NamedRegistry[AgentTool]):
     """Tools of factory-run agents, and the names of tools another registry executes (the chat
-    agent's, `trainer.agent.tool_registry`), declared so definitions listing them resolve."""
+    agent's, `trainer.agents.tools`), declared so definitions listing them resolve."""
 
     def __init__(self) -> None:
         super().__init__("tool")

@@ -16,9 +16,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from trainer.agent.budget import BudgetExceeded
 from trainer.api.logging import logger
 from trainer.api.schemas import Error, ErrorDetail, ErrorInfo
+from trainer.chat.budget import BudgetExceeded
 from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
 
 RETRY_AFTER_SECONDS = 2

@@ -38,7 +38,7 @@ def encode_detail(detail: dict[str, Any]) -> str:
 
 
 class EventBridgePublisher:
-    """`trainer.agent.ports.EventPublisher` on EventBridge `PutEvents`; entries rejected in a partial
+    """`trainer.chat.ports.EventPublisher` on EventBridge `PutEvents`; entries rejected in a partial
     failure are resent."""
 
     def __init__(

@@ -26,10 +26,10 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from trainer.agent.ports import TurnHooks
-from trainer.agent.tool_registry import ToolOutcome
 from trainer.agents.registry import OfflineContext, Registries, ToolExchange
+from trainer.agents.tools import ToolOutcome
 from trainer.agents.wire import CONTEXT_OPEN, FEEDBACK_PREFIX, INPUT_CLOSE, INPUT_OPEN, parse_input
+from trainer.chat.hooks import TurnHooks
 from trainer.domain.workout import Exercise, Workout
 from trainer.offline import OfflineAgentModel
 from trainer.offline.records import UserRecords

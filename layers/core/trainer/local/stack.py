@@ -31,7 +31,7 @@ from trainer.api.auth import mint_dev_token
 from trainer.settings import Settings
 
 if TYPE_CHECKING:
-    from trainer.agent.ports import TurnHooks
+    from trainer.chat.hooks import TurnHooks
     from trainer.local.moto_server import MotoHandle
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore

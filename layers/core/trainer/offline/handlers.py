@@ -68,6 +68,15 @@ from trainer.offline.turn import (
     notify,
     referent_name,
 )
+from trainer.programs.tools import (
+    ChangeTrainingDay,
+    ChangeTrainingWeek,
+    GetPlannedWorkout,
+    GetPlannedWorkoutArgs,
+    RequestTrainingPlan,
+    ShowTrainingPlan,
+    ShowTrainingPlanArgs,
+)
 from trainer.tools.analytics import (
     BreakdownArgs,
     GetExerciseBreakdown,
@@ -108,15 +117,6 @@ from trainer.tools.preferences import (
     Preference,
     SetPreference,
     SetPreferenceArgs,
-)
-from trainer.tools.programs import (
-    ChangeTrainingDay,
-    ChangeTrainingWeek,
-    GetPlannedWorkout,
-    GetPlannedWorkoutArgs,
-    RequestTrainingPlan,
-    ShowTrainingPlan,
-    ShowTrainingPlanArgs,
 )
 from trainer.tools.timers import (
     ExerciseTimerArgs,

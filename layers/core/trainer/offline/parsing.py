@@ -14,17 +14,17 @@ from trainer.domain.progression import LoadSteps
 from trainer.domain.units import distance_unit, weight_unit
 from trainer.domain.workout import LoadUnit
 from trainer.offline.patterns import INJURY, LOCATION
-from trainer.tools.analytics import TimePeriod
-from trainer.tools.calendar import CreateWorkoutPlanArgs, ManageMilestoneArgs, ScheduledWorkout
-from trainer.tools.goals import CategoryGoalIn, GoalEntry, SetGoalsArgs
-from trainer.tools.logging import AdjustLoggedExerciseArgs, LogCompletedExerciseArgs, LoggedExercise
-from trainer.tools.preferences import PreferenceType, SetPreferenceArgs
-from trainer.tools.programs import (
+from trainer.programs.tools import (
     ChangeTrainingDayArgs,
     ChangeTrainingWeekArgs,
     RequestTrainingPlanArgs,
     Weekday,
 )
+from trainer.tools.analytics import TimePeriod
+from trainer.tools.calendar import CreateWorkoutPlanArgs, ManageMilestoneArgs, ScheduledWorkout
+from trainer.tools.goals import CategoryGoalIn, GoalEntry, SetGoalsArgs
+from trainer.tools.logging import AdjustLoggedExerciseArgs, LogCompletedExerciseArgs, LoggedExercise
+from trainer.tools.preferences import PreferenceType, SetPreferenceArgs
 
 EX_ID = re.compile(r"\bex_[A-Za-z0-9]+\b")
 

@@ -16,6 +16,14 @@ from trainer.domain.workout_grouping import UTC_ZONE
 from trainer.offline.conversation import PastCall
 from trainer.offline.parsing import StatsWindow, best_name
 from trainer.offline.patterns import THANKS, rx
+from trainer.programs.tools import (
+    ChangeTrainingDayResult,
+    ChangeTrainingWeekResult,
+    GetPlannedWorkoutResult,
+    PlanBrief,
+    RequestTrainingPlanResult,
+    ShowTrainingPlanResult,
+)
 from trainer.tools.analytics import (
     ExerciseBreakdownResult,
     ProgressTrendsResult,
@@ -43,14 +51,6 @@ from trainer.tools.logging import (
     UndoLoggedExerciseResult,
 )
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
-from trainer.tools.programs import (
-    ChangeTrainingDayResult,
-    ChangeTrainingWeekResult,
-    GetPlannedWorkoutResult,
-    PlanBrief,
-    RequestTrainingPlanResult,
-    ShowTrainingPlanResult,
-)
 from trainer.tools.timers import TimerData, TimersResult
 from trainer.tools.workout import (
     AddResult,

@@ -25,6 +25,7 @@ from trainer.offline.parsing import (
 )
 from trainer.offline.records import UserRecords
 from trainer.offline.replies import ReplyContext, summarize
+from trainer.programs.tools import GetPlannedWorkoutResult, ShowTrainingPlanResult
 from trainer.providers.ports import ModelRequest
 from trainer.tools.analytics import ProgressTrendsResult, StatsSummaryResult, WorkoutStatisticsResult
 from trainer.tools.base import ToolInvocation
@@ -41,7 +42,6 @@ from trainer.tools.logging import (
     UndoLoggedExerciseResult,
 )
 from trainer.tools.preferences import SetPreferenceResult
-from trainer.tools.programs import GetPlannedWorkoutResult, ShowTrainingPlanResult
 from trainer.tools.timers import TimersResult
 from trainer.tools.workout import (
     AddResult,

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from trainer.domain.workout import Workout
     from trainer.domain.workout_checks import WorkoutReview
     from trainer.frames import Frame
-    from trainer.programs.pipeline import ProgramDeps
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
 
@@ -114,7 +113,7 @@ class ToolFailure(BaseModel):
 
 
 class WorkoutCoach(Protocol):
-    """Coaching services the workout tools use, provided by the agent (trainer.agent.coaching)."""
+    """Coaching services the workout tools use, provided by the chat turn (trainer.chat.coaching)."""
 
     async def check_workout(self, workout: Workout, ctx: ToolContext) -> list[str]:
         """Problems with the workout for this user right now (reported, never blocking)."""
@@ -151,8 +150,10 @@ class ToolContext:
     user_message: str = ""
     """The user's message that started the turn."""
     coach: WorkoutCoach | None = None
-    programs: ProgramDeps | None = None
-    """The training-plan pipeline (plans, weeks, planned days); None without a database."""
+    programs: object | None = None
+    """The training-plan pipeline's dependencies (trainer.programs.pipeline.ProgramDeps, which the plan
+    tools of trainer.programs.tools read back); None without a database. Typed `object` here: the
+    programs package sits above the tools."""
     appended: list[Event] = field(default_factory=list)
     """Events this call appended (artifacts, knowledge): the loop keeps them in the turn's memory."""
 

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, Field, model_validator
 
+from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT
 from trainer.domain.workout import STRICT_NUMBERS
-from trainer.programs.models import DEFAULT_DAYS_BY_COUNT
 from trainer.store.repositories import RepositoryError
 from trainer.store.repositories import milestones as milestone_repo
 from trainer.store.repositories import plans as plan_repo

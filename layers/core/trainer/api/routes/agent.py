@@ -19,7 +19,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 
-from trainer.agent.budget import BudgetExceeded
 from trainer.api.errors import ApiError, is_malformed_json, is_not_an_object, request_error
 from trainer.api.logging import logger
 from trainer.api.openapi import (
@@ -35,13 +34,14 @@ from trainer.api.openapi import (
 from trainer.api.routes import ContainerDep, RegisteredUserId, TurnsDep
 from trainer.api.schemas import ChatRequest, ChatResponse, chat_request_model
 from trainer.api.sse import SESSION_HEADER, SSE_HEADERS, SSE_MEDIA_TYPE, STREAM_RESPONSE, TurnStream
+from trainer.chat.budget import BudgetExceeded
 from trainer.container import Container
 from trainer.frames import FrameSink
 from trainer.settings import Settings
 from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
 
 if TYPE_CHECKING:
-    from trainer.agent.loop import TurnResult
+    from trainer.chat.turn import TurnResult
 
 FIRST_EVENT_WAIT_SECONDS = 2.0
 ANSWERED_AS_JSON = (
@@ -128,7 +128,7 @@ def _describe_failure(exc: BaseException) -> tuple[str, str | None]:
         return "Session not found.", session_id
     if isinstance(exc, LeaseHeld):
         return "Another turn is running on this session; retry when it has finished.", session_id
-    from trainer.agent.loop import TurnFailed
+    from trainer.chat.turn import TurnFailed
 
     if isinstance(exc, TurnFailed):
         return str(exc) or TURN_FAILED_MESSAGE, session_id

@@ -11,8 +11,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trainer.agent.errors import log_error
-from trainer.agent.ports import SourceFetcher
+from trainer.chat.errors import log_error
+from trainer.chat.ports import SourceFetcher
 from trainer.frames import Frame, knowledge_frame
 from trainer.providers.ports import InitializerResult, KnowledgeSelection, KnowledgeSelector
 from trainer.sources.formatters import format_current_workout

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from trainer.agent.checkpoint import StateProvider
+from trainer.chat.checkpoint import StateProvider
 from trainer.sources.formatters import day_label, zone
 from trainer.store.db import Database
 from trainer.store.models import Session

@@ -23,16 +23,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from trainer.agent import checkpoint as checkpoints
-from trainer.agent import session_state
-from trainer.agent.budget import DailyBudget
-from trainer.agent.context import ContextBuilder
-from trainer.agent.errors import log_error
-from trainer.agent.initializer import CURRENT_WORKOUT_SOURCE, format_current_workout, initialize_context
-from trainer.agent.ports import EventPublisher, ModelProvider, SourceFetcher, TurnHooks, UserDataLoader
-from trainer.agent.tool_registry import EndTurn, ToolOutcome, ToolRegistry
-from trainer.agent.turn_completed import TurnCompleted, TurnUsage
-from trainer.agent.turn_store import LeaseLost, TurnStore
+from trainer.agents.tools import EndTurn, ToolOutcome, ToolRegistry
+from trainer.chat import checkpoint as checkpoints
+from trainer.chat import session_state
+from trainer.chat.budget import DailyBudget
+from trainer.chat.context import ContextBuilder
+from trainer.chat.errors import log_error
+from trainer.chat.hooks import TurnHooks
+from trainer.chat.initializer import CURRENT_WORKOUT_SOURCE, format_current_workout, initialize_context
+from trainer.chat.ports import EventPublisher, ModelProvider, SourceFetcher, UserDataLoader
+from trainer.chat.turn_completed import TurnCompleted, TurnUsage
+from trainer.chat.turn_store import LeaseLost, TurnStore
 from trainer.frames import (
     Frame,
     FrameSink,

@@ -1,8 +1,9 @@
 """Training-plan tools (issue 9): request a generated multi-week plan (built in the background), change
 a week or a day of it ("I'm travelling next week, hotel gym only"), read a day's planned workout with
-its message, and show the plan. They call the program pipeline (trainer.programs.pipeline) through
-`ctx.programs`. Not `create_workout_plan` (tools/calendar.py): that one only puts labelled sessions on
-the calendar, with no exercises."""
+its message, and show the plan: the chat agent's tools of the programs package. They call the program
+pipeline (trainer.programs.pipeline) with the dependencies the turn hands them in `ctx.programs`. Not
+`create_workout_plan` (tools/calendar.py): that one only puts labelled sessions on the calendar, with
+no exercises."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ WARM_UP_AND_COOL_DOWN = ("warmup", "cooldown")
 
 
 def _deps(ctx: ToolContext) -> ProgramDeps:
-    if ctx.programs is None:
+    if not isinstance(ctx.programs, ProgramDeps):
         raise ToolError("training plans are not available right now")
     return ctx.programs
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from trainer.agent.ports import DailyUsage
+from trainer.chat.ports import DailyUsage
 
 
 class BudgetExceeded(Exception):

@@ -1,50 +1,15 @@
-"""What the agent needs from the outside, as Protocols (adapters in jobs/, llm/, sources/), and the
-lifecycle hooks observers attach to a turn (openai-agents' RunHooks)."""
+"""The lifecycle hooks observers attach to a chat turn (openai-agents' RunHooks): metrics, the local
+fake model's result journal. `CompositeHooks` runs several in the order given."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import date
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from trainer.agent.tool_registry import ToolOutcome
-    from trainer.providers.ports import AgentModel, ModelRequest, ModelResponse
+    from trainer.agents.tools import ToolOutcome
+    from trainer.providers.ports import ModelRequest, ModelResponse
     from trainer.store.models import Session
-
-
-class EventPublisher(Protocol):
-    """Publishes a domain event (TurnCompleted) to the bus."""
-
-    async def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...
-
-
-class ModelProvider(Protocol):
-    """The agent model for a model id (a request may name another model than the default)."""
-
-    def model_for(self, model_id: str) -> AgentModel: ...
-
-
-class SourceResultLike(Protocol):
-    source: str
-    params: dict[str, Any]
-    formatted: str
-    error: str | None
-
-
-SourceFetcher = Callable[[list[tuple[str, dict[str, Any]]]], Awaitable[Sequence[SourceResultLike]]]
-"""The data layer's fetch_sources bound to a database and a user."""
-
-UserDataLoader = Callable[[str], Awaitable[str]]
-
-
-class DailyUsage(Protocol):
-    """A user's usage counters for a UTC day (turns, cost_cents, tokens...), kept by the cost job."""
-
-    async def usage(self, user_id: str, day: date) -> dict[str, float]: ...
-
-
-"""The `<user_data>` block for a user id."""
 
 
 class TurnHooks:
@@ -111,3 +76,34 @@ class TurnSummary(Protocol):
 
     @property
     def sql_queries(self) -> int: ...
+
+
+class CompositeHooks(TurnHooks):
+    def __init__(self, hooks: Sequence[TurnHooks] = ()) -> None:
+        self.hooks = list(hooks)
+
+    async def on_turn_start(self, session: Session, message: str) -> None:
+        for hook in self.hooks:
+            await hook.on_turn_start(session, message)
+
+    async def on_llm_start(self, session: Session, request: ModelRequest) -> None:
+        for hook in self.hooks:
+            await hook.on_llm_start(session, request)
+
+    async def on_llm_end(self, session: Session, response: ModelResponse, cost_cents: float) -> None:
+        for hook in self.hooks:
+            await hook.on_llm_end(session, response, cost_cents)
+
+    async def on_tool_start(
+        self, session: Session, call_id: str, name: str, arguments: dict[str, Any]
+    ) -> None:
+        for hook in self.hooks:
+            await hook.on_tool_start(session, call_id, name, arguments)
+
+    async def on_tool_end(self, session: Session, call_id: str, outcome: ToolOutcome) -> None:
+        for hook in self.hooks:
+            await hook.on_tool_end(session, call_id, outcome)
+
+    async def on_turn_end(self, session: Session, summary: TurnSummary) -> None:
+        for hook in self.hooks:
+            await hook.on_turn_end(session, summary)

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from trainer.agent.checkpoint import render_checkpoint
-from trainer.agent.prompts import SYSTEM_PROMPT
-from trainer.agent.tool_registry import EPHEMERAL, ToolRegistry, canonical_json, wrap_observation
+from trainer.agents.tools import EPHEMERAL, ToolRegistry, canonical_json, wrap_observation
+from trainer.chat.checkpoint import render_checkpoint
+from trainer.chat.prompts import SYSTEM_PROMPT
 from trainer.domain.text import escape_text, one_line
 from trainer.providers.ports import ModelRequest
 from trainer.store.models import CONTEXT_EVENT_TYPES, Event, EventType, Session
