@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import httpx2
 import pytest
-from trainer.agents.tools import RunAgain, ToolOutcome
+from trainer.agents.tools import ToolOutcome
 from trainer.local.fake_llm import FakeLLMServer, ResultJournal
 from trainer.providers.anthropic import AnthropicAgentModel
 from trainer.providers.ports import ModelError, ModelRequest
@@ -303,7 +303,7 @@ async def test_loopback_server_streams_notify_text_in_chunks(fake_server: FakeLL
     """The fake's policy reads the typed result of the earlier call from the journal the loop fills."""
     model = AnthropicAgentModel(_settings(fake_server.base_url))
     assert fake_server.journal is not None
-    outcome = ToolOutcome("generate_workout", generated("art_abc123"), "<result/>", RunAgain())
+    outcome = ToolOutcome("generate_workout", generated("art_abc123"), "", "<result/>")
     await fake_server.journal.on_tool_end(cast(Session, None), "toolu_a", outcome)
     request = _request(
         messages=[

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from trainer.agents.tools import ToolRegistry
+from trainer.agents.tools import ToolSet
 from trainer.chat.coaching import CoachServices
 from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.workout import Workout
@@ -75,7 +75,7 @@ async def generate(db: Database, user: str, workout: dict[str, Any], message: st
         user_message=message,
         coach=CoachServices(db),
     )
-    registry = ToolRegistry(workout_tools())
+    registry = ToolSet(workout_tools())
     return await registry.execute("generate_workout", {"workout": workout}, ctx), store
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from trainer.agents.tools import ToolRegistry
+from trainer.agents.tools import ToolSet
 from trainer.chat.coaching import CoachServices
 from trainer.domain.workout import Workout
 from trainer.offline.planner import OfflineCoach
@@ -103,7 +103,7 @@ async def generate(db: Database, user: str, workout: dict[str, Any]) -> Generate
         user_id=user, session_id=store.new_session(user).id, store=store, db=db, now=lambda: NOW,
         user_message="a hamstring session", coach=CoachServices(db),
     )  # fmt: skip
-    execution = await ToolRegistry(workout_tools()).execute("generate_workout", {"workout": workout}, ctx)
+    execution = await ToolSet(workout_tools()).execute("generate_workout", {"workout": workout}, ctx)
     assert execution.success, execution.formatted
     assert isinstance(execution.result, GenerateResult)
     return execution.result

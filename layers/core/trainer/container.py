@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -20,44 +20,26 @@ if TYPE_CHECKING:
 
     from trainer.agents.backends import Backends
     from trainer.agents.factory import AgentRunDeps
-    from trainer.agents.registry import Registries
+    from trainer.agents.prompts import PromptStore
+    from trainer.agents.registry import AgentRegistry
     from trainer.chat.budget import DailyBudget
     from trainer.chat.hooks import TurnHooks
     from trainer.chat.ports import EventPublisher, SourceFetcher
-    from trainer.chat.turn import AgentDeps, TurnResult
+    from trainer.chat.turn import ChatDeps, TurnResult
     from trainer.frames import FrameSink
     from trainer.offline import OfflinePlanner
     from trainer.programs.pipeline import ProgramDeps
     from trainer.providers.ports import AgentModel, KnowledgeSelector
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
-    from trainer.tools.base import AnyTool
 
 logger = logging.getLogger(__name__)
 
 MAX_REGISTERED_USERS_CACHED = 10_000
 
-TOOL_MODULES: tuple[str, ...] = (
-    "trainer.tools.communication",
-    "trainer.tools.workout",
-    "trainer.tools.goals",
-    "trainer.tools.preferences",
-    "trainer.tools.logging",
-    "trainer.tools.timers",
-    "trainer.tools.calendar",
-    "trainer.tools.analytics",
-    "trainer.tools.data",
-    "trainer.tools.location",
-    "trainer.tools.exercises",
-    "trainer.programs.tools",
-)
-
-AGENT_REGISTRATIONS: tuple[tuple[str, str], ...] = (("trainer.programs.agents", "register_program_agents"),)
-"""(module, function) pairs that register a package's agents: `function(registries)`."""
-
 
 class TurnRunner(Protocol):
-    """What the HTTP layer needs from the agent (trainer.chat.turn.AgentLoop)."""
+    """What the HTTP layer needs from the chat agent (trainer.chat.turn.ChatRunner)."""
 
     async def run_turn(
         self,
@@ -123,8 +105,10 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.store.repositories.profiles",
     "trainer.jobs.bus",
     "trainer.chat.turn",
+    "trainer.chat.agent",
     "trainer.chat.hooks",
     "trainer.agents.tools",
+    "trainer.agents.steps",
     "trainer.chat.budget",
     "trainer.chat.coaching",
     "trainer.offline.planner",
@@ -134,7 +118,6 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.offline.selector",
     "trainer.providers.models",
     "trainer.agents.registry",
-    "trainer.agents.registrations",
     "trainer.agents.prompts",
     "trainer.agents.context",
     "trainer.agents.invocations",
@@ -153,50 +136,39 @@ PREWARMED_AWS_SERVICES: tuple[str, ...] = ("dynamodb", "events", "ssm", "secrets
 
 def prewarm(settings: Settings) -> None:
     """The first container build's work that opens no connection and reads no secret: the modules
-    above, the tool registry and its definitions, the exercise catalog, and one boto3 client per
-    service the functions call (each client loads its service model; none sends a request). Run in an
-    init phase no request waits for (a SnapStart snapshot, provisioned concurrency); what it builds
-    is dropped, the warm caches stay."""
+    above, the agent registry and the chat agent's tool definitions, the exercise catalog, and one
+    boto3 client per service the functions call (each client loads its service model; none sends a
+    request). Run in an init phase no request waits for (a SnapStart snapshot, provisioned
+    concurrency); what it builds is dropped, the warm caches stay."""
     for name in PREWARMED_MODULES:
         importlib.import_module(name)
-    from trainer.agents.tools import ToolRegistry
+    from trainer.chat.agent import CHAT
     from trainer.domain.catalog import load_catalog
     from trainer.store.dynamo_tables import aws_client
 
-    ToolRegistry(collect_tools()).definitions()
-    build_registries()
+    CHAT.toolset.definitions()
+    build_agent_registry()
     load_catalog()
     for service in PREWARMED_AWS_SERVICES:
         aws_client(service, settings)
 
 
-def collect_tools(module_names: Iterable[str] = TOOL_MODULES) -> list[AnyTool]:
-    """Every tool exported as `TOOLS` by the trainer.tools.* modules."""
-    tools: list[AnyTool] = []
-    for name in module_names:
-        module = importlib.import_module(name)
-        tools.extend(getattr(module, "TOOLS", []))
-    return tools
-
-
-def build_registries(chat_tools: Iterable[str] | None = None) -> Registries:
-    """Every agent the system runs (the system agents, then each package of `AGENT_REGISTRATIONS`),
-    checked: a name that does not resolve is a RegistryError here, at start-up."""
+def build_agent_registry() -> AgentRegistry:
+    """Every agent the system runs, checked together: the chat agent and the two around its turn
+    (trainer.chat.agent), the program agents (trainer.programs.agents). A problem is a RegistryError
+    here, at start-up."""
     from trainer.agents.prompts import read_prompt_files
-    from trainer.agents.registrations import register_system_agents
-    from trainer.agents.registry import Registries
+    from trainer.agents.registry import AgentRegistry
+    from trainer.chat.agent import CHAT_AGENTS
+    from trainer.programs.agents import PROGRAM_AGENTS
 
-    registries = Registries()
-    names = list(chat_tools) if chat_tools is not None else [tool.name for tool in collect_tools()]
-    register_system_agents(registries, names)
-    for module_name, function in AGENT_REGISTRATIONS:
-        getattr(importlib.import_module(module_name), function)(registries)
-    registries.check(prompt_ids=set(read_prompt_files()))
-    return registries
+    registry = AgentRegistry([*CHAT_AGENTS, *PROGRAM_AGENTS])
+    registry.check(prompt_ids=set(read_prompt_files()))
+    return registry
 
 
 def build_backends(
-    settings: Settings, registries: Registries, http_client: httpx2.AsyncClient | None = None
+    settings: Settings, registry: AgentRegistry, http_client: httpx2.AsyncClient | None = None
 ) -> Backends:
     """The registry agents' model per role, by TRAINER_AGENT_PROVIDER (trainer.agents.backends)."""
     from trainer.agents.backends import Backends, ModelChoice, agent_provider
@@ -221,30 +193,30 @@ def build_backends(
     from trainer.offline.structured import OfflineStructured
 
     logger.info("program agents: OFFLINE deterministic implementations")
-    return Backends.single(OfflineStructured(registries))
+    return Backends.single(OfflineStructured(registry))
 
 
 def agent_run_deps(
     settings: Settings,
     db: Database | None,
-    registries: Registries | None = None,
+    registry: AgentRegistry | None = None,
     *,
+    prompts: PromptStore | None = None,
     http_client: httpx2.AsyncClient | None = None,
 ) -> AgentRunDeps:
-    """The registry agents' dependencies: backends chosen by settings, prompts and invocations in
-    Postgres (in memory without a database), context from the data sources."""
+    """The registry agents' dependencies: backends chosen by settings (the offline one finds each
+    agent's implementation in `registry`), prompts and invocations in Postgres (in memory without a
+    database), context from the data sources."""
     from trainer.agents.context import ContextService
     from trainer.agents.factory import AgentRunDeps
     from trainer.agents.invocations import InvocationRecorder, MemoryInvocations, PostgresInvocations
     from trainer.agents.prompts import PromptStore
 
-    registries = registries or build_registries()
     invocations: InvocationRecorder = PostgresInvocations(db) if db is not None else MemoryInvocations()
     return AgentRunDeps(
-        registries=registries,
-        backends=build_backends(settings, registries, http_client),
-        prompts=PromptStore(db),
-        context=ContextService(db, registries.contexts),
+        backends=build_backends(settings, registry or build_agent_registry(), http_client),
+        prompts=prompts or PromptStore(db),
+        context=ContextService(db),
         invocations=invocations,
         db=db,
     )
@@ -282,17 +254,20 @@ async def build_container(
         from trainer.jobs.bus import EventBridgePublisher
 
         publisher = EventBridgePublisher(settings)
-    from trainer.chat.turn import AgentLoop
+    from trainer.agents.prompts import PromptStore
+    from trainer.chat.turn import ChatRunner
     from trainer.observability import default_turn_hooks
 
     if budget is None:
         budget = _daily_budget(settings, store)
-    agents = agent_run_deps(settings, db)
+    prompts = PromptStore(db)
+    agents = agent_run_deps(settings, db, prompts=prompts)
     programs = program_deps(settings, db, agents, publisher)
-    deps = agent_deps(
+    deps = chat_deps(
         settings,
         store,
         db,
+        prompts=prompts,
         publisher=publisher,
         agent_model=agent_model,
         selector=selector,
@@ -304,7 +279,7 @@ async def build_container(
     return Container(
         settings=settings,
         store=store,
-        agent=AgentLoop(deps),
+        agent=ChatRunner(deps),
         db=db,
         publisher=publisher,
         agents=agents,
@@ -313,11 +288,12 @@ async def build_container(
     )
 
 
-def agent_deps(
+def chat_deps(
     settings: Settings,
     store: SessionStore,
     db: Database | None,
     *,
+    prompts: PromptStore | None = None,
     publisher: EventPublisher | None = None,
     agent_model: AgentModel | None = None,
     selector: KnowledgeSelector | None = None,
@@ -325,11 +301,15 @@ def agent_deps(
     hooks: Sequence[TurnHooks] = (),
     budget: DailyBudget | None = None,
     programs: ProgramDeps | None = None,
-) -> AgentDeps:
-    """The agent's typed dependencies: tools, models, data sources, coaching, programs, hooks, budget."""
-    from trainer.agents.tools import ToolRegistry
+) -> ChatDeps:
+    """The chat turn's typed dependencies: the chat agent (its iteration cap from the settings), its
+    prompts, models, data sources, coaching, programs, hooks, budget."""
+    from dataclasses import replace
+
+    from trainer.agents.prompts import PromptStore
+    from trainer.chat.agent import CHAT
     from trainer.chat.hooks import CompositeHooks
-    from trainer.chat.turn import AgentDeps
+    from trainer.chat.turn import ChatDeps
 
     if selector is None:
         selector = build_selector(settings)
@@ -348,12 +328,18 @@ def agent_deps(
         if planner is None and settings.model_mode == "offline":
             raise ValueError("the offline model composes workouts from the domain database: set DATABASE_URL")
         models = ModelsById(settings, planner)
-    return AgentDeps(
+    agent = (
+        CHAT
+        if CHAT.max_steps == settings.max_iterations
+        else replace(CHAT, max_steps=settings.max_iterations)
+    )
+    return ChatDeps(
+        agent=agent,
+        prompts=prompts or PromptStore(db),
         budget=budget,
         store=store,
         models=models,
         selector=selector,
-        registry=ToolRegistry(collect_tools()),
         user_data=_user_data_builder(db),
         sources=_source_fetcher_factory(db),
         settings=settings,

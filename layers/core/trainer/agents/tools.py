@@ -1,19 +1,22 @@
-"""The tool registry (seed 002 §6.1-§6.2): Anthropic tool definitions, argument validation,
-execution that never raises into the loop, XML-wrapped observations, and the explicit next step
-(openai-agents' `NextStepRunAgain` / `NextStepFinalOutput`) each call leads to."""
+"""The one tool executor (seed 002 §6.1-§6.2), for the chat agent and the registry agents alike: a set of
+tools (`trainer.tools.base.Tool`) with their Anthropic definitions, argument validation, execution that
+never raises into the step engine, and XML-wrapped observations."""
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
-from dataclasses import dataclass
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from trainer.domain.text import escape_text
+from trainer.providers.ports import ToolCall, ToolSpec
 from trainer.tools.base import (
+    DEFAULT_PRIORITY,
     AnyTool,
     DeliveredArtifact,
     EndsTurn,
@@ -36,26 +39,16 @@ def canonical_json(value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class RunAgain:
-    """The loop calls the model again."""
-
-
-@dataclass(frozen=True)
-class EndTurn:
-    """The turn is over: the agent went idle, or it asked the user and waits for the answer."""
-
-    reason: EndsTurn
-
-
-NextStep = RunAgain | EndTurn
-
-
-@dataclass(frozen=True)
 class ToolOutcome:
+    """One executed call. `body` is the observation as the tool wrote it, `formatted` the same wrapped
+    in its `<tool_result>` tag (escaped); `ends_turn` is set when a successful call ends the turn."""
+
     tool: str
     result: ToolResult | ToolFailure
+    body: str
     formatted: str
-    next_step: NextStep
+    ends_turn: EndsTurn | None = None
+    duration_ms: int = 0
 
     @property
     def success(self) -> bool:
@@ -91,7 +84,9 @@ def _strip_titles(node: Any, *, in_properties: bool = False) -> Any:
     return node
 
 
-class ToolRegistry:
+class ToolSet:
+    """The tools an agent may call, by name, and their executor."""
+
     def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
         self._tools: dict[str, AnyTool] = {}
         self._definitions: list[dict[str, Any]] | None = None
@@ -114,6 +109,9 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
+    def __len__(self) -> int:
+        return len(self._tools)
+
     def definitions(self) -> list[dict[str, Any]]:
         """Anthropic tool definitions in registration order; cache breakpoint 1 on the last one.
         Built once and shared (byte-identical in every request): callers must not mutate them."""
@@ -127,6 +125,15 @@ class ToolRegistry:
                 defs[-1]["cache_control"] = dict(EPHEMERAL)
             self._definitions = json.loads(canonical_json(defs))
         return list(self._definitions)
+
+    def specs(self) -> list[ToolSpec]:
+        """The tools as a registry agent's request lists them (the adapter writes the provider's shape)."""
+        specs: list[ToolSpec] = []
+        for tool in self._tools.values():
+            schema = tool.input_schema()
+            schema.setdefault("type", "object")
+            specs.append(ToolSpec(tool.name, tool.description, schema))
+        return specs
 
     def status_for(self, name: str) -> StatusMessage | None:
         tool = self._tools.get(name)
@@ -143,7 +150,23 @@ class ToolRegistry:
             logger.debug("stored result of %s does not fit its model", name)
             return None
 
+    def order(self, calls: Sequence[ToolCall]) -> list[ToolCall]:
+        """The calls in execution order: by the tools' priority, then in the order the model wrote them."""
+
+        def priority(call: ToolCall) -> int:
+            tool = self._tools.get(call.name)
+            return tool.priority if tool is not None else DEFAULT_PRIORITY
+
+        return sorted(calls, key=priority)
+
     async def execute(self, name: str, raw_args: Any, ctx: ToolContext) -> ToolOutcome:
+        """Runs one call; every failure (unknown tool, invalid arguments, ToolError, a crash) becomes a
+        failed outcome the model reads, never an exception."""
+        started = time.perf_counter()
+        outcome = await self._execute(name, raw_args, ctx)
+        return replace(outcome, duration_ms=int((time.perf_counter() - started) * 1000))
+
+    async def _execute(self, name: str, raw_args: Any, ctx: ToolContext) -> ToolOutcome:
         tool = self._tools.get(name)
         if tool is None:
             return self._failure(name, f"Unknown tool: {name}")
@@ -159,11 +182,10 @@ class ToolRegistry:
         except Exception as exc:
             logger.exception("tool %s failed", name)
             return self._failure(name, f"internal error in {name}: {type(exc).__name__}")
-        next_step: NextStep = EndTurn(tool.ends_turn) if tool.ends_turn else RunAgain()
-        return ToolOutcome(name, result, wrap_observation(name, body, success=True), next_step)
+        return ToolOutcome(name, result, body, wrap_observation(name, body, success=True), tool.ends_turn)
 
     @staticmethod
     def _failure(name: str, message: str) -> ToolOutcome:
         return ToolOutcome(
-            name, ToolFailure(error=message), wrap_observation(name, message, success=False), RunAgain()
+            name, ToolFailure(error=message), message, wrap_observation(name, message, success=False)
         )

@@ -17,9 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from trainer.agents.tools import EPHEMERAL, ToolRegistry, canonical_json, wrap_observation
+from trainer.agents.tools import EPHEMERAL, ToolSet, canonical_json, wrap_observation
 from trainer.chat.checkpoint import render_checkpoint
-from trainer.chat.prompts import SYSTEM_PROMPT
 from trainer.domain.text import escape_text, one_line
 from trainer.providers.ports import ModelRequest
 from trainer.store.models import CONTEXT_EVENT_TYPES, Event, EventType, Session
@@ -27,6 +26,7 @@ from trainer.store.models import CONTEXT_EVENT_TYPES, Event, EventType, Session
 INTERRUPTED_RESULT = "no result was recorded for this call (interrupted); check the state before retrying"
 SESSION_RESUMED = "<session_resumed/>"
 MEMO_SIZE = 4096
+DEFAULT_MAX_TOKENS = 8192
 
 
 def render_knowledge(data: dict[str, Any]) -> str:
@@ -83,7 +83,7 @@ class _Converted:
 _SKIP = _Converted("skip")
 
 
-def convert_event(event: Event, registry: ToolRegistry | None = None) -> _Converted:
+def convert_event(event: Event, tools: ToolSet | None = None) -> _Converted:
     data = event.data
     match event.event_type:
         case EventType.USER_MESSAGE:
@@ -103,7 +103,7 @@ def convert_event(event: Event, registry: ToolRegistry | None = None) -> _Conver
             result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": content}
             if not data.get("success", True):
                 result["is_error"] = True
-            typed = registry.parse_result(name, data.get("result")) if registry is not None else None
+            typed = tools.parse_result(name, data.get("result")) if tools is not None else None
             return _Converted("tool_result", result, call_id, name, len(content), typed)
         case EventType.KNOWLEDGE:
             return _text(render_knowledge(data))
@@ -196,14 +196,11 @@ def events_to_messages(events: Iterable[Event]) -> list[dict[str, Any]]:
 
 
 class ContextBuilder:
-    """Builds requests; remembers each event's conversion (events are immutable), so a turn's
-    iterations only convert what is new."""
+    """Builds the chat agent's requests from its tools, its prompt and the session's events; remembers
+    each event's conversion (events are immutable), so a turn's iterations only convert what is new."""
 
-    def __init__(
-        self, registry: ToolRegistry, system_prompt: str = SYSTEM_PROMPT, *, memo_size: int = MEMO_SIZE
-    ) -> None:
-        self.registry = registry
-        self.system_prompt = system_prompt
+    def __init__(self, tools: ToolSet, *, memo_size: int = MEMO_SIZE) -> None:
+        self.tools = tools
         self._memo: OrderedDict[tuple[str, int], _Converted] = OrderedDict()
         self._memo_size = memo_size
         self._tools_chars: int | None = None
@@ -212,7 +209,7 @@ class ContextBuilder:
         key = (event.session_id, event.sequence_number)
         item = self._memo.get(key)
         if item is None:
-            item = convert_event(event, self.registry)
+            item = convert_event(event, self.tools)
             self._memo[key] = item
             if len(self._memo) > self._memo_size:
                 self._memo.popitem(last=False)
@@ -227,9 +224,19 @@ class ContextBuilder:
         user_data_xml: str,
         model: str,
         *,
+        system_prompt: str,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         today: date | None = None,
     ) -> ModelRequest:
-        return self.build_with_estimate(session, events, user_data_xml, model, today=today)[0]
+        return self.build_with_estimate(
+            session,
+            events,
+            user_data_xml,
+            model,
+            system_prompt=system_prompt,
+            max_tokens=max_tokens,
+            today=today,
+        )[0]
 
     def build_with_estimate(
         self,
@@ -238,6 +245,8 @@ class ContextBuilder:
         user_data_xml: str,
         model: str,
         *,
+        system_prompt: str,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         today: date | None = None,
     ) -> tuple[ModelRequest, int]:
         """The request and its estimated size in tokens (chars/4). `events` are the session's
@@ -256,18 +265,19 @@ class ContextBuilder:
         last[-1] = {**last[-1], "cache_control": dict(EPHEMERAL)}
         user_block = user_data_xml if today is None else f"{current_date_line(today)}\n{user_data_xml}"
         system = [
-            {"type": "text", "text": self.system_prompt, "cache_control": dict(EPHEMERAL)},
+            {"type": "text", "text": system_prompt, "cache_control": dict(EPHEMERAL)},
             {"type": "text", "text": user_block, "cache_control": dict(EPHEMERAL)},
         ]
-        tools = self.registry.definitions()
+        tools = self.tools.definitions()
         if self._tools_chars is None:
             self._tools_chars = len(canonical_json(tools))
-        chars += self._tools_chars + len(self.system_prompt) + len(user_block)
+        chars += self._tools_chars + len(system_prompt) + len(user_block)
         request = ModelRequest(
             model=model,
             system=system,
             tools=tools,
             messages=messages,
+            max_tokens=max_tokens,
             user_id=session.user_id,
             session_id=session.id,
             shared_system_blocks=1,

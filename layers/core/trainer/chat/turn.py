@@ -1,9 +1,12 @@
-"""One agent turn (seed 002 §3, ARCHITECTURE §1, §5, §6).
+"""One chat turn (seed 002 §3, ARCHITECTURE §1, §5, §6): the chat agent's definition
+(trainer.chat.agent.CHAT) run on the step engine (trainer.agents.steps) with an event-backed
+conversation.
 
 get/create session -> lease -> (synchronous checkpoint if over the hard limit) -> user message ->
-client workout as knowledge -> { initializer | read events ONCE | user data } -> loop { build
-context, call model with forced single tool use, execute the tool, append tool_call + tool_result,
-take the tool's next step } -> completed -> TurnCompleted -> done.
+client workout as knowledge -> { initializer | read events ONCE | user data | the agent's prompt } ->
+steps { build context from the events, call the model (one tool per step), execute the tool through
+the one executor, append tool_call + tool_result, stream frames, take the explicit next step } ->
+completed -> TurnCompleted -> done.
 
 Events of the turn are kept in memory. Writes go through the turn's `TurnStore`: committed in one
 atomic batch per step (the user message; the knowledge; each iteration; the end, which releases the
@@ -14,16 +17,18 @@ waits for them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from trainer.agents.tools import EndTurn, ToolOutcome, ToolRegistry
+from trainer.agents.definitions import AgentDefinition
+from trainer.agents.prompts import PromptStore
+from trainer.agents.steps import EndTurn, FinalOutput, ModelTurn, run_steps
+from trainer.agents.tools import ToolOutcome
 from trainer.chat import checkpoint as checkpoints
 from trainer.chat import session_state
 from trainer.chat.budget import DailyBudget
@@ -31,13 +36,26 @@ from trainer.chat.context import ContextBuilder
 from trainer.chat.errors import log_error
 from trainer.chat.hooks import TurnHooks
 from trainer.chat.initializer import CURRENT_WORKOUT_SOURCE, format_current_workout, initialize_context
+from trainer.chat.lease import LeaseKeeper
 from trainer.chat.ports import EventPublisher, ModelProvider, SourceFetcher, UserDataLoader
+from trainer.chat.results import (
+    TURN_BROKE,
+    Action,
+    ClientResponse,
+    StopReason,
+    TurnFailed,
+    TurnResult,
+    request_summary,
+    token_usage,
+    tool_result_frame,
+    trim_raw,
+    user_message_for,
+)
 from trainer.chat.turn_completed import TurnCompleted, TurnUsage
 from trainer.chat.turn_store import LeaseLost, TurnStore
 from trainer.frames import (
     Frame,
     FrameSink,
-    ToolResultFrame,
     done_frame,
     error_frame,
     message_delta_frame,
@@ -49,8 +67,8 @@ from trainer.providers.ports import (
     AgentModel,
     KnowledgeSelector,
     ModelError,
-    ModelRequest,
     ModelResponse,
+    ToolCall,
     Usage,
 )
 from trainer.settings import Settings
@@ -72,15 +90,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-StopReason = Literal["done", "awaiting_user", "max_iterations", "no_tool_call", "error"]
+__all__ = ["ChatDeps", "ChatRunner", "StopReason", "TurnFailed", "TurnResult"]
+
 ESTIMATE_KEY = "context_tokens_estimate"
 ESTIMATE_START_KEY = "context_estimate_start"
 READ_PAGE_SIZE = 500
 TURN_HOLDER_PREFIX = "turn-"
-RAW_TEXT_LIMIT = 500
 USER_DATA_FALLBACK = "<user_data>\n(unavailable)\n</user_data>"
-MODEL_UNAVAILABLE = "The trainer is unavailable right now. Please try again in a moment."
-TURN_BROKE = "Something went wrong while preparing a reply. Please try again."
 
 
 def _utcnow() -> datetime:
@@ -88,7 +104,7 @@ def _utcnow() -> datetime:
 
 
 def model_cost_cents(model_id: str, usage: Usage) -> float:
-    """The registry's price for a call; 0 for a model without a price (logged)."""
+    """The catalogue's price for a call; 0 for a model without a price (logged)."""
     from trainer.providers.models import cost_cents
 
     try:
@@ -99,13 +115,15 @@ def model_cost_cents(model_id: str, usage: Usage) -> float:
 
 
 @dataclass
-class AgentDeps:
+class ChatDeps:
     """Everything a turn works with, built once by the container (trainer.container)."""
 
+    agent: AgentDefinition
+    """The chat agent: prompt, tools, model role, iteration cap, retry policy (trainer.chat.agent.CHAT)."""
+    prompts: PromptStore
     store: SessionStore
     models: ModelProvider
     selector: KnowledgeSelector
-    registry: ToolRegistry
     user_data: UserDataLoader
     sources: Callable[[str], SourceFetcher]
     """The source fetcher for a user id."""
@@ -121,176 +139,12 @@ class AgentDeps:
     cost: Callable[[str, Usage], float] = model_cost_cents
 
 
-class LeaseKeeper:
-    """Keeps a turn's lease while it runs. Every commit of the turn extends the lease; when none has
-    for a third of its length (a long model call), the keeper renews it, never past the function's
-    deadline (so no lease outlives the function). If another holder took the session over (this
-    turn's process was presumed dead), the turn store is marked lost and the turn writes nothing more."""
+class ChatRunner:
+    """Runs chat turns; what the HTTP layer calls (trainer.container.TurnRunner)."""
 
-    def __init__(self, store: TurnStore, ttl: int, deadline: float) -> None:
-        self.store = store
-        self.ttl = ttl
-        self.deadline = deadline
-        self.renewals = 0
-        self._task: asyncio.Task[None] | None = None
-
-    def ttl_now(self) -> int:
-        """The lease length to ask for now: the setting, cut at the function's deadline."""
-        return max(1, min(self.ttl, int(self.deadline - time.monotonic())))
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._renew_until_stopped(), name=f"lease-{self.store.session_id}")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    async def _renew_until_stopped(self) -> None:
-        store = self.store
-        while True:
-            wait = self.ttl / 3 - (time.monotonic() - store.extended_at)
-            if wait > 0:
-                await asyncio.sleep(wait)
-                continue
-            if self.deadline - time.monotonic() <= 1:
-                return
-            try:
-                await store.renew_lease(store.session_id, store.holder, self.ttl_now())
-                self.renewals += 1
-            except LeaseHeld:
-                logger.error("lease on session %s was taken over; the turn stops", store.session_id)
-                store.mark_lost()
-                return
-            except Exception:
-                logger.warning("lease renewal failed for session %s", store.session_id, exc_info=True)
-                await asyncio.sleep(1)
-
-
-class TurnFailed(RuntimeError):
-    """The model failed (after the one retry); the turn was logged, the session marked `error`."""
-
-    def __init__(self, message: str, *, session_id: str) -> None:
-        super().__init__(message)
-        self.session_id = session_id
-
-
-@dataclass
-class Action:
-    """One tool call of the turn with its outcome."""
-
-    tool: str
-    args: dict[str, Any]
-    outcome: ToolOutcome
-
-    def as_json(self) -> dict[str, Any]:
-        return {"tool": self.tool, "args": self.args, "result": self.outcome.result_json()}
-
-
-@dataclass
-class ClientResponse:
-    """Seed 002 §10.2 ClientResponse."""
-
-    messages: list[str]
-    exercises: list[dict[str, Any]] | None = None
-    question: dict[str, Any] | None = None
-    timers: list[dict[str, Any]] | None = None
-    """The timers the turn built or delivered (seed 000 §4.6 timer objects)."""
-
-
-@dataclass
-class TurnResult:
-    session_id: str
-    actions: list[Action]
-    iterations: int
-    status: Literal["completed", "error"]
-    response: ClientResponse
-    stop_reason: StopReason
-    turn_id: str = ""
-    model: str = ""
-    usage: dict[str, int] = field(default_factory=dict)
-    cost_cents: float = 0.0
-    duration_ms: int = 0
-    model_errors: int = 0
-    model_ms: int = 0
-    """Time spent waiting for models (the initializer's and the agent's calls)."""
-    dynamodb_requests: int = 0
-    sql_queries: int = 0
-
-    @property
-    def tool_calls(self) -> list[tuple[str, bool]]:
-        return [(a.tool, a.outcome.success) for a in self.actions]
-
-
-def trim_raw(raw: dict[str, Any]) -> dict[str, Any]:
-    """The provider response without tool inputs (they are in the tool_call event) and long text."""
-    out: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key == "content" and isinstance(value, list):
-            blocks = []
-            for block in value:
-                if not isinstance(block, dict):
-                    continue
-                kept = {k: block[k] for k in ("type", "id", "name") if k in block}
-                if isinstance(block.get("text"), str):
-                    kept["text"] = block["text"][:RAW_TEXT_LIMIT]
-                blocks.append(kept)
-            out[key] = blocks
-        elif isinstance(value, str):
-            out[key] = value[:RAW_TEXT_LIMIT]
-        elif _is_small(value):
-            out[key] = value
-    return out
-
-
-def _is_small(value: Any) -> bool:
-    if isinstance(value, (int, float, bool)) or value is None:
-        return True
-    return isinstance(value, dict) and len(str(value)) <= 2000
-
-
-def token_usage(usage: Usage) -> dict[str, int]:
-    """Seed 002 §7.3 TokenUsage: prompt excludes cache reads and writes (Anthropic convention)."""
-    return {
-        "prompt": usage.input_tokens,
-        "completion": usage.output_tokens,
-        "cached": usage.cache_read_input_tokens,
-        "cache_write": usage.cache_creation_input_tokens,
-        "total": usage.total_tokens,
-    }
-
-
-def request_summary(request: ModelRequest) -> str:
-    """A short description of the prompt for the llm_request event (not the prompt itself)."""
-    last = request.messages[-1]["content"][-1] if request.messages else {}
-    kind = last.get("type", "?")
-    counts = (
-        f"{len(request.system)} system blocks, {len(request.tools)} tools, {len(request.messages)} messages"
-    )
-    return f"{counts}; last: {kind}"
-
-
-def tool_result_frame(outcome: ToolOutcome) -> ToolResultFrame:
-    delivered = outcome.delivered_artifact()
-    return ToolResultFrame(
-        type=outcome.tool,
-        data=outcome.result_json(),
-        formatted=outcome.formatted,
-        status="done" if outcome.success else "failed",
-        artifact=delivered.artifact if delivered else None,
-        artifact_id=delivered.artifact_id if delivered else None,
-    )
-
-
-def user_message_for(exc: BaseException) -> str:
-    return MODEL_UNAVAILABLE if isinstance(exc, ModelError) else TURN_BROKE
-
-
-class AgentLoop:
-    def __init__(self, deps: AgentDeps) -> None:
+    def __init__(self, deps: ChatDeps) -> None:
         self.deps = deps
-        self.context_builder = deps.context_builder or ContextBuilder(deps.registry)
+        self.context_builder = deps.context_builder or ContextBuilder(deps.agent.toolset)
 
     async def run_turn(
         self,
@@ -377,15 +231,23 @@ class AgentLoop:
 
 
 class _Turn:
-    """State of one turn: the in-memory event list, usage totals and the actions taken."""
+    """One turn: the chat agent's event-backed conversation for the step engine (context from the
+    session's events, every step recorded as events and streamed as frames) and its hooks around each
+    tool call. Keeps the in-memory event list, usage totals and the actions taken."""
 
     def __init__(
-        self, loop: AgentLoop, store: TurnStore, model_id: str, sink: FrameSink | None, counts: RequestCounts
+        self,
+        runner: ChatRunner,
+        store: TurnStore,
+        model_id: str,
+        sink: FrameSink | None,
+        counts: RequestCounts,
     ) -> None:
-        self.loop = loop
+        self.runner = runner
         self.counts = counts
         self.model_ms = 0
-        self.deps = loop.deps
+        self.deps = runner.deps
+        self.agent = runner.deps.agent
         self.store = store
         self.model_id = model_id
         self.sink = sink
@@ -405,6 +267,10 @@ class _Turn:
         self.context_estimate = 0
         self.model_errors = 0
         self.message = ""
+        self.user_data_xml = USER_DATA_FALLBACK
+        self.system_prompt = ""
+        self.today: date | None = None
+        self.model: AgentModel | None = None
 
     @property
     def session(self) -> Session:
@@ -474,37 +340,97 @@ class _Turn:
         if current_workout:
             await self._inject_current_workout(current_workout)
         self.store.flush_soon()
-        history, user_data_xml = await self._prepare(message)
+        history = await self._prepare(message)
         self.events = [*history, *self.events]
         self.store.flush_soon()
-        today = deps.clock().date()
+        self.today = deps.clock().date()
+        self.model = deps.models.model_for(self.model_id)
 
-        iterations = 0
-        stop: StopReason = "max_iterations"
-        model = deps.models.model_for(self.model_id)
-        while iterations < deps.settings.max_iterations:
-            self.store.raise_if_failed()
-            iterations += 1
-            response = await self._complete(model, user_data_xml, today, iterations)
-            call = response.tool_call
-            if call is None:
-                await self._log_error("No tool call in response", "agent_loop")
-                stop = "no_tool_call"
-                break
-            outcome = await self._run_tool(call.id, call.name, call.arguments)
-            if isinstance(outcome.next_step, EndTurn):
-                stop = outcome.next_step.reason
-                break
-        else:
-            await self._log_error(f"max iterations reached ({deps.settings.max_iterations})", "agent_loop")
+        result = await run_steps(self, self.agent.toolset, max_steps=self.agent.max_steps, hooks=self)
+        stop: StopReason
+        match result.next_step:
+            case EndTurn(reason=reason):
+                stop = reason
+            case _:
+                stop = "max_iterations"
+                await self._log_error(f"max iterations reached ({self.agent.max_steps})", "agent_loop")
 
         response_body = await self._client_response()
         await self.store.settle()
         await self._finish("completed")
         await self.emit(done_frame(self.session.id))
-        result = self._result("completed", iterations, response_body, stop)
-        await self.hook("on_turn_end", self.session, result)
-        return result
+        outcome = self._result("completed", result.steps, response_body, stop)
+        await self.hook("on_turn_end", self.session, outcome)
+        return outcome
+
+    # --- the conversation the step engine runs (trainer.agents.steps.Conversation) ---
+
+    async def ask(self, step: int) -> ModelTurn[ModelResponse]:
+        self.store.raise_if_failed()
+        response = await self._complete(step)
+        return ModelTurn(response, (response.tool_call,) if response.tool_call is not None else ())
+
+    async def answered(self, turn: ModelTurn[ModelResponse]) -> EndTurn | FinalOutput[Any]:
+        await self._log_error("No tool call in response", "agent_loop")
+        return EndTurn("no_tool_call")
+
+    def tool_context(self) -> ToolContext:
+        deps = self.deps
+        return ToolContext(
+            user_id=self.session.user_id,
+            session_id=self.session.id,
+            store=self.store,
+            db=deps.db,
+            emit=self.emit,
+            now=deps.clock,
+            user_message=self.message,
+            coach=deps.coach,
+            programs=deps.programs,
+        )
+
+    async def tools_ran(
+        self, turn: ModelTurn[ModelResponse], results: Sequence[tuple[ToolCall, ToolOutcome]]
+    ) -> None:
+        """Each call was recorded as it ran (on_tool_end)."""
+
+    # --- its hooks around each tool call (trainer.agents.steps.StepHooks) ---
+
+    async def on_tool_start(self, ctx: ToolContext, call: ToolCall) -> None:
+        await self._append(
+            EventType.TOOL_CALL, {"tool_name": call.name, "arguments": call.arguments, "call_id": call.id}
+        )
+        await self.hook("on_tool_start", self.session, call.id, call.name, call.arguments)
+        status = self.agent.toolset.status_for(call.name)
+        if status is not None:
+            await self.emit(status_frame(call.name, status.start, "start"))
+        await self.emit(tool_start_frame(call.name, call.arguments))
+
+    async def on_tool_end(self, ctx: ToolContext, call: ToolCall, outcome: ToolOutcome) -> None:
+        for event in ctx.appended:
+            self._remember(event)
+        await self._append(
+            EventType.TOOL_RESULT,
+            {
+                "tool_name": call.name,
+                "result": outcome.result_json(),
+                "success": outcome.success,
+                "call_id": call.id,
+                "formatted": outcome.formatted,
+            },
+            duration_ms=outcome.duration_ms,
+        )
+        self.store.flush_soon()
+        await self.emit(tool_result_frame(outcome))
+        status = self.agent.toolset.status_for(call.name)
+        if status is not None:
+            if outcome.success:
+                await self.emit(status_frame(call.name, status.done, "done"))
+            else:
+                await self.emit(status_frame(call.name, "Something went wrong", "error"))
+        self.actions.append(Action(call.name, call.arguments, outcome))
+        await self.hook("on_tool_end", self.session, call.id, outcome)
+
+    # ---
 
     def _result(
         self,
@@ -553,14 +479,17 @@ class _Turn:
         for event in outcome.events:
             self._remember(event)
 
-    async def _prepare(self, message: str) -> tuple[list[Event], str]:
-        """The initializer, the history read and the user data at once (none needs another):
-        the context events before this turn and the user data block."""
+    async def _prepare(self, message: str) -> list[Event]:
+        """The initializer, the history read, the user data and the agent's prompt at once (none needs
+        another): the context events before this turn."""
         async with asyncio.TaskGroup() as group:
             history = group.create_task(self._read_history(self.session.last_seq))
             user_data = group.create_task(self._user_data())
+            prompt = group.create_task(self.deps.prompts.get(self.agent.prompt_id))
             group.create_task(self._initialize(message))
-        return history.result(), user_data.result()
+        self.user_data_xml = user_data.result()
+        self.system_prompt = prompt.result().body
+        return history.result()
 
     async def _read_history(self, through: int) -> list[Event]:
         """The one read of the turn: the context events from context_start_sequence through the
@@ -585,11 +514,17 @@ class _Turn:
             await self._log_error(exc, "user_data")
             return USER_DATA_FALLBACK
 
-    async def _complete(
-        self, model: AgentModel, user_data_xml: str, today: date, iteration: int
-    ) -> ModelResponse:
-        request, self.context_estimate = self.loop.context_builder.build_with_estimate(
-            self.session, self.events, user_data_xml, self.model_id, today=today
+    async def _complete(self, iteration: int) -> ModelResponse:
+        model = self.model
+        assert model is not None, "run() picks the model before the first step"
+        request, self.context_estimate = self.runner.context_builder.build_with_estimate(
+            self.session,
+            self.events,
+            self.user_data_xml,
+            self.model_id,
+            system_prompt=self.system_prompt,
+            max_tokens=self.agent.max_tokens,
+            today=self.today,
         )
         await self.hook("on_llm_start", self.session, request)
         await self._append(
@@ -605,16 +540,21 @@ class _Turn:
         async def on_delta(tool: str, text: str) -> None:
             await self.emit(message_delta_frame(tool, text))
 
+        retry = self.agent.retry
         started = time.perf_counter()
         try:
-            try:
-                response = await model.complete(request, on_delta)
-            except ModelError as exc:
-                if not exc.retryable:
-                    raise
-                self.model_errors += 1
-                logger.warning("model stream broke off, retrying once: %s", exc)
-                response = await model.complete(request, on_delta)
+            retries = 0
+            while True:
+                try:
+                    response = await model.complete(request, on_delta)
+                    break
+                except ModelError as exc:
+                    retryable = exc.retryable and "model_error" in retry.retry_on
+                    if not retryable or retries >= retry.max_retries:
+                        raise
+                    retries += 1
+                    self.model_errors += 1
+                    logger.warning("model stream broke off, retrying: %s", exc)
         except Exception as exc:
             self.model_errors += 1
             await self.fail(exc)
@@ -648,55 +588,6 @@ class _Turn:
         )
         await self.hook("on_llm_end", self.session, response, cost)
         return response
-
-    async def _run_tool(self, call_id: str, name: str, arguments: dict[str, Any]) -> ToolOutcome:
-        deps = self.deps
-        await self._append(
-            EventType.TOOL_CALL, {"tool_name": name, "arguments": arguments, "call_id": call_id}
-        )
-        await self.hook("on_tool_start", self.session, call_id, name, arguments)
-        status = deps.registry.status_for(name)
-        if status is not None:
-            await self.emit(status_frame(name, status.start, "start"))
-        await self.emit(tool_start_frame(name, arguments))
-
-        ctx = ToolContext(
-            user_id=self.session.user_id,
-            session_id=self.session.id,
-            store=self.store,
-            db=deps.db,
-            emit=self.emit,
-            now=deps.clock,
-            user_message=self.message,
-            coach=deps.coach,
-            programs=deps.programs,
-        )
-        started = time.perf_counter()
-        outcome = await deps.registry.execute(name, arguments, ctx)
-        duration_ms = int((time.perf_counter() - started) * 1000)
-        for event in ctx.appended:
-            self._remember(event)
-        await self._append(
-            EventType.TOOL_RESULT,
-            {
-                "tool_name": name,
-                "result": outcome.result_json(),
-                "success": outcome.success,
-                "call_id": call_id,
-                "formatted": outcome.formatted,
-            },
-            duration_ms=duration_ms,
-        )
-        self.store.flush_soon()
-        await self.emit(tool_result_frame(outcome))
-        if status is not None:
-            if outcome.success:
-                await self.emit(status_frame(name, status.done, "done"))
-            else:
-                await self.emit(status_frame(name, "Something went wrong", "error"))
-        self.actions.append(Action(name, arguments, outcome))
-        await self.hook("on_tool_end", self.session, call_id, outcome)
-        return outcome
 
     async def _client_response(self) -> ClientResponse:
         """Seed 002 §10.2 ClientResponse: what the successful results put in the reply, with the

@@ -26,7 +26,8 @@ from typing import Any, Self
 
 from pydantic import BaseModel
 
-from trainer.agents.registry import OfflineContext, Registries, ToolExchange
+from trainer.agents.definitions import OfflineContext, ToolExchange
+from trainer.agents.registry import AgentRegistry
 from trainer.agents.tools import ToolOutcome
 from trainer.agents.wire import CONTEXT_OPEN, FEEDBACK_PREFIX, INPUT_CLOSE, INPUT_OPEN, parse_input
 from trainer.chat.hooks import TurnHooks
@@ -316,7 +317,7 @@ class FakeLLMServer:
         policy_loop: asyncio.AbstractEventLoop | None = None,
         clock: Callable[[], float] = time.monotonic,
         journal: ResultJournal | None = None,
-        agents: Registries | None = None,
+        agents: AgentRegistry | None = None,
     ) -> None:
         self.policy: AgentModel = policy or OfflineAgentModel(DemoPlanner())
         self.agents = agents
@@ -437,18 +438,18 @@ class FakeLLMServer:
                 self.fail_next_structured_with_invalid = int(self.fail_next_structured_with_invalid) - 1
         return invalid
 
-    def registries(self) -> Registries:
+    def registry(self) -> AgentRegistry:
         with self._lock:
             if self.agents is None:
-                from trainer.container import build_registries
+                from trainer.container import build_agent_registry
 
-                self.agents = build_registries()
+                self.agents = build_agent_registry()
             return self.agents
 
     def structured_output(self, agent: str, call: _AgentCall) -> Any:
         """The agent's offline answer to the request (an output or a ToolRequest)."""
         context = OfflineContext(agent, call.context, call.tool_results, call.attempt)
-        coro = offline_output(self.registries(), agent, call.input, context)
+        coro = offline_output(self.registry(), agent, call.input, context)
         if self.policy_loop is not None:
             return asyncio.run_coroutine_threadsafe(coro, self.policy_loop).result(timeout=60)
         return asyncio.run(coro)

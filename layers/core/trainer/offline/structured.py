@@ -1,6 +1,7 @@
 """The registry agents' offline backend: each agent's own deterministic implementation (its definition's
-`offline`) behind the `StructuredModel` port, so every agent runs with no key. The loopback fake server
-(trainer.local.fake_llm) answers agent requests with the same functions."""
+`offline`, found by the agent's name in the registry) behind the `StructuredModel` port, so every agent
+runs with no key. The loopback fake server (trainer.local.fake_llm) answers agent requests with the same
+functions."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from trainer.agents.registry import OfflineContext, Registries, ToolExchange, ToolRequest
+from trainer.agents.definitions import OfflineContext, ToolExchange, ToolRequest
+from trainer.agents.registry import AgentRegistry
 from trainer.agents.wire import canonical, jsonable
 from trainer.providers.ports import (
     AgentReply,
@@ -35,13 +37,15 @@ def tool_exchanges(turns: Sequence[Turn]) -> tuple[ToolExchange, ...]:
     return tuple(found)
 
 
-async def offline_output(registries: Registries, agent: str, raw_input: Any, context: OfflineContext) -> Any:
+async def offline_output(registry: AgentRegistry, agent: str, raw_input: Any, context: OfflineContext) -> Any:
     """Runs the agent's offline implementation on its input (validated against the input schema)."""
-    definition = registries.agents.get(agent)
+    definition = registry.get(agent)
+    if definition.offline is None:
+        raise ModelError(f"agent {agent!r} has no offline implementation")
     value = raw_input
     if definition.input_schema is not None and not isinstance(raw_input, BaseModel):
-        value = registries.agents.schema(definition.input_schema).model_validate(raw_input)
-    return await registries.offline.get(agent)(value, context)
+        value = definition.input_schema.model_validate(raw_input)
+    return await definition.offline(value, context)
 
 
 def reply_from_output(output: Any, *, call_ids: itertools.count[int] | None = None) -> AgentReply:
@@ -63,8 +67,8 @@ class OfflineStructured:
 
     provider: Provider = "offline"
 
-    def __init__(self, registries: Registries) -> None:
-        self._registries = registries
+    def __init__(self, registry: AgentRegistry) -> None:
+        self._registry = registry
         self._ids = itertools.count(1)
 
     async def generate(self, request: AgentRequest) -> AgentReply:
@@ -75,7 +79,7 @@ class OfflineStructured:
             attempt=request.attempt,
         )
         try:
-            output = await offline_output(self._registries, request.agent, request.input, context)
+            output = await offline_output(self._registry, request.agent, request.input, context)
         except ValidationError as exc:
             raise ModelError(f"the offline implementation got an invalid input: {exc}") from exc
         return reply_from_output(output, call_ids=self._ids)
