@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from trainer.chat.ports import EventPublisher
-from trainer.jobs.bus import SOURCE, EventBridgePublisher, PublishError
+from trainer.store.bus import SOURCE, EventBridgePublisher, PublishError
 from trainer.local.bus import InProcessBus
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from trainer.agents import AgentRegistry, AgentRunDeps, OfflineContext
 from trainer.container import agent_run_deps, build_agent_registry
 from trainer.domain.equipment import missing_equipment
-from trainer.jobs.bus import EventBridgePublisher
+from trainer.store.bus import EventBridgePublisher
 from trainer.jobs.programs import ProgramJobDeps, handle_plan_requested, handle_week_due
 from trainer.local.bus import InProcessBus
 from trainer.local.seed import seed_demo_user

@@ -103,7 +103,7 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.store.db",
     "trainer.store.metrics",
     "trainer.store.repositories.profiles",
-    "trainer.jobs.bus",
+    "trainer.store.bus",
     "trainer.chat.turn",
     "trainer.chat.agent",
     "trainer.chat.hooks",
@@ -251,7 +251,7 @@ async def build_container(
         await db.open()
         closers.append(db.close)
     if publisher is None:
-        from trainer.jobs.bus import EventBridgePublisher
+        from trainer.store.bus import EventBridgePublisher
 
         publisher = EventBridgePublisher(settings)
     from trainer.agents.prompts import PromptStore

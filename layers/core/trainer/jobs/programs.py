@@ -128,7 +128,7 @@ class LambdaRuntime:
     async def _programs(self) -> ProgramDeps:
         if self._deps is None:
             from trainer.container import agent_run_deps
-            from trainer.jobs.bus import EventBridgePublisher
+            from trainer.store.bus import EventBridgePublisher
             from trainer.runtime_secrets import resolve_runtime_secrets
             from trainer.store.db import Database
 
