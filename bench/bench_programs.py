@@ -26,7 +26,6 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from trainer.agents.wire import AGENT_HEADER
 from trainer.container import agent_run_deps, build_agent_registry
 from trainer.local.fake_llm import FakeLLMServer, prompt_segments
 from trainer.local.seed import seed_demo_user
@@ -34,6 +33,7 @@ from trainer.programs.models import PlanRequest
 from trainer.programs.pipeline import ProgramDeps, build_week, request_plan, run_daily, run_hourly
 from trainer.programs.schedule import morning_window
 from trainer.providers.models import MODELS
+from trainer.providers.ports import AGENT_HEADER
 from trainer.settings import Settings
 from trainer.store.db import Database
 
