@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from trainer.agents.backends import OFFLINE_MODEL
 from trainer.agents.definitions import OfflineContext, ToolExchange, ToolRequest
 from trainer.agents.registry import AgentRegistry
 from trainer.agents.wire import canonical, jsonable
@@ -24,8 +25,6 @@ from trainer.providers.ports import (
     Turn,
     Usage,
 )
-
-OFFLINE_MODEL = "offline"
 
 
 def tool_exchanges(turns: Sequence[Turn]) -> tuple[ToolExchange, ...]:
