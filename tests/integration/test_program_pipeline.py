@@ -23,7 +23,6 @@ from pydantic import BaseModel
 from trainer.agents import AgentRegistry, AgentRunDeps, OfflineContext
 from trainer.container import agent_run_deps, build_agent_registry
 from trainer.domain.equipment import missing_equipment
-from trainer.store.bus import EventBridgePublisher
 from trainer.jobs.programs import ProgramJobDeps, handle_plan_requested, handle_week_due
 from trainer.local.bus import InProcessBus
 from trainer.local.seed import seed_demo_user
@@ -48,6 +47,7 @@ from trainer.programs.pipeline import (
     workout_for,
 )
 from trainer.settings import Settings
+from trainer.store.bus import EventBridgePublisher
 from trainer.store.db import Database
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.repositories import locations, programs
