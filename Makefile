@@ -25,7 +25,7 @@ help:
 	@echo "make capacity - measure real turns and regenerate docs/capacity.md"
 	@echo "make screenshots - rerun the console browser tests and rewrite docs/screenshots"
 	@echo "make eval   - the conversation scenarios against the live APIs, K=3 runs each (a dry run on the fake server without keys)"
-	@echo "make build  - sam build;  make deploy STAGE=dev|prod - sam deploy"
+	@echo "make build  - sam build, then the layer's and functions' sizes (no development code in the layer);  make deploy STAGE=dev|prod - sam deploy"
 
 $(STAMP): pyproject.toml
 	@if [ -z "$(PYTHON312)" ]; then \

@@ -34,5 +34,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "layers" / "core"))
+    root = Path(__file__).resolve().parent.parent
+    sys.path[:0] = [str(root / "layers" / "core"), str(root / "dev")]
     raise SystemExit(main(sys.argv[1:]))

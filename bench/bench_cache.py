@@ -19,11 +19,11 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from trainer.local.fake_llm import FakeLLMServer, ResultJournal, prompt_segments
 from trainer.providers.anthropic import AnthropicAgentModel
 from trainer.providers.models import cost_cents, uncached_cost_cents
 from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, Usage
 from trainer.settings import Settings
+from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal, prompt_segments
 
 MODEL = "claude-haiku-4-5"
 WARM_TARGET = 0.30

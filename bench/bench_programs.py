@@ -27,8 +27,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from trainer.container import agent_run_deps, build_agent_registry
-from trainer.local.fake_llm import FakeLLMServer, prompt_segments
-from trainer.local.seed import seed_demo_user
 from trainer.programs.models import PlanRequest
 from trainer.programs.pipeline import ProgramDeps, build_week, request_plan, run_daily, run_hourly
 from trainer.programs.schedule import morning_window
@@ -36,6 +34,8 @@ from trainer.providers.models import MODELS
 from trainer.providers.ports import AGENT_HEADER
 from trainer.settings import Settings
 from trainer.store.db import Database
+from trainer_dev.local.fake_llm import FakeLLMServer, prompt_segments
+from trainer_dev.local.seed import seed_demo_user
 
 from bench.postgres import on_fresh_postgres
 

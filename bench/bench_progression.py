@@ -15,9 +15,9 @@ from functools import partial
 from typing import Any
 
 from trainer.domain.progression import LoadSteps, exercise_histories, progression_targets
-from trainer.local.seed import seed_demo_user
 from trainer.sources.registry import fetch_sources
 from trainer.store.repositories import history
+from trainer_dev.local.seed import seed_demo_user
 
 from bench.bench_sources import NOW, CountingDatabase, _entries, _paired_ms
 from bench.postgres import on_fresh_postgres

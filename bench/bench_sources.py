@@ -14,10 +14,10 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
-from trainer.local.seed import _SESSIONS, seed_demo_user
 from trainer.sources.registry import SOURCE_NAMES, fetch_sources
 from trainer.store.db import Database
 from trainer.store.repositories import history
+from trainer_dev.local.seed import _SESSIONS, seed_demo_user
 
 from bench.postgres import on_fresh_postgres
 

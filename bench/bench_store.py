@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 from statistics import median
 
-from trainer.local.moto_server import create_resources, start_moto
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.models import EventType
 from trainer.store.sessions import DynamoSessionTable
+from trainer_dev.local.moto_server import create_resources, start_moto
 
 EVENTS = 1_000
 ROUNDS = 1

@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     levels = [int(n) for n in args.phones.split(",")]
 
-    from trainer.local.postgres import start_postgres
+    from trainer_dev.local.postgres import start_postgres
 
     from tests.e2e.conftest import start_stack, stop_stack
 
@@ -214,5 +214,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT / "layers" / "core"))
+    sys.path[:0] = [str(ROOT / "layers" / "core"), str(ROOT / "dev")]
     raise SystemExit(main())

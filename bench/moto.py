@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from trainer.local.moto_server import create_resources, start_moto
 from trainer.settings import Settings
+from trainer_dev.local.moto_server import create_resources, start_moto
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
 

@@ -8,8 +8,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from trainer.local.postgres import start_postgres
 from trainer.store.migrate import apply_migrations
+from trainer_dev.local.postgres import start_postgres
 
 
 def on_fresh_postgres(measure: Callable[[str], Coroutine[Any, Any, list[str]]]) -> list[str]:

@@ -192,16 +192,16 @@ async def measure() -> Measured:
     """Runs the conversation for USERS users (the first one's first turn on an empty prompt cache)."""
     from pydantic import SecretStr
     from trainer.container import build_container
-    from trainer.local.fake_llm import FakeLLMServer, ResultJournal
-    from trainer.local.moto_server import create_resources, start_moto
-    from trainer.local.postgres import start_postgres
-    from trainer.local.seed import seed_demo_user
     from trainer.offline import OfflineAgentModel
     from trainer.offline.planner import OfflineCoach
     from trainer.settings import Settings
     from trainer.store.db import Database
     from trainer.store.migrate import apply_migrations
     from trainer.store.sessions import DynamoSessionStore
+    from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
+    from trainer_dev.local.moto_server import create_resources, start_moto
+    from trainer_dev.local.postgres import start_postgres
+    from trainer_dev.local.seed import seed_demo_user
 
     measured = Measured(when=date.today().isoformat())
     with tempfile.TemporaryDirectory() as tmp:
@@ -554,5 +554,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "core")]
+    sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "core"), str(ROOT / "dev")]
     raise SystemExit(main())

@@ -5,8 +5,10 @@ counts a function's code and all its layers together.
     .venv/bin/python scripts/layer_sizes.py [BUILD_DIR]     # default .aws-sam/build
 
 `make build` runs it after `sam build`. It exits 1 when a function with its layers is over the limit
-(a deploy would be refused). Layers named by ARN (the Lambda Web Adapter) are not in the build: they
-are listed, not counted. "Zipped" is a deflate archive of the directory, as `sam deploy` uploads it.
+(a deploy would be refused), or when a built layer holds development code (the `trainer_dev` package,
+a `trainer/local` stack or a `trainer/cli.py`: they live in dev/, outside the layer's ContentUri).
+Layers named by ARN (the Lambda Web Adapter) are not in the build: they are listed, not counted.
+"Zipped" is a deflate archive of the directory, as `sam deploy` uploads it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_DIR = REPO / ".aws-sam" / "build"
 UNZIPPED_LIMIT = 262_144_000
 MIB = 1024 * 1024
+DEVELOPMENT_PATHS = ("python/trainer_dev", "python/trainer/local", "python/trainer/cli.py")
+"""Where development code would sit in a built layer (`/opt/python/...`); none of it may ship."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class Artifact:
     kind: str
     unzipped: int
     zipped: int
+    files: int = 0
     modules: int = 0
     compiled: int = 0
     """Python sources, and how many of them have bytecode for this interpreter's version beside them."""
@@ -53,6 +58,8 @@ class BuildSizes:
     artifacts: list[Artifact]
     functions: list[FunctionTotal]
     limit: int = UNZIPPED_LIMIT
+    development_code: tuple[str, ...] = ()
+    """`<Layer>/<path>` of each development path found in a built layer."""
 
     @property
     def over_limit(self) -> list[FunctionTotal]:
@@ -100,7 +107,13 @@ def bytecode_coverage(directory: Path) -> tuple[int, int]:
 
 def _artifact(name: str, kind: str, directory: Path) -> Artifact:
     modules, compiled = bytecode_coverage(directory)
-    return Artifact(name, kind, unzipped_size(directory), zipped_size(directory), modules, compiled)
+    files = len(_files(directory))
+    return Artifact(name, kind, unzipped_size(directory), zipped_size(directory), files, modules, compiled)
+
+
+def development_code(layer_dir: Path) -> list[str]:
+    """The development paths (DEVELOPMENT_PATHS) present in a built layer."""
+    return [path for path in DEVELOPMENT_PATHS if (layer_dir / path).exists()]
 
 
 def _ref(value: Any) -> str | None:
@@ -122,9 +135,12 @@ def measure(build_dir: Path, *, limit: int = UNZIPPED_LIMIT) -> BuildSizes:
     resources: dict[str, Any] = template["Resources"]
     global_layers = list((template.get("Globals") or {}).get("Function", {}).get("Layers") or [])
     artifacts: dict[str, Artifact] = {}
+    development: list[str] = []
     for name, resource in resources.items():
         if resource.get("Type") == "AWS::Serverless::LayerVersion":
-            artifacts[name] = _artifact(name, "layer", build_dir / str(resource["Properties"]["ContentUri"]))
+            layer_dir = build_dir / str(resource["Properties"]["ContentUri"])
+            artifacts[name] = _artifact(name, "layer", layer_dir)
+            development += [f"{name}/{path}" for path in development_code(layer_dir)]
     functions = []
     for name, resource in resources.items():
         if resource.get("Type") != "AWS::Serverless::Function":
@@ -137,7 +153,7 @@ def measure(build_dir: Path, *, limit: int = UNZIPPED_LIMIT) -> BuildSizes:
         total = artifacts[name].unzipped + sum(artifacts[layer].unzipped for layer in built)
         functions.append(FunctionTotal(name, total, built, external))
     ordered = sorted(artifacts.values(), key=lambda a: (a.kind != "layer", a.name))
-    return BuildSizes(ordered, functions, limit)
+    return BuildSizes(ordered, functions, limit, tuple(development))
 
 
 def _size(size: int) -> str:
@@ -145,10 +161,11 @@ def _size(size: int) -> str:
 
 
 def report(sizes: BuildSizes) -> list[str]:
-    lines = [f"{'built':<22} {'unzipped':>12} {'zipped':>12}   bytecode"]
+    lines = [f"{'built':<22} {'unzipped':>12} {'zipped':>12} {'files':>7}   bytecode"]
     for a in sizes.artifacts:
         label = f"{a.name} (layer)" if a.kind == "layer" else a.name
-        lines.append(f"{label:<22} {_size(a.unzipped)} {_size(a.zipped)}   {a.compiled}/{a.modules} modules")
+        bytecode = f"{a.compiled}/{a.modules} modules"
+        lines.append(f"{label:<22} {_size(a.unzipped)} {_size(a.zipped)} {a.files:>7}   {bytecode}")
     lines.append(f"with layers, against Lambda's {sizes.limit / MIB:.0f} MiB unzipped limit:")
     for function in sizes.functions:
         parts = [function.name, *function.layers]
@@ -158,6 +175,8 @@ def report(sizes: BuildSizes) -> list[str]:
         share = function.unzipped / sizes.limit * 100
         verdict = "OVER THE LIMIT" if function.unzipped > sizes.limit else f"{share:.0f}% of the limit"
         lines.append(f"  {' + '.join(parts)}{extra}: {_size(function.unzipped).strip()}, {verdict}")
+    if sizes.development_code:
+        lines.append(f"DEVELOPMENT CODE IN A LAYER (it must not ship): {', '.join(sizes.development_code)}")
     return lines
 
 
@@ -172,7 +191,7 @@ def main(argv: list[str] | None = None, *, limit: int = UNZIPPED_LIMIT) -> int:
         return 2
     sizes = measure(args.build_dir, limit=limit)
     print(os.linesep.join(report(sizes)))
-    return 1 if sizes.over_limit else 0
+    return 1 if sizes.over_limit or sizes.development_code else 0
 
 
 if __name__ == "__main__":

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from trainer.local.moto_server import create_resources, start_moto
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.sessions import DynamoSessionStore, DynamoSessionTable
+from trainer_dev.local.moto_server import create_resources, start_moto
 
 REPO_TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
 

@@ -18,10 +18,10 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import psycopg
 import pytest
-from trainer.local.pgbouncer import PgBouncerHandle, start_pgbouncer
-from trainer.local.postgres import PgHandle, start_postgres
 from trainer.store.db import Database
 from trainer.store.migrate import apply_migrations
+from trainer_dev.local.pgbouncer import PgBouncerHandle, start_pgbouncer
+from trainer_dev.local.postgres import PgHandle, start_postgres
 
 PGBOUNCER_OPTION = "--pgbouncer"
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import httpx
 import pytest
-from trainer.local.stack import DEMO_USER_ID
 from trainer.settings import LOCAL_JWT_SECRET
+from trainer_dev.local.stack import DEMO_USER_ID
 
 pytestmark = pytest.mark.e2e
 

@@ -17,8 +17,8 @@ from playwright.sync_api import Browser, ViewportSize, expect
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
 from trainer.api.routes.console import offer_local_token
-from trainer.local.stack import DEMO_USER_ID
 from trainer.settings import LOCAL_JWT_SECRET, Settings
+from trainer_dev.local.stack import DEMO_USER_ID
 
 from tests.e2e.conftest import FAKE_MODEL_MS, Stack
 from tests.e2e.console_browser import (

@@ -23,11 +23,11 @@ from trainer.agents import (
     run_agent,
 )
 from trainer.container import build_backends
-from trainer.local.fake_llm import FakeLLMServer, RecordedRequest
 from trainer.providers.anthropic import AnthropicStructured
 from trainer.providers.openai import OpenAIStructured
 from trainer.providers.ports import AGENT_HEADER
 from trainer.settings import Settings
+from trainer_dev.local.fake_llm import FakeLLMServer, RecordedRequest
 
 from tests.fakes.echo_agents import ECHO_TEXT, LOOKER, Echo, echo_agents, echo_registry, write_prompts
 

@@ -22,10 +22,10 @@ from trainer.agents import (
 )
 from trainer.agents.prompts import read_prompt_files
 from trainer.container import build_backends
-from trainer.local.fake_llm import FakeLLMServer
 from trainer.offline.structured import OfflineStructured
 from trainer.settings import Settings
 from trainer.store.db import Database
+from trainer_dev.local.fake_llm import FakeLLMServer
 
 from tests.fakes.echo_agents import ECHO_TEXT, echo_agents, echo_registry, write_prompts
 

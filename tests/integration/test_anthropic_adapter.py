@@ -9,12 +9,12 @@ from typing import Any, cast
 import httpx2
 import pytest
 from trainer.agents.tools import ToolOutcome
-from trainer.local.fake_llm import FakeLLMServer, ResultJournal
 from trainer.providers.anthropic import AnthropicAgentModel
 from trainer.providers.ports import ModelError, ModelRequest
 from trainer.settings import Settings
 from trainer.store.models import Session
 from trainer.tools.workout import ExerciseBrief, GeneratedSummary, GenerateResult
+from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 
 API_KEY = "sk-ant-test-secret-0123456789"
 NOTIFY_TEXT = 'Here is your "Push Day" workout:\n4 exercises, about 45 minutes. Ready when you are!'

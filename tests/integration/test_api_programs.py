@@ -298,3 +298,119 @@ async def test_a_pasted_workout_imports_and_a_text_without_one_is_refused(
     ]:
         answer = await client.post("/workouts/import", json=body, headers=headers)
         assert (answer.status_code, contract.check(answer)["error"]["code"]) == (status, code)
+
+
+async def test_an_import_of_abusive_text_is_a_422_saying_what_was_not_understood(
+    client: httpx.AsyncClient,
+    contract: Contract,
+    headers_for: Callable[[str], dict[str, str]],
+    lifter: str,
+) -> None:
+    """A number of 20,000 digits (inside the 20,000-character limit) once raised Python's 4,300-digit
+    int() limit after minutes of regex backtracking and answered 503; too many lines are refused before
+    anything is read."""
+    headers = headers_for(lifter)
+    bomb = await client.post("/workouts/import", json={"text": "Squat " + "1" * 19_990}, headers=headers)
+    assert bomb.status_code == 422, bomb.text
+    error = contract.check(bomb)["error"]
+    assert error["code"] == "not_a_workout"
+    assert "Not understood:" in error["message"] and '"Squat 1111' in error["message"]
+
+    lines = await client.post("/workouts/import", json={"text": "Squat 3x5\n" * 401}, headers=headers)
+    assert lines.status_code == 422, lines.text
+    error = contract.check(lines)["error"]
+    assert error["code"] == "import_too_large" and "at most 400" in error["message"]
+
+    mixed = await client.post(
+        "/workouts/import", json={"text": PASTED + "Deadlift " + "9" * 5000 + "\n"}, headers=headers
+    )
+    imported = contract.check(mixed)
+    assert any("bench" in e["exercise_name"].lower() for e in imported["workout"]["exercises"])
+    assert any(line.startswith("Deadlift 9999") for line in imported["unrecognised"])
+
+
+async def test_an_import_is_parsed_off_the_event_loop(
+    client: httpx.AsyncClient,
+    headers_for: Callable[[str], dict[str, str]],
+    lifter: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While a paste is read, the loop keeps serving: a ticker task advances during the parse."""
+    from trainer.programs import agents as program_agents
+    from trainer.programs.structure import parse_workout_text
+
+    ticks: list[float] = []
+    parse_ticks: list[int] = []
+
+    def slow_parse(text: str) -> Any:
+        before = len(ticks)
+        time.sleep(0.3)
+        parse_ticks.append(len(ticks) - before)
+        return parse_workout_text(text)
+
+    monkeypatch.setattr(program_agents, "parse_workout_text", slow_parse)
+
+    async def ticker() -> None:
+        while True:
+            ticks.append(time.monotonic())
+            await asyncio.sleep(0.01)
+
+    task = asyncio.create_task(ticker())
+    try:
+        answer = await client.post("/workouts/import", json={"text": PASTED}, headers=headers_for(lifter))
+    finally:
+        task.cancel()
+    assert answer.status_code == 200, answer.text
+    assert parse_ticks and parse_ticks[0] >= 5, parse_ticks
+
+
+async def test_simultaneous_plan_requests_make_one_plan_and_the_calendar_lists_each_day_once(
+    client: httpx.AsyncClient,
+    contract: Contract,
+    headers_for: Callable[[str], dict[str, str]],
+    lifter: str,
+    bus: BuildingPublisher,
+) -> None:
+    """Two identical requests at once are one plan (both answers name it); a different one while it is
+    built is 409; once it is ready exactly one plan is active, its first week built."""
+    headers = headers_for(lifter)
+    body = {"weeks": 4, "days_per_week": 3, "session_minutes": 45}
+    first, second = await asyncio.gather(
+        client.post("/plans", json=body, headers=headers), client.post("/plans", json=body, headers=headers)
+    )
+    assert (first.status_code, second.status_code) == (202, 202), (first.text, second.text)
+    plan_id = contract.check(first)["plan"]["id"]
+    assert contract.check(second)["plan"]["id"] == plan_id
+    other = await client.post("/plans", json={**body, "weeks": 8}, headers=headers)
+    assert other.status_code == 409, other.text
+    assert contract.check(other)["error"]["code"] == "plan_in_progress"
+    assert len([p for p in bus.published if p[0] == PLAN_REQUESTED]) == 1
+
+    detail = await poll_until_settled(client, contract, plan_id, headers)
+    assert detail["plan"]["status"] == "ready" and detail["weeks"][0]["status"] == "ready"
+    plans = contract.check(await client.get("/plans", headers=headers))["plans"]
+    assert [p["id"] for p in plans if p["active"]] == [plan_id]
+    week = contract.check(await client.get("/workouts", headers=headers))["workouts"]
+    dates = [w["date"] for w in week]
+    assert dates and len(dates) == len(set(dates)), "each day once"
+
+
+async def test_the_calendar_shows_only_the_active_plans_days(
+    client: httpx.AsyncClient,
+    contract: Contract,
+    headers_for: Callable[[str], dict[str, str]],
+    lifter: str,
+    container: Container,
+    db: Database,
+) -> None:
+    """A replaced plan's days (even those kept as done) are not listed beside the new plan's."""
+    headers = headers_for(lifter)
+    old = await ready_plan(container, lifter, weeks=4, days_per_week=3)
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE plan_workouts SET status = 'completed' WHERE user_id = %s AND plan_id = %s",
+            (lifter, old["id"]),
+        )
+    new = await ready_plan(container, lifter, weeks=4, days_per_week=5)
+    listed = contract.check(await client.get("/workouts", headers=headers))["workouts"]
+    assert listed and {w["plan_id"] for w in listed} == {str(new["id"])}

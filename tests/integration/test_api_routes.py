@@ -109,8 +109,12 @@ async def test_user_settings_history_and_distribution_on_postgres(
     assert updated.status_code == 200
     settings = (await client.get("/user-settings", headers=headers)).json()["settings"]
     assert (settings["weight_unit"], settings["distance_unit"]) == ("lbs", "mi")
-    bad = await client.put("/user-settings", json={"timezone": "Mars/Olympus"}, headers=headers)
-    assert (bad.status_code, bad.json()["error"]["code"]) == (422, "invalid_settings")
+    for zone in ("Mars/Olympus", "localtime", "posixrules", "Factory", "posix/Europe/Berlin", "right/UTC"):
+        bad = await client.put("/user-settings", json={"timezone": zone}, headers=headers)
+        assert (bad.status_code, bad.json()["error"]["code"]) == (422, "invalid_settings"), zone
+    for zone in ("Europe/Berlin", "America/Argentina/Cordoba", "UTC"):
+        good = await client.put("/user-settings", json={"timezone": zone}, headers=headers)
+        assert good.json()["settings"]["timezone"] == zone
     assert (await client.get("/exercises/history", headers=headers)).json()["exercises"] == []
     distribution = (await client.get("/exercises/distribution", headers=headers)).json()
     assert distribution["loggedCount"] == 0

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 from trainer.chat.ports import EventPublisher
-from trainer.local.bus import InProcessBus
 from trainer.settings import Settings
 from trainer.store.bus import SOURCE, EventBridgePublisher, PublishError
 from trainer.store.dynamo_tables import aws_client
+from trainer_dev.local.bus import InProcessBus
 
 TURN = {
     "turn_id": "t-1",

@@ -15,7 +15,7 @@ import pytest
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
 from trainer.container import build_container
-from trainer.local.seed import seed_demo_user
+from trainer.services.user_data import UserData
 from trainer.settings import Settings
 from trainer.sources.registry import SOURCE_NAMES, SOURCES, DataSource, build_user_data_xml, fetch_sources
 from trainer.store.db import Database
@@ -23,6 +23,7 @@ from trainer.store.ports import DatabaseUnavailable
 from trainer.store.repositories import goals
 from trainer.store.request_counts import counting
 from trainer.store.sessions import DynamoSessionStore
+from trainer_dev.local.seed import seed_demo_user
 
 from tests.fakes.agent_harness import RecordingPublisher
 
@@ -73,10 +74,10 @@ async def test_every_source_at_once_takes_one_connection(one: Database, user: st
 async def test_a_source_whose_query_fails_leaves_the_shared_connection_usable(
     one: Database, user: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def divide_by_zero(conn: Any, user_id: Any, params: Any, ctx: Any) -> Any:
-        return await (await conn.execute("SELECT 1 / 0")).fetchone()
+    async def negative_limit(data: UserData, params: Any, ctx: Any) -> Any:
+        return await data.history.recent(limit=-1)  # Postgres refuses: LIMIT must not be negative
 
-    monkeypatch.setitem(SOURCES, "broken", DataSource("broken", "Broken", "fails", divide_by_zero, str))
+    monkeypatch.setitem(SOURCES, "broken", DataSource("broken", "Broken", "fails", negative_limit, str))
     results = await fetch_sources(
         one, user, [("broken", None), ("no_such_source", None), ("user_settings", None)]
     )

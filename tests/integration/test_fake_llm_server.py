@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from trainer.local.fake_llm import FakeLLMServer, PromptCache, prompt_segments
+from trainer_dev.local.fake_llm import FakeLLMServer, PromptCache, prompt_segments
 
 EPHEMERAL = {"type": "ephemeral"}
 

@@ -17,12 +17,12 @@ from trainer.chat.checkpoint import render_checkpoint
 from trainer.jobs import checkpoint, costs
 from trainer.jobs.checkpoint import CheckpointDeps
 from trainer.jobs.costs import CostDeps
-from trainer.local.bus import LocalLambdaContext
 from trainer.settings import Settings, get_settings
 from trainer.store.metrics import DailyMetricsStore
 from trainer.store.models import EventType, KnowledgeRef
 from trainer.store.ports import LeaseHeld
 from trainer.store.sessions import DynamoSessionStore, DynamoSessionTable
+from trainer_dev.local.bus import LocalLambdaContext
 
 ROOT = Path(__file__).resolve().parents[2]
 

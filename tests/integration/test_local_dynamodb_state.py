@@ -9,11 +9,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from trainer.local.moto_server import create_resources, start_moto
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.models import EventType
 from trainer.store.sessions import DynamoSessionTable
+from trainer_dev.local.moto_server import create_resources, start_moto
 
 from tests.fixtures_moto import REPO_TEMPLATE
 

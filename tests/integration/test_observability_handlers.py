@@ -1,12 +1,13 @@
 """The Lambda handlers' observability, end to end: functions/api/app.py invoked with the sample API
-Gateway chat event (through trainer.local.invoke, on moto and embedded Postgres) writes the turn's
-EMF records and, with tracing on as in Lambda, X-Ray segments (captured by an in-memory emitter
-in place of the UDP one); the job functions flush their own metrics."""
+Gateway chat event (through trainer_dev.local.invoke, in a process of its own, on moto and embedded
+Postgres) writes the turn's EMF records and, with tracing on as in Lambda, X-Ray segments (sent over
+UDP to a stand-in for the X-Ray daemon); the job functions flush their own metrics."""
 
 from __future__ import annotations
 
 import io
 import json
+import socket
 import time
 import uuid
 from collections.abc import Iterator
@@ -14,46 +15,44 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_xray_sdk import global_sdk_config
-from aws_xray_sdk.core import xray_recorder
-from aws_xray_sdk.core.emitters.udp_emitter import UDPEmitter
-from aws_xray_sdk.core.lambda_launcher import LambdaContext
-from trainer import observability
-from trainer.local.invoke import InvokeResult, LocalStores, invoke_function, load_event
+from trainer_dev.local.identity import LocalIdentityProvider
+from trainer_dev.local.invoke import InvokeResult, LocalStores, invoke_function, load_event
 
-from tests.integration.test_invoke import stores, user  # noqa: F401  (fixtures)
+from tests.integration.test_invoke import identity, samples, stores  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 EVENTS = ROOT / "events"
 
 
-class MemoryEmitter(UDPEmitter):
-    """The X-Ray SDK's emitter, keeping what it would send to the daemon."""
+class XRayDaemon:
+    """A UDP socket on loopback where the X-Ray daemon would listen (AWS_XRAY_DAEMON_ADDRESS): keeps
+    the entities the SDK sends, each datagram a JSON header line and the entity."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.entities: list[dict[str, Any]] = []
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.settimeout(0.2)
+        self.address = f"127.0.0.1:{self.socket.getsockname()[1]}"
 
-    def send_entity(self, entity: Any) -> None:
-        self.entities.append(json.loads(entity.serialize()))
+    def entities(self) -> list[dict[str, Any]]:
+        received: list[dict[str, Any]] = []
+        while True:
+            try:
+                datagram = self.socket.recv(65536)
+            except TimeoutError:
+                return received
+            _, _, entity = datagram.decode().partition("\n")
+            received.append(json.loads(entity))
 
 
 @pytest.fixture
-def xray() -> Iterator[MemoryEmitter]:
-    """Tracing as in Lambda: the recorder in Lambda mode (facade segment from _X_AMZN_TRACE_ID),
-    segments kept in memory; afterwards the recorder and Tracer are put back and the SDK off."""
-    saved = (xray_recorder.context, xray_recorder.emitter, xray_recorder.sampling)
-    emitter = MemoryEmitter()
-    xray_recorder.configure(context=LambdaContext(), emitter=emitter, sampling=False)
-    global_sdk_config.set_sdk_enabled(True)
-    observability.reset_tracer()
+def xray() -> Iterator[XRayDaemon]:
+    daemon = XRayDaemon()
     try:
-        yield emitter
+        yield daemon
     finally:
-        observability.reset_tracer()
-        global_sdk_config.set_sdk_enabled(False)
-        xray_recorder.context, xray_recorder.emitter, xray_recorder.sampling = saved
+        daemon.socket.close()
 
 
 def emf(logs: str) -> list[dict[str, Any]]:
@@ -77,19 +76,23 @@ def subsegments(entities: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 def test_the_api_handler_writes_turn_metrics_and_a_trace(
     stores: LocalStores,  # noqa: F811
-    user: str,  # noqa: F811
-    xray: MemoryEmitter,
+    samples: str,  # noqa: F811
+    identity: LocalIdentityProvider,  # noqa: F811
+    xray: XRayDaemon,
 ) -> None:
     root = f"1-{int(time.time()):08x}-{uuid.uuid4().hex[:24]}"
     tracing_on = {
         "AWS_SAM_LOCAL": "",  # trainer invoke, like sam local, turns the Tracer off; Lambda does not
         "POWERTOOLS_TRACE_DISABLED": "false",
+        "AWS_XRAY_DAEMON_ADDRESS": xray.address,
         "_X_AMZN_TRACE_ID": f"Root={root};Parent={uuid.uuid4().hex[:16]};Sampled=1",
     }
     event = load_event(EVENTS / "api-chat.json")
     event["body"] = json.dumps({"message": "Give me a quick chest workout"})
 
-    result, logs = invoke("ApiFunction", event, stores, user_id=user, env_overrides=tracing_on)
+    result, logs = invoke(
+        "ApiFunction", event, stores, identity=identity, user_id=samples, env_overrides=tracing_on
+    )
 
     body = json.loads(result.response["body"])
     assert result.response["statusCode"] == 200, body
@@ -108,7 +111,7 @@ def test_the_api_handler_writes_turn_metrics_and_a_trace(
     assert tools["generate_workout"]["ToolCalls"] == [1.0]
     assert tools["generate_workout"]["ToolFailures"] == [0.0]
 
-    traced = list(subsegments(xray.entities))
+    traced = list(subsegments(xray.entities()))
     assert {e["trace_id"] for e in traced} == {root}
     (handler,) = [e for e in traced if e["name"] == "## handler"]
     assert handler["annotations"] == {"ColdStart": True, "Service": "trainer"}
@@ -121,17 +124,18 @@ def test_the_api_handler_writes_turn_metrics_and_a_trace(
     assert log["function_request_id"] == result.request_id
 
 
-def test_without_lambda_tracing_nothing_is_sent(stores: LocalStores, xray: MemoryEmitter) -> None:  # noqa: F811
-    invoke("ApiFunction", load_event(EVENTS / "api-health.json"), stores)
-    assert xray.entities == [], "trainer invoke (AWS_SAM_LOCAL) keeps the Tracer off, as sam local does"
+def test_without_lambda_tracing_nothing_is_sent(stores: LocalStores, xray: XRayDaemon) -> None:  # noqa: F811
+    daemon = {"AWS_XRAY_DAEMON_ADDRESS": xray.address}
+    invoke("ApiFunction", load_event(EVENTS / "api-health.json"), stores, env_overrides=daemon)
+    assert xray.entities() == [], "trainer invoke (AWS_SAM_LOCAL) keeps the Tracer off, as sam local does"
 
 
-def test_job_functions_flush_their_metrics(stores: LocalStores) -> None:  # noqa: F811
+def test_job_functions_flush_their_metrics(stores: LocalStores, samples: str) -> None:  # noqa: F811
     _, logs = invoke("CostFunction", load_event(EVENTS / "costs-turn-completed.json"), stores)
     (record,) = emf(logs)
-    assert (record["TurnsAggregated"], record["AggregatedLLMCalls"]) == ([1.0], [0.0])
+    assert (record["TurnsAggregated"], record["AggregatedLLMCalls"]) == ([1.0], [2.0])
     assert record["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [["service"]]
 
     _, logs = invoke("CheckpointFunction", load_event(EVENTS / "checkpoint-turn-completed.json"), stores)
     (record,) = emf(logs)
-    assert record["CheckpointsWritten"] == [0.0]
+    assert record["CheckpointsWritten"] == [1.0]

@@ -10,11 +10,11 @@ import httpx2
 import pytest
 from trainer.chat.initializer import FallbackKnowledgeSelector
 from trainer.container import build_selector
-from trainer.local.fake_llm import FakeLLMServer
 from trainer.offline.selector import DeterministicKnowledgeSelector
 from trainer.providers.openai import OpenAIKnowledgeSelector
 from trainer.providers.ports import ModelError
 from trainer.settings import Settings
+from trainer_dev.local.fake_llm import FakeLLMServer
 
 KEY = "sk-openai-test-123"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from trainer.local.pgbouncer import PgBouncerHandle, start_pgbouncer
-from trainer.local.postgres import PgHandle
 from trainer.store.db import Database
 from trainer.store.migrate import apply_migrations, load_migrations
+from trainer_dev.local.pgbouncer import PgBouncerHandle, start_pgbouncer
+from trainer_dev.local.postgres import PgHandle
 
 
 def _listening(port: int) -> bool:

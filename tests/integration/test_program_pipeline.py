@@ -24,10 +24,8 @@ from trainer.agents import AgentRegistry, AgentRunDeps, OfflineContext
 from trainer.container import agent_run_deps, build_agent_registry
 from trainer.domain.equipment import missing_equipment
 from trainer.jobs.programs import ProgramJobDeps, handle_plan_requested, handle_week_due
-from trainer.local.bus import InProcessBus
-from trainer.local.seed import seed_demo_user
 from trainer.programs.agents import FITNESS_PLAN, MICROCYCLE
-from trainer.programs.microcycle import week_due_at
+from trainer.programs.microcycle import draft_week, week_due_at
 from trainer.programs.models import PlanInputs, PlanRequest
 from trainer.programs.pipeline import (
     PLAN_REQUESTED,
@@ -51,6 +49,8 @@ from trainer.store.bus import EventBridgePublisher
 from trainer.store.db import Database
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.repositories import locations, programs
+from trainer_dev.local.bus import InProcessBus
+from trainer_dev.local.seed import seed_demo_user
 
 from tests.fakes.agent_harness import RecordingPublisher
 
@@ -222,9 +222,11 @@ async def test_a_plan_the_agent_cannot_build_fails_with_a_readable_error_and_is_
         assert await programs.list_weeks(conn, user, row["id"]) == []
 
 
-async def test_a_week_the_agent_cannot_build_is_due_again_later_and_later(
-    deps: ProgramDeps, db: Database, registries: AgentRegistry, trainee: Callable[..., Any], clock: Clock
+async def test_a_plan_whose_first_week_cannot_be_built_fails_and_never_reads_ready_without_it(
+    deps: ProgramDeps, db: Database, registries: AgentRegistry, trainee: Callable[..., Any]
 ) -> None:
+    """`ready` promises the first week: a plan whose week 1 the agent cannot build fails with the week's
+    reason (the user asks again) instead of reading `ready` with no days."""
     user = await trainee()
 
     async def broken(given: Any, context: OfflineContext) -> dict[str, Any]:
@@ -236,20 +238,50 @@ async def test_a_week_the_agent_cannot_build_is_due_again_later_and_later(
 
     plan = await request_plan(failing, user, request())
 
-    assert plan["status"] == "ready", "the plan stands; its first week is retried"
-    assert plan["next_week"] == 1 and plan["next_week_due_at"] == clock.at + timedelta(hours=1)
-    clock.at += timedelta(hours=1)
+    assert (plan["status"], plan["active"]) == ("failed", False)
+    assert plan["error"].startswith("Your week could not be built: ")
+    async with db.connection() as conn:
+        assert await programs.list_workouts(conn, user, MONDAY, MONDAY + timedelta(days=6)) == []
+
+
+async def test_a_later_week_the_agent_cannot_build_is_due_again_later_and_later(
+    deps: ProgramDeps, db: Database, registries: AgentRegistry, trainee: Callable[..., Any], clock: Clock
+) -> None:
+    user = await trainee()
+
+    async def broken(given: Any, context: OfflineContext) -> Any:
+        if given.week_number == 1:
+            return draft_week(given.plan, given.week_number, given.inputs)
+        return {"week_number": given.week_number, "days": []}
+
+    copy = registries.copy()
+    copy.replace(dataclasses.replace(MICROCYCLE, offline=broken))
+    failing = dataclasses.replace(deps, agents=no_backoff(agent_run_deps(OFFLINE, db, copy)))
+
+    plan = await request_plan(failing, user, request())
+
+    assert plan["status"] == "ready" and plan["next_week"] == 2
+    async with db.connection() as conn:
+        (first,) = await programs.list_weeks(conn, user, plan["id"])
+    assert (first["week_number"], first["status"]) == (1, "ready"), "ready means week 1 exists"
+    clock.at = plan["next_week_due_at"]
     jobs = ProgramJobDeps.on_loop(failing, asyncio.get_running_loop())
-    due = {"user_id": user, "plan_id": str(plan["id"]), "week_number": 1}
+    due = {"user_id": user, "plan_id": str(plan["id"]), "week_number": 2}
+    once = await asyncio.to_thread(handle_week_due, envelope(WEEK_DUE, due), None, jobs)
+    assert once["built"] is False and once["reason"] == "build_failed"
+    async with db.connection() as conn:
+        row = await programs.get_plan(conn, user, plan["id"])
+    assert row is not None and row["next_week_due_at"] == clock.at + timedelta(hours=1)
+    clock.at += timedelta(hours=1)
     again = await asyncio.to_thread(handle_week_due, envelope(WEEK_DUE, due), None, jobs)
 
     assert again["built"] is False and again["reason"] == "build_failed"
     assert again["error"].startswith("Your week could not be built: ")
     async with db.connection() as conn:
         row = await programs.get_plan(conn, user, plan["id"])
-        (week,) = await programs.list_weeks(conn, user, plan["id"])
+        second = next(w for w in await programs.list_weeks(conn, user, plan["id"]) if w["week_number"] == 2)
     assert row is not None and row["next_week_due_at"] == clock.at + timedelta(hours=2)
-    assert (week["status"], week["attempts"]) == ("failed", 2)
+    assert (second["status"], second["attempts"]) == ("failed", 2)
     mended = await asyncio.to_thread(
         handle_week_due,
         envelope(WEEK_DUE, due),

@@ -72,11 +72,18 @@ async def test_a_plan_goes_from_pending_to_ready_and_active(
         )
     assert pending["status"] == "pending" and not pending["active"]
     assert pending["training_days"] == ["Monday", "Friday"] and pending["days_per_week"] == 2
+    async with db.connection() as conn:
+        assert (await programs.pending_plan(conn, user) or {}).get("id") == pending["id"]
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            await programs.create_plan(
+                conn, user, weeks=4, training_days=["Monday"], session_minutes=30, start_date=START
+            )
+        failed = await programs.mark_failed(conn, user, pending["id"], "the model did not answer")
+        assert await programs.pending_plan(conn, user) is None
     ready, (plan, _) = await ready_plan(db, user)
     async with db.connection() as conn:
         active = await programs.get_active_plan(conn, user)
         listed = await programs.list_plans(conn, user)
-        failed = await programs.mark_failed(conn, user, pending["id"], "the model did not answer")
         assert await programs.mark_failed(conn, user, ready["id"], "late") is None
     assert active is not None and active["id"] == ready["id"] and active["status"] == "ready"
     assert active["plan"]["title"] == plan.title and active["markdown"].startswith("# 12-Week")

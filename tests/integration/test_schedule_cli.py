@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from trainer.cli import build_parser, cmd_schedule
 from trainer.container import agent_run_deps
-from trainer.local.postgres import attached_postgres, start_postgres
-from trainer.local.seed import seed_demo_user
 from trainer.programs.models import PlanRequest
 from trainer.programs.pipeline import ProgramDeps, request_plan
 from trainer.settings import Settings
 from trainer.store.db import Database
+from trainer_dev.cli import build_parser, cmd_schedule
+from trainer_dev.local.postgres import attached_postgres, start_postgres
+from trainer_dev.local.seed import seed_demo_user
 
 OFFLINE = Settings(TRAINER_AGENT_PROVIDER="offline")
 

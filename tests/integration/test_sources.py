@@ -7,10 +7,10 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from trainer.local.seed import seed_demo_user
 from trainer.sources.registry import DISPLAY_NAMES, SOURCE_NAMES, build_user_data_xml, fetch_sources
 from trainer.store.db import Database
 from trainer.store.repositories import history, locations, milestones, plans, preferences, schedule
+from trainer_dev.local.seed import seed_demo_user
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 SECRET = "ZZSECRET"

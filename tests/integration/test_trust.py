@@ -193,7 +193,7 @@ async def test_a_user_over_the_daily_budget_gets_429_before_any_model_call(
     client: httpx.AsyncClient, auth: dict[str, str], user: str, aws_settings: Settings, route: str
 ) -> None:
     metrics = DailyMetricsStore(aws_settings)
-    metrics.add(user, datetime.now(UTC).date(), turns=aws_settings.daily_turn_limit, cost_cents=1.0)
+    metrics.add(user, datetime.now(UTC).date(), turns_started=aws_settings.daily_turn_limit, cost_cents=1.0)
     response = await client.post(route, json={"message": WORKOUT}, headers=auth)
     assert response.status_code == 429 and error_of(response)["code"] == "budget_exceeded"
     assert 0 < int(response.headers["retry-after"]) <= 86_400

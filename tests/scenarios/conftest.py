@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trainer.local.moto_server import create_resources
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
+from trainer_dev.local.moto_server import create_resources
 
 from tests.fixtures_moto import store_template_path
 from tests.scenarios.runner import RESULT_KEY, Runners

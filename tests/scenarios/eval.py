@@ -71,12 +71,12 @@ def report(tallies: list[Tally], k: int, mode: str, model: str, seconds: float) 
 
 
 async def evaluate(scenarios: list[Scenario], k: int, mode: Mode, show: bool) -> tuple[list[Tally], str]:
-    from trainer.local.moto_server import create_resources, start_moto
-    from trainer.local.postgres import start_postgres
     from trainer.settings import Settings
     from trainer.store.db import Database
     from trainer.store.migrate import apply_migrations
     from trainer.store.sessions import DynamoSessionStore
+    from trainer_dev.local.moto_server import create_resources, start_moto
+    from trainer_dev.local.postgres import start_postgres
 
     tallies = [Tally(s) for s in scenarios]
     with tempfile.TemporaryDirectory(prefix="scenario-eval-") as tmp:

@@ -297,9 +297,9 @@ async def open_runner(
     mode: Mode, base: Settings, db: Database, store: SessionStore
 ) -> AsyncIterator[ScenarioRunner]:
     """A runner for one mode on the given stores (the fake server, when used, runs as long as it)."""
-    from trainer.local.fake_llm import FakeLLMServer, ResultJournal
     from trainer.offline import OfflineAgentModel
     from trainer.offline.planner import OfflineCoach
+    from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 
     async with AsyncExitStack() as stack:
         hooks: list[TurnHooks] = []

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from trainer.agents import PromptStore, RetryPolicy
 from trainer.chat import checkpoint as checkpoints
-from trainer.chat.budget import BudgetExceeded, DailyBudget
 from trainer.chat.turn import ESTIMATE_KEY, ESTIMATE_START_KEY, ClientResponse, TurnFailed
 from trainer.providers.ports import ModelRequest, Usage
+from trainer.services.usage_limits import BudgetExceeded, UsageLimits
 from trainer.store.models import CONTEXT_EVENT_TYPES, EventType
 from trainer.store.ports import LeaseHeld, SessionNotFound
 
@@ -26,6 +26,7 @@ from tests.fakes.agent_harness import (
 )
 from tests.fakes.memory_store import InMemorySessionStore
 from tests.fakes.scripted_model import NO_TOOL, ScriptedModel, call, hard_failure, stream_break
+from tests.fakes.usage_ledger import MemoryUsageLedger
 
 
 def types_of(store: InMemorySessionStore, session_id: str) -> list[str]:
@@ -649,30 +650,42 @@ async def test_no_lease_outlives_the_function_timeout() -> None:
 # --- per-user daily budget ------------------------------------------------------------------------
 
 
-class FakeUsage:
-    def __init__(self, **used: float) -> None:
-        self.used = used
-        self.asked: list[tuple[str, date]] = []
-
-    async def usage(self, user_id: str, day: date) -> dict[str, float]:
-        self.asked.append((user_id, day))
-        return dict(self.used)
+def limits(ledger: MemoryUsageLedger, clock: datetime | None = None) -> UsageLimits:
+    at = clock or datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    return UsageLimits(
+        ledger, daily={"turns": 300, "plans": 10, "imports": 50}, cost_limit_cents=500.0, clock=lambda: at
+    )
 
 
-@pytest.mark.parametrize("used", [{"turns": 300}, {"turns": 3, "cost_cents": 500.0}])
+@pytest.mark.parametrize("used", [{"turns_started": 300}, {"turns_started": 3, "cost_cents": 500.0}])
 async def test_a_user_over_the_daily_budget_gets_no_turn_and_no_model_call(used: dict[str, float]) -> None:
-    h = make_harness([call("idle", reason="x")])
-    clock = datetime(2026, 3, 2, 22, 0, tzinfo=UTC)
-    h.loop.deps.budget = DailyBudget(FakeUsage(**used), 300, 500.0, clock=lambda: clock)
+    h = make_harness([])
+    h.loop.deps.budget = limits(MemoryUsageLedger(**used), datetime(2026, 3, 2, 22, 0, tzinfo=UTC))
     with pytest.raises(BudgetExceeded) as info:
         await h.loop.run_turn(USER, "one more")
     assert info.value.retry_after_seconds == 2 * 3600
     assert h.model.requests == [] and await h.store.list_sessions(USER) == []
 
 
-async def test_a_user_under_the_budget_runs_as_usual() -> None:
+async def test_a_user_under_the_budget_runs_as_usual_and_the_turn_is_counted_before_it_runs() -> None:
     h = make_harness([call("idle", reason="x")])
-    usage = FakeUsage(turns=299, cost_cents=499.0)
-    h.loop.deps.budget = DailyBudget(usage, 300, 500.0)
+    ledger = MemoryUsageLedger(turns_started=299, cost_cents=499.0)
+    h.loop.deps.budget = limits(ledger)
     assert (await h.loop.run_turn(USER, "hi")).status == "completed"
-    assert usage.asked and usage.asked[0][0] == USER
+    assert ledger.reserved and ledger.reserved[0][0] == USER
+    with pytest.raises(BudgetExceeded):
+        await h.loop.run_turn(USER, "and another")
+
+
+async def test_concurrent_turns_at_a_limit_of_three_run_exactly_three() -> None:
+    h = make_harness([call("idle", reason=str(i)) for i in range(3)])
+    ledger = MemoryUsageLedger()
+    h.loop.deps.budget = UsageLimits(
+        ledger, daily={"turns": 3, "plans": 1, "imports": 1}, cost_limit_cents=500.0
+    )
+    results = await asyncio.gather(
+        *(h.loop.run_turn(USER, f"hi {i}") for i in range(12)), return_exceptions=True
+    )
+    assert sum(1 for r in results if not isinstance(r, BaseException)) == 3
+    assert sum(1 for r in results if isinstance(r, BudgetExceeded)) == 9
+    assert len(h.model.requests) == 3

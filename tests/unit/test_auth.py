@@ -250,7 +250,7 @@ def test_user_ids_are_normalised() -> None:
 
 
 async def test_cli_token_mints_a_token_the_verifier_accepts(capsys: pytest.CaptureFixture[str]) -> None:
-    from trainer.cli import build_parser, cmd_token
+    from trainer_dev.cli import build_parser, cmd_token
 
     cfg = settings(TRAINER_JWT_ISSUER=ISSUER, TRAINER_JWT_AUDIENCE=AUDIENCE)
     args = build_parser(cfg).parse_args(["token", "--user", USER, "--ttl", "120"])
@@ -262,7 +262,7 @@ async def test_cli_token_mints_a_token_the_verifier_accepts(capsys: pytest.Captu
 
 
 def test_cli_token_refuses_a_non_uuid_user() -> None:
-    from trainer.cli import build_parser
+    from trainer_dev.cli import build_parser
 
     with pytest.raises(SystemExit):
         build_parser(settings()).parse_args(["token", "--user", "alice"])

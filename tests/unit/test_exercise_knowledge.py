@@ -29,10 +29,10 @@ from trainer.domain.exercise_search import (
 )
 from trainer.offline.selector import KNOWN_SOURCES, decide
 from trainer.providers.openai import SYSTEM_PROMPT as INITIALIZER_PROMPT
+from trainer.services.errors import UserDataError
 from trainer.sources.formatters import format_exercise_info
 from trainer.sources.registry import DISPLAY_NAMES, SOURCES, describe_sources
 from trainer.store.models import KnowledgeRef
-from trainer.store.repositories import RepositoryError
 from trainer.tools.base import ToolContext, ToolError
 from trainer.tools.data import FetchData
 from trainer.tools.exercises import SearchExercises, SearchExercisesResult
@@ -295,9 +295,9 @@ def test_the_query_parameter_is_text() -> None:
     source = SOURCES["exercise_info"]
     assert source.resolve_params({"query": "  romanian   deadlift "}) == {"query": "romanian deadlift"}
     assert source.resolve_params(None) == {"query": None}
-    with pytest.raises(RepositoryError, match="query must be text"):
+    with pytest.raises(UserDataError, match="query must be text"):
         source.resolve_params({"query": 5})
-    with pytest.raises(RepositoryError, match="at most 120"):
+    with pytest.raises(UserDataError, match="at most 120"):
         source.resolve_params({"query": "x" * 121})
     kept, notes = source.tolerated_params({"query": "dips", "days_back": 3})
     assert kept == {"query": "dips"} and notes == ["days_back is not a parameter of exercise_info"]

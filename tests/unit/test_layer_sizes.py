@@ -74,6 +74,7 @@ def test_every_function_and_layer_is_measured_unzipped_and_zipped(build_dir: Pat
     assert 0 < layer.zipped < layer.unzipped / 10, "repetitive files deflate well"
     assert by_name["ApiFunction"].unzipped == (build_dir / "ApiFunction" / "app.py").stat().st_size
     assert (layer.modules, layer.compiled) == (2, 1)
+    assert layer.files == 4, "two sources, one .pyc, one data file"
 
 
 def test_the_zipped_size_is_the_size_of_a_deflate_archive(
@@ -108,6 +109,28 @@ def test_a_build_over_the_limit_fails(build_dir: Path, capsys: pytest.CaptureFix
     assert main([str(build_dir)]) == 0
     assert main([str(build_dir)], limit=1000) == 1
     assert "OVER THE LIMIT" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("written", "found"),
+    [
+        ("trainer_dev/__init__.py", "trainer_dev"),
+        ("trainer/local/fake_llm.py", "trainer/local"),
+        ("trainer/cli.py", "trainer/cli.py"),
+    ],
+)
+def test_a_layer_with_development_code_fails_the_build(
+    build_dir: Path, written: str, found: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert not measure(build_dir).development_code
+    shipped = build_dir / "CoreLayer" / "python" / written
+    shipped.parent.mkdir(parents=True, exist_ok=True)
+    shipped.write_text("x = 1\n")
+
+    assert measure(build_dir).development_code == (f"CoreLayer/python/{found}",)
+    assert main([str(build_dir)]) == 1
+    out = capsys.readouterr().out
+    assert f"DEVELOPMENT CODE IN A LAYER (it must not ship): CoreLayer/python/{found}" in out
 
 
 def test_no_build_is_said_plainly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

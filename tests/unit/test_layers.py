@@ -2,21 +2,26 @@
 (those inside functions and under TYPE_CHECKING included):
 
     api, jobs -> container (the composition root) -> offline, chat -> programs -> agents (the one
-    runtime) -> tools, providers -> sources -> store -> domain; settings and frames at the bottom
+    runtime) -> tools, providers -> sources -> services -> store -> domain; settings and frames at the
+    bottom
 
 The offline coach is chosen by the composition root and imported by nothing else; providers never
-import it, nor the agents or the tools; nothing in production imports the local stack.
-"""
+import it, nor the agents or the tools. The repositories are reached through the user-data services
+(the program pipeline keeps its own); and nothing in production (the layer's package, the functions'
+handlers) imports the development package `trainer_dev` (the local stack, the fake model server, the
+`trainer` command), which lives outside the layer."""
 
 from __future__ import annotations
 
 import ast
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "trainer"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "layers" / "core" / "trainer"
+DEV_PACKAGE = "trainer_dev"
+HANDLERS = sorted((ROOT / "functions").glob("*/*.py"))
 
 BOTTOM = {"settings", "domain", "frames"}
 ALLOWED: dict[str, set[str]] = {
@@ -26,54 +31,82 @@ ALLOWED: dict[str, set[str]] = {
     "cold_start": set(),
     "snapstart": set(),
     "store": {"domain", "settings"},
+    "services": {"store", "domain"},
     "runtime_secrets": {"store", "settings"},
-    "sources": {"store", "domain", "settings"},
+    "sources": {"services", "store", *BOTTOM},
     "providers": {"sources", "settings"},
-    "tools": {"sources", "store", *BOTTOM},
-    "agents": {"tools", "providers", "sources", "store", *BOTTOM},
-    "programs": {"agents", "tools", "providers", "sources", "store", *BOTTOM},
-    "chat": {"programs", "agents", "tools", "providers", "sources", "store", *BOTTOM},
-    "offline": {"programs", "agents", "tools", "providers", "sources", "store", *BOTTOM},
+    "tools": {"services", "sources", "store", *BOTTOM},
+    "agents": {"tools", "providers", "sources", "services", "store", *BOTTOM},
+    "programs": {"agents", "tools", "providers", "sources", "services", "store", *BOTTOM},
+    "chat": {"programs", "agents", "tools", "providers", "sources", "services", "store", *BOTTOM},
+    "offline": {"programs", "agents", "tools", "providers", "sources", "services", "store", *BOTTOM},
     "observability": {"chat", "store", *BOTTOM},
     "container": {
-        "offline", "chat", "programs", "agents", "tools", "providers", "sources", "store",
+        "offline", "chat", "programs", "agents", "tools", "providers", "sources", "services", "store",
         "observability", "runtime_secrets", *BOTTOM,
     },
-    "jobs": {"container", "chat", "programs", "agents", "store", "runtime_secrets", *BOTTOM},
+    "jobs": {"container", "chat", "programs", "agents", "services", "store", "runtime_secrets", *BOTTOM},
     "api": {
         "container", "observability", "chat", "programs", "agents", "tools", "providers", "sources",
-        "store", "runtime_secrets", *BOTTOM,
+        "services", "store", "runtime_secrets", "snapstart", *BOTTOM,
     },
 }  # fmt: skip
-"""What each package may import besides itself. The development code (`local`, `cli`) may import
-anything; nothing else may import it."""
-DEVELOPMENT = {"local", "cli"}
+"""What each package may import besides itself."""
+REPOSITORY_USERS = {"store", "services", "programs"}
+"""Who imports trainer.store.repositories: the store itself, the services, and the program pipeline
+(its own repository)."""
 
 
 def layer_of(path: Path) -> str:
     return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
 
 
-@cache
-def imported_layers(path: Path) -> frozenset[str]:
+def imported_modules(path: Path) -> set[str]:
+    """Every absolute module an import statement of `path` names, at module level or inside functions
+    (`from a import b` also counts as `a.b`, since b may be a module)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
-        names = (
-            [node.module or ""]
-            if isinstance(node, ast.ImportFrom) and node.level == 0
-            else [alias.name for alias in node.names]
-            if isinstance(node, ast.Import)
-            else []
-        )
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "trainer" and len(parts) > 1:
-                found.add(parts[1])
-    return frozenset(found - {layer_of(path)})
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            found.add(node.module or "")
+            found.update(f"{node.module or ''}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def imported_layers(path: Path) -> set[str]:
+    """The other packages of trainer that `path` imports."""
+    return {
+        parts[1]
+        for parts in (name.split(".") for name in imported_modules(path))
+        if parts[0] == "trainer" and len(parts) > 1 and parts[1] in PACKAGES
+    } - {layer_of(path)}
 
 
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or p.parent != PACKAGE)
+PACKAGES = {layer_of(p) for p in MODULES}
+"""The packages and top-level modules of trainer (what `from trainer import x` may name besides the
+package's own attributes, such as __version__)."""
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_follow_the_layers(path: Path) -> None:
+    layer = layer_of(path)
+    used = imported_layers(path)
+    assert used <= ALLOWED[layer], f"{layer} must not import {sorted(used - ALLOWED[layer])}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_user_data_is_read_and_written_through_the_services(path: Path) -> None:
+    if layer_of(path) in REPOSITORY_USERS:
+        return
+    reached = sorted(name for name in imported_modules(path) if name.startswith("trainer.store.repositories"))
+    assert not reached, f"{path.name} reaches the repositories ({', '.join(reached)}): call trainer.services"
+
+
+def test_the_layer_map_covers_every_package() -> None:
+    assert {layer_of(p) for p in MODULES} == set(ALLOWED)
 
 
 def package_graph() -> dict[str, set[str]]:
@@ -81,29 +114,6 @@ def package_graph() -> dict[str, set[str]]:
     for path in MODULES:
         graph.setdefault(layer_of(path), set()).update(imported_layers(path))
     return graph
-
-
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_imports_follow_the_layers(path: Path) -> None:
-    layer = layer_of(path)
-    used = imported_layers(path)
-    if layer in DEVELOPMENT:
-        return
-    assert not used & DEVELOPMENT, f"{path.name} imports the development code"
-    assert used <= ALLOWED[layer], f"{layer} must not import {sorted(used - ALLOWED[layer])}"
-
-
-def test_the_layer_map_covers_every_package() -> None:
-    assert {layer_of(p) for p in MODULES} - DEVELOPMENT == set(ALLOWED)
-
-
-def test_the_layer_map_has_no_cycle() -> None:
-    """The table itself points one way, so following it can never loop."""
-    assert not cycles({layer: set(allowed) for layer, allowed in ALLOWED.items()})
-
-
-def test_the_package_import_graph_has_no_cycle() -> None:
-    assert not cycles(package_graph())
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -126,7 +136,31 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def test_the_layer_map_has_no_cycle() -> None:
+    """The table itself points one way, so following it can never loop."""
+    assert not cycles(ALLOWED)
+
+
+def test_the_package_import_graph_has_no_cycle() -> None:
+    assert not cycles(package_graph())
+
+
 def test_a_cycle_is_found() -> None:
     assert cycles({"tools": {"programs"}, "programs": {"agents"}, "agents": {"tools"}}) == [
         ["agents", "tools", "programs", "agents"]
     ]
+
+
+@pytest.mark.parametrize("path", [*MODULES, *HANDLERS], ids=lambda p: str(p.relative_to(ROOT)))
+def test_production_code_never_imports_the_development_package(path: Path) -> None:
+    imported = {name.split(".")[0] for name in imported_modules(path)}
+    assert DEV_PACKAGE not in imported, (
+        f"{path.relative_to(ROOT)} imports {DEV_PACKAGE}, which is not deployed"
+    )
+
+
+def test_the_layer_source_holds_no_development_code() -> None:
+    """`sam build` ships everything under the CoreLayer's ContentUri (layers/core)."""
+    assert not (PACKAGE / "local").exists(), "the local stack belongs in dev/trainer_dev/local"
+    assert not (PACKAGE / "cli.py").exists(), "the `trainer` command belongs in dev/trainer_dev/cli.py"
+    assert not list((ROOT / "layers" / "core").glob("**/trainer_dev"))

@@ -189,3 +189,51 @@ def test_the_result_is_a_valid_workout() -> None:
     assert plank.hold_sec == [60, 60, 60]
     row = workout.exercises[-1]
     assert row.exercise_type == "duration" and row.distance == 2.0
+
+
+def test_a_number_with_thousands_of_digits_is_listed_not_parsed() -> None:
+    """int() refuses strings over 4,300 digits and the patterns backtrack for minutes on long digit
+    runs: such a line is not read at all."""
+    from trainer.programs.structure import MAX_DIGITS, parse_line, parse_workout_text
+
+    draft = parse_workout_text("Squat " + "1" * 20_000 + "\nBench press 4x8 @ 60kg")
+    assert [e.name for e in draft.exercises] == ["Bench press"]
+    assert draft.unrecognised and draft.unrecognised[0].startswith("Squat 111")
+    assert parse_line("Squat 5x" + "5" * (MAX_DIGITS + 1), "main") is None
+    assert parse_line("Squat 5x" + "5" * MAX_DIGITS, "main") is not None
+
+
+def test_long_lines_and_too_many_lines_are_bounded() -> None:
+    from trainer.programs.structure import (
+        MAX_LINE_CHARS,
+        MAX_LINES,
+        ImportTooLarge,
+        check_text_size,
+        parse_workout_text,
+    )
+
+    long_line = "Bench press 4x8 @ 60kg " + "x" * MAX_LINE_CHARS
+    assert parse_workout_text(long_line).exercises == []
+    check_text_size("Squat 3x5\n" * MAX_LINES)
+    with pytest.raises(ImportTooLarge, match=f"at most {MAX_LINES}"):
+        check_text_size("Squat 3x5\n" * (MAX_LINES + 1))
+
+
+def test_a_name_query_reads_at_most_the_longest_catalog_name() -> None:
+    from trainer.domain.exercise_search import MAX_QUERY_WORDS, match_names, name_tokens
+
+    long_query = "barbell bench press " + " ".join(f"word{i}" for i in range(50))
+    assert len(name_tokens(long_query)) > MAX_QUERY_WORDS
+    found = match_names(long_query)
+    assert found == match_names(" ".join(name_tokens(long_query)[:MAX_QUERY_WORDS]))
+
+
+def test_not_understood_lines_are_quoted_in_the_refusal() -> None:
+    from trainer.programs.models import WorkoutDraft
+    from trainer.programs.structure import StructureError, finalize_structure
+
+    refusal = r'Not understood: "Had a lovely walk", "x", "y" \(\+1 more line\)\.'
+    with pytest.raises(StructureError, match=refusal):
+        finalize_structure(
+            WorkoutDraft(title=None, exercises=[], unrecognised=["Had a lovely walk", "x", "y", "z"])
+        )

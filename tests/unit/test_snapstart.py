@@ -20,8 +20,8 @@ import snapshot_restore_py
 from trainer import snapstart
 from trainer.api.app import create_app
 from trainer.container import PREWARMED_MODULES, Container
-from trainer.local.invoke import readiness_path
 from trainer.settings import Settings
+from trainer_dev.local.lambda_runtime import readiness_path
 
 from tests.fakes.memory_store import InMemorySessionStore
 

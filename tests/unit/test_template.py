@@ -3,9 +3,11 @@ and carries the design's invariants (ARCHITECTURE §2, §3, §6). Also the sampl
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,20 @@ from cfnlint.api import ManualArgs, lint, lint_file
 from samtranslator.parser.parser import Parser
 from samtranslator.translator.translator import Translator
 from samtranslator.yaml_helper import yaml_parse
+
+from tests.template_roles import (
+    Grant,
+    as_list,
+    as_sub_text,
+    evaluate,
+    function_role,
+    grants,
+    managed_policies,
+    parameter_values,
+    statements,
+)
+from tests.unit import dynamodb_calls
+from tests.unit.dynamodb_calls import Adapter
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
@@ -319,8 +335,7 @@ def test_the_checkpoint_function_reaches_the_database_for_the_state_it_keeps() -
     assert variables["TRAINER_DATABASE_SECRET_ARN"] == {"Ref": "DatabaseSecretArn"}
     assert "TRAINER_DATABASE_HOST" in variables
     assert properties["VpcConfig"] == function("ApiFunction")["VpcConfig"]
-    policies = properties["Policies"]
-    assert {"AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": {"Ref": "DatabaseSecretArn"}}} in policies
+    assert ("secretsmanager:GetSecretValue", "${DatabaseSecretArn}") in _grants("CheckpointFunction")
 
 
 def test_the_checkpoint_lease_fits_in_the_checkpoint_function() -> None:
@@ -420,14 +435,13 @@ def test_the_program_runs_are_hourly_scheduler_schedules_with_retries_and_dead_l
         assert {a for a, _ in actions} <= {"lambda:InvokeFunction", "sqs:SendMessage"}
 
 
+def _grants(name: str, output: dict[str, Any] | None = None) -> set[Grant]:
+    """(action, resource) pairs the inline policies of `name`'s role allow, in the transformed template."""
+    return grants(function_role(output or transformed(), name)[1])
+
+
 def _policy_actions(name: str) -> set[str]:
-    role = transformed()["Resources"][f"{name}Role"]["Properties"]
-    found: set[str] = set()
-    for policy in role.get("Policies", []):
-        for statement in policy["PolicyDocument"]["Statement"]:
-            action = statement["Action"]
-            found |= {action} if isinstance(action, str) else set(action)
-    return found
+    return {action for action, _ in _grants(name)}
 
 
 @pytest.mark.parametrize("name", ["PlanFunction", "MicrocycleFunction", "SchedulerFunction"])
@@ -653,3 +667,304 @@ def test_every_function_has_a_sample_event() -> None:
     assert functions == set(handlers)
     for prefix in handlers.values():
         assert any(n.startswith(prefix) for n in names), prefix
+
+
+# ---------------------------------------------------------------- execution roles (least privilege)
+
+FUNCTIONS = (
+    "ApiFunction",
+    "StreamFunction",
+    "MigrateFunction",
+    "CheckpointFunction",
+    "CostFunction",
+    "PlanFunction",
+    "MicrocycleFunction",
+    "SchedulerFunction",
+)
+VPC_ON = {
+    "VpcSubnetIds": "subnet-0123456789abcdef0,subnet-0123456789abcdef1",
+    "VpcSecurityGroupIds": "sg-0123456789abcdef0",
+}
+VPC_ACCESS = "service-role/AWSLambdaVPCAccessExecutionRole"
+BASIC_EXECUTION = "service-role/AWSLambdaBasicExecutionRole"
+XRAY_WRITE = "AWSXrayWriteOnlyAccess"
+
+
+def test_every_function_runs_under_a_role_of_its_own_written_in_the_template() -> None:
+    """SAM generates no function role: with `Policies` it would attach the VPC access policy to every
+    function with a VpcConfig property, deployed in a VPC or not (aws/serverless-application-model#3502)."""
+    functions = {n for n, r in sam()["Resources"].items() if r["Type"] == "AWS::Serverless::Function"}
+    assert functions == set(FUNCTIONS)
+    roles = set()
+    for name in FUNCTIONS:
+        assert "Policies" not in function(name), "SAM ignores Policies next to a Role"
+        role_name, role = function_role(sam(), name)
+        roles.add(role_name)
+        (trust,) = role["AssumeRolePolicyDocument"]["Statement"]
+        assert trust == {
+            "Effect": "Allow",
+            "Principal": {"Service": "lambda.amazonaws.com"},
+            "Action": "sts:AssumeRole",
+        }
+        assert function_role(transformed(), name) == (role_name, role), "SAM left the role as written"
+    assert len(roles) == len(FUNCTIONS), "one role per function"
+
+
+def _in_vpc(name: str, parameters: dict[str, Any]) -> bool:
+    vpc = evaluate(sam(), {"VpcConfig": function(name).get("VpcConfig")}, parameters)
+    return "VpcConfig" in vpc and vpc["VpcConfig"] is not None
+
+
+@pytest.mark.parametrize("overrides", [{}, VPC_ON, PROXY_ON], ids=["no-vpc", "vpc", "vpc-and-proxy"])
+def test_the_vpc_access_policy_is_on_exactly_the_functions_that_run_in_the_vpc(
+    overrides: dict[str, str],
+) -> None:
+    output = _transform(overrides)
+    parameters = parameter_values(sam(), overrides)
+    tracing = sam()["Globals"]["Function"]["Tracing"] == "Active"
+    with_vpc_access = set()
+    for name in FUNCTIONS:
+        policies = managed_policies(sam(), function_role(output, name)[1], parameters)
+        assert BASIC_EXECUTION in policies
+        assert (XRAY_WRITE in policies) is tracing
+        assert policies <= {BASIC_EXECUTION, XRAY_WRITE, VPC_ACCESS}
+        if VPC_ACCESS in policies:
+            with_vpc_access.add(name)
+    assert with_vpc_access == {name for name in FUNCTIONS if _in_vpc(name, parameters)}
+    if not overrides:
+        assert with_vpc_access == set()
+    else:
+        assert with_vpc_access == set(FUNCTIONS) - {"CostFunction"}, "CostFunction only uses DynamoDB"
+
+
+def test_no_role_grants_scans_batch_reads_or_wildcards() -> None:
+    for name, resource in transformed()["Resources"].items():
+        if resource["Type"] != "AWS::IAM::Role":
+            continue
+        for statement in statements(resource["Properties"]):
+            actions, resources = as_list(statement["Action"]), as_list(statement["Resource"])
+            assert not {"dynamodb:Scan", "dynamodb:BatchGetItem"} & set(actions), name
+            assert not [a for a in actions if "*" in a], f"{name} grants a wildcard action"
+            assert "*" not in resources, f"{name} grants on every resource"
+
+
+# What each function's code calls on DynamoDB, per resource (the template's grants must be exactly these).
+SESSION_STORE_ACTIONS = {
+    "dynamodb:GetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+}
+DYNAMODB_GRANTS: dict[str, dict[str, set[str]]] = {
+    # The routes and the agent loop: the whole SessionStore port (commit's TransactWriteItems is Put,
+    # Update and Delete entries) and the daily metrics; a user's sessions come from the GSI1 index.
+    "ApiFunction": {
+        "${SessionsTable.Arn}": SESSION_STORE_ACTIONS,
+        "${SessionsTable.Arn}/index/GSI1": {"dynamodb:Query"},
+    },
+    "StreamFunction": {
+        "${SessionsTable.Arn}": SESSION_STORE_ACTIONS,
+        "${SessionsTable.Arn}/index/GSI1": {"dynamodb:Query"},
+    },
+    # One session under its lease: load, read events and state, append the checkpoint, update META.
+    "CheckpointFunction": {"${SessionsTable.Arn}": SESSION_STORE_ACTIONS},
+    # A turn's events, the session's usage (ADD), the daily metrics; Powertools idempotency records.
+    "CostFunction": {
+        "${SessionsTable.Arn}": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"},
+        "${IdempotencyTable.Arn}": {
+            "dynamodb:GetItem",
+            "dynamodb:PutItem",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+        },
+    },
+    "MigrateFunction": {},
+    "PlanFunction": {},
+    "MicrocycleFunction": {},
+    "SchedulerFunction": {},
+}
+
+
+def _dynamodb_grants(name: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for action, resource in _grants(name):
+        if action.startswith("dynamodb:"):
+            found.setdefault(resource, set()).add(action)
+    return found
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_each_function_is_granted_the_dynamodb_actions_its_code_calls(name: str) -> None:
+    assert _dynamodb_grants(name) == DYNAMODB_GRANTS[name]
+
+
+TRAINER = ROOT / "layers" / "core" / "trainer"
+LOCAL_ONLY = TRAINER / "local"
+"""The local stack and `trainer invoke` (moto's journal, table set-up): never run in Lambda."""
+
+
+def _powertools_persistence() -> Path:
+    from aws_lambda_powertools.utilities.idempotency.persistence import dynamodb
+
+    return Path(dynamodb.__file__)
+
+
+SESSION_TABLE = Adapter(TRAINER / "store" / "sessions.py", "DynamoSessionTable", "SessionsTable")
+DAILY_METRICS = Adapter(TRAINER / "store" / "metrics.py", "DailyMetricsStore", "SessionsTable")
+
+
+@cache
+def _idempotency_records() -> Adapter:
+    return Adapter(_powertools_persistence(), "DynamoDBPersistenceLayer", "IdempotencyTable")
+
+
+def _iam_grants_of(table: str, calls: dynamodb_calls.Calls) -> set[Grant]:
+    on_table = {(action, f"${{{table}.Arn}}") for action in calls.iam_actions()}
+    return on_table | {("dynamodb:Query", f"${{{table}.Arn}}/index/{index}") for index in calls.indexes}
+
+
+def test_every_granted_dynamodb_action_is_one_the_code_calls() -> None:
+    """The DynamoDB client calls written in the package (trainer/local aside) and, for the idempotency
+    table, in Powertools' persistence layer, mapped to IAM actions: a grant nothing calls fails.
+
+    This proves each granted action is called *somewhere* on that table; which function needs it is
+    the next test's business."""
+    package = dynamodb_calls.Calls()
+    for path in sorted(TRAINER.rglob("*.py")):
+        if LOCAL_ONLY in path.parents:
+            continue
+        module = ast.parse(path.read_text(encoding="utf-8"))
+        package |= dynamodb_calls.calls_in(module, dynamodb_calls.transaction_entry_kinds(module))
+    powertools = ast.parse(_powertools_persistence().read_text(encoding="utf-8"))
+    idempotency = dynamodb_calls.calls_in(powertools, dynamodb_calls.transaction_entry_kinds(powertools))
+    assert "Scan" not in package.operations and "BatchGetItem" not in package.operations
+    called = _iam_grants_of("SessionsTable", package) | _iam_grants_of("IdempotencyTable", idempotency)
+    granted = {grant for name in FUNCTIONS for grant in _grants(name) if grant[0].startswith("dynamodb:")}
+    assert granted, "no DynamoDB grant found: the reader is broken"
+    assert granted <= called, f"granted but never called: {sorted(granted - called)}"
+
+
+EVERY_METHOD = "every method"
+
+
+@dataclass(frozen=True)
+class CodePath:
+    """What a function's code path uses, declared: the DynamoDB adapters with the methods it enters
+    them by (EVERY_METHOD, or the methods its modules call on a port), and whether it publishes to the
+    bus. Secrets, model keys and the failure queue follow from the template itself (the environment the
+    settings read, the EventInvokeConfig)."""
+
+    adapters: tuple[tuple[Adapter, str | frozenset[str]], ...] = ()
+    publishes: bool = False
+
+
+def _modules(*names: str) -> list[Path]:
+    return [TRAINER.joinpath(*name.removeprefix("trainer.").split(".")).with_suffix(".py") for name in names]
+
+
+def _code_paths() -> dict[str, CodePath]:
+    checkpoint = _modules("trainer.jobs.checkpoint", "trainer.chat.checkpoint")
+    costs = _modules("trainer.jobs.costs")
+    # The API container hands the whole SessionStore port to the routes and the agent loop, and the
+    # daily metrics to the budget; both HTTP functions run that app.
+    http = CodePath(((SESSION_TABLE, EVERY_METHOD), (DAILY_METRICS, EVERY_METHOD)), publishes=True)
+    return {
+        "ApiFunction": http,
+        "StreamFunction": http,
+        "CheckpointFunction": CodePath(
+            ((SESSION_TABLE, frozenset(dynamodb_calls.port_calls(checkpoint, "store"))),)
+        ),
+        "CostFunction": CodePath(
+            (
+                (SESSION_TABLE, frozenset(dynamodb_calls.port_calls(costs, "store"))),
+                (DAILY_METRICS, frozenset(dynamodb_calls.port_calls(costs, "metrics"))),
+                (_idempotency_records(), EVERY_METHOD),
+            )
+        ),
+        "MigrateFunction": CodePath(),
+        "PlanFunction": CodePath(),
+        "MicrocycleFunction": CodePath(),
+        # WeekDue, PlanRequested again for stale plans, WorkoutReady; the plan and week builders only
+        # write Postgres.
+        "SchedulerFunction": CodePath(publishes=True),
+    }
+
+
+def _environment(name: str) -> dict[str, Any]:
+    shared = sam()["Globals"]["Function"]["Environment"]["Variables"]
+    return {**shared, **function(name).get("Environment", {}).get("Variables", {})}
+
+
+def _settings_variable(field_name: str) -> str:
+    """The environment variable a Settings field is read from."""
+    from trainer.settings import Settings
+
+    alias = Settings.model_fields[field_name].alias
+    assert alias, field_name
+    return alias
+
+
+SSM_PARAMETER_ARN = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter"
+"""An SSM parameter's ARN, the parameter's name (it starts with "/") to follow."""
+
+
+def _needed(name: str) -> set[Grant]:
+    environment = _environment(name)
+    path = _code_paths()[name]
+    needed: set[Grant] = set()
+    table_of_variable = {
+        SESSION_TABLE.table: _settings_variable("table_name"),
+        "IdempotencyTable": _settings_variable("idempotency_table_name"),
+    }
+    for adapter, entry in path.adapters:
+        # The table the adapter's settings name in this function's environment.
+        table = as_sub_text(environment[table_of_variable[adapter.table]]).strip("${}")
+        assert table == adapter.table
+        methods = dynamodb_calls.method_names(adapter) if entry == EVERY_METHOD else entry
+        assert methods, f"{name}: no call into {adapter.class_name} found"
+        needed |= _iam_grants_of(table, dynamodb_calls.reachable(adapter, methods))
+    if path.publishes:
+        bus = as_sub_text(environment[_settings_variable("event_bus_name")])
+        needed.add(("events:PutEvents", bus.removesuffix("}") + ".Arn}"))
+    secret = environment.get(_settings_variable("database_secret_arn"))
+    if secret is not None:
+        needed.add(("secretsmanager:GetSecretValue", as_sub_text(secret)))
+    for field_name in ("anthropic_key_parameter", "openai_key_parameter"):
+        parameter = environment.get(_settings_variable(field_name))
+        if parameter is not None:
+            needed.add(("ssm:GetParameter", SSM_PARAMETER_ARN + as_sub_text(parameter)))
+    on_failure = function(name).get("EventInvokeConfig", {}).get("DestinationConfig", {}).get("OnFailure")
+    if on_failure is not None:
+        assert on_failure["Type"] == "SQS"
+        needed.add(("sqs:SendMessage", as_sub_text(on_failure["Destination"])))
+    return needed
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_each_role_allows_exactly_what_its_code_path_needs(name: str) -> None:
+    """Needs come from a per-function declaration (`_code_paths`: the DynamoDB adapters and entry
+    methods, read from the job modules where a port is passed in; whether it publishes) followed into
+    the adapters' source (every `self.<method>` they can reach, every branch included) and from the
+    template (the secret, key parameters and tables the function's environment names for the settings to
+    read, the EventInvokeConfig failure destination).
+
+    What this proves: no call the declared entry points can reach is denied, and nothing beyond them
+    is granted. What it cannot prove: that the declaration is complete (a port passed into a module not
+    listed, a new adapter, a publish from the plan builders) or that a branch runs at all; calls made
+    through a variable rather than `self.<method>`; and what AWS itself requires (KMS for the key
+    parameters uses the default aws/ssm key). tests/integration/test_invoke.py checks the calls real
+    invocations make against these roles."""
+    assert _grants(name) == _needed(name)
+
+
+def test_the_code_paths_name_methods_the_adapters_have() -> None:
+    """The entry methods read from the job modules exist on the adapters the functions construct (a
+    call on `store` the scan misread would otherwise go unnoticed)."""
+    for path in _code_paths().values():
+        for adapter, entry in path.adapters:
+            if entry != EVERY_METHOD:
+                assert entry and set(entry) <= dynamodb_calls.method_names(adapter), (adapter, entry)
+    checkpoint = dict(_code_paths()["CheckpointFunction"].adapters)[SESSION_TABLE]
+    assert {"acquire_lease", "append_event", "release_lease"} <= set(checkpoint)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 from trainer.domain import statistics
+from trainer.services.rows import plain
 from trainer.tools import analytics, calendar, data, goals, location, logging, preferences, timers
 from trainer.tools.analytics import (
     BreakdownItem,
@@ -34,7 +35,7 @@ from trainer.tools.calendar import (
     ScheduleWorkoutResult,
     milestone_type,
 )
-from trainer.tools.data import FetchDataResult, number_text, plain
+from trainer.tools.data import FetchDataResult, number_text
 from trainer.tools.goals import GoalEntry, SetGoalsResult
 from trainer.tools.location import CurrentLocation, SetCurrentLocationResult
 from trainer.tools.logging import (

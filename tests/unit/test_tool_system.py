@@ -12,6 +12,7 @@ from trainer.agents.tools import ToolOutcome, ToolSet
 from trainer.domain.progression import ProgressionTarget
 from trainer.domain.workout import Workout
 from trainer.domain.workout_checks import WorkoutReview
+from trainer.services.errors import UserDataError
 from trainer.store.models import EventType
 from trainer.tools.base import Tool, ToolContext, ToolError, ToolResult, WorkoutCoach
 from trainer.tools.communication import communication_tools
@@ -93,6 +94,13 @@ class _Refusing(_Exploding):
         raise ToolError("not allowed: reason")
 
 
+class _ServiceRefusing(_Exploding):
+    name = "service_refusing"
+
+    async def execute(self, args: _NoArgs, ctx: ToolContext) -> ToolResult:
+        raise UserDataError("weight_unit must be one of kg, lbs")
+
+
 # --- registry -------------------------------------------------------------------------------------
 
 
@@ -156,6 +164,13 @@ async def test_tool_error_becomes_an_error_observation_with_its_message() -> Non
     reg = ToolSet([_Refusing()])
     execution = await reg.execute("refusing", {}, context())
     assert wire(execution) == {"success": False, "error": "not allowed: reason"}
+
+
+async def test_a_service_error_is_the_tools_expected_failure_with_its_message() -> None:
+    with pytest.raises(ToolError, match=r"^weight_unit must be one of kg, lbs$"):
+        await _ServiceRefusing().execute(_NoArgs(), context())
+    execution = await ToolSet([_ServiceRefusing()]).execute("service_refusing", {}, context())
+    assert wire(execution) == {"success": False, "error": "weight_unit must be one of kg, lbs"}
 
 
 async def test_unexpected_exception_becomes_an_internal_error_observation(

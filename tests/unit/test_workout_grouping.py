@@ -139,3 +139,21 @@ def test_summary_counts_local_workouts() -> None:
 def test_weeks_read_as_dates() -> None:
     assert week_label(date(2026, 11, 16)) == "week of 16 Nov"
     assert week_label(date(2025, 12, 29), with_year=True) == "week of 29 Dec 2025"
+
+
+def test_only_iana_place_names_are_time_zones() -> None:
+    from trainer.domain.workout_grouping import is_iana_zone
+
+    for name in ("Europe/Berlin", "UTC", "Asia/Kathmandu", "Pacific/Chatham", "America/Argentina/Cordoba"):
+        assert is_iana_zone(name), name
+    for name in (
+        "localtime",
+        "posixrules",
+        "Factory",
+        "posix/UTC",
+        "right/UTC",
+        "",
+        "../etc/passwd",
+        "Mars/Olympus",
+    ):
+        assert not is_iana_zone(name), name

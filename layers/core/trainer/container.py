@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from trainer.agents.factory import AgentRunDeps
     from trainer.agents.prompts import PromptStore
     from trainer.agents.registry import AgentRegistry
-    from trainer.chat.budget import DailyBudget
     from trainer.chat.hooks import TurnHooks
     from trainer.chat.ports import EventPublisher, SourceFetcher
     from trainer.chat.turn import ChatDeps, TurnResult
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from trainer.offline import OfflinePlanner
     from trainer.programs.pipeline import ProgramDeps
     from trainer.providers.ports import AgentModel, KnowledgeSelector
+    from trainer.services.usage_limits import UsageLimits
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
 
@@ -60,6 +60,8 @@ class Container:
     agent: TurnRunner
     db: Database | None = None
     publisher: EventPublisher | None = None
+    limits: UsageLimits | None = None
+    """Per-user daily budgets and request rates (None without the DynamoDB store)."""
     agents: AgentRunDeps | None = None
     """What `trainer.agents.run_agent` needs; `container.agents.for_user(user_id)` for a user's run."""
     programs: ProgramDeps | None = None
@@ -72,10 +74,9 @@ class Container:
         user costs one idempotent insert per process."""
         if self.db is None or user_id in self.registered_users:
             return
-        from trainer.store.repositories import profiles
+        from trainer.services.user_data import UserDataService
 
-        async with self.db.connection() as conn:
-            await profiles.ensure_user(conn, user_id)
+        await UserDataService(self.db).for_user(user_id).profile.ensure()
         if len(self.registered_users) >= MAX_REGISTERED_USERS_CACHED:
             self.registered_users.clear()
         self.registered_users.add(user_id)
@@ -102,7 +103,9 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.store.sessions",
     "trainer.store.db",
     "trainer.store.metrics",
-    "trainer.store.repositories.profiles",
+    "trainer.store.usage",
+    "trainer.services.usage_limits",
+    "trainer.services.user_data",
     "trainer.store.bus",
     "trainer.chat.turn",
     "trainer.chat.agent",
@@ -232,7 +235,7 @@ async def build_container(
     selector: KnowledgeSelector | None = None,
     planner: OfflinePlanner | None = None,
     hooks: Sequence[TurnHooks] = (),
-    budget: DailyBudget | None = None,
+    budget: UsageLimits | None = None,
 ) -> Container:
     """Wires the production adapters; anything passed in is used instead (tests, the local stack).
 
@@ -259,10 +262,10 @@ async def build_container(
     from trainer.observability import default_turn_hooks
 
     if budget is None:
-        budget = _daily_budget(settings, store)
+        budget = _usage_limits(settings, store)
     prompts = PromptStore(db)
     agents = agent_run_deps(settings, db, prompts=prompts)
-    programs = program_deps(settings, db, agents, publisher)
+    programs = program_deps(settings, db, agents, publisher, budget)
     deps = chat_deps(
         settings,
         store,
@@ -282,6 +285,7 @@ async def build_container(
         agent=ChatRunner(deps),
         db=db,
         publisher=publisher,
+        limits=budget,
         agents=agents,
         programs=programs,
         closers=closers,
@@ -299,7 +303,7 @@ def chat_deps(
     selector: KnowledgeSelector | None = None,
     planner: OfflinePlanner | None = None,
     hooks: Sequence[TurnHooks] = (),
-    budget: DailyBudget | None = None,
+    budget: UsageLimits | None = None,
     programs: ProgramDeps | None = None,
 ) -> ChatDeps:
     """The chat turn's typed dependencies: the chat agent (its iteration cap from the settings), its
@@ -352,7 +356,11 @@ def chat_deps(
 
 
 def program_deps(
-    settings: Settings, db: Database | None, agents: AgentRunDeps, publisher: EventPublisher | None
+    settings: Settings,
+    db: Database | None,
+    agents: AgentRunDeps,
+    publisher: EventPublisher | None,
+    limits: UsageLimits | None = None,
 ) -> ProgramDeps | None:
     """The program pipeline's dependencies: a plan request publishes `PlanRequested` on `publisher`
     (the local stack's in-process bus, EventBridge in AWS). None without a database."""
@@ -360,7 +368,9 @@ def program_deps(
         return None
     from trainer.programs.pipeline import ProgramDeps
 
-    return ProgramDeps(db=db, agents=agents, publisher=publisher, morning_hour=settings.morning_hour)
+    return ProgramDeps(
+        db=db, agents=agents, publisher=publisher, morning_hour=settings.morning_hour, limits=limits
+    )
 
 
 class FixedModel:
@@ -420,17 +430,27 @@ def build_selector(settings: Settings, http_client: httpx2.AsyncClient | None = 
     return FallbackKnowledgeSelector(primary, DeterministicKnowledgeSelector())
 
 
-def _daily_budget(settings: Settings, store: SessionStore) -> DailyBudget | None:
-    """The per-user daily budget, on the daily metrics the cost job keeps beside DynamoDB sessions."""
+def _usage_limits(settings: Settings, store: SessionStore) -> UsageLimits | None:
+    """Per-user daily budgets and request rates, counted beside the DynamoDB sessions."""
     from trainer.store.sessions import DynamoSessionStore
 
     if not isinstance(store, DynamoSessionStore):
         return None
-    from trainer.chat.budget import DailyBudget
-    from trainer.store.metrics import DailyMetricsStore, DynamoDailyUsage
+    from trainer.services.usage_limits import UsageLimits
+    from trainer.store.usage import DynamoUsageLedger
 
-    usage = DynamoDailyUsage(DailyMetricsStore(settings, client=store.table.client))
-    return DailyBudget(usage, settings.daily_turn_limit, settings.daily_cost_limit_cents)
+    limits = UsageLimits(
+        DynamoUsageLedger(settings, client=store.table.client),
+        daily={
+            "turns": settings.daily_turn_limit,
+            "plans": settings.daily_plan_limit,
+            "imports": settings.daily_import_limit,
+        },
+        cost_limit_cents=settings.daily_cost_limit_cents,
+    )
+    if not settings.rate_limits_enabled:
+        limits.rates = {}
+    return limits
 
 
 def _user_data_builder(db: Database | None) -> Callable[[str], Awaitable[str]]:

@@ -81,6 +81,12 @@ class Settings(BaseModel):
     daily_turn_limit: int = Field(default=300, ge=1, alias="TRAINER_DAILY_TURN_LIMIT")
     daily_cost_limit_cents: float = Field(default=500.0, gt=0, alias="TRAINER_DAILY_COST_LIMIT_CENTS")
     """A user's daily budget (UTC days): over either, a turn is refused with 429."""
+    daily_plan_limit: int = Field(default=10, ge=1, alias="TRAINER_DAILY_PLAN_LIMIT")
+    daily_import_limit: int = Field(default=50, ge=1, alias="TRAINER_DAILY_IMPORT_LIMIT")
+    """Plans and pasted-workout imports a user may start per UTC day (each runs model agents); the cost
+    limit above covers them too."""
+    rate_limits_enabled: bool = Field(default=True, alias="TRAINER_RATE_LIMITS_ENABLED")
+    """Per-user request rates on every authenticated route (trainer.services.usage_limits.DEFAULT_RATES)."""
     heartbeat_seconds: float = Field(default=15.0, alias="TRAINER_HEARTBEAT_SECONDS")
     morning_hour: int = Field(default=6, ge=0, le=23, alias="TRAINER_MORNING_HOUR")
     """The local hour (each user's own time zone) today's workout message goes out (WorkoutReady)."""

@@ -32,7 +32,7 @@ Running one:
     # failure: AgentFailed(name, errors, invocation_id, kind); on-demand sub-agents: on_demand={"name"}
 
 Offline implementations get the typed input (validated against `input_schema`) and must be
-deterministic; the loopback fake server (`trainer.local.fake_llm`) rebuilds the input from the request's
+deterministic; the loopback fake server (`trainer_dev.local.fake_llm`) rebuilds the input from the request's
 JSON and calls the same implementation, so inputs must round-trip through `model_dump(mode="json")`.
 """
 

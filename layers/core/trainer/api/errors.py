@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trainer.api.logging import logger
 from trainer.api.schemas import Error, ErrorDetail, ErrorInfo
-from trainer.chat.budget import BudgetExceeded
+from trainer.services.usage_limits import BudgetExceeded, RateLimited
 from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
 
 RETRY_AFTER_SECONDS = 2
@@ -162,6 +162,13 @@ async def _budget_exceeded(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _rate_limited(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RateLimited)
+    return error_response(
+        429, "rate_limited", str(exc), headers={"Retry-After": str(exc.retry_after_seconds)}
+    )
+
+
 async def _store_unavailable(_: Request, exc: Exception) -> JSONResponse:
     logger.warning("session store unavailable", exc_info=exc)
     return error_response(
@@ -189,6 +196,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(SessionNotFound, _session_not_found)
     app.add_exception_handler(LeaseHeld, _lease_held)
     app.add_exception_handler(BudgetExceeded, _budget_exceeded)
+    app.add_exception_handler(RateLimited, _rate_limited)
     app.add_exception_handler(StoreUnavailable, _store_unavailable)
     app.add_exception_handler(DatabaseUnavailable, _database_unavailable)
 

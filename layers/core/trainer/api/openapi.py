@@ -33,8 +33,14 @@ UNAUTHORIZED_CODES = (
     "invalid_issuer",
 )
 
-AUTHENTICATED: ErrorCodes = {401: UNAUTHORIZED_CODES, 503: ("auth_unavailable", "auth_misconfigured")}
-"""Every route behind the bearer token."""
+AUTHENTICATED: ErrorCodes = {
+    401: UNAUTHORIZED_CODES,
+    429: ("rate_limited",),
+    503: ("auth_unavailable", "auth_misconfigured"),
+}
+"""Every route behind the bearer token (each has a per-user request rate)."""
+BUDGET: ErrorCodes = {429: ("budget_exceeded",)}
+"""Every route that starts model work (a turn, a plan, an import): the user's daily budget."""
 JSON_BODY: ErrorCodes = {
     400: ("malformed_json", "invalid_body"),
     413: ("body_too_large",),
@@ -58,7 +64,7 @@ HEADERS: dict[int, dict[str, Any]] = {
     },
     429: {
         "Retry-After": {
-            "description": "Seconds until the budget allows another turn.",
+            "description": "Seconds until a retry may pass (the request rate, or the daily budget).",
             "required": True,
             "schema": {"type": "integer", "minimum": 0},
         }

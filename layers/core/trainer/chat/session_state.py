@@ -15,21 +15,21 @@ from datetime import UTC, datetime
 from typing import Any
 
 from trainer.chat.checkpoint import StateProvider
+from trainer.services.user_data import UserData
 from trainer.sources.formatters import day_label, zone
 from trainer.store.db import Database
 from trainer.store.models import Session
-from trainer.store.repositories import locations, preferences
-from trainer.store.repositories.settings import get_user_settings
 
 
 async def read_session_state(conn: Any, user_id: str, now: datetime | None = None) -> dict[str, str]:
     """`temporary_preferences` and `current_location` lines, each only when there is something."""
-    active = await preferences.list_active(conn, user_id, now or datetime.now(UTC))
+    data = UserData.on_connection(conn, user_id)
+    active = await data.preferences.active(now or datetime.now(UTC))
     temporary = [p for p in active if p.get("expires_at") or p.get("delete_after_use")]
-    location = await locations.get_current(conn, user_id)
+    location = await data.locations.current()
     state: dict[str, str] = {}
     if temporary:
-        timezone = (await get_user_settings(conn, user_id)).get("timezone") or "UTC"
+        timezone = (await data.settings.get()).timezone or "UTC"
         state["temporary_preferences"] = "; ".join(_preference_line(p, timezone) for p in temporary)
     if location:
         state["current_location"] = str(location["name"])

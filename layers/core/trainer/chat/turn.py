@@ -17,6 +17,7 @@ waits for them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -31,7 +32,7 @@ from trainer.agents.steps import EndTurn, FinalOutput, ModelTurn, run_steps
 from trainer.agents.tools import ToolOutcome
 from trainer.chat import checkpoint as checkpoints
 from trainer.chat import session_state
-from trainer.chat.budget import DailyBudget
+from trainer.chat.budget import UsageLimits
 from trainer.chat.context import ContextBuilder
 from trainer.chat.errors import log_error
 from trainer.chat.hooks import TurnHooks
@@ -130,7 +131,7 @@ class ChatDeps:
     settings: Settings
     context_builder: ContextBuilder | None = None
     publisher: EventPublisher | None = None
-    budget: DailyBudget | None = None
+    budget: UsageLimits | None = None
     db: Database | None = None
     coach: WorkoutCoach | None = None
     programs: ProgramDeps | None = None
@@ -170,10 +171,15 @@ class ChatRunner:
         counts: RequestCounts,
     ) -> TurnResult:
         deps = self.deps
-        if deps.budget is not None:
-            await deps.budget.check(user_id)
+        reservation = await deps.budget.reserve(user_id, "turns") if deps.budget is not None else None
         holder = f"{TURN_HOLDER_PREFIX}{uuid.uuid4().hex}"
-        session, interrupted = await self._lease_session(user_id, session_id, holder)
+        try:
+            session, interrupted = await self._lease_session(user_id, session_id, holder)
+        except BaseException:
+            if deps.budget is not None and reservation is not None:
+                with contextlib.suppress(Exception):
+                    await deps.budget.release(reservation)
+            raise
         deadline = time.monotonic() + deps.settings.function_timeout_seconds
         keeper = LeaseKeeper(
             TurnStore(deps.store, session, holder, lambda: keeper.ttl_now()),

@@ -149,11 +149,16 @@ def name_score(query: Sequence[str], name: str) -> tuple[float, float]:
     return coverage - 0.04 * extra + in_order, coverage
 
 
+MAX_QUERY_WORDS = 12
+"""Words of a query that are matched: the catalog's longest name has 10, and every word costs a pass
+over the whole catalog, so a pasted paragraph read as a name costs no more than a long name."""
+
+
 def match_names(query: str, catalog: Catalog | None = None, limit: int = 10) -> list[NameMatch]:
     """Catalog exercises for a name as a person writes it, best first: the usual exercise for a
     common name ('rdl', 'bench press', 'dips') first, then names matching most of the words."""
     cat = catalog or load_catalog()
-    words = name_tokens(query)
+    words = name_tokens(query)[:MAX_QUERY_WORDS]
     if not words:
         return []
     matches: dict[str, NameMatch] = {}

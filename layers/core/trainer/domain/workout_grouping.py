@@ -16,6 +16,21 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from trainer.domain.recovery import as_utc
 
 UTC_ZONE = ZoneInfo("UTC")
+NOT_A_PLACE = frozenset({"localtime", "posixrules", "Factory"})
+"""Files of a zoneinfo directory that load as zones but name no place: `localtime` is whatever the
+host is set to (different on every machine), `posixrules` a default rule, `Factory` a placeholder."""
+
+
+def is_iana_zone(name: str) -> bool:
+    """A time zone name of the IANA database (`Europe/Berlin`, `UTC`, `America/Argentina/Cordoba`):
+    loadable, a place or UTC, not a host-dependent alias or a `posix/` / `right/` variant."""
+    if not name or name in NOT_A_PLACE or name.startswith(("posix/", "right/", "/")) or ".." in name:
+        return False
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
 
 
 def zone(name: str | tzinfo | None) -> tzinfo:

@@ -25,16 +25,16 @@ from trainer.domain.progression import (
 from trainer.domain.workout import Exercise, Workout
 from trainer.domain.workout_grouping import zone
 from trainer.offline.records import LocationBrief, UserRecords
+from trainer.services.models import Preference
+from trainer.services.rows import plain
+from trainer.services.user_data import UserDataService
 from trainer.sources.training_facts import load_training_facts
 from trainer.store.db import Database
 from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.ports import SessionStore
-from trainer.store.repositories import goals, history, locations, preferences, schedule, settings
 from trainer.tools.calendar import ScheduledWorkout
-from trainer.tools.data import plain
 from trainer.tools.goals import GoalEntry
 from trainer.tools.logging import CATALOG_CATEGORY_GOALS, LoggedExercise
-from trainer.tools.preferences import Preference
 
 LOGGED_DAYS = 30
 LOGGED_LIMIT = 60
@@ -72,20 +72,18 @@ class OfflineCoach:
 
     async def user_records(self, user_id: str) -> UserRecords:
         now = self._now()
-        async with self._records_db.connection() as conn:
-            user_settings = await settings.get_user_settings(conn, user_id)
-            logged = await history.list_recent(
-                conn, user_id, days_back=LOGGED_DAYS, limit=LOGGED_LIMIT, now=now
+        async with UserDataService(self._records_db).for_user(user_id).reading() as data:
+            user_settings = await data.settings.get()
+            logged = await data.history.recent(days_back=LOGGED_DAYS, limit=LOGGED_LIMIT, now=now)
+            active = await data.preferences.active(now)
+            upcoming = await data.schedule.upcoming(days_ahead=UPCOMING_DAYS, now=now)
+            category_rows = await data.goals.categories()
+            places = await data.locations.all()
+            loaded = await data.history.recent_loaded_by_exercise(
+                days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=now
             )
-            active = await preferences.list_active(conn, user_id, now)
-            upcoming = await schedule.list_upcoming(conn, user_id, days_ahead=UPCOMING_DAYS, now=now)
-            category_rows = await goals.list_category_goals(conn, user_id)
-            places = await locations.list_locations(conn, user_id)
-            loaded = await history.recent_loaded_by_exercise(
-                conn, user_id, days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=now
-            )
-        tz = zone(str(user_settings.get("timezone") or "UTC"))
-        unit = str(user_settings.get("weight_unit") or "kg")
+        tz = zone(user_settings.timezone or "UTC")
+        unit = user_settings.weight_unit
         current = next((p for p in places if p["is_current"]), None)
         items = [dict(i) for i in (current or {}).get("equipment") or [] if isinstance(i, dict)]
         steps = LoadSteps.for_unit(unit, items)
@@ -93,8 +91,8 @@ class OfflineCoach:
         rows.sort(key=lambda r: (r.created_at, r.performed_at), reverse=True)
         return UserRecords(
             weight_unit=unit,
-            distance_unit=str(user_settings.get("distance_unit") or "km"),
-            timezone=str(user_settings.get("timezone") or "UTC"),
+            distance_unit=user_settings.distance_unit,
+            timezone=user_settings.timezone or "UTC",
             logged=rows,
             preferences=[Preference.from_row(p) for p in active],
             upcoming=[

@@ -1,6 +1,6 @@
 """The registry agents' offline backend: each agent's own deterministic implementation (its definition's
 `offline`, found by the agent's name in the registry) behind the `StructuredModel` port, so every agent
-runs with no key. The loopback fake server (trainer.local.fake_llm) answers agent requests with the same
+runs with no key. The loopback fake server (trainer_dev.local.fake_llm) answers agent requests with the same
 functions."""
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ the factory hands the finalized output to the validators, the sub-agents' transf
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from functools import cache
@@ -180,7 +181,9 @@ async def offline_workout_message(message: MessageInput, context: OfflineContext
 
 
 async def offline_workout_structure(given: StructureInput, context: OfflineContext) -> WorkoutDraft:
-    return parse_workout_text(given.text)
+    """Parsed in a worker thread: the parse is bounded per line (trainer.programs.structure) but a long
+    paste still takes a second or two, which must not hold the event loop (other requests, /health)."""
+    return await asyncio.to_thread(parse_workout_text, given.text)
 
 
 # --- the tool: exercises a slot can take ----------------------------------------------------------

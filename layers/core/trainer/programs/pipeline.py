@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from psycopg.errors import UniqueViolation
 from pydantic import ValidationError
 
 from trainer.agents.factory import AgentFailed, AgentRunDeps, run_agent
@@ -34,10 +35,11 @@ from trainer.programs.changes import (
 )
 from trainer.programs.inputs import load_plan_inputs, week_request
 from trainer.programs.messages import enforce_length, workout_message
-from trainer.programs.microcycle import is_deload, week_due_at, week_start
+from trainer.programs.microcycle import is_deload, week_start
 from trainer.programs.models import (
     FitnessPlan,
     MessageInput,
+    PlanInputs,
     PlanRequest,
     PlanResult,
     PlanWeek,
@@ -48,6 +50,8 @@ from trainer.programs.models import (
 from trainer.programs.plan import record_modification, render_plan_markdown
 from trainer.programs.records import day_of, day_row, plan_of, week_rows
 from trainer.programs.schedule import morning_window, next_week_after, retry_at, today_in, week_of
+from trainer.programs.structure import ImportTooLarge, check_text_size
+from trainer.services.usage_limits import Reservation, UsageLimits
 from trainer.store.db import Database
 from trainer.store.repositories import RepositoryError, goals, locations, program_schedule, programs, settings
 
@@ -108,9 +112,13 @@ class ProgramDeps:
     now: Callable[[], datetime] = _utcnow
     morning_hour: int = DEFAULT_MORNING_HOUR
     """The local hour the morning message goes out (TRAINER_MORNING_HOUR)."""
+    limits: UsageLimits | None = None
+    """Each plan and import is reserved against the user's daily budget before any agent runs."""
 
 
-ErrorCode = Literal["not_found", "no_active_plan", "invalid_request", "build_failed"]
+ErrorCode = Literal[
+    "not_found", "no_active_plan", "invalid_request", "build_failed", "too_large", "in_progress"
+]
 
 
 class ProgramError(Exception):
@@ -139,21 +147,17 @@ async def request_plan(deps: ProgramDeps, user_id: str, request: PlanRequest) ->
     """A pending plan (the user's days, session length and start resolved now) and its `PlanRequested`;
     without a publisher the plan is built inline and its final row returned."""
     now = deps.now()
-    async with deps.db.transaction() as conn:
-        inputs = await load_plan_inputs(conn, user_id, now, request)
-        try:
-            row = await programs.create_plan(
-                conn,
-                user_id,
-                weeks=inputs.weeks,
-                training_days=inputs.training_days,
-                session_minutes=inputs.session_minutes,
-                start_date=inputs.start_date,
-                timezone=inputs.timezone,
-                request=request.model_dump(mode="json", exclude_none=True),
-            )
-        except RepositoryError as exc:
-            raise ProgramError("invalid_request", str(exc)) from None
+    asked = request.model_dump(mode="json", exclude_none=True)
+    reservation = await deps.limits.reserve(str(user_id), "plans") if deps.limits is not None else None
+    try:
+        row = await _create_or_join(deps, user_id, request, asked, now)
+    except BaseException:
+        await _give_back(deps, reservation)
+        raise
+    if row.get("joined"):
+        await _give_back(deps, reservation)
+        return dict(row["plan"])
+    row = dict(row["plan"])
     if deps.publisher is None:
         return await build_plan(deps, user_id, row["id"])
     try:
@@ -167,9 +171,59 @@ async def request_plan(deps: ProgramDeps, user_id: str, request: PlanRequest) ->
     return row
 
 
+async def _create_or_join(
+    deps: ProgramDeps, user_id: str, request: PlanRequest, asked: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """`{"plan": row}` for a new pending plan; `{"plan": row, "joined": True}` when a plan is already
+    being built for the same request (a retry, a double tap, two devices); a different request while one
+    is built is ProgramError `in_progress`. At most one plan per user is pending (a unique index), so
+    two requests at once cannot both create one."""
+    async with deps.db.transaction() as conn:
+        inputs = await load_plan_inputs(conn, user_id, now, request)
+        pending = await programs.pending_plan(conn, user_id)
+        if pending is None:
+            try:
+                async with conn.transaction():
+                    created = await programs.create_plan(
+                        conn,
+                        user_id,
+                        weeks=inputs.weeks,
+                        training_days=inputs.training_days,
+                        session_minutes=inputs.session_minutes,
+                        start_date=inputs.start_date,
+                        timezone=inputs.timezone,
+                        request=asked,
+                    )
+                return {"plan": created}
+            except UniqueViolation:
+                pending = await programs.pending_plan(conn, user_id)
+            except RepositoryError as exc:
+                raise ProgramError("invalid_request", str(exc)) from None
+    if pending is None:
+        raise ProgramError("build_failed", "The plan request could not be recorded. Please ask again.")
+    if dict(pending.get("request") or {}) == dict(asked):
+        return {"plan": pending, "joined": True}
+    raise ProgramError(
+        "in_progress",
+        "A plan is already being built for you; it is ready in a minute or two. Ask for changes once it is.",
+    )
+
+
+async def _give_back(deps: ProgramDeps, reservation: Reservation | None) -> None:
+    """A reservation whose work never started goes back to the user's daily budget."""
+    if deps.limits is None or reservation is None:
+        return
+    try:
+        await deps.limits.release(reservation)
+    except Exception:
+        logger.warning("a budget reservation was not given back", exc_info=True)
+
+
 async def build_plan(deps: ProgramDeps, user_id: str, plan_id: Any) -> dict[str, Any]:
-    """Build a pending plan and its first week: the plan row after, `ready` or `failed`. Idempotent: a
-    ready or failed plan is returned as it is, and a plan another builder holds is left to it."""
+    """Build a pending plan and its first week: the plan row after, `ready` (its first week built) or
+    `failed`. Idempotent: a ready or failed plan is returned as it is, and a plan another builder holds
+    is left to it. The plan's documents are stored before its first week is built from them, so a build
+    that stopped between the two resumes at the week."""
     now = deps.now()
     async with deps.db.connection() as conn:
         row = await _plan_row(conn, user_id, plan_id)
@@ -179,17 +233,62 @@ async def build_plan(deps: ProgramDeps, user_id: str, plan_id: Any) -> dict[str,
             inputs = None
         elif not await program_schedule.claim_plan(conn, user_id, plan_id, now):
             return row
+        elif row.get("plan") is not None:
+            inputs = None
         else:
             try:
                 inputs = await load_plan_inputs(conn, user_id, now, stored_request(row))
             except Exception:
                 await program_schedule.release_plan(conn, user_id, plan_id)
                 raise
-    if inputs is None:
+    if row["status"] == "ready":
         if row["active"]:
             await _first_week(deps, user_id, plan_id)
         async with deps.db.connection() as conn:
             return await _plan_row(conn, user_id, plan_id)
+    try:
+        if inputs is not None:
+            await _draft_plan(deps, user_id, plan_id, inputs)
+        first = await build_week(deps, user_id, plan_id, 1, first=True)
+    except _PlanFailed as failed:
+        return failed.row
+    except ProgramError as exc:
+        if exc.code != "build_failed":
+            raise
+        async with deps.db.connection() as conn:
+            done = await programs.mark_failed(conn, user_id, plan_id, exc.message)
+            return done if done is not None else await _plan_row(conn, user_id, plan_id)
+    except Exception:
+        async with deps.db.connection() as conn:
+            await program_schedule.release_plan(conn, user_id, plan_id)
+        raise
+    async with deps.db.connection() as conn:
+        stored = await _plan_row(conn, user_id, plan_id)
+        plan = plan_of(stored)
+        following = next_week_after(first.week_number, plan.weeks, plan.start_date, stored["timezone"])
+        ready = await programs.mark_ready(
+            conn,
+            user_id,
+            plan_id,
+            title=stored["title"] or plan.title,
+            markdown=stored["markdown"] or "",
+            plan=stored["plan"],
+            next_week=following.week_number if following.due_at is not None else None,
+            next_week_due_at=following.due_at,
+        )
+        if ready is None:
+            raise ProgramError("not_found", "Plan not found.")
+        return await _plan_row(conn, user_id, plan_id)
+
+
+class _PlanFailed(Exception):
+    def __init__(self, row: dict[str, Any]) -> None:
+        super().__init__("plan failed")
+        self.row = row
+
+
+async def _draft_plan(deps: ProgramDeps, user_id: str, plan_id: Any, inputs: PlanInputs) -> None:
+    """The plan agent's plan, stored on the pending plan; a failed run fails the plan (_PlanFailed)."""
     try:
         run = await run_agent(FITNESS_PLAN, inputs, deps.agents.for_user(str(user_id)))
         result = run.output_as(PlanResult)
@@ -198,28 +297,21 @@ async def build_plan(deps: ProgramDeps, user_id: str, plan_id: Any) -> dict[str,
         logger.warning("plan build failed", extra={"plan_id": str(plan_id), "errors": exc.errors[:5]})
         async with deps.db.connection() as conn:
             failed = await programs.mark_failed(conn, user_id, plan_id, message)
-            return failed if failed is not None else await _plan_row(conn, user_id, plan_id)
-    except Exception:
-        async with deps.db.connection() as conn:
-            await program_schedule.release_plan(conn, user_id, plan_id)
-        raise
+            raise _PlanFailed(
+                failed if failed is not None else await _plan_row(conn, user_id, plan_id)
+            ) from exc
     plan = result.plan
     async with deps.db.connection() as conn:
-        ready = await programs.mark_ready(
+        stored = await programs.store_plan_documents(
             conn,
             user_id,
             plan_id,
             title=plan.title,
             markdown=result.markdown,
             plan=plan.model_dump(mode="json"),
-            next_week=1,
-            next_week_due_at=week_due_at(row["start_date"], 1, row["timezone"]),
         )
-    if ready is None:
+    if stored is None:
         raise ProgramError("not_found", "Plan not found.")
-    await _first_week(deps, user_id, plan_id)
-    async with deps.db.connection() as conn:
-        return await _plan_row(conn, user_id, plan_id)
 
 
 async def _first_week(deps: ProgramDeps, user_id: str, plan_id: Any) -> None:
@@ -305,6 +397,7 @@ async def build_week(
     *,
     change: WeekChange | None = None,
     rebuild: bool = False,
+    first: bool = False,
 ) -> WeekBuild:
     """Build week `week_number` once: only the caller that claims it builds it, a duplicate delivery gets
     `built=False`. `rebuild` rebuilds a built week's days from today on (completed ones kept); `change`
@@ -312,12 +405,13 @@ async def build_week(
     now = deps.now()
     async with deps.db.connection() as conn:
         row = await _plan_row(conn, user_id, plan_id)
-        if row["status"] != "ready":
+        building_first = first and week_number == 1 and row["status"] == "pending" and row.get("plan")
+        if row["status"] != "ready" and not building_first:
             raise ProgramError("invalid_request", "The plan is not ready yet.")
         plan = plan_of(row)
         if not 1 <= week_number <= plan.weeks:
             raise ProgramError("invalid_request", f"The plan has weeks 1 to {plan.weeks}.")
-        if not row["active"] and not rebuild:
+        if not row["active"] and not rebuild and not building_first:
             return WeekBuild(False, week_number, reason="inactive")
         location = await _change_location(conn, user_id, change)
         existing = await program_schedule.week_row(conn, user_id, plan_id, week_number)
@@ -599,6 +693,12 @@ async def import_workout(deps: ProgramDeps, user_id: str, text: str) -> Structur
     """A pasted workout (a coach's program, a markdown table...) as the app's structured workout."""
     if not text or not text.strip():
         raise ProgramError("invalid_request", "Paste the workout's text.")
+    try:
+        check_text_size(text)
+    except ImportTooLarge as exc:
+        raise ProgramError("too_large", f"That is too long to read as one workout: {exc}.") from None
+    if deps.limits is not None:
+        await deps.limits.reserve(str(user_id), "imports")
     async with deps.db.connection() as conn:
         values = await settings.get_user_settings(conn, user_id)
         category = await goals.list_category_goals(conn, user_id)

@@ -24,6 +24,42 @@ from trainer.programs.models import ExerciseDraft, Section, WorkoutDraft
 from trainer.programs.selection import goal_shares, muscle_shares, resolve
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
+
+MAX_LINES = 400
+"""Non-empty lines a pasted workout may have (a long program with notes has under 200)."""
+MAX_LINE_CHARS = 240
+"""A longer line is listed as unrecognised without being read: every pattern below then runs on a
+bounded text, so no line costs more than a fixed amount of work whatever it holds."""
+MAX_DIGITS = 6
+"""Digits in one number (a load of 999999 is already absurd): a line with a longer run is not read."""
+MAX_WORDS = 40
+"""Words on one line (an exercise line has under 15)."""
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+UNRECOGNISED_CHARS = 200
+
+
+class ImportTooLarge(ValueError):
+    """The text has more lines than a workout has: nothing of it is read."""
+
+
+def unreadable_reason(line: str) -> str | None:
+    """Why a line is not read at all (too long, a number with too many digits, too many words)."""
+    if len(line) > MAX_LINE_CHARS:
+        return f"longer than {MAX_LINE_CHARS} characters"
+    if _LONG_NUMBER.search(line):
+        return f"a number with more than {MAX_DIGITS} digits"
+    if len(line.split()) > MAX_WORDS:
+        return f"more than {MAX_WORDS} words"
+    return None
+
+
+def check_text_size(text: str) -> None:
+    """Raises ImportTooLarge when the text has more than MAX_LINES non-empty lines."""
+    lines = sum(1 for raw in text.splitlines() if raw.strip())
+    if lines > MAX_LINES:
+        raise ImportTooLarge(f"the text has {lines} lines; a workout can have at most {MAX_LINES}")
+
+
 _SECTION_WORDS: tuple[tuple[Section, str], ...] = (
     ("warmup", r"warm[\s-]?ups?|warming up|activation|prep"),
     ("cooldown", r"cool[\s-]?downs?|stretch(?:ing|es)?|mobility|recovery"),
@@ -126,6 +162,23 @@ class StructureError(ValueError):
     """Nothing in the text reads as an exercise (the message says what to send)."""
 
 
+NOT_UNDERSTOOD_SHOWN = 3
+NOT_UNDERSTOOD_CHARS = 60
+
+
+def not_understood(lines: list[str]) -> str:
+    """' Not understood: "…", "…" (+N more lines).' for the first lines that were not read."""
+    if not lines:
+        return ""
+    shown = []
+    for line in lines[:NOT_UNDERSTOOD_SHOWN]:
+        cut = line if len(line) <= NOT_UNDERSTOOD_CHARS else line[: NOT_UNDERSTOOD_CHARS - 1] + "…"
+        shown.append(f'"{cut}"')
+    more = len(lines) - NOT_UNDERSTOOD_SHOWN
+    tail = f" (+{more} more line{'s' if more != 1 else ''})" if more > 0 else ""
+    return f" Not understood: {', '.join(shown)}{tail}."
+
+
 @dataclass
 class _Line:
     """What one exercise line says, before it becomes a draft."""
@@ -190,6 +243,8 @@ def _clean_name(text: str) -> str:
 
 def parse_line(raw: str, section: Section) -> _Line | None:
     """What one line says: a name and/or numbers (None when it has neither)."""
+    if unreadable_reason(raw.strip()) is not None:
+        return None
     text = _BULLET.sub("", raw.strip()).replace("**", "").replace("__", "").strip()
     label = None
     if match := _LABEL.match(text):
@@ -305,10 +360,16 @@ def parse_workout_text(text: str) -> WorkoutDraft:
     """The offline `workout_structure` agent: every exercise line under its section, the rest listed
     as unrecognised. A name alone on its line (a '### 1. Bench Press' heading) takes the numbers on
     the line after it."""
+    check_text_size(text)
     state = _Parse()
     for raw in text.splitlines():
         stripped = raw.strip()
-        if not stripped or re.fullmatch(r"[-=*_#\s]+", stripped):
+        if not stripped:
+            continue
+        if unreadable_reason(stripped) is not None:
+            state.unrecognised.append(stripped[:UNRECOGNISED_CHARS])
+            continue
+        if re.fullmatch(r"[-=*_#\s]+", stripped):
             continue
         plain = _BULLET.sub("", stripped).replace("**", "").strip()
         if (match := _TITLE.match(stripped)) and not _SECTION.match(match[1].strip()) and not state.drafts:
@@ -328,7 +389,7 @@ def parse_workout_text(text: str) -> WorkoutDraft:
             state.flush()
             state.section = "main"
             state.in_notes = True
-            state.unrecognised.append(stripped[:200])
+            state.unrecognised.append(stripped[:UNRECOGNISED_CHARS])
             continue
         if (rest := _REST.fullmatch(plain)) and (state.pending or state.drafts):
             value, unit = (rest[1], rest[2]) if rest[1] else (rest[3], rest[4])
@@ -340,11 +401,11 @@ def parse_workout_text(text: str) -> WorkoutDraft:
             continue
         line = parse_line(stripped, state.section)
         if line is None or state.in_notes:
-            state.unrecognised.append(stripped[:200])
+            state.unrecognised.append(stripped[:UNRECOGNISED_CHARS])
             continue
         if not line.name:
             if state.pending is None:
-                state.unrecognised.append(stripped[:200])
+                state.unrecognised.append(stripped[:UNRECOGNISED_CHARS])
             else:
                 state.add(_merge(state.pending, line))
                 state.pending = None
@@ -560,7 +621,7 @@ def finalize_structure(
     if not built:
         raise StructureError(
             "No exercise could be read from that text. Send one exercise per line, e.g. "
-            "'Bench press 4x8 @ 60kg' or '3 sets of 10 squats'."
+            "'Bench press 4x8 @ 60kg' or '3 sets of 10 squats'." + not_understood(draft.unrecognised)
         )
     return Workout(
         title=(draft.title or "Imported workout")[:120],

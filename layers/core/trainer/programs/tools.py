@@ -24,12 +24,10 @@ from trainer.programs.pipeline import (
     request_plan,
     workout_for,
 )
-from trainer.store.repositories import programs as program_repo
-from trainer.store.repositories.settings import get_user_settings
+from trainer.services.rows import plain
+from trainer.services.usage_limits import BudgetExceeded
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.calendar import parse_day, user_zone
-from trainer.tools.data import db_user, plain, transaction
-from trainer.tools.data import user_settings as load_user_settings
 
 PlanStatus = Literal["pending", "ready", "failed"]
 Day = date
@@ -254,8 +252,8 @@ class RequestTrainingPlan(Tool[RequestTrainingPlanArgs, RequestTrainingPlanResul
         )
         try:
             row = await request_plan(deps, ctx.user_id, request)
-        except ProgramError as exc:
-            raise ToolError(exc.message) from None
+        except (ProgramError, BudgetExceeded) as exc:
+            raise ToolError(str(exc)) from None
         return RequestTrainingPlanResult(plan=PlanBrief.of(row))
 
     def format(self, result: RequestTrainingPlanResult) -> str:
@@ -310,20 +308,13 @@ class ShowTrainingPlan(Tool[ShowTrainingPlanArgs, ShowTrainingPlanResult]):
     category = "summary"
 
     async def execute(self, args: ShowTrainingPlanArgs, ctx: ToolContext) -> ShowTrainingPlanResult:
-        user = db_user(ctx)
-        async with transaction(ctx) as conn:
-            zone = user_zone(await get_user_settings(conn, user))
-            newest = await program_repo.list_plans(conn, user, limit=1)
-            row = newest[0] if newest and newest[0]["status"] == "pending" else None
-            row = row or await program_repo.get_active_plan(conn, user) or (newest[0] if newest else None)
-            built: list[int] = []
-            if row is not None:
-                weeks = await program_repo.list_weeks(conn, user, row["id"])
-                built = [w["week_number"] for w in weeks if w["status"] == "ready"]
-        if row is None:
+        async with ctx.user_data.reading() as data:
+            zone = user_zone(await data.settings.get())
+            shown = await data.training_plans.shown()
+        if shown is None:
             return ShowTrainingPlanResult(plan=None)
         today = ctx.now().astimezone(zone).date()
-        return ShowTrainingPlanResult(plan=PlanBrief.of(row, built, today))
+        return ShowTrainingPlanResult(plan=PlanBrief.of(shown.plan, shown.built_weeks, today))
 
     def format(self, result: ShowTrainingPlanResult) -> str:
         plan = result.plan
@@ -457,7 +448,7 @@ def week_change(args: ChangeFields, *, training_days: list[Weekday] | None = Non
 
 
 async def local_today(ctx: ToolContext) -> date:
-    settings = await load_user_settings(ctx)
+    settings = await ctx.user_data.settings.get()
     return ctx.now().astimezone(user_zone(settings)).date()
 
 
@@ -497,8 +488,7 @@ class GetPlannedWorkout(Tool[GetPlannedWorkoutArgs, GetPlannedWorkoutResult]):
         except ProgramError as exc:
             raise ToolError(exc.message) from None
         if row is None:
-            async with transaction(ctx) as conn:
-                has_plan = bool(await program_repo.list_plans(conn, db_user(ctx), limit=1))
+            has_plan = await ctx.user_data.training_plans.exists()
             return GetPlannedWorkoutResult(day=day, has_plan=has_plan)
         return GetPlannedWorkoutResult(
             day=day, planned=PlannedDayBrief.of(row), workout=plain(row.get("workout"))

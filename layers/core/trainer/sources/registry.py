@@ -1,7 +1,8 @@
 """The data-source registry (seed 000 §3.2, seed 002 §9): name -> fetch + formatter + parameters.
 
 `fetch_sources` runs the requested sources one after another on one pooled connection (a Lambda instance
-holds one). A failing or unknown source yields a SourceResult with `error` set; it never fails the others.
+holds one), reading through the user-data services (trainer.services). A failing or unknown source yields
+a SourceResult with `error` set; it never fails the others.
 """
 
 from __future__ import annotations
@@ -23,24 +24,15 @@ from trainer.domain.progression import (
     exercise_histories,
     progression_targets,
 )
+from trainer.services.errors import UserDataError
+from trainer.services.milestones import MILESTONE_STATUSES
+from trainer.services.scope import UserRef
+from trainer.services.user_data import UserData, UserDataService
+from trainer.services.workout_plans import PLAN_STATUSES
 from trainer.sources import formatters as fmt
 from trainer.sources.user_data import build_user_data_xml
 from trainer.store.db import Database
 from trainer.store.ports import DatabaseUnavailable
-from trainer.store.repositories import (
-    Conn,
-    RepositoryError,
-    UserId,
-    goals,
-    history,
-    locations,
-    milestones,
-    plans,
-    preferences,
-    profiles,
-    schedule,
-    settings,
-)
 
 __all__ = [
     "DISPLAY_NAMES",
@@ -89,18 +81,18 @@ class Param:
         if self.max_length is not None:
             text = " ".join(value.split()) if isinstance(value, str) else ""
             if not text:
-                raise RepositoryError(f"{self.name} must be text")
+                raise UserDataError(f"{self.name} must be text")
             if len(text) > self.max_length:
-                raise RepositoryError(f"{self.name} must be at most {self.max_length} characters")
+                raise UserDataError(f"{self.name} must be at most {self.max_length} characters")
             return text
         if self.choices:
             if value not in self.choices:
-                raise RepositoryError(f"{self.name} must be one of {', '.join(self.choices)}")
+                raise UserDataError(f"{self.name} must be one of {', '.join(self.choices)}")
             return value
         if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
-            raise RepositoryError(f"{self.name} must be a whole number")
+            raise UserDataError(f"{self.name} must be a whole number")
         if not (self.minimum or 0) <= value <= (self.maximum or value):
-            raise RepositoryError(f"{self.name} must be between {self.minimum} and {self.maximum}")
+            raise UserDataError(f"{self.name} must be between {self.minimum} and {self.maximum}")
         return int(value)
 
     def tolerate(self, value: Any) -> tuple[Any, str | None]:
@@ -129,7 +121,8 @@ class FetchContext:
     current_workout: CurrentWorkoutProvider | None
 
 
-Fetch = Callable[[Conn, UserId, dict[str, Any], FetchContext], Awaitable[Any]]
+Fetch = Callable[[UserData, dict[str, Any], FetchContext], Awaitable[Any]]
+"""Reads one source for the user whose data it is given (every call on one connection)."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +141,7 @@ class DataSource:
         unknown = sorted(set(given) - known)
         if unknown:
             allowed = ", ".join(sorted(known)) or "none"
-            raise RepositoryError(
+            raise UserDataError(
                 f"unknown parameter(s) {', '.join(unknown)} for {self.name} (allowed: {allowed})"
             )
         return {
@@ -180,23 +173,23 @@ class DataSource:
 # --- fetchers -----------------------------------------------------------------------------------
 
 
-async def _user_profile(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    profile = await profiles.get_profile(conn, user_id)
-    user_settings = await settings.get_user_settings(conn, user_id)
-    today = ctx.now.astimezone(fmt.zone(user_settings["timezone"])).date()
-    return {"profile": profile, "settings": user_settings, "today": today}
+async def _user_profile(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    profile = await data.profile.get()
+    user_settings = await data.settings.get()
+    today = ctx.now.astimezone(fmt.zone(user_settings.timezone)).date()
+    return {"profile": profile, "settings": user_settings.model_dump(), "today": today}
 
 
-async def _user_settings(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    return await settings.get_user_settings(conn, user_id)
+async def _user_settings(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return (await data.settings.get()).model_dump()
 
 
-async def _all_locations(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    return await locations.list_locations(conn, user_id)
+async def _all_locations(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return await data.locations.all()
 
 
-async def _current_location(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    return await locations.get_current(conn, user_id)
+async def _current_location(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return await data.locations.current()
 
 
 def _match_case_insensitively(targets: Mapping[str, Any], totals: Mapping[str, Any]) -> dict[str, float]:
@@ -209,71 +202,67 @@ def _match_case_insensitively(targets: Mapping[str, Any], totals: Mapping[str, A
     return merged
 
 
-async def _category_goals(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    rows = await goals.list_category_goals(conn, user_id)
-    totals = await history.distribution_totals(conn, user_id)
+async def _category_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await data.goals.categories()
+    totals = await data.history.distribution()
     targets = {row["category"]: float(row["weight"]) for row in rows}
     report = distribution_report(targets, _match_case_insensitively(targets, totals["category"]))
     return {"goals": rows, "distribution": report, "logged_count": totals["logged_count"]}
 
 
-async def _muscle_goals(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    rows = await goals.list_muscle_goals(conn, user_id)
-    totals = await history.distribution_totals(conn, user_id)
+async def _muscle_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await data.goals.muscles()
+    totals = await data.history.distribution()
     targets = {row["muscle"]: float(row["weight"]) for row in rows}
     report = distribution_report(targets, _match_case_insensitively(targets, totals["muscle"]))
     return {"goals": rows, "distribution": report, "logged_count": totals["logged_count"]}
 
 
-async def _active_preferences(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    rows = await preferences.list_active(conn, user_id, ctx.now)
-    user_settings = await settings.get_user_settings(conn, user_id)
-    return {"rows": rows, "timezone": user_settings["timezone"]}
+async def _active_preferences(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await data.preferences.active(ctx.now)
+    user_settings = await data.settings.get()
+    return {"rows": rows, "timezone": user_settings.timezone}
 
 
-async def _workout_history(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    rows = await history.list_recent(
-        conn, user_id, days_back=params["days_back"], limit=params["limit"], now=ctx.now
+async def _workout_history(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await data.history.recent(days_back=params["days_back"], limit=params["limit"], now=ctx.now)
+    return {"rows": rows, "settings": (await data.settings.get()).model_dump(), "params": params}
+
+
+async def _progression_targets(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    user_settings = await data.settings.get()
+    current = await data.locations.current()
+    rows = await data.history.recent_loaded_by_exercise(
+        days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=ctx.now
     )
-    return {"rows": rows, "settings": await settings.get_user_settings(conn, user_id), "params": params}
-
-
-async def _progression_targets(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    user_settings = await settings.get_user_settings(conn, user_id)
-    current = await locations.get_current(conn, user_id)
-    rows = await history.recent_loaded_by_exercise(
-        conn, user_id, days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=ctx.now
-    )
-    unit = user_settings["weight_unit"]
+    unit = user_settings.weight_unit
     steps = LoadSteps.for_unit(unit, (current.get("equipment") or []) if current else [])
-    histories = exercise_histories(rows, unit, fmt.zone(user_settings["timezone"]))
+    histories = exercise_histories(rows, unit, fmt.zone(user_settings.timezone))
     targets = progression_targets(histories, steps, limit=MAX_TARGETS)
     return {"unit": unit, "days_back": WINDOW_DAYS, "targets": [t.model_dump(mode="json") for t in targets]}
 
 
-async def _exercise_distribution(
-    conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext
-) -> Any:
-    return await history.distribution_totals(conn, user_id)
+async def _exercise_distribution(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return await data.history.distribution()
 
 
-async def _current_workout(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
+async def _current_workout(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     if ctx.current_workout is None:
-        raise RepositoryError("the current workout is not available here")
+        raise UserDataError("the current workout is not available here")
     return await ctx.current_workout()
 
 
-async def _scheduled_workouts(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    rows = await schedule.list_upcoming(conn, user_id, days_ahead=params["days_ahead"], now=ctx.now)
-    return {"rows": rows, "settings": await settings.get_user_settings(conn, user_id), "params": params}
+async def _scheduled_workouts(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    rows = await data.schedule.upcoming(days_ahead=params["days_ahead"], now=ctx.now)
+    return {"rows": rows, "settings": (await data.settings.get()).model_dump(), "params": params}
 
 
-async def _workout_plans(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    return {"rows": await plans.list_plans(conn, user_id, params["status"]), "params": params}
+async def _workout_plans(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return {"rows": await data.workout_plans.with_status(params["status"]), "params": params}
 
 
-async def _exercise_info(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    current = await locations.get_current(conn, user_id)
+async def _exercise_info(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    current = await data.locations.current()
     equipment = available_equipment(current.get("equipment") or []) if current else None
     location = current["name"] if current else None
     if not params["query"]:
@@ -281,8 +270,8 @@ async def _exercise_info(conn: Conn, user_id: UserId, params: dict[str, Any], ct
     return exercise_guide(params["query"], equipment, location=location)
 
 
-async def _milestone_goals(conn: Conn, user_id: UserId, params: dict[str, Any], ctx: FetchContext) -> Any:
-    return {"rows": await milestones.list_milestones(conn, user_id, params["status"]), "params": params}
+async def _milestone_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return {"rows": await data.milestones.with_status(params["status"]), "params": params}
 
 
 SOURCES: dict[str, DataSource] = {
@@ -320,10 +309,10 @@ SOURCES: dict[str, DataSource] = {
                    _scheduled_workouts, fmt.format_schedule, (Param("days_ahead", 7, 1, 365),)),
         DataSource("workout_plans", "Workout plans", "Multi-week workout plans",
                    _workout_plans, fmt.format_plans,
-                   (Param("status", "active", choices=(*plans.PLAN_STATUSES, "all")),)),
+                   (Param("status", "active", choices=(*PLAN_STATUSES, "all")),)),
         DataSource("milestone_goals", "Milestone goals", "Specific achievement goals with progress",
                    _milestone_goals, fmt.format_milestones,
-                   (Param("status", "active", choices=(*milestones.MILESTONE_STATUSES, "all")),)),
+                   (Param("status", "active", choices=(*MILESTONE_STATUSES, "all")),)),
         DataSource("exercise_info", "Exercise guide",
                    "One catalog exercise (query: its name): how to do it (steps), muscles, equipment, "
                    "alternatives with the current location's equipment; no query: what that equipment allows",
@@ -351,7 +340,7 @@ def describe_sources() -> str:
 
 async def fetch_sources(
     db: Database,
-    user_id: UserId,
+    user_id: UserRef,
     requests: Sequence[tuple[str, Mapping[str, Any] | None]],
     *,
     now: datetime | None = None,
@@ -361,17 +350,17 @@ async def fetch_sources(
     connection is taken only if a requested source reads the database."""
     ctx = FetchContext(now or datetime.now(UTC), current_workout)
     async with AsyncExitStack() as stack:
-        conn: Conn | None = None
+        data: UserData | None = None
         if any(SOURCES[name].uses_database for name, _ in requests if name in SOURCES):
             try:
-                conn = await stack.enter_async_context(db.connection())
+                data = await stack.enter_async_context(UserDataService(db).for_user(user_id).reading())
             except DatabaseUnavailable:
                 logger.warning("the database is unreachable: its data sources fail", exc_info=True)
-        return [await _fetch_one(conn, user_id, name, params, ctx) for name, params in requests]
+        return [await _fetch_one(data, name, params, ctx) for name, params in requests]
 
 
 async def _fetch_one(
-    conn: Conn | None, user_id: UserId, name: str, given: Mapping[str, Any] | None, ctx: FetchContext
+    data: UserData | None, name: str, given: Mapping[str, Any] | None, ctx: FetchContext
 ) -> SourceResult:
     requested = dict(given or {})
     source = SOURCES.get(name)
@@ -380,15 +369,15 @@ async def _fetch_one(
         return SourceResult(name, requested, None, "", message)
     try:
         params = source.resolve_params(requested)
-    except RepositoryError as exc:
+    except UserDataError as exc:
         return SourceResult(name, requested, None, "", str(exc))
     failed = SourceResult(name, params, None, "", f"could not load {source.display_name.lower()}")
-    if source.uses_database and conn is None:
+    if source.uses_database and data is None:
         return failed
     try:
-        raw = await source.fetch(conn, user_id, params, ctx)  # type: ignore[arg-type]
+        raw = await source.fetch(data, params, ctx)  # type: ignore[arg-type]
         formatted = source.format(raw)
-    except RepositoryError as exc:
+    except UserDataError as exc:
         return SourceResult(name, params, None, "", str(exc))
     except Exception:
         logger.exception("data source %s failed", name)

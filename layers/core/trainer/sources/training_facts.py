@@ -18,8 +18,8 @@ from trainer.domain.progression import ENTRIES_PER_EXERCISE, WINDOW_DAYS, LoadSt
 from trainer.domain.recovery import recovering_muscles
 from trainer.domain.workout_checks import UserTrainingContext
 from trainer.domain.workout_grouping import zone
+from trainer.services.user_data import UserDataService
 from trainer.store.db import Database
-from trainer.store.repositories import goals, history, locations, preferences, settings
 
 HISTORY_DAYS = 60
 HISTORY_LIMIT = 300
@@ -81,25 +81,23 @@ class TrainingFacts:
 
 
 async def load_training_facts(db: Database, user_id: str, now: datetime) -> TrainingFacts:
-    async with db.connection() as conn:
-        user_settings = await settings.get_user_settings(conn, user_id)
-        current = await locations.get_current(conn, user_id)
-        category_rows = await goals.list_category_goals(conn, user_id)
-        muscle_rows = await goals.list_muscle_goals(conn, user_id)
-        totals = await history.distribution_totals(conn, user_id)
-        prefs = await preferences.list_active(conn, user_id, now)
-        recent = await history.list_recent(
-            conn, user_id, days_back=HISTORY_DAYS, limit=HISTORY_LIMIT, now=now
-        )
-        sessions = await history.recent_loaded_by_exercise(
-            conn, user_id, days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=now
+    async with UserDataService(db).for_user(user_id).reading() as data:
+        user_settings = await data.settings.get()
+        current = await data.locations.current()
+        category_rows = await data.goals.categories()
+        muscle_rows = await data.goals.muscles()
+        totals = await data.history.distribution()
+        prefs = await data.preferences.active(now)
+        recent = await data.history.recent(days_back=HISTORY_DAYS, limit=HISTORY_LIMIT, now=now)
+        sessions = await data.history.recent_loaded_by_exercise(
+            days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=now
         )
     category_goals = {r["category"]: float(r["weight"]) for r in category_rows}
     muscle_goals = {r["muscle"]: float(r["weight"]) for r in muscle_rows}
     items = (current.get("equipment") or []) if current else []
     return TrainingFacts(
-        weight_unit=user_settings.get("weight_unit") or "kg",
-        distance_unit=user_settings.get("distance_unit") or "km",
+        weight_unit=user_settings.weight_unit,
+        distance_unit=user_settings.distance_unit,
         equipment=available_equipment(current.get("equipment") or []) if current else None,
         category_goals=category_goals,
         muscle_goals=muscle_goals,
@@ -108,7 +106,7 @@ async def load_training_facts(db: Database, user_id: str, now: datetime) -> Trai
         preferences=[dict(p) for p in prefs],
         history=[dict(r) for r in recent],
         now=now,
-        timezone=str(user_settings.get("timezone") or "UTC"),
+        timezone=user_settings.timezone or "UTC",
         location_items=[dict(i) for i in items if isinstance(i, dict)],
         progression_history=[dict(r) for r in sessions],
     )

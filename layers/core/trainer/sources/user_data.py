@@ -10,20 +10,21 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
+from trainer.services.scope import UserRef
+from trainer.services.user_data import UserDataService
 from trainer.sources.formatters import body_stat_lines, esc, location_lines, zone
 from trainer.store.db import Database
-from trainer.store.repositories import UserId, locations, profiles, settings
 
 
-async def build_user_data_xml(db: Database, user_id: UserId, *, today: date | None = None) -> str:
+async def build_user_data_xml(db: Database, user_id: UserRef, *, today: date | None = None) -> str:
     """Profile, settings and locations, read in turn on one pooled connection."""
-    async with db.connection() as conn:
-        profile_row = await profiles.get_profile(conn, user_id)
-        settings_row = await settings.get_user_settings(conn, user_id)
-        location_rows = await locations.list_locations(conn, user_id)
+    async with UserDataService(db).for_user(user_id).reading() as data:
+        profile_row = await data.profile.get()
+        settings = await data.settings.get()
+        location_rows = await data.locations.all()
     if today is None:
-        today = datetime.now(UTC).astimezone(zone(settings_row["timezone"])).date()
-    return render_user_data(profile_row, settings_row, location_rows, today)
+        today = datetime.now(UTC).astimezone(zone(settings.timezone)).date()
+    return render_user_data(profile_row, settings.model_dump(), location_rows, today)
 
 
 def render_user_data(

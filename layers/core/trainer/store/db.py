@@ -7,6 +7,7 @@ PgBouncer in transaction mode or RDS Proxy as well as Postgres itself.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -26,6 +27,16 @@ logger = logging.getLogger(__name__)
 
 POOLER_SAFE: dict[str, Any] = {"autocommit": True, "prepare_threshold": None}
 """Connection options that work through a transaction-mode pooler (psycopg `connect` keywords)."""
+
+CONNECT_TIMEOUT_S = 2
+"""libpq's connect_timeout: an unreachable server fails a connection attempt within it."""
+TCP_USER_TIMEOUT_MS = 4000
+"""libpq's tcp_user_timeout: a connection whose sent data stays unacknowledged this long (a cut network
+path, a host that vanished) is closed by the kernel instead of waiting for TCP's own minutes."""
+POOL_WAIT_S = 3.0
+"""How long a request waits for a pooled connection: with Postgres down, a request is answered 503
+within it instead of after psycopg_pool's 30 s default (API Gateway gives up at 29 s)."""
+FAIL_FAST: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_S, "tcp_user_timeout": TCP_USER_TIMEOUT_MS}
 
 _HELD: ContextVar[frozenset[int]] = ContextVar("trainer_db_held", default=frozenset())
 
@@ -80,35 +91,94 @@ class _CountingCursor(AsyncCursor[DictRow]):
         await super().executemany(query, params_seq, returning=returning)
 
 
+async def _check_connection(conn: AsyncConnection[Any]) -> None:
+    """psycopg_pool's check on checkout (an empty query; a connection a restarted server dropped is
+    replaced before a request uses it), on a plain cursor so it is not counted as a statement."""
+    await AsyncCursor(conn).execute("")
+
+
+SERVER_GONE_STATES = frozenset({"57P01", "57P02", "57P03"})
+"""admin_shutdown, crash_shutdown, cannot_connect_now: the server is stopping or starting."""
+
+
+def conn_lost(error: OperationalError) -> bool:
+    """The connection or the server went away (no SQLSTATE, class 08, a shutdown), not a statement
+    that failed on a live server (a statement timeout, a deadlock, a lock not available)."""
+    state = error.sqlstate
+    return state is None or state.startswith("08") or state in SERVER_GONE_STATES
+
+
 class Database:
     """Hands out pooled connections; `transaction()` commits on success and rolls back on error.
 
     A request holds at most one connection at a time, so a pool of one per Lambda instance (the
     deployed default, TRAINER_DB_POOL_MAX) serves it."""
 
-    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
+    def __init__(
+        self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = POOL_WAIT_S
+    ) -> None:
         self.url = url
+        self.min_size = min(min_size, max_size)
         self.max_size = max_size
+        self.timeout = timeout
         self.stats = DatabaseStats()
-        self._pool = AsyncConnectionPool(
-            url,
+        self._pool = self._new_pool()
+        self._failing = False
+        """A checkout failed: until a direct probe reaches the server, requests probe instead of
+        waiting on the pool (whose reconnection backs off for minutes after a long outage)."""
+        self._swap = asyncio.Lock()
+        self._retired: set[asyncio.Task[None]] = set()
+
+    def _new_pool(self) -> AsyncConnectionPool[_Connection]:
+        return AsyncConnectionPool(
+            self.url,
             connection_class=_Connection,
-            min_size=min(min_size, max_size),
-            max_size=max_size,
-            timeout=timeout,
+            min_size=self.min_size,
+            max_size=self.max_size,
+            timeout=self.timeout,
             open=False,
             configure=self._configure,
-            kwargs={**POOLER_SAFE, "row_factory": dict_row, "cursor_factory": _CountingCursor},
+            check=_check_connection,
+            kwargs={**POOLER_SAFE, **FAIL_FAST, "row_factory": dict_row, "cursor_factory": _CountingCursor},
         )
 
     async def _configure(self, conn: _Connection) -> None:
         conn.stats = self.stats
 
     async def open(self) -> None:
-        await self._pool.open(wait=True)
+        """Opens the pool and waits for its first connection; a server that is down now does not stop
+        the process from starting: each request that finds no server is DatabaseUnavailable (503)
+        until it is back."""
+        try:
+            await self._pool.open(wait=True, timeout=self.timeout)
+        except PoolTimeout:
+            logger.warning("the database is not reachable yet; requests are refused until it is")
+            self._failing = True
 
     async def close(self) -> None:
         await self._pool.close()
+        if self._retired:
+            await asyncio.gather(*self._retired, return_exceptions=True)
+
+    async def _recover(self) -> None:
+        """While the server was unreachable: one direct connection attempt. Refused (or no answer
+        within the connect timeout) is DatabaseUnavailable at once; success means the server is back,
+        and a fresh pool replaces the one whose reconnection attempts may be backing off."""
+        async with self._swap:
+            if not self._failing:
+                return
+            try:
+                probe = await AsyncConnection.connect(self.url, **POOLER_SAFE, **FAIL_FAST)
+            except OperationalError as exc:
+                raise DatabaseUnavailable("the database is not reachable") from exc
+            await probe.close()
+            retired, self._pool = self._pool, self._new_pool()
+            await self._pool.open(wait=False)
+            self._failing = False
+            task = asyncio.create_task(retired.close(), name="retire-db-pool")
+            self._retired.add(task)
+            task.add_done_callback(self._retired.discard)
+            logger.info("the database is reachable again")
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[AsyncConnection[Any]]:
@@ -117,6 +187,8 @@ class Database:
         if id(self) in held:
             self.stats.nested += 1
             logger.warning("a second connection was requested while one is held (pool of %d)", self.max_size)
+        if self._failing:
+            await self._recover()
         try:
             async with self._pool.connection() as conn:
                 stats = self.stats
@@ -129,7 +201,12 @@ class Database:
                 finally:
                     _HELD.reset(token)
                     stats.in_use -= 1
-        except (PoolTimeout, OperationalError) as exc:
+        except PoolTimeout as exc:
+            self._failing = True
+            raise DatabaseUnavailable("the database is not reachable") from exc
+        except OperationalError as exc:
+            if conn_lost(exc):
+                self._failing = True
             raise DatabaseUnavailable("the database is not reachable") from exc
 
     @asynccontextmanager

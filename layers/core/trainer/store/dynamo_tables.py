@@ -103,6 +103,17 @@ def load_table_definitions(template_path: Path, settings: Settings | None = None
     return table_definitions(template, settings or get_settings())
 
 
+CONNECT_TIMEOUT_S = 2
+READ_TIMEOUT_S = 3
+MAX_ATTEMPTS = 3
+"""boto3's standard retry mode, attempts in all. A DynamoDB or EventBridge request takes milliseconds:
+these bound an unreachable endpoint (refused, or a cut path that never answers) to a few seconds
+instead of the SDK defaults' minutes, so a request is answered 503 while API Gateway still waits."""
+STORE_CALL_DEADLINE_S = 4.5
+"""The most a caller waits for one store call (its requests and retries): past it the store is
+unavailable, whatever the worker thread is still doing (trainer.store.dynamo_tables.in_thread)."""
+
+
 def aws_client(service: str, settings: Settings, **config: Any) -> Any:
     """A boto3 client for `service` honouring AWS_ENDPOINT_URL and AWS_REGION from Settings.
 
@@ -114,9 +125,9 @@ def aws_client(service: str, settings: Settings, **config: Any) -> Any:
     options: dict[str, Any] = {
         "region_name": settings.aws_region,
         "config": Config(
-            retries={"max_attempts": 5, "mode": "standard"},
-            connect_timeout=5,
-            read_timeout=30,
+            retries={"max_attempts": MAX_ATTEMPTS, "mode": "standard"},
+            connect_timeout=CONNECT_TIMEOUT_S,
+            read_timeout=READ_TIMEOUT_S,
             max_pool_connections=config.pop("max_pool_connections", 32),
             **config,
         ),
@@ -145,21 +156,28 @@ UNAVAILABLE_CODES = frozenset(
 )
 
 
-def is_unavailable(error: Exception) -> bool:
+def is_unavailable(error: BaseException) -> bool:
     """A connection failure, a timeout or throttling that outlasted boto3's retries (not a condition
-    failure or a bad request)."""
+    failure or a bad request). Connection errors carry no response (or `response=None`)."""
     from botocore.exceptions import ConnectionError as BotoConnectionError
     from botocore.exceptions import HTTPClientError
 
-    code = str(getattr(error, "response", {}).get("Error", {}).get("Code", ""))
-    return isinstance(error, BotoConnectionError | HTTPClientError) or code in UNAVAILABLE_CODES
+    if isinstance(error, BotoConnectionError | HTTPClientError | TimeoutError | ConnectionError):
+        return True
+    response = getattr(error, "response", None)
+    error_part = response.get("Error") if isinstance(response, dict) else None
+    code = str(error_part.get("Code", "")) if isinstance(error_part, dict) else ""
+    return code in UNAVAILABLE_CODES
 
 
-async def in_thread[T](call: Callable[..., T], *args: Any) -> T:
-    """A blocking DynamoDB call run in a worker thread; an unreachable or throttling DynamoDB is
-    StoreUnavailable."""
+async def in_thread[T](call: Callable[..., T], *args: Any, deadline: float = STORE_CALL_DEADLINE_S) -> T:
+    """A blocking DynamoDB call run in a worker thread; an unreachable, throttling or silent DynamoDB
+    is StoreUnavailable, within `deadline` seconds."""
     try:
-        return await asyncio.to_thread(call, *args)
+        async with asyncio.timeout(deadline):
+            return await asyncio.to_thread(call, *args)
+    except TimeoutError as exc:
+        raise StoreUnavailable("the session store did not answer in time") from exc
     except Exception as exc:
         if is_unavailable(exc):
             raise StoreUnavailable("the session store is not reachable") from exc

@@ -87,7 +87,10 @@ def apply_migrations(url: str) -> list[str]:
 
 
 def _lock(conn: psycopg.Connection[Any]) -> None:
-    """Serialise runners until this transaction ends (released by commit or rollback)."""
+    """Serialise runners until this transaction ends (released by commit or rollback), and lift the
+    role's statement timeout (migration 0006) for it: a migration may take longer than a request.
+    `SET LOCAL`, so nothing outlives the transaction on a pooler's shared server connection."""
+    conn.execute("SET LOCAL statement_timeout = 0")
     conn.execute("SELECT pg_advisory_xact_lock(%s)", (ADVISORY_LOCK_KEY,))
 
 

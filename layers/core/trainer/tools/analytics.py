@@ -12,12 +12,11 @@ from pydantic import BaseModel, Field
 from trainer.domain import statistics as stats
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.domain.workout_grouping import week_label
-from trainer.store.repositories.goals import list_category_goals
-from trainer.store.repositories.history import list_between
-from trainer.store.repositories.settings import get_user_settings
+from trainer.services.models import UserSettings
+from trainer.services.rows import plain
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.calendar import parse_when, user_zone
-from trainer.tools.data import db_user, number_text, plain, transaction
+from trainer.tools.data import number_text
 
 TimePeriod = Literal["week", "month", "quarter", "year", "all_time"]
 Section = Literal["overview", "category_breakdown", "muscle_breakdown", "top_exercises", "progress", "goals"]
@@ -39,13 +38,12 @@ async def _history(
     end_date: str | None = None,
     *,
     with_goals: bool = False,
-) -> tuple[list[dict[str, Any]], datetime | None, datetime, dict[str, Any], dict[str, float], tzinfo]:
-    """(rows, start, end, settings, category goal targets, the user's zone) for the period, in one
-    transaction."""
-    user = db_user(ctx)
+) -> tuple[list[dict[str, Any]], datetime | None, datetime, UserSettings, dict[str, float], tzinfo]:
+    """(rows, start, end, settings, category goal targets, the user's zone) for the period, read on one
+    connection."""
     now = ctx.now()
-    async with transaction(ctx) as conn:
-        settings = await get_user_settings(conn, user)
+    async with ctx.user_data.reading() as data:
+        settings = await data.settings.get()
         zone = user_zone(settings)
         start, end = stats.period_range(time_period, now, zone)
         if start_date:
@@ -56,8 +54,8 @@ async def _history(
                 end += timedelta(days=1)
         if start is not None and start >= end:
             raise ToolError("start_date must be before end_date")
-        rows = await list_between(conn, user, start, end)
-        goals = await list_category_goals(conn, user) if with_goals else []
+        rows = await data.history.between(start, end)
+        goals = await data.goals.categories() if with_goals else []
     targets = {g["category"]: float(g["weight"]) for g in goals}
     return plain(rows), start, end, settings, targets, zone
 
@@ -135,10 +133,10 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
         rows, start, end, settings, _, zone = await _history(
             ctx, args.time_period, args.start_date, args.end_date
         )
-        unit = settings["weight_unit"]
+        unit = settings.weight_unit
         overview = stats.workout_statistics(rows, start, end, unit, zone)
-        overview["total_distance"] = stats.distance_total(rows, settings["distance_unit"])
-        overview["distance_unit"] = settings["distance_unit"]
+        overview["total_distance"] = stats.distance_total(rows, settings.distance_unit)
+        overview["distance_unit"] = settings.distance_unit
         records = sorted(stats.personal_records(rows, unit, zone).values(), key=lambda r: -r["epley_1rm"])
         return WorkoutStatisticsResult(
             time_period=args.time_period,
@@ -298,7 +296,7 @@ class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
             args.exercise_name,
             args.time_period,
             now=ctx.now(),
-            unit=settings["weight_unit"],
+            unit=settings.weight_unit,
             tz=zone,
         )
         return ProgressTrendsResult(trends=ProgressTrends.model_validate(trends))
@@ -356,7 +354,7 @@ class GenerateStatsSummary(Tool[SummaryArgs, StatsSummaryResult]):
             ctx, args.time_period, with_goals="goals" in sections
         )
         summary = stats.stats_summary(
-            rows, start, end, settings["weight_unit"], sections, goal_targets=targets, tz=zone
+            rows, start, end, settings.weight_unit, sections, goal_targets=targets, tz=zone
         )
         return StatsSummaryResult(time_period=args.time_period, sections=sections, summary=summary)
 

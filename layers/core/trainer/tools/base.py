@@ -11,20 +11,23 @@ know about a tool is a property of the tool (`ends_turn`) or of its result (`add
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from trainer.services.errors import UserDataError
 from trainer.store.models import Event, EventType
 
 if TYPE_CHECKING:
     from trainer.domain.workout import Workout
     from trainer.domain.workout_checks import WorkoutReview
     from trainer.frames import Frame
+    from trainer.services.user_data import UserData
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
 
@@ -35,7 +38,8 @@ DEFAULT_PRIORITY = 100
 
 
 class ToolError(Exception):
-    """An expected failure (not found, bad state, bad input): becomes an error observation."""
+    """An expected failure (not found, bad state, bad input): becomes an error observation. A
+    service's UserDataError raised by a tool's `execute` reaches its caller as a ToolError."""
 
 
 class StatusMessage(BaseModel):
@@ -141,10 +145,10 @@ def _utcnow() -> datetime:
 
 @dataclass
 class ToolContext:
-    """A tool's typed dependencies for one call (pydantic-ai's `RunContext[Deps]`). Domain data goes
-    through `db`, scoped by `user_id`; per-session state goes through the session store. The chat turn
-    calls its tools with its session; a registry agent (trainer.agents.run_agent) calls them with its
-    typed input (`agent_input`) and no session."""
+    """A tool's typed dependencies for one call (pydantic-ai's `RunContext[Deps]`). The user's domain
+    data goes through `user_data` (the services on `db`, scoped by `user_id`); per-session state goes
+    through the session store. The chat turn calls its tools with its session; a registry agent
+    (trainer.agents.run_agent) calls them with its typed input (`agent_input`) and no session."""
 
     user_id: str
     session_id: str = ""
@@ -189,6 +193,13 @@ class ToolContext:
             raise ToolError("the domain database is not available")
         return self.db
 
+    @property
+    def user_data(self) -> UserData:
+        """The user's data (trainer.services.user_data); ToolError without a database."""
+        from trainer.services.user_data import UserDataService
+
+        return UserDataService(self.require_db()).for_user(self.user_id)
+
 
 class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     """A tool the model can call. Subclasses set the class attributes and implement `execute` and
@@ -204,6 +215,12 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     """Set on tools after which the turn stops (idle; a question for the user)."""
     priority: ClassVar[int] = DEFAULT_PRIORITY
     """Lower runs first when one answer asks for several calls (registry agents' parallel calls)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("execute")
+        if own is not None:
+            cls.execute = _user_data_errors_as_tool_errors(own)  # type: ignore[method-assign,assignment]
 
     @abstractmethod
     async def execute(self, args: ArgsT, ctx: ToolContext) -> ResultT:
@@ -225,6 +242,22 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
         if isinstance(data, dict) and data.get("success") is False:
             return ToolFailure.model_validate(data)
         return self.Result.model_validate(data)
+
+
+def _user_data_errors_as_tool_errors[ToolT: Tool[Any, Any], ArgsT: BaseModel, ResultT: ToolResult](
+    execute: Callable[[ToolT, ArgsT, ToolContext], Awaitable[ResultT]],
+) -> Callable[[ToolT, ArgsT, ToolContext], Coroutine[Any, Any, ResultT]]:
+    """A tool's `execute` whose UserDataError (bad input, a state the call cannot apply to, with a
+    message fit for the model) is raised as ToolError, the expected failure of a tool."""
+
+    @functools.wraps(execute)
+    async def run(tool: ToolT, args: ArgsT, ctx: ToolContext) -> ResultT:
+        try:
+            return await execute(tool, args, ctx)
+        except UserDataError as exc:
+            raise ToolError(str(exc)) from None
+
+    return run
 
 
 @dataclass(frozen=True)

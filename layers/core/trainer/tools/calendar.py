@@ -11,14 +11,13 @@ from pydantic import BaseModel, Field, model_validator
 
 from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT
 from trainer.domain.workout import STRICT_NUMBERS
-from trainer.store.repositories import RepositoryError
-from trainer.store.repositories import milestones as milestone_repo
-from trainer.store.repositories import plans as plan_repo
-from trainer.store.repositories import schedule as schedule_repo
-from trainer.store.repositories.settings import WEEKDAYS, get_user_settings, normalise_weekdays
+from trainer.services.errors import UserDataError
+from trainer.services.models import UserSettings
+from trainer.services.rows import Row, plain
+from trainer.services.settings import WEEKDAYS, normalise_weekdays
+from trainer.services.workout_plans import PlanSession
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.data import db_user, number_text, plain, transaction
-from trainer.tools.data import user_settings as load_user_settings
+from trainer.tools.data import number_text
 
 ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled"]
 PlanStatus = Literal["active", "completed", "paused", "cancelled"]
@@ -37,9 +36,9 @@ DEFAULT_WORKOUT_TYPES = ("Full Body",)
 MAX_PLAN_WEEKS = 52
 
 
-def user_zone(settings: dict[str, Any]) -> ZoneInfo:
+def user_zone(settings: UserSettings) -> ZoneInfo:
     try:
-        return ZoneInfo(str(settings.get("timezone") or "UTC"))
+        return ZoneInfo(settings.timezone or "UTC")
     except (ZoneInfoNotFoundError, ValueError):
         return ZoneInfo("UTC")
 
@@ -136,20 +135,16 @@ class ScheduleWorkout(Tool[ScheduleWorkoutArgs, ScheduleWorkoutResult]):
     category = "summary"
 
     async def execute(self, args: ScheduleWorkoutArgs, ctx: ToolContext) -> ScheduleWorkoutResult:
-        user = db_user(ctx)
-        async with transaction(ctx) as conn:
-            zone = user_zone(await get_user_settings(conn, user))
-            moment, date_only = parse_when(args.scheduled_date, "scheduled_date", zone)
-            _check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
-            row = await schedule_repo.schedule_workout(
-                conn,
-                user,
-                scheduled_date=moment,
-                workout_type=args.workout_type,
-                duration_minutes=args.duration_minutes,
-                notes=args.notes,
-                exercises=args.exercises,
-            )
+        zone = user_zone(await ctx.user_data.settings.get())
+        moment, date_only = parse_when(args.scheduled_date, "scheduled_date", zone)
+        _check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
+        row = await ctx.user_data.schedule.add(
+            scheduled_date=moment,
+            workout_type=args.workout_type,
+            duration_minutes=args.duration_minutes,
+            notes=args.notes,
+            exercises=args.exercises,
+        )
         return ScheduleWorkoutResult(workout=_scheduled(row, zone))
 
     def format(self, result: ScheduleWorkoutResult) -> str:
@@ -192,19 +187,12 @@ class UpdateScheduledWorkout(Tool[UpdateScheduledWorkoutArgs, UpdateScheduledWor
         if not changes:
             raise ToolError("nothing to change: give scheduled_date, workout_type, duration_minutes, notes, "
                             "exercises or status")  # fmt: skip
-        user = db_user(ctx)
-        async with transaction(ctx) as conn:
-            zone = user_zone(await get_user_settings(conn, user))
-            if args.scheduled_date is not None:
-                moment, date_only = parse_when(args.scheduled_date, "scheduled_date", zone)
-                _check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
-                changes["scheduled_date"] = moment
-            try:
-                row = await schedule_repo.update_scheduled(conn, user, args.workout_id, **changes)
-            except RepositoryError as exc:
-                if "valid UUID" not in str(exc):
-                    raise
-                row = None
+        zone = user_zone(await ctx.user_data.settings.get())
+        if args.scheduled_date is not None:
+            moment, date_only = parse_when(args.scheduled_date, "scheduled_date", zone)
+            _check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
+            changes["scheduled_date"] = moment
+        row = await ctx.user_data.schedule.update(args.workout_id, **changes)
         if row is None:
             raise ToolError(f"scheduled workout {args.workout_id} not found")
         return UpdateScheduledWorkoutResult(workout=_scheduled(row, zone), changed=sorted(changes))
@@ -240,11 +228,7 @@ class DeleteScheduledWorkout(Tool[DeleteScheduledWorkoutArgs, DeleteScheduledWor
     async def execute(
         self, args: DeleteScheduledWorkoutArgs, ctx: ToolContext
     ) -> DeleteScheduledWorkoutResult:
-        async with transaction(ctx) as conn:
-            try:
-                row = await schedule_repo.delete_scheduled(conn, db_user(ctx), args.workout_id)
-            except RepositoryError:
-                row = None
+        row = await ctx.user_data.schedule.delete(args.workout_id)
         if row is None:
             raise ToolError(f"scheduled workout {args.workout_id} not found")
         return DeleteScheduledWorkoutResult(workout=ScheduledWorkoutRow.from_row(row))
@@ -277,7 +261,7 @@ def plan_days(
     user's preferred days (else Mon/Wed/Fri) fall back to a standard spread when too few."""
     try:
         days = normalise_weekdays(explicit) if explicit else list(settings_days)
-    except RepositoryError as exc:
+    except UserDataError as exc:
         raise ToolError(str(exc)) from None
     if explicit:
         per_week = workouts_per_week or len(days)
@@ -343,48 +327,41 @@ class CreateWorkoutPlan(Tool[CreateWorkoutPlanArgs, CreateWorkoutPlanResult]):
     category = "full"
 
     async def execute(self, args: CreateWorkoutPlanArgs, ctx: ToolContext) -> CreateWorkoutPlanResult:
-        settings = await load_user_settings(ctx)
+        settings = await ctx.user_data.settings.get()
         zone = user_zone(settings)
         start = parse_day(args.start_date, "start_date")
         today = ctx.now().astimezone(zone).date()
         if start < today:
             raise ToolError(f"start_date {start.isoformat()} is in the past (today is {today.isoformat()})")
-        days, per_week = plan_days(
-            args.preferred_days, settings.get("preferred_days") or [], args.workouts_per_week
-        )
+        days, per_week = plan_days(args.preferred_days, settings.preferred_days, args.workouts_per_week)
         types = [t.strip() for t in args.workout_types or [] if t.strip()] or list(DEFAULT_WORKOUT_TYPES)
         sessions = [
             start + timedelta(days=offset)
             for offset in range(args.duration_weeks * 7)
             if WEEKDAYS[(start + timedelta(days=offset)).weekday()] in days
         ]
-        user = db_user(ctx)
-        async with transaction(ctx) as conn:
-            plan = await plan_repo.create_plan(
-                conn,
-                user,
-                plan_name=args.plan_name,
-                start_date=start,
-                duration_weeks=args.duration_weeks,
-                goal_description=args.goal_description,
-                workouts_per_week=per_week,
-                preferred_days=days,
-                workout_types=types,
-            )
-            weeks = [PlanWeek(week_number=n + 1) for n in range(args.duration_weeks)]
-            for index, day in enumerate(sessions):
-                week = (day - start).days // 7
-                row = await schedule_repo.schedule_workout(
-                    conn,
-                    user,
+        plan, scheduled = await ctx.user_data.workout_plans.create(
+            plan_name=args.plan_name,
+            start_date=start,
+            duration_weeks=args.duration_weeks,
+            goal_description=args.goal_description,
+            workouts_per_week=per_week,
+            preferred_days=days,
+            workout_types=types,
+            sessions=[
+                PlanSession(
                     scheduled_date=datetime.combine(day, time(0), tzinfo=zone),
                     workout_type=types[index % len(types)],
-                    notes=f"{args.plan_name}, week {week + 1}",
-                    plan_id=plan["id"],
+                    notes=f"{args.plan_name}, week {(day - start).days // 7 + 1}",
                 )
-                weeks[week].workouts.append(
-                    PlannedSession(id=str(row["id"]), date=day, workout_type=row["workout_type"])
-                )
+                for index, day in enumerate(sessions)
+            ],
+        )
+        weeks = [PlanWeek(week_number=n + 1) for n in range(args.duration_weeks)]
+        for day, row in zip(sessions, scheduled, strict=True):
+            weeks[(day - start).days // 7].workouts.append(
+                PlannedSession(id=str(row["id"]), date=day, workout_type=row["workout_type"])
+            )
         result_plan = WorkoutPlan.model_validate({**plain(plan), "weeks": weeks})
         return CreateWorkoutPlanResult(plan=result_plan, scheduled_count=len(sessions))
 
@@ -463,24 +440,16 @@ class ManageMilestone(Tool[ManageMilestoneArgs, ManageMilestoneResult]):
     category = "summary"
 
     async def execute(self, args: ManageMilestoneArgs, ctx: ToolContext) -> ManageMilestoneResult:
-        user = db_user(ctx)
-        async with transaction(ctx) as conn:
-            try:
-                row = await self._apply(conn, user, args)
-            except RepositoryError as exc:
-                if "valid UUID" not in str(exc):
-                    raise
-                row = None
+        row = await self._apply(ctx, args)
         if row is None:
             raise ToolError(f"milestone {args.milestone_id} not found")
         return ManageMilestoneResult(action=args.action, milestone=Milestone.model_validate(plain(row)))
 
     @staticmethod
-    async def _apply(conn: Any, user: Any, args: ManageMilestoneArgs) -> dict[str, Any] | None:
+    async def _apply(ctx: ToolContext, args: ManageMilestoneArgs) -> Row | None:
+        milestones = ctx.user_data.milestones
         if args.action == "create":
-            return await milestone_repo.create_milestone(
-                conn,
-                user,
+            return await milestones.create(
                 goal_name=args.goal_name or "",
                 goal_type=milestone_type(args.goal_type, args.target_unit),
                 target_value=args.target_value,
@@ -490,13 +459,12 @@ class ManageMilestone(Tool[ManageMilestoneArgs, ManageMilestoneResult]):
             )
         if args.action == "update_progress":
             assert args.current_value is not None
-            return await milestone_repo.update_progress(conn, user, args.milestone_id, args.current_value)
-        if args.action == "mark_achieved" and args.current_value is not None:
-            updated = await milestone_repo.update_progress(conn, user, args.milestone_id, args.current_value)
-            if updated is None:
-                return None
-        status = "achieved" if args.action == "mark_achieved" else "abandoned"
-        return await milestone_repo.set_status(conn, user, args.milestone_id, status)
+            return await milestones.update_progress(args.milestone_id, args.current_value)
+        if args.action == "mark_achieved":
+            return await milestones.set_status(
+                args.milestone_id, "achieved", current_value=args.current_value
+            )
+        return await milestones.set_status(args.milestone_id, "abandoned")
 
     def format(self, result: ManageMilestoneResult) -> str:
         m = result.milestone

@@ -1,61 +1,18 @@
 """fetch_data (seed 002 §6.5, seed 000 §4.2): several data sources fetched in one call and appended to
-the session as knowledge events. Also the user-scoped database access every domain tool shares."""
+the session as knowledge events."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from psycopg import AsyncConnection
 from pydantic import BaseModel, Field
 
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.frames import knowledge_frame
 from trainer.sources.registry import DISPLAY_NAMES, SOURCE_NAMES, fetch_sources
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType, KnowledgeRef
-from trainer.store.repositories import RepositoryError, user_uuid
-from trainer.store.repositories.settings import get_user_settings
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-
-
-def db_user(ctx: ToolContext) -> uuid.UUID:
-    """The users.id of the authenticated subject."""
-    return user_uuid(ctx.user_id)
-
-
-@asynccontextmanager
-async def transaction(ctx: ToolContext) -> AsyncIterator[AsyncConnection]:
-    """One transaction on the domain database; repository errors become tool errors."""
-    try:
-        async with ctx.require_db().transaction() as conn:
-            yield conn
-    except RepositoryError as exc:
-        raise ToolError(str(exc)) from None
-
-
-async def user_settings(ctx: ToolContext) -> dict[str, Any]:
-    async with transaction(ctx) as conn:
-        return await get_user_settings(conn, db_user(ctx))
-
-
-def plain(value: Any) -> Any:
-    """A database row (or anything nested in one) as JSON-ready values: ids and timestamps as strings,
-    decimals as ints or floats."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    return value
 
 
 def number_text(value: float | int | Decimal | None, places: int = 1) -> str:
@@ -124,7 +81,7 @@ class FetchData(Tool[FetchDataArgs, FetchDataResult]):
             return await ctx.get_state(CURRENT_WORKOUT_KEY)
 
         fetched = await fetch_sources(
-            ctx.require_db(), db_user(ctx), requests, now=ctx.now(), current_workout=workout_in_progress
+            ctx.require_db(), ctx.user_id, requests, now=ctx.now(), current_workout=workout_in_progress
         )
         data: dict[str, str] = {}
         refs: list[KnowledgeRef] = []

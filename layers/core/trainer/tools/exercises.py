@@ -23,9 +23,7 @@ from trainer.domain.exercise_search import (
 )
 from trainer.domain.muscles import Muscle
 from trainer.domain.workout import STRICT_NUMBERS
-from trainer.store.repositories import locations
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.data import db_user, transaction
 
 Level = Literal["beginner", "intermediate", "expert"]
 Category = Literal[
@@ -204,8 +202,7 @@ class SearchExercises(Tool[SearchExercisesArgs, SearchExercisesResult]):
         """The current location's equipment and name; (None, None) without a location or database."""
         if ctx.db is None:
             return None, None
-        async with transaction(ctx) as conn:
-            current = await locations.get_current(conn, db_user(ctx))
+        current = await ctx.user_data.locations.current()
         if current is None:
             return None, None
         return available_equipment(current.get("equipment") or []), str(current["name"])

@@ -9,9 +9,8 @@ from pydantic import BaseModel, Field, model_validator
 
 from trainer.domain.muscles import MUSCLES, canonical_muscle
 from trainer.domain.workout import STRICT_NUMBERS
-from trainer.store.repositories.goals import set_category_goals, set_muscle_goals
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.data import db_user, number_text, transaction
+from trainer.tools.data import number_text
 
 
 class CategoryGoalIn(BaseModel):
@@ -74,15 +73,13 @@ class SetGoals(Tool[SetGoalsArgs, SetGoalsResult]):
     async def execute(self, args: SetGoalsArgs, ctx: ToolContext) -> SetGoalsResult:
         if args.goal_type == "muscle":
             muscle_goals = _canonical_muscles(args.muscle_goals or {})
-            async with transaction(ctx) as conn:
-                rows = await set_muscle_goals(conn, db_user(ctx), muscle_goals)
+            rows = await ctx.user_data.goals.set_muscles(muscle_goals)
             goals = [GoalEntry(name=r["muscle"], percentage=_percent(r["weight"])) for r in rows]
         else:
             entries = args.category_goals or []
             if all(e.percentage == 0 for e in entries):
                 raise ToolError("percentages must not all be zero")
-            async with transaction(ctx) as conn:
-                rows = await set_category_goals(conn, db_user(ctx), [e.model_dump() for e in entries])
+            rows = await ctx.user_data.goals.set_categories([e.model_dump() for e in entries])
             goals = [
                 GoalEntry(name=r["category"], description=r["description"], percentage=_percent(r["weight"]))
                 for r in rows

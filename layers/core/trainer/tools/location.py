@@ -7,9 +7,8 @@ from typing import Any, ClassVar, Self
 from pydantic import BaseModel, Field, model_validator
 
 from trainer.domain.workout import STRICT_NUMBERS
-from trainer.store.repositories.locations import set_current
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolResult
-from trainer.tools.data import db_user, number_text, transaction
+from trainer.tools.data import number_text
 
 SUMMARY_ITEMS = 10
 
@@ -58,10 +57,9 @@ class SetCurrentLocation(Tool[SetCurrentLocationArgs, SetCurrentLocationResult])
     category = "summary"
 
     async def execute(self, args: SetCurrentLocationArgs, ctx: ToolContext) -> SetCurrentLocationResult:
-        async with transaction(ctx) as conn:
-            row = await set_current(
-                conn, db_user(ctx), location_id=args.location_id or None, name=args.location_name
-            )
+        row = await ctx.user_data.locations.set_current(
+            location_id=args.location_id or None, name=args.location_name
+        )
         equipment = row["equipment"] or []
         location = CurrentLocation(
             id=str(row["id"]),

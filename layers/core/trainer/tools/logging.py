@@ -26,18 +26,11 @@ from trainer.domain.workout import (
     Reps,
     per_set_loads_text,
 )
+from trainer.services.history import HISTORY_COLUMNS
+from trainer.services.rows import plain
 from trainer.store.models import CURRENT_WORKOUT_KEY
-from trainer.store.repositories import RepositoryError
-from trainer.store.repositories.history import (
-    HISTORY_COLUMNS,
-    delete_logged,
-    get_logged,
-    log_exercises,
-    update_logged,
-)
-from trainer.store.repositories.settings import get_user_settings
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.data import db_user, number_text, plain, transaction
+from trainer.tools.data import number_text
 
 DistanceUnitArg = Literal["km", "mi"]
 
@@ -352,39 +345,30 @@ class LogWorkout(Tool[LogWorkoutArgs, LogWorkoutResult]):
                 skipped.append(planned["exercise_name"])
             else:
                 chosen.append((planned, item))
-        user = db_user(ctx)
-        async with transaction(ctx) as conn:
-            settings = await get_user_settings(conn, user)
-            entries = [
-                {
-                    **planned_entry(
-                        planned,
-                        sets=item.sets,
-                        reps=item.reps,
-                        load=item.load,
-                        load_each=item.load_each,
-                        load_unit=item.load_unit,
-                        duration_min=item.duration_min,
-                        distance=item.distance,
-                        distance_unit=item.distance_unit,
-                        rpe=item.rpe,
-                        notes=_join_notes(item.notes, args.workout_notes),
-                        weight_unit=settings["weight_unit"],
-                        default_distance_unit=settings["distance_unit"],
-                    ),
-                    "workout_id": workout.get("workout_id"),
-                    "session_id": ctx.session_id,
-                }
-                for planned, item in chosen
-            ]
-            rows = await log_exercises(
-                conn,
-                user,
-                entries,
-                default_weight_unit=settings["weight_unit"],
-                default_distance_unit=settings["distance_unit"],
-                now=ctx.now(),
-            )
+        settings = await ctx.user_data.settings.get()
+        entries = [
+            {
+                **planned_entry(
+                    planned,
+                    sets=item.sets,
+                    reps=item.reps,
+                    load=item.load,
+                    load_each=item.load_each,
+                    load_unit=item.load_unit,
+                    duration_min=item.duration_min,
+                    distance=item.distance,
+                    distance_unit=item.distance_unit,
+                    rpe=item.rpe,
+                    notes=_join_notes(item.notes, args.workout_notes),
+                    weight_unit=settings.weight_unit,
+                    default_distance_unit=settings.distance_unit,
+                ),
+                "workout_id": workout.get("workout_id"),
+                "session_id": ctx.session_id,
+            }
+            for planned, item in chosen
+        ]
+        rows = await ctx.user_data.history.log(entries, units=settings, now=ctx.now())
         await ctx.delete_state(CURRENT_WORKOUT_KEY)
         return LogWorkoutResult(
             logged_count=len(rows),
@@ -446,30 +430,21 @@ class MarkExerciseComplete(Tool[MarkExerciseCompleteArgs, MarkExerciseCompleteRe
             raise ToolError(f"{planned['exercise_name']} is already logged (undo_logged_exercise to redo it)")
         if args.actual_reps and any(r < 1 for r in args.actual_reps):
             raise ToolError("actual_reps must be positive")
-        user = db_user(ctx)
-        async with transaction(ctx) as conn:
-            settings = await get_user_settings(conn, user)
-            entry = planned_entry(
-                planned,
-                sets=args.actual_sets,
-                reps=args.actual_reps,
-                load=args.actual_load,
-                load_each=args.actual_load_each,
-                duration_min=args.actual_duration_min,
-                rpe=args.rpe,
-                notes=args.notes,
-                weight_unit=settings["weight_unit"],
-                default_distance_unit=settings["distance_unit"],
-            )
-            entry.update(workout_id=workout.get("workout_id"), session_id=ctx.session_id)
-            rows = await log_exercises(
-                conn,
-                user,
-                [entry],
-                default_weight_unit=settings["weight_unit"],
-                default_distance_unit=settings["distance_unit"],
-                now=ctx.now(),
-            )
+        settings = await ctx.user_data.settings.get()
+        entry = planned_entry(
+            planned,
+            sets=args.actual_sets,
+            reps=args.actual_reps,
+            load=args.actual_load,
+            load_each=args.actual_load_each,
+            duration_min=args.actual_duration_min,
+            rpe=args.rpe,
+            notes=args.notes,
+            weight_unit=settings.weight_unit,
+            default_distance_unit=settings.distance_unit,
+        )
+        entry.update(workout_id=workout.get("workout_id"), session_id=ctx.session_id)
+        rows = await ctx.user_data.history.log([entry], units=settings, now=ctx.now())
         planned["completed"] = True
         await ctx.put_state(CURRENT_WORKOUT_KEY, workout)
         remaining = sum(1 for ex in workout["exercises"] if not ex.get("completed"))
@@ -576,21 +551,12 @@ class LogCompletedExercise(Tool[LogCompletedExerciseArgs, LogCompletedExerciseRe
         loads = actual_loads(sets, load=args.load, load_each=args.load_each)
         if loads is not None:
             entry.update(load_each=loads, sets=sets)
-        user = db_user(ctx)
-        async with transaction(ctx) as conn:
-            settings = await get_user_settings(conn, user)
-            if loads is not None:
-                entry["load_unit"] = args.load_unit or settings["weight_unit"]
-            if args.distance is not None:
-                entry["distance_unit"] = args.distance_unit or settings["distance_unit"]
-            rows = await log_exercises(
-                conn,
-                user,
-                [entry],
-                default_weight_unit=settings["weight_unit"],
-                default_distance_unit=settings["distance_unit"],
-                now=ctx.now(),
-            )
+        settings = await ctx.user_data.settings.get()
+        if loads is not None:
+            entry["load_unit"] = args.load_unit or settings.weight_unit
+        if args.distance is not None:
+            entry["distance_unit"] = args.distance_unit or settings.distance_unit
+        rows = await ctx.user_data.history.log([entry], units=settings, now=ctx.now())
         return LogCompletedExerciseResult(logged=LoggedExercise.from_row(rows[0]), catalog_match=matched)
 
     def format(self, result: LogCompletedExerciseResult) -> str:
@@ -827,26 +793,14 @@ class AdjustLoggedExercise(Tool[AdjustLoggedExerciseArgs, AdjustLoggedExerciseRe
     category = "summary"
 
     async def execute(self, args: AdjustLoggedExerciseArgs, ctx: ToolContext) -> AdjustLoggedExerciseResult:
-        user = db_user(ctx)
         missing = f"logged exercise {args.exercise_id} not found"
-        async with transaction(ctx) as conn:
-            try:
-                old = await get_logged(conn, user, args.exercise_id)
-            except RepositoryError:
-                old = None
+        async with ctx.user_data.transaction() as data:
+            old = await data.history.get(args.exercise_id)
             if old is None:
                 raise ToolError(missing)
-            settings = await get_user_settings(conn, user)
-            entry, matched = corrected_entry(old, args, settings["weight_unit"])
-            changed = await update_logged(
-                conn,
-                user,
-                args.exercise_id,
-                entry,
-                default_weight_unit=settings["weight_unit"],
-                default_distance_unit=settings["distance_unit"],
-                now=ctx.now(),
-            )
+            settings = await data.settings.get()
+            entry, matched = corrected_entry(old, args, settings.weight_unit)
+            changed = await data.history.replace(args.exercise_id, entry, units=settings, now=ctx.now())
         if changed is None:
             raise ToolError(missing)
         before, after = changed
@@ -885,11 +839,7 @@ class UndoLoggedExercise(Tool[UndoLoggedExerciseArgs, UndoLoggedExerciseResult])
     category = "confirmation"
 
     async def execute(self, args: UndoLoggedExerciseArgs, ctx: ToolContext) -> UndoLoggedExerciseResult:
-        async with transaction(ctx) as conn:
-            try:
-                row = await delete_logged(conn, db_user(ctx), args.exercise_id)
-            except RepositoryError:
-                row = None
+        row = await ctx.user_data.history.delete(args.exercise_id)
         if row is None:
             raise ToolError(f"logged exercise {args.exercise_id} not found")
         await _reopen_in_current_workout(ctx, row)

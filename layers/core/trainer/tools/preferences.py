@@ -4,20 +4,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Literal
+from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
 from trainer.domain.workout import STRICT_NUMBERS
-from trainer.store.repositories import RepositoryError
-from trainer.store.repositories import preferences as repo
+from trainer.services.models import Preference as Preference
+from trainer.services.models import PreferenceType as PreferenceType
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.data import db_user, plain, transaction
-
-PreferenceType = Literal[
-    "workout", "injury", "time", "equipment", "intensity", "muscle_group", "exercise", "goal", "recovery",
-    "other",
-]  # fmt: skip
 
 
 class SetPreferenceArgs(BaseModel):
@@ -33,22 +27,6 @@ class SetPreferenceArgs(BaseModel):
     delete_after_use: bool = Field(
         default=False, description="True for an immediate, one-off request: removed after the next workout"
     )
-
-
-class Preference(BaseModel):
-    """One preferences row."""
-
-    id: str
-    type: PreferenceType
-    description: str
-    guidance: str
-    expires_at: datetime | None = None
-    delete_after_use: bool
-    created_at: datetime
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Preference:
-        return cls.model_validate(plain(row))
 
 
 class SetPreferenceResult(ToolResult):
@@ -70,18 +48,15 @@ class SetPreference(Tool[SetPreferenceArgs, SetPreferenceResult]):
     category = "summary"
 
     async def execute(self, args: SetPreferenceArgs, ctx: ToolContext) -> SetPreferenceResult:
-        async with transaction(ctx) as conn:
-            row = await repo.create_preference(
-                conn,
-                db_user(ctx),
-                type=args.type,
-                description=args.description,
-                guidance=args.guidance,
-                expires_at=args.expires_at,
-                delete_after_use=args.delete_after_use,
-                now=ctx.now(),
-            )
-        return SetPreferenceResult(preference=Preference.from_row(row))
+        preference = await ctx.user_data.preferences.create(
+            type=args.type,
+            description=args.description,
+            guidance=args.guidance,
+            expires_at=args.expires_at,
+            delete_after_use=args.delete_after_use,
+            now=ctx.now(),
+        )
+        return SetPreferenceResult(preference=preference)
 
     def format(self, result: SetPreferenceResult) -> str:
         pref = result.preference
@@ -117,14 +92,10 @@ class DeletePreference(Tool[DeletePreferenceArgs, DeletePreferenceResult]):
     category = "confirmation"
 
     async def execute(self, args: DeletePreferenceArgs, ctx: ToolContext) -> DeletePreferenceResult:
-        async with transaction(ctx) as conn:
-            try:
-                row = await repo.delete_preference(conn, db_user(ctx), args.preference_id)
-            except RepositoryError:
-                row = None
-        if row is None:
+        preference = await ctx.user_data.preferences.delete(args.preference_id)
+        if preference is None:
             raise ToolError(f"preference {args.preference_id} not found")
-        return DeletePreferenceResult(preference=Preference.from_row(row))
+        return DeletePreferenceResult(preference=preference)
 
     def format(self, result: DeletePreferenceResult) -> str:
         return "deleted"
@@ -132,9 +103,7 @@ class DeletePreference(Tool[DeletePreferenceArgs, DeletePreferenceResult]):
 
 async def consume_after_generation(ctx: ToolContext) -> list[Preference]:
     """Delete the user's delete_after_use preferences once a workout has been generated; returns them."""
-    async with transaction(ctx) as conn:
-        rows = await repo.consume_delete_after_use(conn, db_user(ctx))
-    return [Preference.from_row(r) for r in rows]
+    return await ctx.user_data.preferences.consume_one_shot()
 
 
 TOOLS: list[AnyTool] = [SetPreference(), DeletePreference()]

@@ -42,7 +42,28 @@ async def current_principal(
     return principal
 
 
-async def current_user_id(principal: Annotated[Principal, Depends(current_principal)]) -> str:
+MODEL_ROUTES = frozenset(
+    {("POST", "/agent/chat"), ("POST", "/agent/stream"), ("POST", "/plans"), ("POST", "/workouts/import")}
+)
+"""Routes that start model work: the strictest request rate."""
+
+
+def rate_bucket(method: str, path: str) -> str:
+    """The request-rate bucket of a route (trainer.services.usage_limits.DEFAULT_RATES)."""
+    if (method, path) in MODEL_ROUTES:
+        return "model"
+    return "read" if method in ("GET", "HEAD") else "write"
+
+
+async def current_user_id(
+    request: Request, principal: Annotated[Principal, Depends(current_principal)]
+) -> str:
+    """The caller's user id, once their request rate for this kind of route allows it (429 otherwise)."""
+    container: Container = await request.app.state.container_provider.get()
+    if container.limits is not None:
+        route = request.scope.get("route")
+        path = getattr(route, "path", request.url.path)
+        await container.limits.check_rate(principal.user_id, rate_bucket(request.method, path))
     return principal.user_id
 
 

@@ -34,21 +34,26 @@ from trainer.api.openapi import (
 from trainer.api.routes import ContainerDep, RegisteredUserId, TurnsDep
 from trainer.api.schemas import ChatRequest, ChatResponse, chat_request_model
 from trainer.api.sse import SESSION_HEADER, SSE_HEADERS, SSE_MEDIA_TYPE, STREAM_RESPONSE, TurnStream
-from trainer.chat.budget import BudgetExceeded
 from trainer.container import Container
 from trainer.frames import FrameSink
+from trainer.services.usage_limits import BudgetExceeded, RateLimited
 from trainer.settings import Settings
+from trainer.store.dynamo_tables import STORE_CALL_DEADLINE_S
 from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
 
 if TYPE_CHECKING:
     from trainer.chat.turn import TurnResult
 
-FIRST_EVENT_WAIT_SECONDS = 2.0
+FIRST_EVENT_WAIT_SECONDS = STORE_CALL_DEADLINE_S + 0.5
+"""How long the stream waits for the turn's first frame (normally ~50 ms, after the lease) before it
+answers 200: a store that does not answer within its deadline is still a 503 with Retry-After, not a
+stream that opens and fails."""
 ANSWERED_AS_JSON = (
     SessionNotFound,
     LeaseHeld,
     ApiError,
     BudgetExceeded,
+    RateLimited,
     StoreUnavailable,
     DatabaseUnavailable,
 )

@@ -1,7 +1,8 @@
 """Training plans and their planned workouts (issue 9): request a plan (built in the background; the
 app polls its status), read plans with their weeks and days, read planned workouts by date, and turn
 a pasted workout into a structured one. Every read is scoped to the caller: another user's plan or
-workout is 404, never visible. The pipeline and the repository are imported on first use."""
+workout is 404, never visible. Requests go to the program pipeline, reads to the training-plan
+service (trainer.services.training_plans); both are imported on first use."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from fastapi import APIRouter, Query
 from pydantic import BeforeValidator
 
 from trainer.api.errors import RETRY_AFTER_SECONDS, ApiError
-from trainer.api.openapi import AUTHENTICATED, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
+from trainer.api.openapi import AUTHENTICATED, BUDGET, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
 from trainer.api.routes import ContainerDep, RegisteredUserId, UserId
 from trainer.api.schemas import (
     ImportedWorkout,
@@ -33,6 +34,7 @@ from trainer.programs.models import FitnessPlan
 
 if TYPE_CHECKING:
     from trainer.programs.pipeline import ProgramDeps
+    from trainer.services.user_data import UserData
 
 router = APIRouter(tags=["programs"])
 
@@ -58,9 +60,13 @@ RETRY = {"Retry-After": str(RETRY_AFTER_SECONDS)}
 
 PLAN_SCOPED = {404: ("plan_not_found",)}
 WORKOUT_SCOPED = {404: ("workout_not_found",)}
-PLAN_REQUEST_ERRORS = {422: ("invalid_plan_request",), 503: ("plan_queue_unavailable",)}
+PLAN_REQUEST_ERRORS = {
+    409: ("plan_in_progress",),
+    422: ("invalid_plan_request",),
+    503: ("plan_queue_unavailable",),
+}
 RANGE_ERRORS = {422: ("invalid_range",)}
-IMPORT_ERRORS = {422: ("not_a_workout",), 503: ("import_unavailable",)}
+IMPORT_ERRORS = {422: ("not_a_workout", "import_too_large"), 503: ("import_unavailable",)}
 
 
 def plan_links(plan_id: str) -> dict[str, Any]:
@@ -74,13 +80,19 @@ def require_programs(container: Container) -> ProgramDeps:
     return container.programs
 
 
+def user_data(deps: ProgramDeps, user_id: str) -> UserData:
+    from trainer.services.user_data import UserDataService
+
+    return UserDataService(deps.db).for_user(user_id)
+
+
 @router.post(
     "/plans",
     status_code=202,
     response_model=PlanResponse,
     responses={
         202: {"links": plan_links("$response.body#/plan/id")},
-        **error_responses(AUTHENTICATED, JSON_BODY, PLAN_REQUEST_ERRORS, DATABASE),
+        **error_responses(AUTHENTICATED, JSON_BODY, PLAN_REQUEST_ERRORS, BUDGET, DATABASE),
     },
 )
 async def create_plan(
@@ -98,6 +110,8 @@ async def create_plan(
     except ProgramError as exc:
         if exc.code == "build_failed":
             raise ApiError(503, "plan_queue_unavailable", exc.message, headers=RETRY) from None
+        if exc.code == "in_progress":
+            raise ApiError(409, "plan_in_progress", exc.message) from None
         raise ApiError(422, "invalid_plan_request", exc.message) from None
     return PlanResponse(plan=PlanSummary.model_validate(row))
 
@@ -124,10 +138,7 @@ async def list_plans(
     container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100)] = 20
 ) -> PlanList:
     """The caller's plans, newest first."""
-    from trainer.store.repositories import programs
-
-    async with require_programs(container).db.connection() as conn:
-        rows = await programs.list_plans(conn, user_id, limit=limit)
+    rows = await user_data(require_programs(container), user_id).training_plans.newest(limit=limit)
     return PlanList(plans=[PlanSummary.model_validate(row) for row in rows])
 
 
@@ -139,23 +150,16 @@ async def list_plans(
 async def get_plan(container: ContainerDep, user_id: UserId, plan_id: str) -> PlanDetail:
     """The plan with its status, its markdown and structured form once ready, and the weeks built so
     far with their days."""
-    from trainer.store.repositories import RepositoryError, programs
-
-    async with require_programs(container).db.connection() as conn:
-        try:
-            row = await programs.get_plan(conn, user_id, plan_id)
-        except RepositoryError:
-            row = None
-        if row is None:
-            raise ApiError(404, "plan_not_found", "Plan not found.")
-        weeks = await programs.list_weeks(conn, user_id, plan_id)
-        days = await programs.list_plan_days(conn, user_id, plan_id)
+    detail = await user_data(require_programs(container), user_id).training_plans.detail(plan_id)
+    if detail is None:
+        raise ApiError(404, "plan_not_found", "Plan not found.")
+    row = detail.plan
     return PlanDetail(
         plan=PlanSummary.model_validate(row),
         markdown=row["markdown"],
         structured=FitnessPlan.model_validate(row["plan"]) if row["plan"] else None,
-        weeks=[PlanWeekInfo.model_validate(week) for week in weeks],
-        days=[PlannedWorkout.model_validate(day) for day in days],
+        weeks=[PlanWeekInfo.model_validate(week) for week in detail.weeks],
+        days=[PlannedWorkout.model_validate(day) for day in detail.days],
     )
 
 
@@ -179,19 +183,17 @@ async def list_workouts(
     """The planned days from `from` to `to` (both included), each with its structured workout (or
     recovery notes) and its message, in date order."""
     from trainer.domain.workout_grouping import zone
-    from trainer.store.repositories import programs
-    from trainer.store.repositories import settings as settings_repo
 
     deps = require_programs(container)
-    async with deps.db.connection() as conn:
+    async with user_data(deps, user_id).reading() as data:
         if date_from is None:
-            values = await settings_repo.get_user_settings(conn, user_id)
-            date_from = deps.now().astimezone(zone(values.get("timezone"))).date()
+            settings = await data.settings.get()
+            date_from = deps.now().astimezone(zone(settings.timezone)).date()
         if date_to is None:
             days = min(DEFAULT_WORKOUT_RANGE_DAYS - 1, (date.max - date_from).days)
             date_to = date_from + timedelta(days=days)
         check_range(date_from, date_to)
-        rows = await programs.list_workouts(conn, user_id, date_from, date_to, limit=MAX_LISTED_WORKOUTS)
+        rows = await data.training_plans.workouts(date_from, date_to, limit=MAX_LISTED_WORKOUTS)
     return WorkoutList(
         workouts=[PlannedWorkout.model_validate(row) for row in rows], date_from=date_from, date_to=date_to
     )
@@ -214,7 +216,7 @@ def check_range(date_from: date, date_to: date) -> None:
 @router.post(
     "/workouts/import",
     response_model=ImportedWorkout,
-    responses=error_responses(AUTHENTICATED, JSON_BODY, IMPORT_ERRORS, DATABASE),
+    responses=error_responses(AUTHENTICATED, JSON_BODY, IMPORT_ERRORS, BUDGET, DATABASE),
 )
 async def import_workout(
     container: ContainerDep, user_id: RegisteredUserId, body: WorkoutImport
@@ -230,6 +232,8 @@ async def import_workout(
     except ProgramError as exc:
         if exc.code == "build_failed":
             raise ApiError(503, "import_unavailable", exc.message, headers=RETRY) from None
+        if exc.code == "too_large":
+            raise ApiError(422, "import_too_large", exc.message) from None
         raise ApiError(422, "not_a_workout", exc.message) from None
     return ImportedWorkout(workout=result.workout, unrecognised=result.unrecognised)
 
@@ -241,13 +245,7 @@ async def import_workout(
 )
 async def get_workout(container: ContainerDep, user_id: UserId, workout_id: str) -> WorkoutResponse:
     """One planned day with its structured workout and message."""
-    from trainer.store.repositories import RepositoryError, programs
-
-    async with require_programs(container).db.connection() as conn:
-        try:
-            row = await programs.get_workout(conn, user_id, workout_id)
-        except RepositoryError:
-            row = None
+    row = await user_data(require_programs(container), user_id).training_plans.workout(workout_id)
     if row is None:
         raise ApiError(404, "workout_not_found", "Workout not found.")
     return WorkoutResponse(workout=PlannedWorkout.model_validate(row))

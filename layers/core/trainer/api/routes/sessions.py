@@ -1,5 +1,5 @@
-"""Sessions and their event timelines; every read is scoped to the caller (another user's session
-is 404, never visible)."""
+"""Sessions and their event timelines, served by the session service (trainer.services.sessions); every
+read is scoped to the caller (another user's session is 404, never visible)."""
 
 from __future__ import annotations
 
@@ -18,14 +18,14 @@ from trainer.api.openapi import (
 )
 from trainer.api.routes import ContainerDep, UserId
 from trainer.api.schemas import Event, EventsPage, Session, SessionDetail, SessionList, SessionResponse
-from trainer.store.models import EventType
+from trainer.container import Container
+from trainer.services.sessions import SessionService
 
 router = APIRouter(prefix="/agent/sessions", tags=["sessions"])
 
-RECENT_ACTIONS = 20
-ACTION_TYPES = frozenset(
-    {EventType.USER_MESSAGE, EventType.TOOL_CALL, EventType.TOOL_RESULT, EventType.ARTIFACT}
-)
+
+def sessions(container: Container) -> SessionService:
+    return SessionService(container.store)
 
 
 @router.post(
@@ -38,7 +38,7 @@ ACTION_TYPES = frozenset(
     },
 )
 async def create_session(container: ContainerDep, user_id: UserId) -> SessionResponse:
-    session = await container.store.create_session(user_id)
+    session = await sessions(container).create(user_id)
     return SessionResponse(session=Session.of(session))
 
 
@@ -49,8 +49,8 @@ async def list_sessions(
     container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100)] = 10
 ) -> SessionList:
     """The caller's sessions, newest first."""
-    sessions = await container.store.list_sessions(user_id, limit)
-    return SessionList(sessions=[Session.of(s) for s in sessions])
+    newest = await sessions(container).newest(user_id, limit)
+    return SessionList(sessions=[Session.of(s) for s in newest])
 
 
 @router.get(
@@ -60,12 +60,10 @@ async def list_sessions(
 )
 async def get_session(container: ContainerDep, user_id: UserId, session_id: str) -> SessionDetail:
     """The session with its last 20 actions (user messages, tool calls and results, artifacts)."""
-    store = container.store
-    session = await store.get_session(user_id, session_id)
-    window_start = max(0, session.last_seq - 4 * RECENT_ACTIONS)
-    page = await store.read_events(session_id, window_start, None, ACTION_TYPES)
-    recent = page.events[-RECENT_ACTIONS:]
-    return SessionDetail(session=Session.of(session), recent_actions=[Event.of(e) for e in recent])
+    summary = await sessions(container).summary(user_id, session_id)
+    return SessionDetail(
+        session=Session.of(summary.session), recent_actions=[Event.of(e) for e in summary.recent_actions]
+    )
 
 
 @router.get(
@@ -81,9 +79,7 @@ async def list_events(
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> EventsPage:
     """The full timeline in pages: pass `nextAfter` back as `after` until it is null."""
-    store = container.store
-    await store.get_session(user_id, session_id)
-    page = await store.read_events(session_id, after, limit)
+    page = await sessions(container).events(user_id, session_id, after=after, limit=limit)
     return EventsPage(events=[Event.of(e) for e in page.events], next_after=page.next_after)
 
 
@@ -95,5 +91,5 @@ async def list_events(
 )
 async def delete_session(container: ContainerDep, user_id: UserId, session_id: str) -> Response:
     """Deletes the session with its events; 409 while a turn runs on it."""
-    await container.store.delete_session(user_id, session_id)
+    await sessions(container).delete(user_id, session_id)
     return Response(status_code=204)

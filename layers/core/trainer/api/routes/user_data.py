@@ -1,5 +1,6 @@
 """Supporting routes the app already uses (seed 000 §7): unit settings, exercise history and the
-distribution report. Repositories are imported on first use (psycopg stays out of cold imports)."""
+distribution report, served by the user-data services (trainer.services), imported on first use
+(psycopg stays out of cold imports)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from trainer.api.schemas import (
 from trainer.container import Container
 
 if TYPE_CHECKING:
+    from trainer.services.user_data import UserData
     from trainer.store.db import Database
 
 router = APIRouter(tags=["user data"])
@@ -36,16 +38,19 @@ def require_db(container: Container) -> Database:
     return container.db
 
 
+def user_data(container: Container, user_id: str) -> UserData:
+    from trainer.services.user_data import UserDataService
+
+    return UserDataService(require_db(container)).for_user(user_id)
+
+
 @router.get(
     "/user-settings", response_model=UserSettingsResponse, responses=error_responses(AUTHENTICATED, DATABASE)
 )
 async def get_user_settings(container: ContainerDep, user_id: UserId) -> UserSettingsResponse:
     """The caller's units, time zone and preferred days (the defaults until they are set)."""
-    from trainer.store.repositories import settings as settings_repo
-
-    async with require_db(container).connection() as conn:
-        values = await settings_repo.get_user_settings(conn, user_id)
-    return UserSettingsResponse(settings=UserSettings.model_validate(values))
+    settings = await user_data(container, user_id).settings.get()
+    return UserSettingsResponse(settings=UserSettings.model_validate(settings.model_dump()))
 
 
 @router.put(
@@ -57,17 +62,14 @@ async def put_user_settings(
     container: ContainerDep, user_id: UserId, update: UserSettingsUpdate
 ) -> UserSettingsResponse:
     """Changes the given settings and answers with all of them."""
-    from trainer.store.repositories import RepositoryError, profiles
-    from trainer.store.repositories import settings as settings_repo
+    from trainer.services.errors import UserDataError
 
     changes = update.model_dump(exclude_none=True)
     try:
-        async with require_db(container).transaction() as conn:
-            await profiles.ensure_user(conn, user_id)
-            values = await settings_repo.update_user_settings(conn, user_id, **changes)
-    except RepositoryError as exc:
+        settings = await user_data(container, user_id).settings.update(**changes)
+    except UserDataError as exc:
         raise ApiError(422, "invalid_settings", str(exc)) from None
-    return UserSettingsResponse(settings=UserSettings.model_validate(values))
+    return UserSettingsResponse(settings=UserSettings.model_validate(settings.model_dump()))
 
 
 @router.get(
@@ -84,13 +86,11 @@ async def exercise_history(
     """Logged exercises of the last `days_back` days, newest first, each with its local day and the
     workout it belongs to (grouped as statistics count workouts)."""
     from trainer.domain.workout_grouping import count_workouts, local_day, workout_key, zone
-    from trainer.store.repositories import history
-    from trainer.store.repositories import settings as settings_repo
 
-    async with require_db(container).connection() as conn:
-        values = await settings_repo.get_user_settings(conn, user_id)
-        rows = await history.list_recent(conn, user_id, days_back=days_back, limit=limit)
-    tz = zone(values.get("timezone"))
+    async with user_data(container, user_id).reading() as data:
+        settings = await data.settings.get()
+        rows = await data.history.recent(days_back=days_back, limit=limit)
+    tz = zone(settings.timezone)
     entries = [
         HistoryEntry.model_validate(
             {**row, "local_date": local_day(row["performed_at"], tz), "workout_key": workout_key(row, tz)}

@@ -30,6 +30,10 @@ class Ambiguous(RepositoryError):
     pass
 
 
+class MalformedId(RepositoryError):
+    """An id from user/model input that is not a UUID (so it names no row)."""
+
+
 def as_uuid(value: Any, what: str = "id") -> uuid.UUID:
     """Parse an id from user/model input, with a clear error instead of a database exception."""
     if isinstance(value, uuid.UUID):
@@ -37,7 +41,7 @@ def as_uuid(value: Any, what: str = "id") -> uuid.UUID:
     try:
         return uuid.UUID(str(value).strip())
     except ValueError:
-        raise RepositoryError(f"{what} {str(value)[:60]!r} is not a valid UUID") from None
+        raise MalformedId(f"{what} {str(value)[:60]!r} is not a valid UUID") from None
 
 
 def user_uuid(subject: str) -> uuid.UUID:

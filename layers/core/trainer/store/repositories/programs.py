@@ -79,6 +79,27 @@ async def create_plan(
     return row
 
 
+async def pending_plan(conn: Conn, user_id: UserId) -> dict[str, Any] | None:
+    """The user's plan being built, if any (at most one: training_plans_one_pending_uq)."""
+    cur = await conn.execute(
+        f"SELECT {_PLAN} FROM training_plans WHERE user_id = %s AND status = 'pending'", (user_id,)
+    )
+    return await cur.fetchone()
+
+
+async def store_plan_documents(
+    conn: Conn, user_id: UserId, plan_id: Any, *, title: str, markdown: str, plan: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """The plan's documents on a plan still `pending`: its first week is built from them before the plan
+    is `ready` (None when the plan is not the user's or not pending)."""
+    cur = await conn.execute(
+        "UPDATE training_plans SET title = %s, markdown = %s, plan = %s, updated_at = now()"
+        f" WHERE user_id = %s AND id = %s AND status = 'pending' RETURNING {_FULL_PLAN}",
+        (title.strip()[:120], markdown, Jsonb(dict(plan)), user_id, _plan_id(plan_id)),
+    )
+    return await cur.fetchone()
+
+
 async def get_plan(conn: Conn, user_id: UserId, plan_id: Any) -> dict[str, Any] | None:
     """The plan with its markdown and JSON, or None (another user's plan is never found)."""
     cur = await conn.execute(
@@ -120,6 +141,7 @@ async def mark_ready(
     previous one), in one transaction. None when the plan is not the user's."""
     target = _plan_id(plan_id)
     async with conn.transaction():
+        await lock_user_plans(conn, user_id)
         cur = await conn.execute(
             "UPDATE training_plans SET status = 'ready', error = NULL, title = %s, markdown = %s, plan = %s,"
             " next_week = %s, next_week_due_at = %s, updated_at = now()"
@@ -137,6 +159,13 @@ async def mark_ready(
             )
             row = await cur.fetchone()
     return row
+
+
+async def lock_user_plans(conn: Conn, user_id: UserId) -> None:
+    """Serialises, until the transaction ends, the transactions that change which of the user's plans
+    is active: two plans made ready at once take turns instead of both passing the `active` check and
+    one failing on training_plans_one_active_uq."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s::text, 7))", (str(user_id),))
 
 
 async def supersede(conn: Conn, user_id: UserId, keep: Any, from_date: date, timezone: str = "UTC") -> None:
@@ -210,7 +239,8 @@ async def claim_week(
     cur = await conn.execute(
         "INSERT INTO plan_weeks (plan_id, user_id, week_number, start_date, deload, claimed_at)"
         " SELECT id, user_id, %(week)s, %(start)s, %(deload)s, %(now)s FROM training_plans"
-        " WHERE user_id = %(user)s AND id = %(plan)s AND status = 'ready'"
+        " WHERE user_id = %(user)s AND id = %(plan)s"
+        " AND (status = 'ready' OR (status = 'pending' AND plan IS NOT NULL AND %(week)s = 1))"
         " ON CONFLICT (plan_id, week_number) DO UPDATE SET status = 'building', error = NULL,"
         " attempts = plan_weeks.attempts + 1, claimed_at = EXCLUDED.claimed_at, deload = EXCLUDED.deload"
         " WHERE plan_weeks.status = 'failed'"
@@ -350,12 +380,13 @@ async def week_days(conn: Conn, user_id: UserId, plan_id: Any, week_number: int)
 async def list_workouts(
     conn: Conn, user_id: UserId, date_from: date, date_to: date, *, limit: int = 100
 ) -> list[dict[str, Any]]:
-    """Planned days from `date_from` to `date_to` (both included), in date order."""
+    """The active plan's days from `date_from` to `date_to` (both included), in date order."""
     if date_to < date_from:
         raise RepositoryError("the end date is before the start date")
     cur = await conn.execute(
-        f"SELECT {_DAY} FROM plan_workouts WHERE user_id = %s AND date BETWEEN %s AND %s"
-        " ORDER BY date, created_at LIMIT %s",
+        f"SELECT {', '.join('w.' + c.strip() for c in _DAY.split(','))} FROM plan_workouts w"
+        " JOIN training_plans p ON p.id = w.plan_id AND p.user_id = w.user_id AND p.active"
+        " WHERE w.user_id = %s AND w.date BETWEEN %s AND %s ORDER BY w.date, w.created_at LIMIT %s",
         (user_id, date_from, date_to, max(1, min(limit, 400))),
     )
     return await cur.fetchall()

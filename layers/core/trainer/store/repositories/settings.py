@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from psycopg import sql
 
+from trainer.domain.workout_grouping import is_iana_zone
 from trainer.store.repositories import Conn, RepositoryError, UserId, set_clause
 
 WEIGHT_UNITS = ("kg", "lbs")
@@ -58,10 +58,10 @@ def validate_settings(changes: dict[str, Any]) -> dict[str, Any]:
             if value not in DISTANCE_UNITS:
                 raise RepositoryError(f"distance_unit must be one of {', '.join(DISTANCE_UNITS)}")
         elif name == "timezone":
-            try:
-                ZoneInfo(str(value))
-            except (ZoneInfoNotFoundError, ValueError):
-                raise RepositoryError(f"unknown timezone {str(value)[:64]!r}") from None
+            if not is_iana_zone(str(value)):
+                raise RepositoryError(
+                    f"unknown timezone {str(value)[:64]!r}: name an IANA zone, e.g. Europe/Berlin"
+                )
         elif name == "preferred_days":
             value = normalise_weekdays(value)
         else:

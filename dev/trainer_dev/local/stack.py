@@ -32,9 +32,10 @@ from trainer.settings import Settings
 
 if TYPE_CHECKING:
     from trainer.chat.hooks import TurnHooks
-    from trainer.local.moto_server import MotoHandle
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
+
+    from trainer_dev.local.moto_server import MotoHandle
 
 DEMO_USER_ID = "00000000-0000-4000-8000-000000000001"
 DEMO_TOKEN_TTL_SECONDS = 30 * 24 * 3600
@@ -47,8 +48,8 @@ DUMMY_AWS_CREDENTIALS = {
 
 
 def default_template_path() -> Path:
-    """template.yaml at the repository root (this file is layers/core/trainer/local/stack.py)."""
-    beside_source = Path(__file__).resolve().parents[4] / "template.yaml"
+    """template.yaml at the repository root (this file is dev/trainer_dev/local/stack.py)."""
+    beside_source = Path(__file__).resolve().parents[3] / "template.yaml"
     return beside_source if beside_source.exists() else Path.cwd() / "template.yaml"
 
 
@@ -99,7 +100,6 @@ def banner(base_url: str, token: str, settings: Settings) -> list[str]:
 
 async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
     import uvicorn
-
     from trainer.api.app import create_app
     from trainer.api.routes.console import offer_local_token
     from trainer.container import build_container
@@ -108,7 +108,7 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
     async with contextlib.AsyncExitStack() as stack:
         database_url = settings.database_url
         if database_url is None:
-            from trainer.local.postgres import start_postgres
+            from trainer_dev.local.postgres import start_postgres
 
             _say(f"starting embedded Postgres in {options.data_dir / 'pgdata'} ...")
             pg = await asyncio.to_thread(start_postgres, options.data_dir / "pgdata")
@@ -122,7 +122,7 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
         endpoint_url = settings.aws_endpoint_url
         moto: MotoHandle | None = None
         if endpoint_url is None:
-            from trainer.local.moto_server import start_moto
+            from trainer_dev.local.moto_server import start_moto
 
             moto = await asyncio.to_thread(start_moto, 0, options.data_dir / "dynamodb")
             stack.callback(moto.stop)
@@ -135,7 +135,7 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
             update={"aws_endpoint_url": endpoint_url, "database_url": database_url, "console_enabled": True}
         )
 
-        from trainer.local.moto_server import create_resources
+        from trainer_dev.local.moto_server import create_resources
 
         await asyncio.to_thread(create_resources, settings, options.template_path)
         if moto is not None:
@@ -146,7 +146,7 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
         db = Database(database_url, max_size=settings.database_pool_max)
         await db.open()
         stack.push_async_callback(db.close)
-        from trainer.local.seed import seed_demo_user
+        from trainer_dev.local.seed import seed_demo_user
 
         await seed_demo_user(db, DEMO_USER_ID)
 
@@ -201,10 +201,10 @@ def _start_fake_llm(
     """A loopback fake of the Anthropic and OpenAI APIs in this process, its policy composing real
     workouts from the database; the settings point the real SDKs at it."""
     from pydantic import SecretStr
-
-    from trainer.local.fake_llm import FakeLLMServer, ResultJournal
     from trainer.offline import OfflineAgentModel
     from trainer.offline.planner import OfflineCoach
+
+    from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 
     journal = ResultJournal()
     fake = FakeLLMServer(
@@ -230,7 +230,8 @@ def _start_fake_llm(
 
 def _local_bus(settings: Settings) -> Any:
     from trainer.jobs import checkpoint, costs
-    from trainer.local.bus import InProcessBus
+
+    from trainer_dev.local.bus import InProcessBus
 
     bus = InProcessBus(region=settings.aws_region)
     checkpoint_deps = checkpoint.CheckpointDeps.from_settings(settings)
@@ -244,7 +245,7 @@ def _subscribe_programs(bus: Any, container: Any) -> None:
     """The plan and week handlers on the bus, working on this loop with the container's pipeline."""
     if container.programs is None:
         return
-    from trainer.local.programs import subscribe_programs
+    from trainer_dev.local.programs import subscribe_programs
 
     subscribe_programs(bus, container.programs, asyncio.get_running_loop())
 

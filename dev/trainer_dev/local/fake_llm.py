@@ -25,7 +25,6 @@ from types import TracebackType
 from typing import Any, Self
 
 from pydantic import BaseModel
-
 from trainer.agents.definitions import OfflineContext, ToolExchange
 from trainer.agents.registry import AgentRegistry
 from trainer.agents.tools import ToolOutcome

@@ -5,7 +5,7 @@ transaction, so a ten-item commit on a table of ten thousand items copies a hund
 local stack, which keeps its data between runs, would slow down a little more with every turn, and
 `make load` would measure moto. This keeps moto's checks, per-item cancellation reasons and outcome,
 and backs up only the items the transaction touches (restored in reverse on cancellation). The moto
-server runs one request at a time (trainer.local.moto_server), so nothing interleaves with it.
+server runs one request at a time (trainer_dev.local.moto_server), so nothing interleaves with it.
 """
 
 from __future__ import annotations

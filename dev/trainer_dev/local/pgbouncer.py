@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from trainer.local.postgres import free_port, prepare_permissions
 from trainer.runtime_secrets import with_host
+
+from trainer_dev.local.postgres import free_port, prepare_permissions
 
 SEARCH_PATH = "/usr/sbin:/usr/local/sbin:/usr/bin:/usr/local/bin"
 START_ATTEMPTS = 3

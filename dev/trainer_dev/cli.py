@@ -4,7 +4,7 @@ trainer token --user <uuid> [--ttl SECONDS]   a dev HS256 bearer token signed wi
 trainer local [--data-dir .local] [--port N]  the local stack (what `make run` starts)
 trainer migrate                               apply the SQL migrations to DATABASE_URL
 trainer replay <session-id> [--user <uuid>]   print a session's timeline
-trainer invoke <FunctionLogicalId> -e events/<file>.json   a template function in-process, without Docker
+trainer invoke <FunctionLogicalId> -e events/<file>.json   a template function as Lambda runs it, no Docker
 trainer schedule run-hourly|run-daily [--at ISO-TIME]   a program schedule now, its events dispatched here
 """
 
@@ -68,7 +68,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     replay.add_argument("--user", type=_uuid, default=None, help="only if the session belongs to this user")
 
     invoke = commands.add_parser(
-        "invoke", help="invoke a template.yaml function in this process (sam local invoke, without Docker)"
+        "invoke", help="invoke a template.yaml function in a process of its own (sam local invoke, no Docker)"
     )
     invoke.add_argument("function", help="logical id in the template: ApiFunction, StreamFunction, ...")
     invoke.add_argument(
@@ -91,7 +91,22 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         "--user",
         type=_uuid,
         default=None,
-        help="whose dev token replaces `Bearer REPLACE_WITH_JWT` in the event (default: the demo user)",
+        help="whose token replaces `Bearer REPLACE_WITH_JWT` in the event (default: the sample user)",
+    )
+    invoke.add_argument(
+        "--code",
+        choices=["auto", "built", "source"],
+        default="auto",
+        help="run what `make build` made (.aws-sam/build) or the source tree (auto: the build if any)",
+    )
+    invoke.add_argument(
+        "--build-dir",
+        type=Path,
+        default=None,
+        help="the build to run (default: .aws-sam/build)",
+    )
+    invoke.add_argument(
+        "--no-seed", action="store_true", help="leave the stores as they are (no sample data for events/)"
     )
     invoke.add_argument(
         "--data-dir", type=Path, default=Path(".local"), help="embedded Postgres data (shared with make run)"
@@ -124,7 +139,7 @@ SCHEDULE_RUNS = {"run-hourly": "hourly", "run-daily": "daily"}
 
 
 def _moment(value: str) -> Any:
-    from trainer.local.programs import parse_at
+    from trainer_dev.local.programs import parse_at
 
     try:
         return parse_at(value)
@@ -150,7 +165,7 @@ def cmd_token(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_local(settings: Settings, args: argparse.Namespace) -> int:
     import os
 
-    from trainer.local.stack import StackOptions, default_template_path, run_local_stack
+    from trainer_dev.local.stack import StackOptions, default_template_path, run_local_stack
 
     # One EMF line per turn on the console is noise locally; POWERTOOLS_METRICS_DISABLED=false shows them.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
@@ -208,8 +223,10 @@ def cmd_invoke(settings: Settings, args: argparse.Namespace) -> int:
     import contextlib
     import json
 
-    from trainer.local.invoke import (
+    from trainer_dev.local.identity import LocalIdentityProvider
+    from trainer_dev.local.invoke import (
         InvokeError,
+        code_source,
         invoke_function,
         load_env_vars,
         load_event,
@@ -218,14 +235,16 @@ def cmd_invoke(settings: Settings, args: argparse.Namespace) -> int:
         parse_overrides,
         template_functions,
     )
-    from trainer.local.stack import DEMO_USER_ID, default_template_path
+    from trainer_dev.local.samples import SAMPLE_USER_ID
+    from trainer_dev.local.stack import default_template_path
 
     template = (args.template or default_template_path()).resolve()
     try:
-        functions = template_functions(template)
+        code = code_source(template, args.code, args.build_dir)
+        functions = template_functions(code.template)
         if args.function not in functions:
             raise InvokeError(
-                f"no function {args.function!r} in {template}; functions: {', '.join(functions)}"
+                f"no function {args.function!r} in {code.template}; functions: {', '.join(functions)}"
             )
         event = load_event(args.event)
         overrides = parse_overrides(args.parameter_overrides)
@@ -233,22 +252,30 @@ def cmd_invoke(settings: Settings, args: argparse.Namespace) -> int:
     except (InvokeError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    print(code.note, file=sys.stderr)
     out = sys.stdout
     with (
         contextlib.redirect_stdout(sys.stderr),  # everything but the response: logs, EMF, set-up
-        local_stores(settings, args.data_dir.resolve(), template, say=sys.stderr) as stores,
+        local_stores(
+            settings, args.data_dir.resolve(), template, seed=not args.no_seed, say=sys.stderr
+        ) as stores,
+        LocalIdentityProvider() as identity,
     ):
+        print(f"identity provider (JWKS) on {identity.jwks_url}", file=sys.stderr)
         result = invoke_function(
-            template,
+            code.template,
             args.function,
             event,
             stores=stores,
-            user_id=args.user or DEMO_USER_ID,
+            identity=identity,
+            user_id=args.user or SAMPLE_USER_ID,
             parameter_overrides=overrides,
             env_overrides=env_vars,
             passthrough=model_passthrough(settings),
             body_out=out,
         )
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
     if result.status is not None and result.error is None:
         print(f"\nHTTP {result.status} {result.headers.get('content-type', '')}".rstrip(), file=sys.stderr)
     else:
@@ -257,7 +284,7 @@ def cmd_invoke(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_schedule(settings: Settings, args: argparse.Namespace) -> int:
-    from trainer.local.programs import run_schedule_command
+    from trainer_dev.local.programs import run_schedule_command
 
     return run_schedule_command(
         settings,

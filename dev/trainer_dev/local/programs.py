@@ -26,9 +26,10 @@ from trainer.jobs.programs import (
     handle_week_due,
     run_schedule,
 )
-from trainer.local.bus import Handler, InProcessBus
 from trainer.programs.pipeline import PLAN_REQUESTED, WEEK_DUE, WORKOUT_READY, ProgramDeps
 from trainer.settings import Settings
+
+from trainer_dev.local.bus import Handler, InProcessBus
 
 logger = logging.getLogger(__name__)
 
@@ -88,8 +89,9 @@ def run_schedule_command(
     as_json: bool = False,
     out: IO[str],
 ) -> int:
-    from trainer.local.postgres import attached_postgres
     from trainer.store.migrate import apply_migrations
+
+    from trainer_dev.local.postgres import attached_postgres
 
     with contextlib.ExitStack() as stack:
         stack.enter_context(contextlib.redirect_stdout(sys.stderr))  # logs; `out` gets the report

@@ -193,7 +193,7 @@ def start_moto(port: int = 0, state_dir: Path | None = None) -> MotoHandle:
     """Starts a moto server on 127.0.0.1 (`port=0`: a free port) and returns its endpoint. With a
     `state_dir`, DynamoDB's data is kept there (restore it with `restore_state` once the tables
     exist; `save_state` on a clean stop)."""
-    from trainer.local import moto_transactions
+    from trainer_dev.local import moto_transactions
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     moto_transactions.install()

@@ -1,0 +1,29 @@
+"""The user's row: name and body stats; created on first contact."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainer.services.rows import Row
+from trainer.services.scope import UserScope
+from trainer.store.repositories import profiles as repo
+
+
+class ProfileService:
+    def __init__(self, scope: UserScope) -> None:
+        self._scope = scope
+
+    async def get(self) -> Row | None:
+        """Name, sex, birth date, height, weight, body fat; None before the user's first contact."""
+        async with self._scope.use() as conn:
+            return await repo.get_profile(conn, self._scope.user)
+
+    async def update(self, **fields: Any) -> Row:
+        """Set the given fields (None clears one)."""
+        async with self._scope.use(write=True) as conn:
+            return await repo.update_profile(conn, self._scope.user, **fields)
+
+    async def ensure(self, *, display_name: str | None = None) -> None:
+        """Create the user (and their default settings) if missing; idempotent."""
+        async with self._scope.use(write=True) as conn:
+            await repo.ensure_user(conn, self._scope.user, display_name=display_name)

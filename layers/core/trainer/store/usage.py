@@ -1,0 +1,156 @@
+"""Per-user usage limits kept in the sessions table: daily reservations and request rates.
+
+Both are single conditional writes, so they hold under any concurrency (twelve requests at once at a
+limit of three: exactly three pass), across every Lambda instance.
+
+- Daily reservations: the user's day item (`PK=USER#<uid>, SK=DAY#<yyyy-mm-dd>`, the cost job's daily
+  metrics item) gets `ADD <counter> 1` only while the counter is under its limit and the day's
+  `cost_cents` (kept by the cost job) under the cost limit.
+- Request rates: one item per user and bucket (`SK=RATE#<bucket>`) holding the GCRA's theoretical
+  arrival time (`tat`), the token bucket written as one number: a request passes when `tat` is at most
+  `burst - 1` intervals ahead of now, and moves it one interval on.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from trainer.settings import Settings
+from trainer.store.dynamo_tables import aws_client, in_thread
+
+Refusal = Literal["count", "cost"]
+RATE_ITEM_SLACK_S = 60
+"""A rate item outlives its last use by the burst window and this (DynamoDB TTL removes it)."""
+
+
+def _day_key(user_id: str, day: date) -> dict[str, Any]:
+    return {"PK": {"S": f"USER#{user_id}"}, "SK": {"S": f"DAY#{day.isoformat()}"}}
+
+
+def _rate_key(user_id: str, bucket: str) -> dict[str, Any]:
+    return {"PK": {"S": f"USER#{user_id}"}, "SK": {"S": f"RATE#{bucket}"}}
+
+
+def _n(value: float) -> dict[str, str]:
+    return {"N": repr(float(value)) if isinstance(value, float) else str(value)}
+
+
+def _number(item: dict[str, Any], name: str) -> float:
+    value = item.get(name)
+    return float(value["N"]) if isinstance(value, dict) and "N" in value else 0.0
+
+
+def _condition_failed(error: Exception) -> dict[str, Any] | None:
+    """The old item of a failed condition (ReturnValuesOnConditionCheckFailure), {} when none came back;
+    None when the error is not a condition failure."""
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict):
+        return None
+    if response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+        return None
+    item = response.get("Item")
+    return item if isinstance(item, dict) else {}
+
+
+class DynamoUsageLedger:
+    """`trainer.services.usage_limits.UsageLedger` on DynamoDB (calls run in worker threads)."""
+
+    def __init__(self, settings: Settings, client: Any = None) -> None:
+        self._table = settings.table_name
+        self._client = client if client is not None else aws_client("dynamodb", settings)
+
+    async def reserve(
+        self, user_id: str, day: date, counter: str, limit: int, cost_limit_cents: float
+    ) -> Refusal | None:
+        return await in_thread(self._reserve, user_id, day, counter, limit, cost_limit_cents)
+
+    async def release(self, user_id: str, day: date, counter: str) -> None:
+        await in_thread(self._release, user_id, day, counter)
+
+    async def take(self, user_id: str, bucket: str, now: float, interval: float, burst: int) -> float:
+        return await in_thread(self._take, user_id, bucket, now, interval, burst)
+
+    def _reserve(
+        self, user_id: str, day: date, counter: str, limit: int, cost_limit_cents: float
+    ) -> Refusal | None:
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=_day_key(user_id, day),
+                UpdateExpression="SET user_id = :uid, #day = :day ADD #counter :one",
+                ConditionExpression="(attribute_not_exists(#counter) OR #counter < :limit)"
+                " AND (attribute_not_exists(cost_cents) OR cost_cents < :cost)",
+                ExpressionAttributeNames={"#counter": counter, "#day": "day"},
+                ExpressionAttributeValues={
+                    ":uid": {"S": user_id},
+                    ":day": {"S": day.isoformat()},
+                    ":one": {"N": "1"},
+                    ":limit": _n(limit),
+                    ":cost": _n(float(cost_limit_cents)),
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except Exception as exc:
+            old = _condition_failed(exc)
+            if old is None:
+                raise
+            return "count" if _number(old, counter) >= limit else "cost"
+        return None
+
+    def _release(self, user_id: str, day: date, counter: str) -> None:
+        """Gives a reservation back (the work it was for never started)."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=_day_key(user_id, day),
+                UpdateExpression="ADD #counter :minus",
+                ConditionExpression="#counter > :zero",
+                ExpressionAttributeNames={"#counter": counter},
+                ExpressionAttributeValues={":minus": {"N": "-1"}, ":zero": {"N": "0"}},
+            )
+        except Exception as exc:
+            if _condition_failed(exc) is None:
+                raise
+
+    def _take(self, user_id: str, bucket: str, now: float, interval: float, burst: int) -> float:
+        """0 when the request passes, else the seconds until one would."""
+        window = interval * max(1, burst)
+        key = _rate_key(user_id, bucket)
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=key,
+                UpdateExpression="SET tat = :next, expires_at = :expires",
+                ConditionExpression="attribute_not_exists(tat) OR tat < :now",
+                ExpressionAttributeValues={
+                    ":next": _n(now + interval),
+                    ":now": _n(now),
+                    ":expires": _n(int(now + window + RATE_ITEM_SLACK_S)),
+                },
+            )
+            return 0.0
+        except Exception as exc:
+            if _condition_failed(exc) is None:
+                raise
+        latest = now + window - interval
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=key,
+                UpdateExpression="SET tat = tat + :interval, expires_at = :expires",
+                ConditionExpression="tat <= :latest",
+                ExpressionAttributeValues={
+                    ":interval": _n(interval),
+                    ":latest": _n(latest),
+                    ":expires": _n(int(now + 2 * window + RATE_ITEM_SLACK_S)),
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+            return 0.0
+        except Exception as exc:
+            old = _condition_failed(exc)
+            if old is None:
+                raise
+        tat = _number(old, "tat") if old else latest + interval
+        return max(interval, tat - latest)
