@@ -117,7 +117,7 @@ async def poll_until_settled(
     deadline = time.monotonic() + READY_TIMEOUT_S
     while True:
         body: dict[str, Any] = contract.check(await client.get(f"/plans/{plan_id}", headers=headers))
-        settled = body["plan"]["status"] == "failed" or any(w["status"] == "ready" for w in body["weeks"])
+        settled = body["plan"]["status"] in ("ready", "failed")
         if settled or time.monotonic() > deadline:
             return body
         await asyncio.sleep(0.2)
