@@ -1,6 +1,6 @@
 """Prompt-cache effectiveness across sessions that share one organisation's cache.
 
-The real AgentLoop (the production tool registry, the context builder with its four cache
+The real chat turn (the chat agent's tools, the context builder with its four cache
 breakpoints, an in-memory session store) calls the real AnthropicAgentModel (the anthropic SDK over
 HTTP) against one FakeLLMServer. Its prompt cache is shared by every request, as Anthropic's is by an
 organisation: keyed by the prefix up to each breakpoint, refreshed on read, 5 minutes or 1 hour as
@@ -19,9 +19,9 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from trainer.llm.anthropic_model import AnthropicAgentModel
-from trainer.llm.models import cost_cents, uncached_cost_cents
-from trainer.llm.ports import ModelRequest, ModelResponse, TextDeltaCallback, Usage
+from trainer.providers.anthropic import AnthropicAgentModel
+from trainer.providers.models import cost_cents, uncached_cost_cents
+from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, Usage
 from trainer.settings import Settings
 from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal, prompt_segments
 

@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from trainer.llm.ports import ModelRequest
+from trainer.providers.ports import ModelRequest
 
 from bench.moto import moto_tables
 from tests.fakes.agent_harness import FakeFetcher, FakeSelector, chest_workout, make_harness, selection

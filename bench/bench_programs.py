@@ -26,12 +26,12 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from trainer.agents.wire import AGENT_HEADER
-from trainer.container import agent_run_deps, build_registries
-from trainer.llm.models import MODELS
+from trainer.container import agent_run_deps, build_agent_registry
 from trainer.programs.models import PlanRequest
 from trainer.programs.pipeline import ProgramDeps, build_week, request_plan, run_daily, run_hourly
 from trainer.programs.schedule import morning_window
+from trainer.providers.models import MODELS
+from trainer.providers.ports import AGENT_HEADER
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer_dev.local.fake_llm import FakeLLMServer, prompt_segments
@@ -63,7 +63,7 @@ def _request() -> PlanRequest:
 
 
 async def _offline(db: Database) -> list[str]:
-    agents = agent_run_deps(Settings(TRAINER_AGENT_PROVIDER="offline"), db, build_registries())
+    agents = agent_run_deps(Settings(TRAINER_AGENT_PROVIDER="offline"), db, build_agent_registry())
     deps = ProgramDeps(db=db, agents=agents, now=lambda: NOW)
     times, statements = [], []
     for _ in range(OFFLINE_USERS):
@@ -122,7 +122,9 @@ async def _through_sdks(db: Database, provider: str) -> list[str]:
             settings = Settings(
                 OPENAI_API_KEY=KEY, OPENAI_BASE_URL=server.openai_base_url, TRAINER_AGENT_PROVIDER=provider
             )
-        deps = ProgramDeps(db=db, agents=agent_run_deps(settings, db, build_registries()), now=lambda: NOW)
+        deps = ProgramDeps(
+            db=db, agents=agent_run_deps(settings, db, build_agent_registry()), now=lambda: NOW
+        )
         user = str(uuid.uuid4())
         await seed_demo_user(db, user, now=NOW)
         started = datetime.now(UTC)
@@ -299,7 +301,7 @@ DUE_SQL = (
 async def _scale(db: Database) -> list[str]:
     today = _morning(NOW).astimezone(ZoneInfo(MORNING_ZONE)).date()
     morning_at = _morning(NOW)
-    agents = agent_run_deps(Settings(TRAINER_AGENT_PROVIDER="offline"), db, build_registries())
+    agents = agent_run_deps(Settings(TRAINER_AGENT_PROVIDER="offline"), db, build_agent_registry())
     recorder = Recorder()
     deps = ProgramDeps(db=db, agents=agents, publisher=recorder, now=lambda: NOW)
     results: list[tuple[str, dict[str, Any]]] = []

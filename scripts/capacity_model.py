@@ -191,9 +191,9 @@ class CountingPublisher:
 async def measure() -> Measured:
     """Runs the conversation for USERS users (the first one's first turn on an empty prompt cache)."""
     from pydantic import SecretStr
-    from trainer.agent.offline_coach import OfflineCoach
     from trainer.container import build_container
-    from trainer.llm.offline import OfflineAgentModel
+    from trainer.offline import OfflineAgentModel
+    from trainer.offline.planner import OfflineCoach
     from trainer.settings import Settings
     from trainer.store.db import Database
     from trainer.store.migrate import apply_migrations
@@ -335,7 +335,7 @@ def turn_seconds(measured: Measured, model_id: str) -> float:
 
 
 def model_dollars_per_turn(measured: Measured, model_id: str) -> float:
-    from trainer.llm.models import get_model
+    from trainer.providers.models import get_model
 
     spec = get_model(model_id)
     initializer = get_model(INITIALIZER_MODEL)
@@ -414,7 +414,7 @@ def _money(value: float) -> str:
 
 
 def render(measured: Measured) -> str:
-    from trainer.llm.models import get_model
+    from trainer.providers.models import get_model
 
     thousand, million = Scale(1_000), Scale(1_000_000)
     lines = [

@@ -192,7 +192,7 @@ def cmd_migrate(settings: Settings, _: argparse.Namespace) -> int:
 
 
 def cmd_replay(settings: Settings, args: argparse.Namespace) -> int:
-    from trainer.agent.replay import format_timeline
+    from trainer.chat.replay import format_timeline
     from trainer.store.models import Event
     from trainer.store.ports import SessionNotFound
     from trainer.store.sessions import DynamoSessionTable

@@ -1,19 +1,20 @@
-"""Wiring for agent unit tests: fake data sources, selector, publisher and a ready AgentLoop."""
+"""Wiring for chat-turn unit tests: fake data sources, selector, publisher and a ready ChatRunner."""
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from trainer.agent.context import ContextBuilder
-from trainer.agent.loop import AgentDeps, AgentLoop
-from trainer.agent.ports import TurnHooks
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agents.prompts import PromptStore
+from trainer.agents.tools import ToolSet
+from trainer.chat.agent import CHAT
+from trainer.chat.hooks import TurnHooks
+from trainer.chat.turn import ChatDeps, ChatRunner
 from trainer.container import FixedModel
 from trainer.frames import Frame, frame_json
-from trainer.llm.ports import InitializerResponse, InitializerResult, KnowledgeSelection
+from trainer.providers.ports import InitializerResponse, InitializerResult, KnowledgeSelection
 from trainer.settings import Settings
 from trainer.tools.base import AnyTool, WorkoutCoach
 from trainer.tools.communication import communication_tools
@@ -105,13 +106,13 @@ class RecordingPublisher:
 
 @dataclass
 class Harness:
-    loop: AgentLoop
+    loop: ChatRunner
     store: InMemorySessionStore
     model: ScriptedModel
     selector: FakeSelector
     fetcher: FakeFetcher
     publisher: RecordingPublisher
-    registry: ToolRegistry
+    registry: ToolSet
     emitted: list[dict[str, Any]]
     user_data_calls: list[str]
 
@@ -139,30 +140,41 @@ def make_harness(
     hooks: TurnHooks | None = None,
     models: Any = None,
     extra_tools: list[AnyTool] | None = None,
+    prompts: PromptStore | None = None,
+    **agent_overrides: Any,
 ) -> Harness:
+    """A chat turn on the communication and workout tools; `agent_overrides` replace fields of the chat
+    agent's definition (retry, max_steps...)."""
     store = store or InMemorySessionStore(clock=lambda: FIXED_NOW)
     model = model or ScriptedModel(steps or [])
     selector = selector or FakeSelector()
     fetcher = fetcher or FakeFetcher()
     publisher = publisher or RecordingPublisher()
-    registry = ToolRegistry([*communication_tools(), *workout_tools(), *(extra_tools or [])])
+    settings = settings or make_settings()
+    agent = replace(
+        CHAT,
+        tools=(*communication_tools(), *workout_tools(), *(extra_tools or [])),
+        max_steps=settings.max_iterations,
+    )
+    agent = replace(agent, **agent_overrides)
+    registry = agent.toolset
     user_data_calls: list[str] = []
 
     async def load_user_data(user_id: str) -> str:
         user_data_calls.append(user_id)
         return user_data
 
-    loop = AgentLoop(
-        AgentDeps(
+    loop = ChatRunner(
+        ChatDeps(
+            agent=agent,
+            prompts=prompts or PromptStore(None),
             store=store,
             models=models or FixedModel(model),
             selector=selector,
-            registry=registry,
-            context_builder=ContextBuilder(registry),
             user_data=load_user_data,
             sources=lambda _user_id: fetcher,
             publisher=publisher,
-            settings=settings or make_settings(),
+            settings=settings,
             coach=coach,
             hooks=hooks or TurnHooks(),
             clock=lambda: FIXED_NOW,

@@ -4,20 +4,20 @@ a tool first, then answers with what it returned)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 from trainer.agents import (
     AgentDefinition,
-    AgentTool,
+    AgentRegistry,
     OfflineContext,
     OutputSpec,
-    Registries,
     RetryPolicy,
-    ToolCallContext,
     ToolRequest,
 )
+from trainer.tools.base import Tool, ToolContext, ToolResult
 
 
 class Echo(BaseModel):
@@ -31,6 +31,24 @@ class EchoInput(BaseModel):
 
 class LookupArgs(BaseModel):
     query: str
+
+
+class LookupResult(ToolResult):
+    found: str
+
+
+class Lookup(Tool[LookupArgs, LookupResult]):
+    name: ClassVar[str] = "lookup"
+    description: ClassVar[str] = "Looks a word up"
+    Args = LookupArgs
+    Result = LookupResult
+    priority: ClassVar[int] = 1
+
+    async def execute(self, args: LookupArgs, ctx: ToolContext) -> LookupResult:
+        return LookupResult(found=f"found {args.query}")
+
+    def format(self, result: LookupResult) -> str:
+        return result.found
 
 
 async def echo_json(value: EchoInput, ctx: OfflineContext) -> Echo:
@@ -47,43 +65,39 @@ async def looker(value: EchoInput, ctx: OfflineContext) -> Echo | ToolRequest:
     return Echo(text=ctx.tool_results[0].content, count=len(ctx.tool_results))
 
 
-async def lookup(args: LookupArgs, ctx: ToolCallContext) -> str:
-    return f"found {args.query}"
+RETRY = RetryPolicy(max_retries=1, retry_on=("validation_error",))
+ECHO_JSON = AgentDefinition(
+    name="echo_json",
+    description="echoes its input as JSON",
+    input_schema=EchoInput,
+    output=OutputSpec.json_of(Echo),
+    retry=RETRY,
+    offline=echo_json,
+)
+ECHO_TEXT = AgentDefinition(name="echo_text", description="echoes text", retry=RETRY, offline=echo_text)
+LOOKER = AgentDefinition(
+    name="looker",
+    description="looks up its input",
+    input_schema=EchoInput,
+    tools=(Lookup(),),
+    output=OutputSpec.json_of(Echo),
+    offline=looker,
+)
 
 
-def echo_registries(*, name: str = "echo_json", max_retries: int = 1) -> Registries:
+def echo_agents(*, name: str = "echo_json", max_retries: int = 1) -> tuple[AgentDefinition, ...]:
+    """The three agents; the json one under `name`, retrying `max_retries` times."""
     retry = RetryPolicy(max_retries=max_retries, retry_on=("validation_error",))
-    r = Registries()
-    r.agents.register_schema("echo", Echo)
-    r.agents.register_schema("echo_input", EchoInput)
-    r.tools.register(AgentTool("lookup", "Looks a word up", LookupArgs, lookup, priority=1))
-    r.agents.register(
-        AgentDefinition(
-            name=name,
-            description="echoes its input as JSON",
-            input_schema="echo_input",
-            output=OutputSpec.json_of("echo"),
-            retry=retry,
-        )
-    )
-    r.agents.register(AgentDefinition(name="echo_text", description="echoes text", retry=retry))
-    r.agents.register(
-        AgentDefinition(
-            name="looker",
-            description="looks up its input",
-            input_schema="echo_input",
-            tools=("lookup",),
-            output=OutputSpec.json_of("echo"),
-        )
-    )
-    r.offline.register(name, echo_json)
-    r.offline.register("echo_text", echo_text)
-    r.offline.register("looker", looker)
-    return r
+    json_agent = replace(ECHO_JSON, name=name, prompt_id=name, retry=retry)
+    return (json_agent, replace(ECHO_TEXT, retry=retry), LOOKER)
 
 
-def write_prompts(registries: Registries, folder: Path) -> Path:
+def echo_registry(*definitions: AgentDefinition) -> AgentRegistry:
+    return AgentRegistry(definitions or echo_agents())
+
+
+def write_prompts(registry: AgentRegistry, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    for definition in registries.agents.definitions():
+    for definition in registry:
         (folder / f"{definition.prompt_id}.md").write_text(f"You are the {definition.name} agent.\n")
     return folder

@@ -10,7 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from trainer.llm.ports import ModelError, ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
+from trainer.providers.ports import (
+    ModelError,
+    ModelRequest,
+    ModelResponse,
+    TextDeltaCallback,
+    ToolCall,
+    Usage,
+)
 
 STREAMED_ARGS = {"message_notify_user": "message", "message_ask_user": "question"}
 

@@ -17,8 +17,8 @@ from tests.fakes.agent_harness import FakeSourceResult
 from tests.fakes.memory_store import InMemorySessionStore
 
 if TYPE_CHECKING:
-    from trainer.agent.loop import AgentLoop
-    from trainer.llm.ports import AgentModel
+    from trainer.chat.turn import ChatRunner
+    from trainer.providers.ports import AgentModel
     from trainer.settings import Settings
 
 
@@ -37,11 +37,11 @@ class Trainee:
     fetched: list[str] = field(default_factory=list)
 
     async def user_data(self, _user_id: str = "") -> str:
-        """The `<user_data>` block (an AgentDeps.user_data loader)."""
+        """The `<user_data>` block (a ChatDeps.user_data loader)."""
         return render_user_data(self.profile, self.settings, self.locations, self.today)
 
     async def __call__(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> list[FakeSourceResult]:
-        """A source fetcher for this user (the AgentDeps.sources of their user id)."""
+        """A source fetcher for this user (the ChatDeps.sources of their user id)."""
         self.fetched.extend(source for source, _ in requests)
         return [FakeSourceResult(s, dict(p), {"ok": True}, self.knowledge(s, p)) for s, p in requests]
 
@@ -229,25 +229,24 @@ def trainee_loop(
     *,
     store: InMemorySessionStore | None = None,
     **deps: Any,
-) -> AgentLoop:
-    """The real agent loop with the production tools, the trainees' user data and knowledge, `model`
-    for every call; `deps` adds or replaces AgentDeps fields (hooks, clock...)."""
-    from trainer.agent.context import ContextBuilder
-    from trainer.agent.loop import AgentDeps, AgentLoop
-    from trainer.agent.tool_registry import ToolRegistry
-    from trainer.container import FixedModel, collect_tools
-    from trainer.llm.deterministic_selector import DeterministicKnowledgeSelector
+) -> ChatRunner:
+    """The real chat turn with the chat agent's production tools and prompt, the trainees' user data
+    and knowledge, `model` for every call; `deps` adds or replaces ChatDeps fields (hooks, clock...)."""
+    from trainer.agents.prompts import PromptStore
+    from trainer.chat.agent import CHAT
+    from trainer.chat.turn import ChatDeps, ChatRunner
+    from trainer.container import FixedModel
+    from trainer.offline.selector import DeterministicKnowledgeSelector
 
     by_id = {t.user_id: t for t in trainees}
-    registry = ToolRegistry(collect_tools())
     fields: dict[str, Any] = {
+        "agent": CHAT,
+        "prompts": PromptStore(None),
         "store": store if store is not None else InMemorySessionStore(),
         "models": FixedModel(model),
         "selector": DeterministicKnowledgeSelector(),
-        "registry": registry,
-        "context_builder": ContextBuilder(registry),
         "user_data": lambda user_id: by_id[user_id].user_data(),
         "sources": lambda user_id: by_id[user_id],
         "settings": settings,
     }
-    return AgentLoop(AgentDeps(**{**fields, **deps}))
+    return ChatRunner(ChatDeps(**{**fields, **deps}))

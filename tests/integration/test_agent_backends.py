@@ -15,28 +15,30 @@ import pytest
 from trainer.agents import (
     AgentDefinition,
     AgentFailed,
+    AgentRegistry,
     AgentRunDeps,
     MemoryInvocations,
     PromptStore,
-    SubAgentSpec,
-    build_backends,
+    SubAgent,
     run_agent,
 )
-from trainer.agents.anthropic_structured import AnthropicStructured
-from trainer.agents.openai_structured import OpenAIStructured
-from trainer.agents.wire import AGENT_HEADER
+from trainer.container import build_backends
+from trainer.providers.anthropic import AnthropicStructured
+from trainer.providers.openai import OpenAIStructured
+from trainer.providers.ports import AGENT_HEADER
 from trainer.settings import Settings
 from trainer_dev.local.fake_llm import FakeLLMServer, RecordedRequest
 
-from tests.fakes.echo_agents import Echo, echo_registries, write_prompts
+from tests.fakes.echo_agents import ECHO_TEXT, LOOKER, Echo, echo_agents, echo_registry, write_prompts
 
 KEY = "sk-agents-test"
-REGISTRIES = echo_registries()
+ECHO_JSON, _, _ = echo_agents()
+REGISTRY = echo_registry()
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer(api_key=KEY, agents=REGISTRIES) as running:
+    with FakeLLMServer(api_key=KEY, agents=REGISTRY) as running:
         yield running
 
 
@@ -52,13 +54,12 @@ def _settings(server: FakeLLMServer, provider: str) -> Settings:
 
 
 def _deps(server: FakeLLMServer, provider: str, tmp_path: Path) -> AgentRunDeps:
-    backends = build_backends(_settings(server, provider), REGISTRIES)
+    backends = build_backends(_settings(server, provider), REGISTRY)
     expected = AnthropicStructured if provider == "anthropic" else OpenAIStructured
     assert isinstance(backends.main.model, expected)
     return AgentRunDeps(
-        registries=REGISTRIES,
         backends=backends,
-        prompts=PromptStore(None, defaults=write_prompts(REGISTRIES, tmp_path / "prompts")),
+        prompts=PromptStore(None, defaults=write_prompts(REGISTRY, tmp_path / "prompts")),
         invocations=MemoryInvocations(),
     )
 
@@ -78,7 +79,7 @@ async def test_an_invalid_first_answer_is_retried_with_the_negative_example(
     since = len(server.requests)
     server.fail_next_structured_with_invalid = 1
 
-    run = await run_agent("echo_json", {"text": "squat <5x5>"}, deps)
+    run = await run_agent(ECHO_JSON, {"text": "squat <5x5>"}, deps)
 
     assert run.output == Echo(text="squat <5x5>", count=11)
     assert run.attempts == 2
@@ -117,7 +118,7 @@ async def test_an_answer_invalid_every_time_fails_cleanly(
     deps = _deps(server, provider, tmp_path)
     server.fail_next_structured_with_invalid = 2
     with pytest.raises(AgentFailed) as failed:
-        await run_agent("echo_json", {"text": "x"}, deps)
+        await run_agent(ECHO_JSON, {"text": "x"}, deps)
     assert failed.value.kind == "validation_error"
     assert "count: Field required" in failed.value.errors
     assert server.fail_next_structured_with_invalid == 0
@@ -127,7 +128,7 @@ async def test_text_agents_and_their_retry(server: FakeLLMServer, provider: str,
     deps = _deps(server, provider, tmp_path)
     since = len(server.requests)
     server.fail_next_structured_with_invalid = 1
-    run = await run_agent("echo_text", "hello", deps)
+    run = await run_agent(ECHO_TEXT, "hello", deps)
     assert run.output == "echo: hello" and run.attempts == 2
     first, second = (r.body for r in _agent_requests(server, "echo_text", since))
     assert "tools" not in first and "response_format" not in first
@@ -137,7 +138,7 @@ async def test_text_agents_and_their_retry(server: FakeLLMServer, provider: str,
 async def test_the_tool_loop_through_the_fake(server: FakeLLMServer, provider: str, tmp_path: Path) -> None:
     deps = _deps(server, provider, tmp_path)
     since = len(server.requests)
-    run = await run_agent("looker", {"text": "deadlift"}, deps)
+    run = await run_agent(LOOKER, {"text": "deadlift"}, deps)
     assert run.output == Echo(text="found deadlift", count=1)
     first, second = (r.body for r in _agent_requests(server, "looker", since))
     if provider == "anthropic":
@@ -156,23 +157,20 @@ async def test_the_tool_loop_through_the_fake(server: FakeLLMServer, provider: s
 
 
 async def test_sub_agents_of_a_batch_wait_for_a_slow_model_together(provider: str, tmp_path: Path) -> None:
-    registries = echo_registries()
-    registries.agents.register(
-        AgentDefinition(
-            name="parent",
-            description="two sub-agents in one batch",
-            sub_agents=(SubAgentSpec(agent="echo_text", key="a"), SubAgentSpec(agent="echo_text", key="b")),
-        )
+    parent = AgentDefinition(
+        name="parent",
+        description="two sub-agents in one batch",
+        sub_agents=(SubAgent(ECHO_TEXT, key="a"), SubAgent(ECHO_TEXT, key="b")),
+        offline=ECHO_TEXT.offline,
     )
-    registries.offline.register("parent", registries.offline.get("echo_text"))
-    with FakeLLMServer(api_key=KEY, agents=registries, latency_s=0.3) as slow:
+    registry = AgentRegistry([parent, ECHO_TEXT])
+    with FakeLLMServer(api_key=KEY, agents=registry, latency_s=0.3) as slow:
         deps = AgentRunDeps(
-            registries=registries,
-            backends=build_backends(_settings(slow, provider), registries),
-            prompts=PromptStore(None, defaults=write_prompts(registries, tmp_path / "prompts")),
+            backends=build_backends(_settings(slow, provider), registry),
+            prompts=PromptStore(None, defaults=write_prompts(registry, tmp_path / "prompts")),
             invocations=MemoryInvocations(),
         )
-        run = await run_agent("parent", "go", deps)
+        run = await run_agent(parent, "go", deps)
     assert run.sub_outputs == {"a": "echo: echo: go", "b": "echo: echo: go"}
     children = [r for r in deps.invocations.records if r.parent_id == run.invocation_id]  # type: ignore[attr-defined]
     assert len(children) == 2 and all(r.duration_ms >= 300 for r in children)

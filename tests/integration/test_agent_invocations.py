@@ -15,19 +15,19 @@ from trainer.agents import (
     AgentFailed,
     AgentRunDeps,
     Backends,
-    OfflineStructured,
     PostgresInvocations,
     PromptStore,
-    SubAgentSpec,
-    build_backends,
+    SubAgent,
     run_agent,
 )
 from trainer.agents.prompts import read_prompt_files
+from trainer.container import build_backends
+from trainer.offline.structured import OfflineStructured
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer_dev.local.fake_llm import FakeLLMServer
 
-from tests.fakes.echo_agents import echo_registries, write_prompts
+from tests.fakes.echo_agents import ECHO_TEXT, echo_agents, echo_registry, write_prompts
 
 KEY = "sk-invocations-test"
 
@@ -39,26 +39,26 @@ def agent_name() -> str:
 
 @pytest.fixture
 def server(agent_name: str) -> Iterator[FakeLLMServer]:
-    with FakeLLMServer(api_key=KEY, agents=echo_registries(name=agent_name)) as running:
+    with FakeLLMServer(api_key=KEY, agents=echo_registry(*echo_agents(name=agent_name))) as running:
         yield running
 
 
 async def test_exhausted_retries_are_a_clean_failure_recorded_with_its_errors(
     db: Database, server: FakeLLMServer, agent_name: str, make_user: Callable[..., str], tmp_path: Path
 ) -> None:
-    registries = echo_registries(name=agent_name, max_retries=1)
+    agents = echo_agents(name=agent_name, max_retries=1)
+    registry = echo_registry(*agents)
     settings = Settings(ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=server.base_url)
     deps = AgentRunDeps(
-        registries=registries,
-        backends=build_backends(settings, registries),
-        prompts=PromptStore(db, defaults=write_prompts(registries, tmp_path / "prompts"), ttl_s=0),
+        backends=build_backends(settings, registry),
+        prompts=PromptStore(db, defaults=write_prompts(registry, tmp_path / "prompts"), ttl_s=0),
         invocations=PostgresInvocations(db),
         db=db,
     ).for_user(make_user())
     server.fail_next_structured_with_invalid = 2
 
     with pytest.raises(AgentFailed) as failed:
-        await run_agent(agent_name, {"text": "bench"}, deps)
+        await run_agent(agents[0], {"text": "bench"}, deps)
 
     (row,) = await PostgresInvocations(db).recent(agent=agent_name)
     assert str(row["id"]) == failed.value.invocation_id
@@ -76,20 +76,18 @@ async def test_exhausted_retries_are_a_clean_failure_recorded_with_its_errors(
 
 
 async def test_successful_runs_and_their_sub_agents_are_recorded(db: Database, tmp_path: Path) -> None:
-    registries = echo_registries()
     parent = f"parent_{uuid.uuid4().hex[:8]}"
-    registries.agents.register(
-        AgentDefinition(name=parent, description="p", sub_agents=(SubAgentSpec(agent="echo_text"),))
+    definition = AgentDefinition(
+        name=parent, description="p", sub_agents=(SubAgent(ECHO_TEXT),), offline=ECHO_TEXT.offline
     )
-    registries.offline.register(parent, registries.offline.get("echo_text"))
+    registry = echo_registry(definition, ECHO_TEXT)
     deps = AgentRunDeps(
-        registries=registries,
-        backends=Backends.single(OfflineStructured(registries)),
-        prompts=PromptStore(db, defaults=write_prompts(registries, tmp_path / "prompts"), ttl_s=0),
+        backends=Backends.single(OfflineStructured(registry)),
+        prompts=PromptStore(db, defaults=write_prompts(registry, tmp_path / "prompts"), ttl_s=0),
         invocations=PostgresInvocations(db),
         db=db,
     )
-    run = await run_agent(parent, "hi", deps)
+    run = await run_agent(definition, "hi", deps)
     assert run.sub_outputs == {"echo_text": "echo: echo: hi"}
     (row,) = await PostgresInvocations(db).recent(agent=parent)
     assert row["status"] == "success" and row["attempts"] == 1 and row["provider"] == "offline"
@@ -103,7 +101,8 @@ async def test_successful_runs_and_their_sub_agents_are_recorded(db: Database, t
 async def test_a_newer_prompt_row_wins_over_the_file_default(
     db: Database, agent_name: str, tmp_path: Path
 ) -> None:
-    registries = echo_registries(name=agent_name)
+    agents = echo_agents(name=agent_name)
+    registry = echo_registry(*agents)
     seen: list[str] = []
 
     class Recording(OfflineStructured):
@@ -111,16 +110,15 @@ async def test_a_newer_prompt_row_wins_over_the_file_default(
             seen.append(request.system)
             return await super().generate(request)
 
-    store = PromptStore(db, defaults=write_prompts(registries, tmp_path / "prompts"), ttl_s=0)
+    store = PromptStore(db, defaults=write_prompts(registry, tmp_path / "prompts"), ttl_s=0)
     deps = AgentRunDeps(
-        registries=registries,
-        backends=Backends.single(Recording(registries)),
+        backends=Backends.single(Recording(registry)),
         prompts=store,
         invocations=PostgresInvocations(db),
         db=db,
     )
 
-    first = await run_agent(agent_name, {"text": "a"}, deps)
+    first = await run_agent(agents[0], {"text": "a"}, deps)
     assert (first.prompt_version, seen[-1]) == (0, f"You are the {agent_name} agent.\n")
 
     async with db.connection() as conn:
@@ -128,11 +126,11 @@ async def test_a_newer_prompt_row_wins_over_the_file_default(
         assert (await cursor.fetchone())["v"] == 1
         cursor = await conn.execute("SELECT trainer_seed_prompt(%s, %s) AS v", (agent_name, "Seeded text."))
         assert (await cursor.fetchone())["v"] == 1, "seeding the latest text again adds no version"
-    second = await run_agent(agent_name, {"text": "a"}, deps)
+    second = await run_agent(agents[0], {"text": "a"}, deps)
     assert (second.prompt_version, seen[-1]) == (1, "Seeded text.")
 
     assert await store.publish(agent_name, "Edited text.", note="tighter wording") == 2
-    third = await run_agent(agent_name, {"text": "a"}, deps)
+    third = await run_agent(agents[0], {"text": "a"}, deps)
     assert (third.prompt_version, seen[-1]) == (2, "Edited text.")
     assert (await store.get(agent_name)).source == "edit"
 
@@ -141,8 +139,8 @@ async def test_a_newer_prompt_row_wins_over_the_file_default(
 
 
 async def test_cached_prompt_versions_expire(db: Database, agent_name: str, tmp_path: Path) -> None:
-    registries = echo_registries(name=agent_name)
-    store = PromptStore(db, defaults=write_prompts(registries, tmp_path / "prompts"), ttl_s=3600)
+    registry = echo_registry(*echo_agents(name=agent_name))
+    store = PromptStore(db, defaults=write_prompts(registry, tmp_path / "prompts"), ttl_s=3600)
     assert (await store.get(agent_name)).version == 0
     other = PromptStore(db, ttl_s=0)
     await other.publish(agent_name, "New text.")

@@ -8,9 +8,9 @@ from typing import Any, cast
 
 import httpx2
 import pytest
-from trainer.agent.tool_registry import RunAgain, ToolOutcome
-from trainer.llm.anthropic_model import AnthropicAgentModel
-from trainer.llm.ports import ModelError, ModelRequest
+from trainer.agents.tools import ToolOutcome
+from trainer.providers.anthropic import AnthropicAgentModel
+from trainer.providers.ports import ModelError, ModelRequest
 from trainer.settings import Settings
 from trainer.store.models import Session
 from trainer.tools.workout import ExerciseBrief, GeneratedSummary, GenerateResult
@@ -303,7 +303,7 @@ async def test_loopback_server_streams_notify_text_in_chunks(fake_server: FakeLL
     """The fake's policy reads the typed result of the earlier call from the journal the loop fills."""
     model = AnthropicAgentModel(_settings(fake_server.base_url))
     assert fake_server.journal is not None
-    outcome = ToolOutcome("generate_workout", generated("art_abc123"), "<result/>", RunAgain())
+    outcome = ToolOutcome("generate_workout", generated("art_abc123"), "", "<result/>")
     await fake_server.journal.on_tool_end(cast(Session, None), "toolu_a", outcome)
     request = _request(
         messages=[

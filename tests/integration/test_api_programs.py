@@ -49,19 +49,31 @@ class BuildingPublisher:
     programs: ProgramDeps | None = None
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     published: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    hold: asyncio.Event | None = None
+    """When given, builds start only once it is set: a test keeps a plan pending for as long as it needs."""
 
     async def publish(self, detail_type: str, detail: dict[str, Any]) -> None:
         self.published.append((detail_type, detail))
         if detail_type == PLAN_REQUESTED and self.programs is not None:
-            build = build_plan(self.programs, detail["user_id"], detail["plan_id"])
-            self.tasks.append(asyncio.create_task(build))
+            self.tasks.append(asyncio.create_task(self._build(self.programs, detail)))
+
+    async def _build(self, programs: ProgramDeps, detail: dict[str, Any]) -> None:
+        if self.hold is not None:
+            await self.hold.wait()
+        await build_plan(programs, detail["user_id"], detail["plan_id"])
+
+    async def drain(self) -> None:
+        """Releases any held build and waits for every build to end."""
+        if self.hold is not None:
+            self.hold.set()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 @pytest.fixture
 async def bus() -> AsyncIterator[BuildingPublisher]:
     publisher = BuildingPublisher()
     yield publisher
-    await asyncio.gather(*publisher.tasks, return_exceptions=True)
+    await publisher.drain()
 
 
 @pytest.fixture
@@ -71,7 +83,7 @@ async def container(
     built = await build_container(aws_settings, store=session_store, db=db, publisher=bus)
     bus.programs = built.programs
     yield built
-    await asyncio.gather(*bus.tasks, return_exceptions=True)
+    await bus.drain()
     await built.aclose()
 
 
@@ -117,7 +129,7 @@ async def poll_until_settled(
     deadline = time.monotonic() + READY_TIMEOUT_S
     while True:
         body: dict[str, Any] = contract.check(await client.get(f"/plans/{plan_id}", headers=headers))
-        settled = body["plan"]["status"] == "failed" or any(w["status"] == "ready" for w in body["weeks"])
+        settled = body["plan"]["status"] in ("ready", "failed")
         if settled or time.monotonic() > deadline:
             return body
         await asyncio.sleep(0.2)
@@ -372,8 +384,10 @@ async def test_simultaneous_plan_requests_make_one_plan_and_the_calendar_lists_e
     bus: BuildingPublisher,
 ) -> None:
     """Two identical requests at once are one plan (both answers name it); a different one while it is
-    built is 409; once it is ready exactly one plan is active, its first week built."""
+    built is 409; once it is ready exactly one plan is active, its first week built. The build is held
+    until the third request is answered, so the plan cannot be ready before it."""
     headers = headers_for(lifter)
+    bus.hold = asyncio.Event()
     body = {"weeks": 4, "days_per_week": 3, "session_minutes": 45}
     first, second = await asyncio.gather(
         client.post("/plans", json=body, headers=headers), client.post("/plans", json=body, headers=headers)
@@ -385,6 +399,7 @@ async def test_simultaneous_plan_requests_make_one_plan_and_the_calendar_lists_e
     assert other.status_code == 409, other.text
     assert contract.check(other)["error"]["code"] == "plan_in_progress"
     assert len([p for p in bus.published if p[0] == PLAN_REQUESTED]) == 1
+    bus.hold.set()
 
     detail = await poll_until_settled(client, contract, plan_id, headers)
     assert detail["plan"]["status"] == "ready" and detail["weeks"][0]["status"] == "ready"

@@ -8,9 +8,9 @@ import time
 from typing import Any
 
 import pytest
-from trainer.agent.ports import EventPublisher
-from trainer.jobs.bus import SOURCE, EventBridgePublisher, PublishError
+from trainer.chat.ports import EventPublisher
 from trainer.settings import Settings
+from trainer.store.bus import SOURCE, EventBridgePublisher, PublishError
 from trainer.store.dynamo_tables import aws_client
 from trainer_dev.local.bus import InProcessBus
 

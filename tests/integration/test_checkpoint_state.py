@@ -6,8 +6,8 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from trainer.agent import session_state
-from trainer.agent.checkpoint import run_checkpoint
+from trainer.chat import session_state
+from trainer.chat.checkpoint import run_checkpoint
 from trainer.jobs.checkpoint import CheckpointDeps
 from trainer.settings import Settings
 from trainer.store.db import Database

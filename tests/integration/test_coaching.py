@@ -7,10 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from trainer.agent.coaching import CoachPlanner, CoachServices
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agents.tools import ToolSet
+from trainer.chat.coaching import CoachServices
 from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.workout import Workout
+from trainer.offline.planner import OfflineCoach
 from trainer.store.db import Database
 from trainer.store.repositories import locations, preferences
 from trainer.store.repositories.history import log_exercises
@@ -74,7 +75,7 @@ async def generate(db: Database, user: str, workout: dict[str, Any], message: st
         user_message=message,
         coach=CoachServices(db),
     )
-    registry = ToolRegistry(workout_tools())
+    registry = ToolSet(workout_tools())
     return await registry.execute("generate_workout", {"workout": workout}, ctx), store
 
 
@@ -142,7 +143,7 @@ async def test_offline_planner_composes_with_the_users_equipment_and_units(
 ) -> None:
     user = await home_gym_user(db, make_user)
     store = InMemorySessionStore()
-    planner = CoachPlanner(db, store, clock=lambda: NOW)
+    planner = OfflineCoach(db, store, clock=lambda: NOW)
 
     workout = Workout.model_validate(await planner.compose_workout(user, "Give me a quick chest workout"))
 

@@ -10,9 +10,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from trainer.agent.context import ContextBuilder
-from trainer.agent.tool_registry import ToolRegistry
-from trainer.container import collect_tools
+from trainer.agents.prompts import read_prompt_files
+from trainer.agents.tools import ToolSet
+from trainer.chat.agent import CHAT
+from trainer.chat.context import ContextBuilder
 from trainer.sources.formatters import format_current_workout
 from trainer.sources.registry import SOURCE_NAMES, build_user_data_xml, fetch_sources
 from trainer.store.db import Database
@@ -138,7 +139,7 @@ async def test_every_field_reaching_the_model_is_escaped(db: Database, make_user
     await seed_hostile_user(db, user)
     store = InMemorySessionStore(clock=lambda: NOW)
     session = store.new_session(user)
-    registry = ToolRegistry(collect_tools())
+    registry = ToolSet(CHAT.tools)
     events: list[Event] = []
 
     async def append(kind: EventType, data: dict[str, Any]) -> None:
@@ -199,7 +200,10 @@ async def test_every_field_reaching_the_model_is_escaped(db: Database, make_user
     )
 
     user_data = await build_user_data_xml(db, user, today=NOW.date())
-    request = ContextBuilder(registry).build(session, events, user_data, "claude-haiku-4-5", today=NOW.date())
+    chat_prompt = read_prompt_files()["chat"]
+    request = ContextBuilder(registry).build(
+        session, events, user_data, "claude-haiku-4-5", system_prompt=chat_prompt, today=NOW.date()
+    )
     prompt, *data_blocks = request.system
     assert MARK not in prompt["text"]
     assert_no_injected_tag(texts([*data_blocks, *request.messages]))

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any, cast
 
 import pytest
-from trainer.agent.checkpoint import render_checkpoint
+from trainer.chat.checkpoint import render_checkpoint
 from trainer.jobs import checkpoint, costs
 from trainer.jobs.checkpoint import CheckpointDeps
 from trainer.jobs.costs import CostDeps

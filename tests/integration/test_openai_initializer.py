@@ -8,10 +8,11 @@ from typing import Any
 
 import httpx2
 import pytest
-from trainer.llm.deterministic_selector import DeterministicKnowledgeSelector
-from trainer.llm.factory import FallbackKnowledgeSelector, build_selector
-from trainer.llm.openai_initializer import OpenAIKnowledgeSelector
-from trainer.llm.ports import ModelError
+from trainer.chat.initializer import FallbackKnowledgeSelector
+from trainer.container import build_selector
+from trainer.offline.selector import DeterministicKnowledgeSelector
+from trainer.providers.openai import OpenAIKnowledgeSelector
+from trainer.providers.ports import ModelError
 from trainer.settings import Settings
 from trainer_dev.local.fake_llm import FakeLLMServer
 
@@ -127,7 +128,9 @@ async def test_api_error_becomes_model_error_and_the_fallback_decides() -> None:
     with pytest.raises(ModelError, match="401"):
         await primary.select("Give me a workout", [])
 
-    result = await FallbackKnowledgeSelector(primary).select("Give me a workout", [])
+    result = await FallbackKnowledgeSelector(primary, DeterministicKnowledgeSelector()).select(
+        "Give me a workout", []
+    )
     assert result.provider == "deterministic"
     assert "category_goals" in [s.source for s in result.selection.append_knowledge]
 
@@ -138,7 +141,9 @@ async def test_unparseable_output_falls_back() -> None:
         broken["choices"][0]["message"]["content"] = "{not json"
         return httpx2.Response(200, json=broken)
 
-    result = await FallbackKnowledgeSelector(_selector(handler)).select("stats this week", [])
+    result = await FallbackKnowledgeSelector(_selector(handler), DeterministicKnowledgeSelector()).select(
+        "stats this week", []
+    )
     assert result.provider == "deterministic"
 
 

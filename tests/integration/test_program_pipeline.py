@@ -20,10 +20,9 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from trainer.agents import AgentRunDeps, OfflineContext, Registries
-from trainer.container import agent_run_deps, build_registries
+from trainer.agents import AgentRegistry, AgentRunDeps, OfflineContext
+from trainer.container import agent_run_deps, build_agent_registry
 from trainer.domain.equipment import missing_equipment
-from trainer.jobs.bus import EventBridgePublisher
 from trainer.jobs.programs import ProgramJobDeps, handle_plan_requested, handle_week_due
 from trainer.programs.agents import FITNESS_PLAN, MICROCYCLE
 from trainer.programs.microcycle import draft_week, week_due_at
@@ -46,6 +45,7 @@ from trainer.programs.pipeline import (
     workout_for,
 )
 from trainer.settings import Settings
+from trainer.store.bus import EventBridgePublisher
 from trainer.store.db import Database
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.repositories import locations, programs
@@ -68,8 +68,8 @@ class Clock:
 
 
 @pytest.fixture(scope="module")
-def registries() -> Registries:
-    return build_registries()
+def registries() -> AgentRegistry:
+    return build_agent_registry()
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def agents(db: Database, registries: Registries) -> AgentRunDeps:
+def agents(db: Database, registries: AgentRegistry) -> AgentRunDeps:
     return agent_run_deps(OFFLINE, db, registries)
 
 
@@ -176,7 +176,7 @@ async def test_a_requested_plan_is_pending_then_built_once_by_its_event(
     assert all(d["message"] and len(d["message"]) <= 1600 for d in days)
     assert plan["next_week"] == 2
     assert plan["next_week_due_at"] == week_due_at(MONDAY, 2, "Europe/Berlin")
-    assert [r["status"] for r in await invocations(db, user, FITNESS_PLAN)] == ["success"], "built once"
+    assert [r["status"] for r in await invocations(db, user, FITNESS_PLAN.name)] == ["success"], "built once"
 
 
 def no_backoff(agents: AgentRunDeps) -> AgentRunDeps:
@@ -186,7 +186,7 @@ def no_backoff(agents: AgentRunDeps) -> AgentRunDeps:
     return dataclasses.replace(agents, sleep=skip)
 
 
-def failing_registries(registries: Registries) -> Registries:
+def failing_registries(registries: AgentRegistry) -> AgentRegistry:
     """The system's agents with a fitness_plan whose every answer fails validation."""
 
     class Broken(BaseModel):
@@ -196,12 +196,12 @@ def failing_registries(registries: Registries) -> Registries:
         return Broken(title="A plan with no phases")
 
     copy = registries.copy()
-    copy.offline.replace(FITNESS_PLAN, broken)
+    copy.replace(dataclasses.replace(FITNESS_PLAN, offline=broken))
     return copy
 
 
 async def test_a_plan_the_agent_cannot_build_fails_with_a_readable_error_and_is_recorded(
-    deps: ProgramDeps, db: Database, registries: Registries, trainee: Callable[..., Any]
+    deps: ProgramDeps, db: Database, registries: AgentRegistry, trainee: Callable[..., Any]
 ) -> None:
     user = await trainee()
     broken = dataclasses.replace(
@@ -214,7 +214,7 @@ async def test_a_plan_the_agent_cannot_build_fails_with_a_readable_error_and_is_
     assert row["error"].startswith("Your plan could not be built: ")
     assert "Please try again" in row["error"] and "Traceback" not in row["error"]
     assert len(row["error"]) < 1000
-    (invocation,) = await invocations(db, user, FITNESS_PLAN)
+    (invocation,) = await invocations(db, user, FITNESS_PLAN.name)
     assert invocation["status"] == "failed" and invocation["attempts"] == 3
     assert invocation["validation_errors"], "each rejected attempt is recorded"
     assert (await build_plan(deps, user, row["id"]))["status"] == "failed", "a failed plan stays failed"
@@ -223,7 +223,7 @@ async def test_a_plan_the_agent_cannot_build_fails_with_a_readable_error_and_is_
 
 
 async def test_a_plan_whose_first_week_cannot_be_built_fails_and_never_reads_ready_without_it(
-    deps: ProgramDeps, db: Database, registries: Registries, trainee: Callable[..., Any]
+    deps: ProgramDeps, db: Database, registries: AgentRegistry, trainee: Callable[..., Any]
 ) -> None:
     """`ready` promises the first week: a plan whose week 1 the agent cannot build fails with the week's
     reason (the user asks again) instead of reading `ready` with no days."""
@@ -233,7 +233,7 @@ async def test_a_plan_whose_first_week_cannot_be_built_fails_and_never_reads_rea
         return {"week_number": given.week_number, "days": []}
 
     copy = registries.copy()
-    copy.offline.replace(MICROCYCLE, broken)
+    copy.replace(dataclasses.replace(MICROCYCLE, offline=broken))
     failing = dataclasses.replace(deps, agents=no_backoff(agent_run_deps(OFFLINE, db, copy)))
 
     plan = await request_plan(failing, user, request())
@@ -245,7 +245,7 @@ async def test_a_plan_whose_first_week_cannot_be_built_fails_and_never_reads_rea
 
 
 async def test_a_later_week_the_agent_cannot_build_is_due_again_later_and_later(
-    deps: ProgramDeps, db: Database, registries: Registries, trainee: Callable[..., Any], clock: Clock
+    deps: ProgramDeps, db: Database, registries: AgentRegistry, trainee: Callable[..., Any], clock: Clock
 ) -> None:
     user = await trainee()
 
@@ -255,7 +255,7 @@ async def test_a_later_week_the_agent_cannot_build_is_due_again_later_and_later(
         return {"week_number": given.week_number, "days": []}
 
     copy = registries.copy()
-    copy.offline.replace(MICROCYCLE, broken)
+    copy.replace(dataclasses.replace(MICROCYCLE, offline=broken))
     failing = dataclasses.replace(deps, agents=no_backoff(agent_run_deps(OFFLINE, db, copy)))
 
     plan = await request_plan(failing, user, request())

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from trainer.agent.coaching import CoachPlanner, CoachServices
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agents.tools import ToolSet
+from trainer.chat.coaching import CoachServices
 from trainer.domain.workout import Workout
+from trainer.offline.planner import OfflineCoach
 from trainer.sources.registry import fetch_sources
 from trainer.store.db import Database
 from trainer.store.repositories import history, locations
@@ -102,7 +103,7 @@ async def generate(db: Database, user: str, workout: dict[str, Any]) -> Generate
         user_id=user, session_id=store.new_session(user).id, store=store, db=db, now=lambda: NOW,
         user_message="a hamstring session", coach=CoachServices(db),
     )  # fmt: skip
-    execution = await ToolRegistry(workout_tools()).execute("generate_workout", {"workout": workout}, ctx)
+    execution = await ToolSet(workout_tools()).execute("generate_workout", {"workout": workout}, ctx)
     assert execution.success, execution.formatted
     assert isinstance(execution.result, GenerateResult)
     return execution.result
@@ -147,7 +148,7 @@ async def test_the_offline_planner_loads_a_new_exercise_from_related_history(
     db: Database, make_user: Callable[..., str]
 ) -> None:
     user = await trainee(db, make_user, [done("Romanian Deadlift", 22.5, [10, 10, 10], 5, HINGE)])
-    planner = CoachPlanner(db, InMemorySessionStore(), clock=lambda: NOW)
+    planner = OfflineCoach(db, InMemorySessionStore(), clock=lambda: NOW)
     workout = Workout.model_validate(await planner.compose_workout(user, "hamstrings today"))
     stiff = next(e for e in workout.exercises if e.exercise_name == "Stiff-Legged Dumbbell Deadlift")
     assert stiff.load_each and stiff.reps

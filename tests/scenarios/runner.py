@@ -18,13 +18,13 @@ from typing import Any, Literal
 
 import httpx
 from pydantic import SecretStr
-from trainer.agent.ports import TurnHooks, TurnSummary
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
+from trainer.chat.hooks import TurnHooks, TurnSummary
 from trainer.container import Container, agent_run_deps, build_container
-from trainer.llm.deterministic_selector import DeterministicKnowledgeSelector
-from trainer.llm.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
+from trainer.offline.selector import DeterministicKnowledgeSelector
 from trainer.programs.pipeline import ProgramDeps
+from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.models import Session
@@ -297,8 +297,8 @@ async def open_runner(
     mode: Mode, base: Settings, db: Database, store: SessionStore
 ) -> AsyncIterator[ScenarioRunner]:
     """A runner for one mode on the given stores (the fake server, when used, runs as long as it)."""
-    from trainer.agent.offline_coach import OfflineCoach
-    from trainer.llm.offline import OfflineAgentModel
+    from trainer.offline import OfflineAgentModel
+    from trainer.offline.planner import OfflineCoach
     from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 
     async with AsyncExitStack() as stack:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from trainer.container import collect_tools
+from trainer.chat.agent import CHAT
 from trainer.domain.workout import Exercise
 
 from tests.scenarios import facts
@@ -23,7 +23,7 @@ MODES: tuple[Mode, ...] = ("offline", "sdk")
 def test_scenario_files_are_valid() -> None:
     """Facts and tools the scenarios name exist, and every exercise of a starting state expands."""
     assert len(SCENARIOS) >= 40
-    tools = {tool.name for tool in collect_tools()}
+    tools = {tool.name for tool in CHAT.tools}
     for scenario in SCENARIOS:
         user = scenario.user
         for logged in user.history:

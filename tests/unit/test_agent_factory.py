@@ -8,36 +8,45 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from trainer.agents import (
     AgentDefinition,
     AgentError,
     AgentFailed,
-    AgentReply,
-    AgentRequest,
+    AgentRegistry,
     AgentRunDeps,
-    AgentTool,
     Backends,
+    Callback,
     CallbackEvent,
-    CallbackSpec,
+    ContextProvider,
+    ContextRequest,
     MemoryInvocations,
     OfflineContext,
-    OfflineStructured,
     OutputSpec,
     PromptStore,
-    Registries,
+    Rejected,
     RetryPolicy,
-    SubAgentSpec,
+    SubAgent,
     ToolRequest,
     run_agent,
 )
-from trainer.agents.backends import AssistantTurn, RetryTurn, ToolResultsTurn
-from trainer.agents.registry import ToolCallContext
-from trainer.llm.ports import ModelError, ToolCall, Usage
+from trainer.offline.structured import OfflineStructured
+from trainer.providers.ports import (
+    AgentReply,
+    AgentRequest,
+    AssistantTurn,
+    ModelError,
+    RetryTurn,
+    ToolCall,
+    ToolResultsTurn,
+    Usage,
+)
+from trainer.sources.registry import SOURCES
+from trainer.tools.base import Tool, ToolContext, ToolResult
 
-from tests.fakes.echo_agents import Echo, EchoInput, LookupArgs
+from tests.fakes.echo_agents import Echo, EchoInput, Lookup, LookupArgs, LookupResult
 
 Step = AgentReply | Exception | Callable[[AgentRequest], Awaitable[AgentReply]]
 
@@ -62,52 +71,57 @@ class ScriptedModel:
 
 
 def json_reply(data: dict[str, Any], call_id: str = "toolu_1") -> AgentReply:
-    return AgentReply(None, data, [], Usage(input_tokens=1000, output_tokens=100), "m", str(data), call_id)
+    return AgentReply(
+        None,
+        data,
+        [],
+        Usage(input_tokens=1000, output_tokens=100),
+        "m",
+        str(data),
+        ToolCall(call_id, "emit_echo", data),
+    )
 
 
 def text_reply(text: str) -> AgentReply:
     return AgentReply(text, None, [], Usage(input_tokens=10, output_tokens=5), "m", text)
 
 
+async def echo_offline(value: EchoInput, ctx: OfflineContext) -> Echo:
+    return Echo(text=value.text, count=len(value.text))
+
+
 def echo_json(**overrides: Any) -> AgentDefinition:
     values: dict[str, Any] = {
         "name": "echo_json",
         "description": "echoes its input as JSON",
-        "input_schema": "echo_input",
-        "output": OutputSpec.json_of("echo"),
+        "input_schema": EchoInput,
+        "output": OutputSpec.json_of(Echo),
         "retry": RetryPolicy(max_retries=1, retry_on=("validation_error",)),
+        "offline": echo_offline,
         **overrides,
     }
     return AgentDefinition(**values)
 
 
-async def echo_offline(value: EchoInput, ctx: OfflineContext) -> Echo:
-    return Echo(text=value.text, count=len(value.text))
-
-
-def make_registries(*definitions: AgentDefinition) -> Registries:
-    r = Registries()
-    r.agents.register_schema("echo", Echo)
-    r.agents.register_schema("echo_input", EchoInput)
-    for definition in definitions or (echo_json(),):
-        r.agents.register(definition)
-        r.offline.register(definition.name, echo_offline)
-    return r
+def text_agent(name: str, **overrides: Any) -> AgentDefinition:
+    return AgentDefinition(**{"name": name, "description": name, "offline": echo_offline, **overrides})
 
 
 def make_deps(
-    registries: Registries, model: Any, tmp_path: Path, *, model_id: str = "claude-haiku-4-5"
+    model: Any, tmp_path: Path, *agents: AgentDefinition, model_id: str = "claude-haiku-4-5"
 ) -> AgentRunDeps:
+    """Deps on `model` (OfflineStructured over `agents` when it is "offline"), a prompt file per agent."""
     prompts = tmp_path / "prompts"
     prompts.mkdir(exist_ok=True)
-    for name in registries.agents.names:
-        (prompts / f"{registries.agents.get(name).prompt_id}.md").write_text(f"You are {name}.\n")
+    for definition in agents:
+        (prompts / f"{definition.prompt_id}.md").write_text(f"You are {definition.name}.\n")
 
     async def no_sleep(_: float) -> None:
         return None
 
+    if model == "offline":
+        model, model_id = OfflineStructured(AgentRegistry(agents)), "offline"
     return AgentRunDeps(
-        registries=registries,
         backends=Backends.single(model, model_id),
         prompts=PromptStore(None, defaults=prompts),
         invocations=MemoryInvocations(),
@@ -122,8 +136,9 @@ def records(deps: AgentRunDeps) -> list[Any]:
 
 async def test_an_invalid_answer_is_retried_with_the_negative_example(tmp_path: Path) -> None:
     model = ScriptedModel(json_reply({"text": "hi"}, "toolu_bad"), json_reply({"text": "hi", "count": 2}))
-    deps = make_deps(make_registries(), model, tmp_path)
-    run = await run_agent("echo_json", {"text": "hi"}, deps)
+    agent = echo_json()
+    deps = make_deps(model, tmp_path, agent)
+    run = await run_agent(agent, {"text": "hi"}, deps)
     assert run.output == Echo(text="hi", count=2)
     assert run.attempts == 2
     first, second = model.requests
@@ -140,16 +155,12 @@ async def test_an_invalid_answer_is_retried_with_the_negative_example(tmp_path: 
 
 
 async def test_a_text_answer_is_fed_back_as_written(tmp_path: Path) -> None:
-    definition = AgentDefinition(
-        name="writer", description="writes", output=OutputSpec(kind="markdown"), validators=("has_title",)
-    )
-    registries = make_registries(definition)
-    registries.agents.register_validator(
-        "has_title", lambda output, _: [] if output.startswith("# ") else ["the answer needs a '# ' title"]
-    )
+    def has_title(output: str, _: Any) -> list[str]:
+        return [] if output.startswith("# ") else ["the answer needs a '# ' title"]
+
+    agent = text_agent("writer", output=OutputSpec(kind="markdown"), validators=(has_title,))
     model = ScriptedModel(text_reply("no title"), text_reply("# Title\nbody"))
-    deps = make_deps(registries, model, tmp_path)
-    run = await run_agent("writer", "write", deps)
+    run = await run_agent(agent, "write", make_deps(model, tmp_path, agent))
     assert run.output == "# Title\nbody"
     bad, retry = model.requests[1].messages
     assert bad == AssistantTurn("no title")
@@ -159,11 +170,37 @@ async def test_a_text_answer_is_fed_back_as_written(tmp_path: Path) -> None:
     )
 
 
+async def test_finalize_turns_the_draft_into_the_output_and_its_rejection_is_fed_back(tmp_path: Path) -> None:
+    """The finalized value is what the validators, the transforms, the callbacks and the caller see:
+    nothing is passed from one to the other outside the run."""
+    seen: list[Any] = []
+
+    def shout(draft: Echo, given: EchoInput) -> str:
+        if draft.count != len(given.text):
+            raise Rejected([f"count must be {len(given.text)}"])
+        return draft.text.upper()
+
+    def checked(output: str, given: EchoInput) -> list[str]:
+        seen.append(("validator", output))
+        return []
+
+    async def after(event: CallbackEvent) -> None:
+        seen.append(("callback", event.output))
+
+    agent = echo_json(finalize=shout, validators=(checked,), callbacks=(Callback(after),))
+    model = ScriptedModel(json_reply({"text": "hi", "count": 5}), json_reply({"text": "hi", "count": 2}))
+    run = await run_agent(agent, {"text": "hi"}, make_deps(model, tmp_path, agent))
+    assert run.output == "HI" and run.attempts == 2
+    assert "count must be 2" in model.requests[1].messages[-1].text  # type: ignore[union-attr]
+    assert seen == [("validator", "HI"), ("callback", "HI")]
+
+
 async def test_exhausted_retries_fail_cleanly_and_are_recorded(tmp_path: Path) -> None:
     model = ScriptedModel(*(json_reply({"text": "x"}) for _ in range(3)))
-    deps = make_deps(make_registries(echo_json(retry=RetryPolicy(max_retries=2))), model, tmp_path)
+    agent = echo_json(retry=RetryPolicy(max_retries=2))
+    deps = make_deps(model, tmp_path, agent)
     with pytest.raises(AgentFailed) as failed:
-        await run_agent("echo_json", {"text": "x"}, deps)
+        await run_agent(agent, {"text": "x"}, deps)
     assert failed.value.kind == "validation_error"
     assert failed.value.errors == ["count: Field required"]
     (record,) = records(deps)
@@ -179,23 +216,24 @@ async def test_timeouts_and_model_errors_follow_the_retry_policy(tmp_path: Path)
 
     retrying = echo_json(timeout_seconds=0.05, retry=RetryPolicy(max_retries=1, retry_on=("timeout",)))
     model = ScriptedModel(slow, json_reply({"text": "a", "count": 1}))
-    deps = make_deps(make_registries(retrying), model, tmp_path)
-    run = await run_agent("echo_json", {"text": "a"}, deps)
+    deps = make_deps(model, tmp_path, retrying)
+    run = await run_agent(retrying, {"text": "a"}, deps)
     assert run.attempts == 2 and model.requests[1].messages == []
     assert records(deps)[0].errors[0]["kind"] == "timeout"
 
     model = ScriptedModel(ModelError("HTTP 529: overloaded"))
-    deps = make_deps(make_registries(echo_json()), model, tmp_path)
+    agent = echo_json()
+    deps = make_deps(model, tmp_path, agent)
     with pytest.raises(AgentFailed) as failed:
-        await run_agent("echo_json", {"text": "a"}, deps)
+        await run_agent(agent, {"text": "a"}, deps)
     assert failed.value.kind == "model_error" and records(deps)[0].attempts == 1
 
 
 async def test_an_invalid_input_fails_before_any_model_call(tmp_path: Path) -> None:
     model = ScriptedModel()
-    deps = make_deps(make_registries(), model, tmp_path)
+    agent = echo_json()
     with pytest.raises(AgentFailed) as failed:
-        await run_agent("echo_json", {"wrong": 1}, deps)
+        await run_agent(agent, {"wrong": 1}, make_deps(model, tmp_path, agent))
     assert failed.value.kind == "input" and model.requests == []
 
 
@@ -209,25 +247,21 @@ async def test_callbacks_run_by_timing_in_definition_order(tmp_path: Path) -> No
                 raise RuntimeError("boom")
             return replace
 
+        run.__name__ = name
         return run
 
-    definition = echo_json(
+    agent = echo_json(
         callbacks=(
-            CallbackSpec(name="succeeded", when="on_success"),
-            CallbackSpec(name="failed", when="on_failure"),
-            CallbackSpec(name="broken", when="always"),
-            CallbackSpec(name="finally", when="always"),
+            Callback(callback("succeeded", Echo(text="replaced", count=0)), when="on_success"),
+            Callback(callback("failed"), when="on_failure"),
+            Callback(callback("broken"), when="always"),
+            Callback(callback("finally"), when="always"),
         ),
         retry=RetryPolicy(max_retries=0),
     )
-    registries = make_registries(definition)
-    registries.callbacks.register("succeeded", callback("succeeded", Echo(text="replaced", count=0)))
-    registries.callbacks.register("failed", callback("failed"))
-    registries.callbacks.register("broken", callback("broken"))
-    registries.callbacks.register("finally", callback("finally"))
 
-    deps = make_deps(registries, ScriptedModel(json_reply({"text": "a", "count": 1})), tmp_path)
-    run = await run_agent("echo_json", {"text": "a"}, deps)
+    deps = make_deps(ScriptedModel(json_reply({"text": "a", "count": 1})), tmp_path, agent)
+    run = await run_agent(agent, {"text": "a"}, deps)
     assert seen == [("succeeded", True), ("broken", True), ("finally", True)]
     assert run.output == Echo(text="replaced", count=0)
     assert records(deps)[0].errors == [
@@ -235,34 +269,45 @@ async def test_callbacks_run_by_timing_in_definition_order(tmp_path: Path) -> No
     ]
 
     seen.clear()
-    deps = make_deps(registries, ScriptedModel(json_reply({"text": "a"})), tmp_path)
+    deps = make_deps(ScriptedModel(json_reply({"text": "a"})), tmp_path, agent)
     with pytest.raises(AgentFailed):
-        await run_agent("echo_json", {"text": "a"}, deps)
+        await run_agent(agent, {"text": "a"}, deps)
     assert seen == [("failed", False), ("broken", False), ("finally", False)]
 
 
-async def test_the_tool_loop_runs_calls_in_priority_order(tmp_path: Path) -> None:
+class _Recorded(ToolResult):
+    text: str
+
+
+def _tool(tool_name: str, tool_priority: int, executed: list[str]) -> Tool[LookupArgs, _Recorded]:
+    class Named(Tool[LookupArgs, _Recorded]):
+        name: ClassVar[str] = tool_name
+        description: ClassVar[str] = tool_name
+        Args = LookupArgs
+        Result = _Recorded
+        priority: ClassVar[int] = tool_priority
+
+        async def execute(self, args: LookupArgs, ctx: ToolContext) -> _Recorded:
+            executed.append(tool_name)
+            return _Recorded(text=f"{tool_name}: {args.query} <b>")
+
+        def format(self, result: _Recorded) -> str:
+            return result.text
+
+    return Named()
+
+
+async def test_the_tool_steps_run_calls_in_priority_order_through_the_one_executor(tmp_path: Path) -> None:
     executed: list[str] = []
-
-    def tool(name: str, priority: int) -> AgentTool:
-        async def execute(args: LookupArgs, ctx: ToolCallContext) -> str:
-            executed.append(name)
-            return f"{name}: {args.query} <b>"
-
-        return AgentTool(name, name, LookupArgs, execute, priority=priority)
-
-    definition = echo_json(tools=("lookup", "save"))
-    registries = make_registries(definition)
-    registries.tools.register(tool("lookup", 2))
-    registries.tools.register(tool("save", 1))
+    agent = echo_json(tools=(_tool("lookup", 2, executed), _tool("save", 1, executed)))
     calls = [ToolCall("c1", "lookup", {"query": "q"}), ToolCall("c2", "save", {"query": "s"})]
     model = ScriptedModel(
         AgentReply(None, None, calls, Usage(), "m", ""),
         AgentReply(None, None, [ToolCall("c3", "lookup", {})], Usage(), "m", ""),
         json_reply({"text": "t", "count": 1}),
     )
-    deps = make_deps(registries, model, tmp_path)
-    run = await run_agent("echo_json", {"text": "t"}, deps)
+    deps = make_deps(model, tmp_path, agent)
+    run = await run_agent(agent, {"text": "t"}, deps)
     assert run.output.count == 1
     assert executed == ["save", "lookup"]
     assert [t.name for t in model.requests[0].tools] == ["lookup", "save"]
@@ -278,20 +323,44 @@ async def test_the_tool_loop_runs_calls_in_priority_order(tmp_path: Path) -> Non
     assert records(deps)[0].tool_calls == 3
 
 
+async def test_a_tool_gets_the_runs_typed_input(tmp_path: Path) -> None:
+    seen: list[object] = []
+
+    class Inspect(Lookup):
+        async def execute(self, args: LookupArgs, ctx: ToolContext) -> LookupResult:
+            seen.append(ctx.agent_input)
+            return LookupResult(found="seen")
+
+    agent = echo_json(tools=(Inspect(),))
+    calls = [ToolCall("c1", "lookup", {"query": "q"})]
+    model = ScriptedModel(
+        AgentReply(None, None, calls, Usage(), "m", ""), json_reply({"text": "t", "count": 1})
+    )
+    await run_agent(agent, {"text": "t"}, make_deps(model, tmp_path, agent))
+    assert seen == [EchoInput(text="t")]
+
+
+async def test_too_many_tool_steps_are_a_model_error(tmp_path: Path) -> None:
+    agent = echo_json(tools=(Lookup(),), max_steps=2, retry=RetryPolicy(max_retries=0))
+    asks = [
+        AgentReply(None, None, [ToolCall(f"c{i}", "lookup", {"query": "q"})], Usage(), "m", "")
+        for i in (1, 2)
+    ]
+    with pytest.raises(AgentFailed) as failed:
+        await run_agent(agent, {"text": "t"}, make_deps(ScriptedModel(*asks), tmp_path, agent))
+    assert failed.value.kind == "model_error"
+    assert failed.value.errors == ["still calling tools after 2 rounds"]
+
+
 async def test_offline_implementations_can_ask_for_tools(tmp_path: Path) -> None:
     async def wants_lookup(value: EchoInput, ctx: OfflineContext) -> Echo | ToolRequest:
         if not ctx.tool_results:
             return ToolRequest((("lookup", {"query": value.text}),))
         return Echo(text=ctx.tool_results[0].content, count=len(ctx.tool_results))
 
-    async def lookup(args: LookupArgs, ctx: ToolCallContext) -> str:
-        return f"found {args.query}"
-
-    registries = make_registries(echo_json(tools=("lookup",)))
-    registries.offline.replace("echo_json", wants_lookup)
-    registries.tools.register(AgentTool("lookup", "look up", LookupArgs, lookup))
-    deps = make_deps(registries, OfflineStructured(registries), tmp_path, model_id="offline")
-    run = await run_agent("echo_json", {"text": "x"}, deps)
+    agent = echo_json(tools=(Lookup(),), offline=wants_lookup)
+    deps = make_deps("offline", tmp_path, agent)
+    run = await run_agent(agent, {"text": "x"}, deps)
     assert run.output == Echo(text="found x", count=1)
     assert records(deps)[0].provider == "offline" and run.cost_cents == 0
 
@@ -307,26 +376,19 @@ def _timed_offline(log: list[tuple[str, float, float]], delay: float) -> Any:
 
 
 async def test_sub_agents_of_a_batch_run_in_parallel_and_batches_in_order(tmp_path: Path) -> None:
-    parent = AgentDefinition(
-        name="parent",
-        description="fans out",
-        sub_agents=(
-            SubAgentSpec(agent="slow_a", batch=0),
-            SubAgentSpec(agent="slow_b", batch=0),
-            SubAgentSpec(agent="after", batch=1),
-        ),
-    )
-    children = [AgentDefinition(name=n, description=n) for n in ("slow_a", "slow_b", "after")]
-    registries = make_registries(parent, *children)
     log: list[tuple[str, float, float]] = []
-    registries.offline.replace("parent", _timed_offline(log, 0))
-    registries.offline.replace("slow_a", _timed_offline(log, 0.3))
-    registries.offline.replace("slow_b", _timed_offline(log, 0.3))
-    registries.offline.replace("after", _timed_offline(log, 0))
-    deps = make_deps(registries, OfflineStructured(registries), tmp_path, model_id="offline")
+    slow_a = text_agent("slow_a", offline=_timed_offline(log, 0.3))
+    slow_b = text_agent("slow_b", offline=_timed_offline(log, 0.3))
+    after = text_agent("after", offline=_timed_offline(log, 0))
+    parent = text_agent(
+        "parent",
+        offline=_timed_offline(log, 0),
+        sub_agents=(SubAgent(slow_a, batch=0), SubAgent(slow_b, batch=0), SubAgent(after, batch=1)),
+    )
+    deps = make_deps("offline", tmp_path, parent, slow_a, slow_b, after)
 
     started = time.monotonic()
-    run = await run_agent("parent", "go", deps)
+    run = await run_agent(parent, "go", deps)
     elapsed = time.monotonic() - started
 
     assert elapsed < 0.5, f"two 0.3 s sub-agents in one batch took {elapsed:.2f} s"
@@ -349,93 +411,91 @@ async def test_conditions_transforms_on_demand_fan_out_and_cache(tmp_path: Path)
         calls.append(value)
         return str(value).upper()
 
-    parent = AgentDefinition(
-        name="parent",
-        description="p",
+    upper_agent = text_agent("upper", offline=upper)
+    parent = text_agent(
+        "parent",
+        offline=_timed_offline([], 0),
         sub_agents=(
-            SubAgentSpec(agent="upper", transform="words", fan_out=True, cache_output=True, key="words"),
-            SubAgentSpec(agent="upper", condition="never", key="skipped"),
-            SubAgentSpec(agent="upper", trigger="on_demand", key="extra", batch=1),
+            SubAgent(upper_agent, transform=lambda output, _: ["a", "b", "a"], fan_out=True,
+                     cache_output=True, key="words"),
+            SubAgent(upper_agent, condition=lambda output, _: False, key="skipped"),
+            SubAgent(upper_agent, trigger="on_demand", key="extra", batch=1),
         ),
-    )
-    registries = make_registries(parent, AgentDefinition(name="upper", description="u"))
-    registries.offline.replace("parent", _timed_offline([], 0))
-    registries.offline.replace("upper", upper)
-    registries.agents.register_transform("words", lambda output, _: ["a", "b", "a"])
-    registries.agents.register_condition("never", lambda output, _: False)
-    deps = make_deps(registries, OfflineStructured(registries), tmp_path, model_id="offline")
+    )  # fmt: skip
+    deps = make_deps("offline", tmp_path, parent, upper_agent)
 
-    run = await run_agent("parent", "x", deps)
+    run = await run_agent(parent, "x", deps)
     assert run.sub_outputs == {"words": ["A", "B", "A"]}
     assert sorted(calls) == ["a", "b"]
     assert [r.cached for r in run.sub_runs] == [False, False, True]
 
     calls.clear()
-    again = await run_agent("parent", "x", deps, on_demand={"extra"})
+    again = await run_agent(parent, "x", deps, on_demand={"extra"})
     assert again.sub_outputs == {"words": ["A", "B", "A"], "extra": "PARENT:X"}
     assert calls == ["parent:x"], "the words were cached by this deps' earlier run"
     with pytest.raises(AgentError, match="no sub-agent nope"):
-        await run_agent("parent", "x", deps, on_demand={"nope"})
+        await run_agent(parent, "x", deps, on_demand={"nope"})
 
 
 async def test_a_failing_sub_agent_fails_its_parent_unless_optional(tmp_path: Path) -> None:
-    async def broken(value: Any, ctx: OfflineContext) -> str:
+    async def empty(value: Any, ctx: OfflineContext) -> str:
         return ""
 
-    parent = AgentDefinition(name="parent", description="p", sub_agents=(SubAgentSpec(agent="broken"),))
-    registries = make_registries(parent, AgentDefinition(name="broken", description="b"))
-    registries.offline.replace("parent", _timed_offline([], 0))
-    registries.offline.replace("broken", broken)
-    deps = make_deps(registries, OfflineStructured(registries), tmp_path, model_id="offline")
+    broken = text_agent("broken", offline=empty)
+    parent = text_agent("parent", offline=_timed_offline([], 0), sub_agents=(SubAgent(broken),))
+    deps = make_deps("offline", tmp_path, parent, broken)
     with pytest.raises(AgentFailed) as failed:
-        await run_agent("parent", "x", deps)
+        await run_agent(parent, "x", deps)
     assert failed.value.kind == "sub_agent"
     assert failed.value.errors == ["sub-agent broken failed: the answer is empty"]
 
-    registries.agents.replace(
-        parent.model_copy(update={"sub_agents": (SubAgentSpec(agent="broken", optional=True),)})
+    tolerant = text_agent(
+        "parent", offline=_timed_offline([], 0), sub_agents=(SubAgent(broken, optional=True),)
     )
-    run = await run_agent("parent", "x", deps)
+    run = await run_agent(tolerant, "x", deps)
     assert run.sub_outputs == {}
 
 
 async def test_prompts_come_from_the_store_and_a_missing_one_fails_the_run(tmp_path: Path) -> None:
     model = ScriptedModel(json_reply({"text": "a", "count": 1}))
-    deps = make_deps(make_registries(), model, tmp_path)
-    run = await run_agent("echo_json", {"text": "a"}, deps)
+    agent = echo_json()
+    deps = make_deps(model, tmp_path, agent)
+    run = await run_agent(agent, {"text": "a"}, deps)
     assert run.prompt_version == 0 and records(deps)[0].prompt_version == 0
     (tmp_path / "prompts" / "echo_json.md").unlink()
     deps.prompts = PromptStore(None, defaults=tmp_path / "prompts")
     with pytest.raises(AgentFailed) as failed:
-        await run_agent("echo_json", {"text": "a"}, deps)
+        await run_agent(agent, {"text": "a"}, deps)
     assert failed.value.kind == "prompt"
 
 
 async def test_agents_run_by_their_own_code_are_refused(tmp_path: Path) -> None:
-    registries = make_registries(echo_json(implemented_by="trainer.agent.loop"))
-    with pytest.raises(AgentError, match=r"runs in trainer\.agent\.loop"):
-        await run_agent("echo_json", {"text": "a"}, make_deps(registries, ScriptedModel(), tmp_path))
+    async def own_code() -> None:
+        return None
+
+    agent = echo_json(implemented_by=own_code)
+    with pytest.raises(AgentError, match="runs in its own code"):
+        await run_agent(agent, {"text": "a"}, make_deps(ScriptedModel(), tmp_path, agent))
 
 
 async def test_context_blocks_come_first_in_definition_order(tmp_path: Path) -> None:
-    async def plan(request: Any) -> str:
+    async def plan(request: ContextRequest) -> str:
         return f"plan for {request.input.text} &lt;week&gt;"
 
-    registries = make_registries(echo_json(context_types=("training_plan", "user_profile")))
-    registries.contexts.register("training_plan", plan)
+    agent = echo_json(context=(ContextProvider("training_plan", plan), SOURCES["user_profile"]))
     model = ScriptedModel(json_reply({"text": "a", "count": 1}))
-    await run_agent("echo_json", {"text": "a"}, make_deps(registries, model, tmp_path))
+    await run_agent(agent, {"text": "a"}, make_deps(model, tmp_path, agent))
     context = model.requests[0].context
     assert context[0] == '<context type="training_plan">\nplan for a &lt;week&gt;\n</context>'
     assert context[1] == '<context type="user_profile" status="unavailable">no user data here</context>'
 
 
 async def test_usage_and_cost_include_the_sub_agents(tmp_path: Path) -> None:
-    parent = AgentDefinition(name="parent", description="p", sub_agents=(SubAgentSpec(agent="child"),))
-    registries = make_registries(parent, AgentDefinition(name="child", description="c"))
+    child = text_agent("child")
+    parent = text_agent("parent", sub_agents=(SubAgent(child),))
     model = ScriptedModel(text_reply("parent text"), text_reply("child text"))
-    deps = make_deps(registries, model, tmp_path)
-    run = await run_agent("parent", "x", deps)
+    deps = make_deps(model, tmp_path, parent, child)
+    run = await run_agent(parent, "x", deps)
     own = {r.agent: r for r in records(deps)}
     assert run.usage.input_tokens == 20 and own["parent"].usage.input_tokens == 10
     assert run.cost_cents == pytest.approx(own["parent"].cost_cents + own["child"].cost_cents)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
-from trainer.agent import checkpoint as checkpoints
-from trainer.agent.loop import ESTIMATE_KEY, ESTIMATE_START_KEY, ClientResponse, TurnFailed
-from trainer.llm.ports import ModelRequest, Usage
+from trainer.agents import PromptStore, RetryPolicy
+from trainer.chat import checkpoint as checkpoints
+from trainer.chat.turn import ESTIMATE_KEY, ESTIMATE_START_KEY, ClientResponse, TurnFailed
+from trainer.providers.ports import ModelRequest, Usage
 from trainer.services.usage_limits import BudgetExceeded, UsageLimits
 from trainer.store.models import CONTEXT_EVENT_TYPES, EventType
 from trainer.store.ports import LeaseHeld, SessionNotFound
@@ -156,6 +158,25 @@ async def test_retryable_model_error_twice_fails_the_turn() -> None:
     with pytest.raises(TurnFailed):
         await h.loop.run_turn(USER, "hi")
     assert len(h.model.requests) == 2
+
+
+async def test_the_turn_follows_the_chat_agents_definition(tmp_path: Path) -> None:
+    """Its prompt comes from the prompt store under the definition's prompt id; its retry policy and
+    iteration cap are the definition's."""
+    (tmp_path / "coach.md").write_text("You are the coach under test.\n")
+    store = PromptStore(None, defaults=tmp_path)
+    h = make_harness([call("idle", reason="x")], prompts=store, prompt_id="coach")
+    await h.loop.run_turn(USER, "hi")
+    assert h.model.requests[0].system[0]["text"] == "You are the coach under test.\n"
+
+    h = make_harness([stream_break(), call("idle", reason="x")], retry=RetryPolicy(max_retries=0))
+    with pytest.raises(TurnFailed):
+        await h.loop.run_turn(USER, "hi")
+    assert len(h.model.requests) == 1
+
+    h = make_harness([call("message_notify_user", message=str(i)) for i in range(5)], max_steps=2)
+    result = await h.loop.run_turn(USER, "hi")
+    assert (result.stop_reason, result.iterations) == ("max_iterations", 2)
 
 
 async def test_tool_execution_errors_are_logged_but_do_not_terminate_the_loop() -> None:
@@ -540,7 +561,7 @@ async def test_error_events_keep_a_code_and_a_safe_message_and_never_a_traceback
     h = make_harness([call("idle", reason="x")])
 
     def broken_build(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("secret at /srv/app/trainer/agent/context.py line 42")
+        raise RuntimeError("secret at /srv/app/trainer/chat/context.py line 42")
 
     h.loop.context_builder.build_with_estimate = broken_build  # type: ignore[method-assign]
     with pytest.raises(TurnFailed) as info:

@@ -1,30 +1,33 @@
-"""The agent registry (seed 004): definitions are data, names resolve at start-up, the dependency
-graph, tool priority, clear/replace, and the system agents listed."""
+"""The agent registry (seed 004): definitions point at their code, the registry checks them together at
+start-up, the dependency graph, tool priority, clear/replace, and every agent the system runs listed."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from typing import Any
+import dataclasses
+from typing import Any, ClassVar
 
 import pytest
-from pydantic import BaseModel, ValidationError
-from trainer import container
+from pydantic import BaseModel
 from trainer.agents import (
     AgentDefinition,
-    AgentTool,
+    AgentRegistry,
+    Callback,
     CallbackEvent,
-    CallbackSpec,
+    ContextProvider,
+    ContextRequest,
     OutputSpec,
-    Registries,
     RegistryError,
     RetryPolicy,
-    SubAgentSpec,
+    SubAgent,
 )
-from trainer.agents.registrations import CHAT_TOOLS, SYSTEM_AGENTS, register_system_agents
-from trainer.agents.registry import ToolCallContext
-from trainer.container import build_registries, collect_tools
-from trainer.llm.ports import ToolCall
+from trainer.agents.tools import ToolSet
+from trainer.chat.agent import CHAT, CHAT_AGENTS, CHAT_TOOLS
+from trainer.chat.turn import ChatRunner
+from trainer.container import build_agent_registry
+from trainer.programs import agents as program_agents
+from trainer.providers.ports import ToolCall
+from trainer.sources.registry import SOURCES
+from trainer.tools.base import Tool, ToolContext, ToolResult
 
 
 class Echo(BaseModel):
@@ -35,11 +38,28 @@ class Args(BaseModel):
     query: str = ""
 
 
-async def _tool(args: Any, ctx: ToolCallContext) -> str:
-    return "ok"
+class Done(ToolResult):
+    pass
 
 
-async def _callback(event: CallbackEvent) -> None:
+def _tool(tool_name: str, tool_priority: int) -> Tool[Args, Done]:
+    class Named(Tool[Args, Done]):
+        name: ClassVar[str] = tool_name
+        description: ClassVar[str] = f"{tool_name} tool"
+        Args = Args
+        Result = Done
+        priority: ClassVar[int] = tool_priority
+
+        async def execute(self, args: Args, ctx: ToolContext) -> Done:
+            return Done()
+
+        def format(self, result: Done) -> str:
+            return "ok"
+
+    return Named()
+
+
+async def notify(event: CallbackEvent) -> None:
     return None
 
 
@@ -47,120 +67,91 @@ async def _offline(value: Any, ctx: Any) -> Echo:
     return Echo(text=str(value))
 
 
-def _tool_entry(name: str, priority: int, kind: str = "query") -> AgentTool:
-    return AgentTool(name, f"{name} tool", Args, _tool, priority=priority, kind=kind)  # type: ignore[arg-type]
+async def training_plan(request: ContextRequest) -> str:
+    return "plan"
 
 
+def non_empty(output: Echo, _: Any) -> list[str]:
+    return [] if output.text else ["empty"]
+
+
+FORMATTER = AgentDefinition(name="formatter", description="formats", model_role="light", offline=_offline)
+EXTRACTOR = AgentDefinition(
+    name="extractor", description="extracts", output=OutputSpec.json_of(Echo), offline=_offline
+)
 PLANNER = AgentDefinition(
     name="planner",
     description="plans",
     model_role="main",
-    tools=("lookup", "save"),
-    context_types=("user_profile", "training_plan"),
-    output=OutputSpec.json_of("echo"),
-    validators=("non_empty",),
+    tools=(_tool("lookup", 2), _tool("save", 1)),
+    context=(SOURCES["user_profile"], ContextProvider("training_plan", training_plan)),
+    output=OutputSpec.json_of(Echo),
+    validators=(non_empty,),
     sub_agents=(
-        SubAgentSpec(agent="formatter", transform="to_text", batch=0),
-        SubAgentSpec(
-            agent="extractor", condition="has_text", trigger="on_demand", cache_output=True, batch=1
+        SubAgent(FORMATTER, transform=lambda output, _: output.text, batch=0),
+        SubAgent(
+            EXTRACTOR,
+            condition=lambda output, _: bool(output.text),
+            trigger="on_demand",
+            cache_output=True,
+            batch=1,
         ),
     ),
-    callbacks=(CallbackSpec(name="notify", when="always"),),
+    callbacks=(Callback(notify, when="always"),),
+    offline=_offline,
     retry=RetryPolicy(max_retries=2, retry_on=("validation_error", "timeout"), backoff_ms=10),
     timeout_seconds=45,
     cost_category="high",
 )
-FORMATTER = AgentDefinition(name="formatter", description="formats", model_role="light")
-EXTRACTOR = AgentDefinition(name="extractor", description="extracts", output=OutputSpec.json_of("echo"))
 
 
-def _registries() -> Registries:
-    r = Registries()
-    r.tools.register(_tool_entry("lookup", 2))
-    r.tools.register(_tool_entry("save", 1, "action"))
-    r.agents.register_schema("echo", Echo)
-    r.agents.register_validator("non_empty", lambda output, _: [] if output.text else ["empty"])
-    r.agents.register_transform("to_text", lambda output, _: output.text)
-    r.agents.register_condition("has_text", lambda output, _: bool(output.text))
-    r.callbacks.register("notify", _callback)
-    r.contexts.register("training_plan", lambda request: _async_text("plan"))
-    for definition in (PLANNER, FORMATTER, EXTRACTOR):
-        r.agents.register(definition)
-        r.offline.register(definition.name, _offline)
-    return r
+def _registry() -> AgentRegistry:
+    return AgentRegistry([PLANNER, FORMATTER, EXTRACTOR])
 
 
-async def _async_text(text: str) -> str:
-    return text
-
-
-def _callables(node: Any) -> Iterator[Any]:
-    if callable(node):
-        yield node
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _callables(value)
-    elif isinstance(node, list | tuple):
-        for value in node:
-            yield from _callables(value)
-
-
-def test_definitions_are_plain_data_that_round_trip_through_json() -> None:
-    for definition in (PLANNER, FORMATTER, EXTRACTOR, *SYSTEM_AGENTS):
-        dumped = definition.model_dump(mode="json")
-        assert not list(_callables(dumped))
-        text = json.dumps(dumped)
-        assert AgentDefinition.model_validate_json(text) == definition
+def test_a_definition_holds_its_code_and_is_frozen() -> None:
     assert PLANNER.prompt_id == "planner"
-    with pytest.raises(ValidationError):
-        PLANNER.model_copy().__setattr__("name", "other")
+    assert PLANNER.validators == (non_empty,) and PLANNER.callbacks[0].run is notify
+    assert PLANNER.sub_agents[0].agent is FORMATTER and PLANNER.output.schema is Echo
+    assert [t.name for t in PLANNER.toolset.specs()] == ["lookup", "save"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        PLANNER.name = "other"  # type: ignore[misc]
 
 
-def test_definitions_refuse_code_and_inconsistent_outputs() -> None:
-    with pytest.raises(ValidationError):
-        AgentDefinition(name="x", description="d", validators=(len,))
-    with pytest.raises(ValidationError):
+def test_definitions_refuse_bad_names_and_inconsistent_outputs() -> None:
+    with pytest.raises(ValueError, match="json output names its schema"):
         OutputSpec(kind="json")
-    with pytest.raises(ValidationError):
-        OutputSpec(kind="text", schema_name="echo")
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValueError, match="json output names its schema"):
+        OutputSpec(kind="text", schema=Echo)
+    with pytest.raises(ValueError, match="not an agent name"):
         AgentDefinition(name="Bad Name", description="d")
+    with pytest.raises(ValueError, match="max_retries"):
+        RetryPolicy(max_retries=9)
+    assert OutputSpec.json_of(Echo).name == "echo"
 
 
 def test_a_complete_registry_passes_check() -> None:
-    _registries().check()
+    _registry().check(prompt_ids={"planner", "formatter", "extractor"})
 
 
-def test_every_unknown_name_is_listed_by_check() -> None:
-    r = _registries()
-    r.agents.register(
-        AgentDefinition(
-            name="broken",
-            description="refers to nothing",
-            tools=("no_such_tool",),
-            context_types=("no_such_context",),
-            input_schema="no_such_input",
-            output=OutputSpec.json_of("no_such_schema"),
-            validators=("no_such_validator",),
-            sub_agents=(
-                SubAgentSpec(agent="no_such_agent", transform="no_such_transform", condition="nope"),
-            ),
-            callbacks=(CallbackSpec(name="no_such_callback"),),
-        )
+def test_every_problem_is_listed_by_check() -> None:
+    stray = AgentDefinition(name="stray", description="not registered", offline=_offline)
+    broken = AgentDefinition(
+        name="broken",
+        description="does not fit",
+        tools=(_tool("lookup", 1), _tool("lookup", 2)),
+        sub_agents=(SubAgent(stray), SubAgent(FORMATTER, key="x"), SubAgent(CHAT, key="x")),
     )
+    registry = _registry()
+    registry.register(broken)
     with pytest.raises(RegistryError) as raised:
-        r.check(prompt_ids={"planner", "formatter", "extractor"})
+        registry.check(prompt_ids={"planner", "formatter", "extractor"})
     problems = "\n".join(raised.value.problems)
     for expected in (
-        "unknown tool 'no_such_tool'",
-        "unknown context type 'no_such_context'",
-        "unknown schema 'no_such_input'",
-        "unknown schema 'no_such_schema'",
-        "unknown validator 'no_such_validator'",
-        "unknown sub-agent 'no_such_agent'",
-        "unknown transform 'no_such_transform'",
-        "unknown condition 'nope'",
-        "unknown callback 'no_such_callback'",
+        "agent 'broken': two tools named 'lookup'",
+        "agent 'broken': sub-agent 'stray' is not the registered agent of that name",
+        "agent 'broken': two sub-agents write 'x'",
+        "agent 'broken': sub-agent 'chat' is not run by the factory",
         "agent 'broken': no offline implementation",
         "agent 'broken': no prompt 'broken'",
     ):
@@ -168,23 +159,16 @@ def test_every_unknown_name_is_listed_by_check() -> None:
     assert "'planner'" not in problems
 
 
-def test_sub_agent_cycles_and_external_tools_fail_check() -> None:
-    r = _registries()
-    r.agents.replace(FORMATTER.model_copy(update={"sub_agents": (SubAgentSpec(agent="planner"),)}))
-    r.tools.declare_external(["chat_only"], "trainer.agent.tool_registry")
-    r.agents.replace(EXTRACTOR.model_copy(update={"tools": ("chat_only",)}))
+def test_sub_agent_cycles_fail_check() -> None:
+    registry = _registry()
+    registry.replace(dataclasses.replace(FORMATTER, sub_agents=(SubAgent(PLANNER),)))
     with pytest.raises(RegistryError) as raised:
-        r.check()
-    problems = raised.value.problems
-    assert "sub-agent cycle: planner -> formatter -> planner" in problems
-    assert (
-        "agent 'extractor': tool 'chat_only' belongs to trainer.agent.tool_registry and cannot run here"
-        in (problems)
-    )
+        registry.check()
+    assert "sub-agent cycle: planner -> formatter -> planner" in raised.value.problems
 
 
 def test_the_dependency_graph() -> None:
-    graph = _registries().dependency_graph()
+    graph = _registry().dependency_graph()
     assert graph["planner"] == {
         "tools": ["lookup", "save"],
         "sub_agents": ["formatter", "extractor"],
@@ -196,55 +180,44 @@ def test_the_dependency_graph() -> None:
 
 
 def test_tool_calls_run_in_priority_order_then_in_the_order_written() -> None:
-    r = _registries()
-    r.tools.register(_tool_entry("audit", 2))
+    tools = ToolSet([*PLANNER.tools, _tool("audit", 2)])
     calls = [
         ToolCall("1", "lookup", {}),
         ToolCall("2", "unknown", {}),
         ToolCall("3", "save", {}),
         ToolCall("4", "audit", {}),
     ]
-    assert [c.id for c in r.tools.order(calls)] == ["3", "1", "4", "2"]
+    assert [c.id for c in tools.order(calls)] == ["3", "1", "4", "2"]
 
 
 def test_register_refuses_duplicates_and_replace_refuses_unknown_names() -> None:
-    r = _registries()
+    registry = _registry()
     with pytest.raises(RegistryError, match="registered twice"):
-        r.agents.register(FORMATTER)
-    with pytest.raises(RegistryError, match="registered twice"):
-        r.tools.register(_tool_entry("save", 5))
+        registry.register(FORMATTER)
     with pytest.raises(RegistryError, match="cannot replace unknown agent"):
-        r.agents.replace(FORMATTER.model_copy(update={"name": "ghost"}))
+        registry.replace(dataclasses.replace(FORMATTER, name="ghost"))
     with pytest.raises(RegistryError, match="unknown agent 'ghost'"):
-        r.agents.get("ghost")
-    with pytest.raises(RegistryError, match="would hide the data source"):
-        r.contexts.register("user_profile", lambda request: _async_text(""))
+        registry.get("ghost")
 
 
 def test_replace_swaps_an_entry_and_copy_keeps_the_original() -> None:
-    original = _registries()
+    original = _registry()
     copy = original.copy()
-    copy.tools.replace(_tool_entry("save", 9))
-    copy.agents.replace(FORMATTER.model_copy(update={"description": "mocked"}))
-    copy.callbacks.replace("notify", _callback, "mocked")
-    assert copy.tools.priority("save") == 9
-    assert original.tools.priority("save") == 1
-    assert copy.agents.get("formatter").description == "mocked"
-    assert original.agents.get("formatter").description == "formats"
-    assert copy.callbacks.get("notify").description == "mocked"
+    copy.replace(dataclasses.replace(FORMATTER, description="mocked"))
+    assert copy.get("formatter").description == "mocked"
+    assert original.get("formatter") is FORMATTER
 
 
-def test_clear_empties_every_registry() -> None:
-    r = _registries()
-    r.clear()
-    assert r.agents.names == [] and r.tools.names == [] and r.callbacks.names == []
-    assert len(r.offline) == 0 and len(r.contexts) == 0 and r.agents.schemas.names == []
-    r.check()
+def test_clear_empties_the_registry() -> None:
+    registry = _registry()
+    registry.clear()
+    assert registry.names == [] and len(registry) == 0
+    registry.check()
 
 
 def test_the_registry_lists_every_agent_the_system_runs() -> None:
-    registries = build_registries()
-    assert set(registries.agents.names) == {
+    registry = build_agent_registry()
+    assert set(registry.names) == {
         "chat",
         "initializer",
         "checkpoint_summariser",
@@ -253,33 +226,21 @@ def test_the_registry_lists_every_agent_the_system_runs() -> None:
         "workout_message",
         "workout_structure",
     }
-    assert registries.dependency_graph()["chat"]["tools"] == list(CHAT_TOOLS)
+    assert registry.get("chat") is CHAT
+    assert registry.dependency_graph()["chat"]["tools"] == [tool.name for tool in CHAT_TOOLS]
 
 
-def test_the_chat_definition_lists_exactly_the_chat_tools() -> None:
-    assert sorted(CHAT_TOOLS) == sorted(tool.name for tool in collect_tools())
+def test_the_chat_agent_is_a_definition_its_turn_runs() -> None:
+    assert CHAT in CHAT_AGENTS and CHAT.prompt_id == "chat"
+    assert CHAT.implemented_by == ChatRunner.run_turn and not CHAT.runs_in_factory
+    assert len({tool.name for tool in CHAT.tools}) == len(CHAT.tools) == 35
+    assert CHAT.retry.retry_on == ("model_error",) and CHAT.max_steps == 10
 
 
-def test_a_chat_tool_that_no_longer_exists_fails_at_start_up() -> None:
-    r = Registries()
-    register_system_agents(r, [name for name in CHAT_TOOLS if name != "idle"])
-    with pytest.raises(RegistryError, match="agent 'chat': unknown tool 'idle'"):
-        r.check()
-
-
-def register_broken(registries: Registries) -> None:
-    registries.agents.register(
-        AgentDefinition(name="broken", description="b", callbacks=(CallbackSpec(name="send_sms"),))
-    )
-
-
-def test_the_container_refuses_to_start_on_a_name_that_does_not_resolve(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    registration = ("tests.unit.test_agent_registry", "register_broken")
-    monkeypatch.setattr(container, "AGENT_REGISTRATIONS", (*container.AGENT_REGISTRATIONS, registration))
+def test_the_container_refuses_to_start_on_agents_that_do_not_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = AgentDefinition(name="broken", description="b", callbacks=(Callback(notify),))
+    monkeypatch.setattr(program_agents, "PROGRAM_AGENTS", (*program_agents.PROGRAM_AGENTS, broken))
     with pytest.raises(RegistryError) as raised:
-        build_registries()
-    assert "agent 'broken': unknown callback 'send_sms'" in raised.value.problems
+        build_agent_registry()
     assert "agent 'broken': no offline implementation" in raised.value.problems
     assert "agent 'broken': no prompt 'broken'" in raised.value.problems

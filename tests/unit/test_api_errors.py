@@ -14,10 +14,10 @@ import jsonschema
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from trainer.agent.loop import ClientResponse, TurnFailed, TurnResult
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
 from trainer.api.schemas import NON_BLANK_PATTERN
+from trainer.chat.turn import ClientResponse, TurnFailed, TurnResult
 from trainer.container import Container
 from trainer.frames import tool_start_frame
 from trainer.settings import Settings
@@ -32,7 +32,7 @@ BOB = "22222222-2222-4222-8222-222222222222"
 
 @dataclass
 class IdleAction:
-    """Quacks like trainer.agent.loop.Action for the response (`as_json`)."""
+    """Quacks like trainer.chat.turn.Action for the response (`as_json`)."""
 
     def as_json(self) -> dict[str, Any]:
         return {"tool": "idle", "args": {"reason": "done"}, "result": {"success": True}}

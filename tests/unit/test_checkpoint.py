@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 import pytest
-from trainer.agent.checkpoint import (
+from trainer.chat.checkpoint import (
     estimate_tokens,
     event_line,
     needs_checkpoint,
@@ -15,7 +15,7 @@ from trainer.agent.checkpoint import (
     summarize,
     workout_state,
 )
-from trainer.agent.turn_completed import InvalidTurnEvent
+from trainer.chat.turn_completed import InvalidTurnEvent
 from trainer.jobs.checkpoint import CheckpointDeps, handle_turn_completed
 from trainer.settings import Settings
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session

@@ -8,9 +8,10 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
-from trainer.agent.context import ContextBuilder, events_to_messages
-from trainer.agent.prompts import SYSTEM_PROMPT
-from trainer.agent.tool_registry import ToolRegistry
+from trainer.agents.prompts import read_prompt_files
+from trainer.agents.tools import ToolSet
+from trainer.chat.context import ContextBuilder, events_to_messages
+from trainer.domain.muscles import MUSCLES
 from trainer.store.models import Event, EventType, Session
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import workout_tools
@@ -20,6 +21,8 @@ from tests.fakes.scripted_model import call
 
 NOW = datetime(2025, 1, 11, 10, 0, tzinfo=UTC)
 EPHEMERAL = {"type": "ephemeral"}
+
+SYSTEM_PROMPT = read_prompt_files()["chat"]
 
 
 def ev(seq: int, kind: EventType, **data: Any) -> Event:
@@ -31,7 +34,7 @@ def session(start: int = 0) -> Session:
 
 
 def builder() -> ContextBuilder:
-    return ContextBuilder(ToolRegistry([*communication_tools(), *workout_tools()]))
+    return ContextBuilder(ToolSet([*communication_tools(), *workout_tools()]))
 
 
 def tool_pair(seq: int, call_id: str, name: str = "message_notify_user", ok: bool = True) -> list[Event]:
@@ -212,31 +215,39 @@ def test_only_context_event_types_from_context_start_sequence_are_included() -> 
         ev(4, EventType.ERROR, message="boom"),
         ev(5, EventType.USER_MESSAGE, message="after"),
     ]
-    request = builder().build(session(start=2), events, USER_DATA, "claude-haiku-4-5")
+    request = builder().build(
+        session(start=2), events, USER_DATA, "claude-haiku-4-5", system_prompt=SYSTEM_PROMPT
+    )
     texts = [b["text"] for b in request.messages[0]["content"]]
     assert len(texts) == 2
     assert texts[0].startswith("<checkpoint") and texts[1] == "after"
 
 
 def test_cache_breakpoint_1_is_on_the_last_tool_definition() -> None:
-    request = builder().build(session(), [ev(1, EventType.USER_MESSAGE, message="hi")], USER_DATA, "m")
+    request = builder().build(
+        session(), [ev(1, EventType.USER_MESSAGE, message="hi")], USER_DATA, "m", system_prompt=SYSTEM_PROMPT
+    )
     assert request.tools[-1]["cache_control"] == EPHEMERAL
     assert all("cache_control" not in t for t in request.tools[:-1])
 
 
 def test_cache_breakpoint_2_is_on_the_system_prompt_text_block() -> None:
-    request = builder().build(session(), [ev(1, EventType.USER_MESSAGE, message="hi")], USER_DATA, "m")
+    request = builder().build(
+        session(), [ev(1, EventType.USER_MESSAGE, message="hi")], USER_DATA, "m", system_prompt=SYSTEM_PROMPT
+    )
     assert request.system[0] == {"type": "text", "text": SYSTEM_PROMPT, "cache_control": EPHEMERAL}
 
 
 def test_cache_breakpoint_3_is_on_the_user_data_xml_text_block() -> None:
-    request = builder().build(session(), [ev(1, EventType.USER_MESSAGE, message="hi")], USER_DATA, "m")
+    request = builder().build(
+        session(), [ev(1, EventType.USER_MESSAGE, message="hi")], USER_DATA, "m", system_prompt=SYSTEM_PROMPT
+    )
     assert request.system[1] == {"type": "text", "text": USER_DATA, "cache_control": EPHEMERAL}
 
 
 def test_cache_breakpoint_4_is_on_the_last_content_block_of_the_last_message_only() -> None:
     events = [ev(1, EventType.USER_MESSAGE, message="go"), *tool_pair(2, "t1"), *tool_pair(4, "t2")]
-    request = builder().build(session(), events, USER_DATA, "m")
+    request = builder().build(session(), events, USER_DATA, "m", system_prompt=SYSTEM_PROMPT)
     marked = [
         (i, j)
         for i, m in enumerate(request.messages)
@@ -250,9 +261,11 @@ def test_cache_breakpoint_4_is_on_the_last_content_block_of_the_last_message_onl
 
 def test_empty_event_list_raises_cannot_build_context() -> None:
     with pytest.raises(ValueError, match="Cannot build context: no events in session"):
-        builder().build(session(), [], USER_DATA, "m")
+        builder().build(session(), [], USER_DATA, "m", system_prompt=SYSTEM_PROMPT)
     with pytest.raises(ValueError, match="Cannot build context: no events in session"):
-        builder().build(session(), [ev(1, EventType.ERROR, message="x")], USER_DATA, "m")
+        builder().build(
+            session(), [ev(1, EventType.ERROR, message="x")], USER_DATA, "m", system_prompt=SYSTEM_PROMPT
+        )
 
 
 def test_request_prefix_is_byte_identical_across_iterations() -> None:
@@ -276,8 +289,8 @@ def test_request_prefix_is_byte_identical_across_iterations() -> None:
         ),
     ]
     b = builder()
-    first = b.build(session(), events, USER_DATA, "m")
-    second = b.build(session(), [*events, *tool_pair(4, "t2")], USER_DATA, "m")
+    first = b.build(session(), events, USER_DATA, "m", system_prompt=SYSTEM_PROMPT)
+    second = b.build(session(), [*events, *tool_pair(4, "t2")], USER_DATA, "m", system_prompt=SYSTEM_PROMPT)
     assert json.dumps(first.tools) == json.dumps(second.tools)
     assert json.dumps(first.system) == json.dumps(second.system)
     before = json.dumps(without_cache_control(first.messages))[:-1]
@@ -295,7 +308,12 @@ def test_tool_inputs_are_reserialised_with_sorted_keys() -> None:
 
 def test_current_date_goes_in_the_user_data_block_not_the_system_prompt() -> None:
     request = builder().build(
-        session(), [ev(1, EventType.USER_MESSAGE, message="hi")], USER_DATA, "m", today=date(2025, 1, 11)
+        session(),
+        [ev(1, EventType.USER_MESSAGE, message="hi")],
+        USER_DATA,
+        "m",
+        system_prompt=SYSTEM_PROMPT,
+        today=date(2025, 1, 11),
     )
     assert request.system[1]["text"].startswith(
         "<current_date>2025-01-11 (Saturday)</current_date>\n<user_data>"
@@ -342,3 +360,8 @@ async def test_user_data_xml_is_fetched_fresh_for_every_turn() -> None:
     await h.loop.run_turn(USER, "two", session_id=first.session_id)
     assert h.user_data_calls == [USER, USER]
     assert h.model.requests[1].system[1]["text"] == h.model.requests[2].system[1]["text"]
+
+
+def test_the_chat_prompt_file_lists_exactly_the_valid_muscles() -> None:
+    line = next(line for line in SYSTEM_PROMPT.splitlines() if line.startswith("Valid muscles"))
+    assert line.split(": ", 1)[1].split(", ") == list(MUSCLES)

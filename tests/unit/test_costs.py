@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
-from trainer.agent.turn_completed import InvalidTurnEvent, TurnCompleted, parse_turn_completed
+from trainer.chat.turn_completed import InvalidTurnEvent, TurnCompleted, parse_turn_completed
 from trainer.jobs.costs import TurnCost, cache_hit_rate, turn_cost, turn_day
 from trainer.store.models import Event, EventType
 

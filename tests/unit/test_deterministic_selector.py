@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trainer.llm.deterministic_selector import KNOWN_SOURCES, DeterministicKnowledgeSelector, decide
+from trainer.offline.selector import KNOWN_SOURCES, DeterministicKnowledgeSelector, decide
 
 
 def _picked(message: str, existing: list[dict] | None = None) -> dict[str, dict]:

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from trainer.agent.initializer import display_name, is_covered, selection_params
-from trainer.agent.prompts import SYSTEM_PROMPT
-from trainer.container import collect_tools
+from trainer.agents.prompts import read_prompt_files
+from trainer.chat.agent import CHAT
+from trainer.chat.initializer import display_name, is_covered, selection_params
 from trainer.domain import catalog as catalog_module
 from trainer.domain.catalog import instructions, load_catalog
 from trainer.domain.equipment import available_equipment, missing_equipment
@@ -27,8 +27,8 @@ from trainer.domain.exercise_search import (
     name_tokens,
     search_exercises,
 )
-from trainer.llm.deterministic_selector import KNOWN_SOURCES, decide
-from trainer.llm.openai_initializer import SYSTEM_PROMPT as INITIALIZER_PROMPT
+from trainer.offline.selector import KNOWN_SOURCES, decide
+from trainer.providers.openai import SYSTEM_PROMPT as INITIALIZER_PROMPT
 from trainer.services.errors import UserDataError
 from trainer.sources.formatters import format_exercise_info
 from trainer.sources.registry import DISPLAY_NAMES, SOURCES, describe_sources
@@ -286,9 +286,9 @@ def test_the_source_and_the_tool_are_registered_everywhere() -> None:
     assert "- exercise_info: One catalog exercise" in describe_sources()
     assert "query (text)" in describe_sources()
     assert "exercise_info" in FetchData().input_schema()["properties"]["sources"]["description"]
-    assert "search_exercises" in [t.name for t in collect_tools()]
+    assert "search_exercises" in [t.name for t in CHAT.tools]
     for name in ("search_exercises", "add_exercise_to_workout", "adjust_logged_exercise", "exercise_info"):
-        assert name in SYSTEM_PROMPT
+        assert name in read_prompt_files()["chat"]
 
 
 def test_the_query_parameter_is_text() -> None:

@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import pytest
-from trainer.agent.initializer import initialize_context, is_covered
+from trainer.chat.initializer import initialize_context, is_covered
 from trainer.frames import Frame, frame_json
 from trainer.store.models import EventType, KnowledgeRef
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from trainer.llm.models import (
+from trainer.providers.models import (
     MODELS,
     UnknownModelError,
     agent_models,
@@ -12,7 +12,7 @@ from trainer.llm.models import (
     openai_cost_cents,
     uncached_cost_cents,
 )
-from trainer.llm.ports import Usage
+from trainer.providers.ports import Usage
 
 
 def test_registry_prices_and_cache_multipliers() -> None:

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @dataclass
 class Summary:
-    """A TurnSummary (trainer.agent.ports) as the loop reports it."""
+    """A TurnSummary (trainer.chat.ports) as the loop reports it."""
 
     status: str = "completed"
     iterations: int = 3

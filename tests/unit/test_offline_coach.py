@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from trainer.domain.progression import ProgressionTarget
-from trainer.llm.offline import UserRecords, classify, read_conversation, workout_from_conversation
-from trainer.llm.offline.parsing import (
+from trainer.offline import UserRecords, classify, read_conversation, workout_from_conversation
+from trainer.offline.parsing import (
     add_request,
     adjustments_for,
     disliked_exercises,
@@ -27,8 +27,8 @@ from trainer.llm.offline.parsing import (
     stats_window,
     time_of_day,
 )
-from trainer.llm.offline.records import LocationBrief
-from trainer.llm.offline.replies import (
+from trainer.offline.records import LocationBrief
+from trainer.offline.replies import (
     ReplyContext,
     adjusted_text,
     answer_question,
@@ -119,7 +119,7 @@ def target(name: str, load: float, rule: str, reps: int = 5) -> ProgressionTarge
 
 
 async def next_call(convo: Convo, planner: FakePlanner, now: datetime = NOW) -> tuple[str, dict[str, Any]]:
-    from trainer.llm.offline import OfflineAgentModel
+    from trainer.offline import OfflineAgentModel
 
     response = await OfflineAgentModel(planner, clock=lambda: now).complete(convo.request())
     assert response.tool_call is not None

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 from trainer.domain.workout import Exercise, Workout
-from trainer.llm.offline import OfflineAgentModel, UserRecords, classify, read_conversation
-from trainer.llm.ports import ModelRequest
+from trainer.offline import OfflineAgentModel, UserRecords, classify, read_conversation
+from trainer.providers.ports import ModelRequest
 from trainer.tools.analytics import WorkoutStatisticsResult, WorkoutStats
 from trainer.tools.base import ToolFailure
 from trainer.tools.communication import NotifyResult
@@ -456,7 +456,7 @@ def test_workout_requests_from_the_smoke_test_are_workout_intents(text: str) -> 
 def test_plan_on_named_days_asks_for_one_workout_per_named_day() -> None:
     from datetime import date
 
-    from trainer.llm.offline import parse_plan
+    from trainer.offline import parse_plan
 
     args = parse_plan("Make me a 6-week strength plan on Monday and Thursday", date(2026, 11, 22))
     assert args.preferred_days == ["Monday", "Thursday"]
@@ -476,7 +476,7 @@ async def test_a_request_to_see_my_data_fetches_it_then_reports_what_came_back()
 
 
 def test_the_workout_rebuilt_from_the_conversation_follows_swaps_and_removals() -> None:
-    from trainer.llm.offline import workout_from_conversation
+    from trainer.offline import workout_from_conversation
 
     new = {**_exercise(1, "Push-up", reps=[15] * 3), "id": "ex_444"}
     swapped = SwapResult(
@@ -517,7 +517,7 @@ async def test_every_offline_action_is_built_from_the_tools_own_argument_model(
     """A renamed field of a tool's Args breaks the policy at once (mypy sees the keyword; this test
     sees the model): here the policy's schedule call must fail when the field it fills is renamed."""
     from pydantic import Field, create_model
-    from trainer.llm.offline import policy as offline_policy
+    from trainer.offline import handlers as offline_policy
     from trainer.tools.calendar import ScheduleWorkoutArgs
 
     renamed = create_model(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from trainer.llm.partial_json import StreamedStringField, parse_partial_object
+from trainer.providers.anthropic import StreamedStringField, parse_partial_object
 
 
 def test_unfinished_strings_are_included() -> None:

@@ -12,25 +12,25 @@ import pytest
 from pydantic import BaseModel
 from trainer.agents import (
     AgentFailed,
-    AgentReply,
-    AgentRequest,
+    AgentRegistry,
     AgentRunDeps,
     Backends,
     MemoryInvocations,
-    OfflineStructured,
     PromptStore,
-    Registries,
     run_agent,
 )
-from trainer.agents.backends import RetryTurn
-from trainer.agents.registry import ToolCallContext
-from trainer.llm.ports import Usage
+from trainer.agents.tools import ToolSet
+from trainer.offline.structured import OfflineStructured
 from trainer.programs.agents import (
-    EXERCISE_OPTIONS,
+    FITNESS_PLAN,
+    MICROCYCLE,
     PROGRAM_AGENTS,
+    WORKOUT_MESSAGE,
+    WORKOUT_STRUCTURE,
+    ExerciseOptions,
     ExerciseOptionsArgs,
+    ExerciseOptionsResult,
     attach_messages,
-    register_program_agents,
 )
 from trainer.programs.inputs import slim_row
 from trainer.programs.microcycle import build_week, draft_week
@@ -45,23 +45,19 @@ from trainer.programs.models import (
     WeekInput,
 )
 from trainer.programs.plan import build_plan, draft_plan
+from trainer.providers.ports import AgentReply, AgentRequest, RetryTurn, ToolCall, Usage
+from trainer.tools.base import ToolContext
 
 from tests.unit.programs_fixtures import NOW, inputs, logged
 
 
-def registries() -> Registries:
-    r = Registries()
-    register_program_agents(r)
-    return r
-
-
-def deps(r: Registries, model: Any = None) -> AgentRunDeps:
+def deps(model: Any = None) -> AgentRunDeps:
     async def no_sleep(_: float) -> None:
         return None
 
-    backends = Backends.single(model or OfflineStructured(r), "claude-haiku-4-5" if model else "offline")
+    offline = OfflineStructured(AgentRegistry(PROGRAM_AGENTS))
+    backends = Backends.single(model or offline, "claude-haiku-4-5" if model else "offline")
     return AgentRunDeps(
-        registries=r,
         backends=backends,
         prompts=PromptStore(None),
         invocations=MemoryInvocations(),
@@ -85,28 +81,30 @@ class Scripted:
         if isinstance(output, str):
             return AgentReply(output, None, [], usage, "claude-haiku-4-5", output)
         data = output.model_dump(mode="json") if isinstance(output, BaseModel) else output
-        return AgentReply(None, data, [], usage, "claude-haiku-4-5", str(data), f"toolu_{len(self.requests)}")
+        return AgentReply(
+            None,
+            data,
+            [],
+            usage,
+            "claude-haiku-4-5",
+            str(data),
+            ToolCall(f"toolu_{len(self.requests)}", "emit_x", data),
+        )
 
 
-def test_registration_resolves_every_name_and_prompt() -> None:
-    r = registries()
-    r.check(prompt_ids=PromptStore(None).default_ids)
-    assert {d.name for d in PROGRAM_AGENTS} <= set(r.agents.names)
-    microcycle = r.agents.get("microcycle")
-    assert [s.agent for s in microcycle.sub_agents] == ["workout_message", "workout_structure"]
-    assert microcycle.sub_agents[1].trigger == "on_demand"
+def test_the_program_agents_fit_together_with_their_prompts() -> None:
+    AgentRegistry(PROGRAM_AGENTS).check(prompt_ids=PromptStore(None).default_ids)
+    assert [s.agent for s in MICROCYCLE.sub_agents] == [WORKOUT_MESSAGE, WORKOUT_STRUCTURE]
+    assert MICROCYCLE.sub_agents[1].trigger == "on_demand"
 
 
 async def test_offline_plan_then_week_with_messages() -> None:
-    r = registries()
     given = inputs()
-    plan_run = await run_agent("fitness_plan", given, deps(r))
+    plan_run = await run_agent(FITNESS_PLAN, given, deps())
     result = plan_run.output_as(PlanResult)
     assert result.plan.deload_weeks == [4, 8, 12]
     assert result.markdown.startswith("# 12-Week Upper/Lower Strength Plan")
-    week_run = await run_agent(
-        "microcycle", WeekInput(plan=result.plan, week_number=1, inputs=given), deps(r)
-    )
+    week_run = await run_agent(MICROCYCLE, WeekInput(plan=result.plan, week_number=1, inputs=given), deps())
     week = week_run.output_as(PlanWeek)
     assert len(week.days) == 7
     assert all(d.message and len(d.message) <= SMS_LIMIT for d in week.days)
@@ -116,13 +114,12 @@ async def test_offline_plan_then_week_with_messages() -> None:
 
 
 async def test_the_structure_sub_agent_runs_on_demand() -> None:
-    r = registries()
     given = inputs()
     plan = build_plan(given)
     run = await run_agent(
-        "microcycle",
+        MICROCYCLE,
         WeekInput(plan=plan, week_number=1, inputs=given),
-        deps(r),
+        deps(),
         on_demand={"workout_structure"},
     )
     structured = run.sub_outputs["workout_structure"]
@@ -137,29 +134,26 @@ async def test_the_structure_sub_agent_runs_on_demand() -> None:
 
 
 async def test_a_pasted_workout_imports() -> None:
-    r = registries()
-    run = await run_agent("workout_structure", StructureInput(text="Bench 4x8 @ 60kg\nhi coach"), deps(r))
+    run = await run_agent(WORKOUT_STRUCTURE, StructureInput(text="Bench 4x8 @ 60kg\nhi coach"), deps())
     result = run.output_as(StructuredWorkout)
     assert result.workout.exercises[0].exercise_name == "Barbell Bench Press - Medium Grip"
     assert result.unrecognised == ["hi coach"]
 
 
 async def test_a_models_draft_gets_its_numbers_from_code() -> None:
-    r = registries()
     given = inputs()
     draft = draft_plan(given).model_dump(mode="json")
     for cycle in draft["microcycles"]:
         cycle["weekly_pattern"][0]["slots"][0]["sets"] = 9
         cycle["weekly_pattern"][0]["slots"][0]["rep_low"] = 7
     model = Scripted(draft)
-    result = (await run_agent("fitness_plan", given, deps(r, model))).output_as(PlanResult)
+    result = (await run_agent(FITNESS_PLAN, given, deps(model))).output_as(PlanResult)
     slot = result.plan.microcycles[0].weekly_pattern[0].slots[0]
     assert slot.sets == 5 and (slot.rep_low, slot.rep_high) == (6, 8) and slot.rest_sec == 120
-    assert model.requests[0].tools[0].name == EXERCISE_OPTIONS
+    assert model.requests[0].tools[0].name == ExerciseOptions.name
 
 
 async def test_a_draft_on_the_wrong_days_is_retried_with_the_errors() -> None:
-    r = registries()
     given = inputs()
     good = draft_plan(given)
     bad = good.model_dump(mode="json")
@@ -167,7 +161,7 @@ async def test_a_draft_on_the_wrong_days_is_retried_with_the_errors() -> None:
     bad["microcycles"][1]["end_week"] = 12
     bad["microcycles"][1]["weekly_pattern"][0]["weekday"] = "Sunday"
     model = Scripted(bad, good)
-    run = await run_agent("fitness_plan", given, deps(r, model))
+    run = await run_agent(FITNESS_PLAN, given, deps(model))
     assert run.attempts == 2
     feedback = model.requests[1].messages[-1]
     assert isinstance(feedback, RetryTurn)
@@ -177,28 +171,26 @@ async def test_a_draft_on_the_wrong_days_is_retried_with_the_errors() -> None:
 
 
 async def test_a_week_that_keeps_failing_fails_cleanly() -> None:
-    r = registries()
     given = inputs()
     plan = build_plan(given)
     draft = draft_week(plan, 1, given).model_dump(mode="json")
     draft["days"] = draft["days"][:6]
     model = Scripted(draft, draft, draft)
     with pytest.raises(AgentFailed) as failed:
-        await run_agent("microcycle", WeekInput(plan=plan, week_number=1, inputs=given), deps(r, model))
+        await run_agent(MICROCYCLE, WeekInput(plan=plan, week_number=1, inputs=given), deps(model))
     assert "the week needs exactly 7 days, has 6" in failed.value.errors
 
 
 async def test_a_long_model_message_is_sent_back_then_cut() -> None:
-    r = registries()
     given = inputs()
     week = build_week(build_plan(given), 1, given)
     long = "💪 " + "x" * 2000
     model = Scripted(long, long + "!")
     with pytest.raises(AgentFailed) as failed:
-        await run_agent("workout_message", MessageInput(day=week.days[0]), deps(r, model))
+        await run_agent(WORKOUT_MESSAGE, MessageInput(day=week.days[0]), deps(model))
     assert failed.value.errors == ["the message has 2003 characters; at most 1600"]
     fine = Scripted("Today: bench and rows 💪")
-    run = await run_agent("workout_message", MessageInput(day=week.days[0]), deps(r, fine))
+    run = await run_agent(WORKOUT_MESSAGE, MessageInput(day=week.days[0]), deps(fine))
     assert run.output == "Today: bench and rows 💪"
 
 
@@ -211,21 +203,17 @@ def test_missing_messages_fall_back_to_the_offline_text() -> None:
 
 
 async def test_the_exercise_options_tool_lists_only_what_the_user_can_do() -> None:
-    r = registries()
     given = inputs(
         equipment=["dumbbell", "bench"], preferences=[{"type": "injury", "description": "knee pain"}]
     )
-    tool = r.tools.get(EXERCISE_OPTIONS)
-    text = await tool.execute(
-        ExerciseOptionsArgs(muscle="Chest", pattern="horizontal push"),
-        ToolCallContext("fitness_plan", given, deps(r)),
-    )
-    assert isinstance(text, str) and "Dumbbell Bench Press" in text and "Barbell" not in text
-    legs = await tool.execute(
-        ExerciseOptionsArgs(muscle="Quadriceps", pattern="squat"),
-        ToolCallContext("fitness_plan", given, deps(r)),
-    )
-    assert "No exercise for Quadriceps" in str(legs)
+    tools = ToolSet([ExerciseOptions()])
+    ctx = ToolContext(user_id="u", agent_input=given)
+    chest = await tools.execute("exercise_options", {"muscle": "Chest", "pattern": "horizontal push"}, ctx)
+    assert isinstance(chest.result, ExerciseOptionsResult)
+    assert "Dumbbell Bench Press" in chest.body and "Barbell" not in chest.body
+    legs = await tools.execute("exercise_options", {"muscle": "Quadriceps", "pattern": "squat"}, ctx)
+    assert "No exercise for Quadriceps" in legs.body
+    assert ExerciseOptionsArgs(muscle="Chest").role == "main"
 
 
 def test_offline_outputs_survive_the_inputs_json_round_trip() -> None:

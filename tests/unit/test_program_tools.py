@@ -1,4 +1,4 @@
-"""The training-plan chat tools (trainer.tools.programs): their argument contract, formatters that read
+"""The training-plan chat tools (trainer.programs.tools): their argument contract, formatters that read
 for a user (no ids, no field names, never "ready" for a plan still being built), and the offline coach's
 plan intents: the requests it recognises, the calls it makes and what it tells the user."""
 
@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from trainer.llm.offline import UserRecords, classify
-from trainer.llm.offline.parsing import parse_training_plan, parse_week_change, planned_day
-from trainer.llm.offline.records import LocationBrief
-from trainer.llm.offline.replies import plan_overview_text, plan_requested_text, planned_workout_text
-from trainer.tools.base import ToolFailure
-from trainer.tools.programs import (
+from trainer.offline import UserRecords, classify
+from trainer.offline.parsing import parse_training_plan, parse_week_change, planned_day
+from trainer.offline.records import LocationBrief
+from trainer.offline.replies import plan_overview_text, plan_requested_text, planned_workout_text
+from trainer.programs.tools import (
     ChangeTrainingDayArgs,
     ChangeTrainingWeek,
     ChangeTrainingWeekArgs,
@@ -30,6 +29,7 @@ from trainer.tools.programs import (
     ShowTrainingPlan,
     ShowTrainingPlanResult,
 )
+from trainer.tools.base import ToolFailure
 
 from tests.unit.test_offline_policy import NOW, Convo, FakePlanner, _next
 

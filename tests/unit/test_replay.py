@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from trainer.agent.replay import format_timeline
+from trainer.chat.replay import format_timeline
 from trainer.store.models import Event, EventType
 
 from tests.fakes.agent_harness import USER, chest_workout, make_harness

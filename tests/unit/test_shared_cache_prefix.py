@@ -12,10 +12,10 @@ from typing import Any
 import httpx2
 import pytest
 from samtranslator.yaml_helper import yaml_parse
-from trainer.agent.prompts import SYSTEM_PROMPT
-from trainer.container import collect_tools
-from trainer.llm.anthropic_model import AnthropicAgentModel, request_params
-from trainer.llm.ports import ModelRequest
+from trainer.agents.prompts import read_prompt_files
+from trainer.chat.agent import CHAT
+from trainer.providers.anthropic import AnthropicAgentModel, request_params
+from trainer.providers.ports import ModelRequest
 from trainer.settings import Settings
 
 from tests.fakes.agent_harness import chest_workout
@@ -126,8 +126,8 @@ async def test_tools_and_system_prompt_are_byte_identical_for_every_user(ttl: st
     blocks = cache_order(sent[0][1])
     end = breakpoints(blocks)[1]
     assert [where for where, _ in blocks[: end + 1]] == ["tools"] * end + ["system"]
-    assert json.loads(blocks[end][1])["text"] == SYSTEM_PROMPT
-    assert end == len(collect_tools())
+    assert json.loads(blocks[end][1])["text"] == read_prompt_files()["chat"]
+    assert end == len(CHAT.tools)
     for trainee, body in sent:
         assert all(text.encode() in body for _, text in cache_order(body)[: end + 1])
         user_part = "".join(text for _, text in cache_order(body)[end + 1 :])

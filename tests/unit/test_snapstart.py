@@ -225,7 +225,7 @@ def test_a_snapshot_init_imports_what_the_first_request_would() -> None:
     snapshot = _modules_after_import("snap-start")
     assert wanted <= snapshot, f"not prewarmed: {sorted(wanted - snapshot)}"
     on_demand = _modules_after_import("on-demand")
-    assert not {"anthropic", "openai", "psycopg", "trainer.agent.loop"} & on_demand
+    assert not {"anthropic", "openai", "psycopg", "trainer.chat.turn"} & on_demand
 
 
 @pytest.mark.parametrize(

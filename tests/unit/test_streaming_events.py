@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from pydantic import TypeAdapter
-from trainer.agent.loop import TurnFailed
+from trainer.chat.turn import TurnFailed
 from trainer.frames import Frame
 from trainer.store.models import EventType
 

@@ -350,7 +350,7 @@ def test_the_checkpoint_function_reaches_the_database_for_the_state_it_keeps() -
 
 
 def test_the_checkpoint_lease_fits_in_the_checkpoint_function() -> None:
-    from trainer.agent.checkpoint import CHECKPOINT_LEASE_SECONDS
+    from trainer.chat.checkpoint import CHECKPOINT_LEASE_SECONDS
 
     timeout = parameter_default(function("CheckpointFunction").get("Timeout"))
     assert min(timeout, 60) >= CHECKPOINT_LEASE_SECONDS
@@ -653,7 +653,7 @@ def test_program_events_match_what_the_handlers_parse() -> None:
 
 @pytest.mark.parametrize("name", ["checkpoint-turn-completed.json", "costs-turn-completed.json"])
 def test_turn_completed_events_match_the_bus_contract(name: str) -> None:
-    from trainer.agent.turn_completed import parse_turn_completed
+    from trainer.chat.turn_completed import parse_turn_completed
 
     event = _load(name)
     assert event["source"] == "trainer.agent"
@@ -913,7 +913,7 @@ def _modules(*names: str) -> list[Path]:
 
 
 def _code_paths() -> dict[str, CodePath]:
-    checkpoint = _modules("trainer.jobs.checkpoint", "trainer.agent.checkpoint")
+    checkpoint = _modules("trainer.jobs.checkpoint", "trainer.chat.checkpoint")
     costs = _modules("trainer.jobs.costs")
     # The API container hands the whole SessionStore port to the routes and the agent loop, and the
     # daily metrics to the budget; both HTTP functions run that app.

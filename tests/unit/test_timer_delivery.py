@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainer.agent.loop import ClientResponse
 from trainer.api.schemas import ChatResponse
+from trainer.chat.turn import ClientResponse
 from trainer.store.models import EventType
 from trainer.tools.base import Reply, ToolContext
 from trainer.tools.communication import MessageNotifyUser

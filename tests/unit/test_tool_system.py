@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from trainer.agent.tool_registry import ToolOutcome, ToolRegistry
+from trainer.agents.tools import ToolOutcome, ToolSet
 from trainer.domain.progression import ProgressionTarget
 from trainer.domain.workout import Workout
 from trainer.domain.workout_checks import WorkoutReview
@@ -22,8 +22,8 @@ from tests.fakes.agent_harness import USER, chest_workout, exercise, plank
 from tests.fakes.memory_store import InMemorySessionStore
 
 
-def registry() -> ToolRegistry:
-    return ToolRegistry([*communication_tools(), *workout_tools()])
+def registry() -> ToolSet:
+    return ToolSet([*communication_tools(), *workout_tools()])
 
 
 def context(store: InMemorySessionStore | None = None, coach: WorkoutCoach | None = None) -> ToolContext:
@@ -37,9 +37,7 @@ def wire(outcome: ToolOutcome) -> dict[str, Any]:
     return outcome.result_json()
 
 
-async def generated(
-    reg: ToolRegistry, ctx: ToolContext, workout: dict[str, Any] | None = None
-) -> dict[str, Any]:
+async def generated(reg: ToolSet, ctx: ToolContext, workout: dict[str, Any] | None = None) -> dict[str, Any]:
     execution = await reg.execute("generate_workout", {"workout": workout or chest_workout()}, ctx)
     assert execution.success, execution.formatted
     assert isinstance(execution.result, GenerateResult)
@@ -163,7 +161,7 @@ async def test_invalid_arguments_return_compact_pydantic_errors() -> None:
 
 
 async def test_tool_error_becomes_an_error_observation_with_its_message() -> None:
-    reg = ToolRegistry([_Refusing()])
+    reg = ToolSet([_Refusing()])
     execution = await reg.execute("refusing", {}, context())
     assert wire(execution) == {"success": False, "error": "not allowed: reason"}
 
@@ -171,14 +169,14 @@ async def test_tool_error_becomes_an_error_observation_with_its_message() -> Non
 async def test_a_service_error_is_the_tools_expected_failure_with_its_message() -> None:
     with pytest.raises(ToolError, match=r"^weight_unit must be one of kg, lbs$"):
         await _ServiceRefusing().execute(_NoArgs(), context())
-    execution = await ToolRegistry([_ServiceRefusing()]).execute("service_refusing", {}, context())
+    execution = await ToolSet([_ServiceRefusing()]).execute("service_refusing", {}, context())
     assert wire(execution) == {"success": False, "error": "weight_unit must be one of kg, lbs"}
 
 
 async def test_unexpected_exception_becomes_an_internal_error_observation(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    reg = ToolRegistry([_Exploding()])
+    reg = ToolSet([_Exploding()])
     execution = await reg.execute("exploding", {}, context())
     assert wire(execution)["error"] == "internal error in exploding: KeyError"
     assert "secret detail" not in execution.formatted
@@ -504,11 +502,12 @@ def test_the_agent_loop_names_no_tool() -> None:
     import re
     from pathlib import Path
 
-    from trainer.agent import loop
-    from trainer.container import collect_tools
+    from trainer.agents import steps
+    from trainer.chat import turn
+    from trainer.chat.agent import CHAT
 
-    source = Path(loop.__file__).read_text()
-    named = [t.name for t in collect_tools() if re.search(rf"\b{t.name}\b", source)]
+    source = Path(turn.__file__).read_text() + Path(steps.__file__).read_text()
+    named = [t.name for t in CHAT.tools if re.search(rf"\b{t.name}\b", source)]
     assert named == []
 
 

@@ -4,7 +4,7 @@ by every commit, numbering gap-free whatever fails."""
 from __future__ import annotations
 
 import pytest
-from trainer.agent.turn_store import LeaseLost, TurnStore
+from trainer.chat.turn_store import LeaseLost, TurnStore
 from trainer.store.models import EventType, KnowledgeRef
 from trainer.store.ports import StoreUnavailable
 

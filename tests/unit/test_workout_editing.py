@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from trainer.agent.tool_registry import ToolOutcome, ToolRegistry
+from trainer.agents.tools import ToolOutcome, ToolSet
 from trainer.domain.workout import Workout
 from trainer.tools.base import Reply, ToolContext
 from trainer.tools.communication import communication_tools
@@ -18,8 +18,8 @@ from tests.fakes.memory_store import InMemorySessionStore
 from tests.fakes.scripted_model import call
 
 
-def registry() -> ToolRegistry:
-    return ToolRegistry([*communication_tools(), *workout_tools()])
+def registry() -> ToolSet:
+    return ToolSet([*communication_tools(), *workout_tools()])
 
 
 def context(coach: Any = None) -> ToolContext:
@@ -32,9 +32,7 @@ def new_exercise(name: str = "Dips", **overrides: Any) -> dict[str, Any]:
     return {k: v for k, v in exercise(name, **overrides).items() if k != "order"}
 
 
-async def generated(
-    reg: ToolRegistry, ctx: ToolContext, workout: dict[str, Any] | None = None
-) -> dict[str, Any]:
+async def generated(reg: ToolSet, ctx: ToolContext, workout: dict[str, Any] | None = None) -> dict[str, Any]:
     outcome = await reg.execute("generate_workout", {"workout": workout or chest_workout()}, ctx)
     assert outcome.success, outcome.formatted
     return outcome.result_json()

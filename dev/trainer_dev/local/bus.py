@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from trainer.jobs.bus import SOURCE, encode_detail
+from trainer.store.bus import SOURCE, encode_detail
 
 logger = logging.getLogger(__name__)
 

@@ -25,25 +25,19 @@ from types import TracebackType
 from typing import Any, Self
 
 from pydantic import BaseModel
-from trainer.agent.ports import TurnHooks
-from trainer.agent.tool_registry import ToolOutcome
-from trainer.agents.backends import offline_output, reply_from_output
-from trainer.agents.registry import OfflineContext, Registries, ToolExchange
-from trainer.agents.wire import (
-    AGENT_HEADER,
-    CONTEXT_OPEN,
-    FEEDBACK_PREFIX,
-    INPUT_CLOSE,
-    INPUT_OPEN,
-    OUTPUT_TOOL_PREFIX,
-    parse_input,
-)
+from trainer.agents.definitions import OfflineContext, ToolExchange
+from trainer.agents.registry import AgentRegistry
+from trainer.agents.tools import ToolOutcome
+from trainer.agents.wire import CONTEXT_OPEN, FEEDBACK_PREFIX, INPUT_CLOSE, INPUT_OPEN, parse_input
+from trainer.chat.hooks import TurnHooks
 from trainer.domain.workout import Exercise, Workout
-from trainer.llm.deterministic_selector import decide
-from trainer.llm.models import MODELS
-from trainer.llm.offline import OfflineAgentModel
-from trainer.llm.offline.records import UserRecords
-from trainer.llm.ports import AgentModel, ModelRequest, ModelResponse
+from trainer.offline import OfflineAgentModel
+from trainer.offline.records import UserRecords
+from trainer.offline.selector import decide
+from trainer.offline.structured import offline_output, reply_from_output
+from trainer.providers.anthropic import OUTPUT_TOOL_PREFIX
+from trainer.providers.models import MODELS
+from trainer.providers.ports import AGENT_HEADER, AgentModel, ModelRequest, ModelResponse
 from trainer.store.models import Session
 
 CACHE_TTL_S = 300.0
@@ -322,7 +316,7 @@ class FakeLLMServer:
         policy_loop: asyncio.AbstractEventLoop | None = None,
         clock: Callable[[], float] = time.monotonic,
         journal: ResultJournal | None = None,
-        agents: Registries | None = None,
+        agents: AgentRegistry | None = None,
     ) -> None:
         self.policy: AgentModel = policy or OfflineAgentModel(DemoPlanner())
         self.agents = agents
@@ -443,18 +437,18 @@ class FakeLLMServer:
                 self.fail_next_structured_with_invalid = int(self.fail_next_structured_with_invalid) - 1
         return invalid
 
-    def registries(self) -> Registries:
+    def registry(self) -> AgentRegistry:
         with self._lock:
             if self.agents is None:
-                from trainer.container import build_registries
+                from trainer.container import build_agent_registry
 
-                self.agents = build_registries()
+                self.agents = build_agent_registry()
             return self.agents
 
     def structured_output(self, agent: str, call: _AgentCall) -> Any:
         """The agent's offline answer to the request (an output or a ToolRequest)."""
         context = OfflineContext(agent, call.context, call.tool_results, call.attempt)
-        coro = offline_output(self.registries(), agent, call.input, context)
+        coro = offline_output(self.registry(), agent, call.input, context)
         if self.policy_loop is not None:
             return asyncio.run_coroutine_threadsafe(coro, self.policy_loop).result(timeout=60)
         return asyncio.run(coro)

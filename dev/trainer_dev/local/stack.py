@@ -33,7 +33,7 @@ from trainer.api.auth import mint_dev_token
 from trainer.settings import Settings
 
 if TYPE_CHECKING:
-    from trainer.agent.ports import TurnHooks
+    from trainer.chat.hooks import TurnHooks
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
 
@@ -212,8 +212,8 @@ def _start_fake_llm(
     """A loopback fake of the Anthropic and OpenAI APIs in this process, its policy composing real
     workouts from the database; the settings point the real SDKs at it."""
     from pydantic import SecretStr
-    from trainer.agent.offline_coach import OfflineCoach
-    from trainer.llm.offline import OfflineAgentModel
+    from trainer.offline import OfflineAgentModel
+    from trainer.offline.planner import OfflineCoach
 
     from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from trainer.settings import Settings
@@ -18,44 +19,29 @@ from trainer.settings import Settings
 if TYPE_CHECKING:
     import httpx2
 
-    from trainer.agent.loop import AgentDeps, TurnResult
-    from trainer.agent.ports import EventPublisher, SourceFetcher, TurnHooks
+    from trainer.agents.backends import Backends
     from trainer.agents.factory import AgentRunDeps
-    from trainer.agents.registry import Registries
+    from trainer.agents.prompts import PromptStore
+    from trainer.agents.registry import AgentRegistry
+    from trainer.chat.hooks import TurnHooks
+    from trainer.chat.ports import EventPublisher, SourceFetcher
+    from trainer.chat.turn import ChatDeps, TurnResult
     from trainer.frames import FrameSink
-    from trainer.llm.offline import OfflinePlanner
-    from trainer.llm.ports import AgentModel, KnowledgeSelector
+    from trainer.offline import OfflinePlanner
     from trainer.programs.pipeline import ProgramDeps
+    from trainer.providers.ports import AgentModel, KnowledgeSelector
+    from trainer.services.today import TodayService
     from trainer.services.usage_limits import UsageLimits
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
-    from trainer.tools.base import AnyTool
 
 logger = logging.getLogger(__name__)
 
 MAX_REGISTERED_USERS_CACHED = 10_000
 
-TOOL_MODULES: tuple[str, ...] = (
-    "communication",
-    "workout",
-    "goals",
-    "preferences",
-    "logging",
-    "timers",
-    "calendar",
-    "analytics",
-    "data",
-    "location",
-    "exercises",
-    "programs",
-)
-
-AGENT_REGISTRATIONS: tuple[tuple[str, str], ...] = (("trainer.programs.agents", "register_program_agents"),)
-"""(module, function) pairs that register a package's agents: `function(registries)`."""
-
 
 class TurnRunner(Protocol):
-    """What the HTTP layer needs from the agent (trainer.agent.loop.AgentLoop)."""
+    """What the HTTP layer needs from the chat agent (trainer.chat.turn.ChatRunner)."""
 
     async def run_turn(
         self,
@@ -97,8 +83,25 @@ class Container:
             self.registered_users.clear()
         self.registered_users.add(user_id)
 
+    def today_service(self, user_id: str, now: datetime) -> TodayService:
+        """GET /today's service for one user at `now`: a day with nothing planned gets a workout from the
+        offline coach's composer (the catalog on the user's equipment, goals, history and preferences;
+        no model call), worded by the program pipeline's day messages. Needs the domain database."""
+        from trainer.offline.planner import OfflineCoach
+        from trainer.programs.day_messages import OfflineDayMessages
+        from trainer.services.scope import UserScope, user_key
+        from trainer.services.today import TodayService
+
+        if self.db is None:
+            raise RuntimeError("no domain database configured")
+        return TodayService(
+            UserScope(self.db, user_key(user_id)),
+            OfflineCoach(self.db, self.store, clock=lambda: now),
+            OfflineDayMessages(),
+        )
+
     def is_known_model(self, model_id: str) -> bool:
-        from trainer.llm.models import get_model
+        from trainer.providers.models import get_model
 
         try:
             get_model(model_id)
@@ -122,100 +125,120 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.store.usage",
     "trainer.services.usage_limits",
     "trainer.services.user_data",
-    "trainer.jobs.bus",
-    "trainer.agent.loop",
-    "trainer.agent.hooks",
-    "trainer.agent.tool_registry",
-    "trainer.agent.budget",
-    "trainer.agent.coaching",
-    "trainer.agent.offline_coach",
-    "trainer.llm.factory",
-    "trainer.llm.models",
+    "trainer.store.bus",
+    "trainer.chat.turn",
+    "trainer.chat.agent",
+    "trainer.chat.hooks",
+    "trainer.agents.tools",
+    "trainer.agents.steps",
+    "trainer.chat.budget",
+    "trainer.chat.coaching",
+    "trainer.offline.planner",
+    "trainer.providers.anthropic",
+    "trainer.providers.openai",
+    "trainer.offline",
+    "trainer.offline.selector",
+    "trainer.providers.models",
     "trainer.agents.registry",
-    "trainer.agents.registrations",
     "trainer.agents.prompts",
     "trainer.agents.context",
     "trainer.agents.invocations",
     "trainer.agents.factory",
     "trainer.agents.backends",
-    "trainer.agents.anthropic_structured",
-    "trainer.agents.openai_structured",
+    "trainer.offline.structured",
     "trainer.programs.agents",
     "trainer.sources.registry",
     "trainer.runtime_secrets",
     "aws_lambda_powertools.utilities.parameters",
 )
 """What `build_container`, `resolve_runtime_secrets` and a turn import when they first run (the model
-SDKs come with trainer.llm.factory, psycopg with trainer.store.db)."""
+SDKs come with trainer.providers, psycopg with trainer.store.db)."""
 PREWARMED_AWS_SERVICES: tuple[str, ...] = ("dynamodb", "events", "ssm", "secretsmanager")
 
 
 def prewarm(settings: Settings) -> None:
     """The first container build's work that opens no connection and reads no secret: the modules
-    above, the tool registry and its definitions, the exercise catalog, and one boto3 client per
-    service the functions call (each client loads its service model; none sends a request). Run in an
-    init phase no request waits for (a SnapStart snapshot, provisioned concurrency); what it builds
-    is dropped, the warm caches stay."""
+    above, the agent registry and the chat agent's tool definitions, the exercise catalog, and one
+    boto3 client per service the functions call (each client loads its service model; none sends a
+    request). Run in an init phase no request waits for (a SnapStart snapshot, provisioned
+    concurrency); what it builds is dropped, the warm caches stay."""
     for name in PREWARMED_MODULES:
         importlib.import_module(name)
-    from trainer.agent.tool_registry import ToolRegistry
+    from trainer.chat.agent import CHAT
     from trainer.domain.catalog import load_catalog
     from trainer.store.dynamo_tables import aws_client
 
-    ToolRegistry(collect_tools()).definitions()
-    build_registries()
+    CHAT.toolset.definitions()
+    build_agent_registry()
     load_catalog()
     for service in PREWARMED_AWS_SERVICES:
         aws_client(service, settings)
 
 
-def collect_tools(module_names: Iterable[str] = TOOL_MODULES) -> list[AnyTool]:
-    """Every tool exported as `TOOLS` by the trainer.tools.* modules."""
-    tools: list[AnyTool] = []
-    for name in module_names:
-        module = importlib.import_module(f"trainer.tools.{name}")
-        tools.extend(getattr(module, "TOOLS", []))
-    return tools
-
-
-def build_registries(chat_tools: Iterable[str] | None = None) -> Registries:
-    """Every agent the system runs (the system agents, then each package of `AGENT_REGISTRATIONS`),
-    checked: a name that does not resolve is a RegistryError here, at start-up."""
+def build_agent_registry() -> AgentRegistry:
+    """Every agent the system runs, checked together: the chat agent and the two around its turn
+    (trainer.chat.agent), the program agents (trainer.programs.agents). A problem is a RegistryError
+    here, at start-up."""
     from trainer.agents.prompts import read_prompt_files
-    from trainer.agents.registrations import register_system_agents
-    from trainer.agents.registry import Registries
+    from trainer.agents.registry import AgentRegistry
+    from trainer.chat.agent import CHAT_AGENTS
+    from trainer.programs.agents import PROGRAM_AGENTS
 
-    registries = Registries()
-    names = list(chat_tools) if chat_tools is not None else [tool.name for tool in collect_tools()]
-    register_system_agents(registries, names)
-    for module_name, function in AGENT_REGISTRATIONS:
-        getattr(importlib.import_module(module_name), function)(registries)
-    registries.check(prompt_ids=set(read_prompt_files()))
-    return registries
+    registry = AgentRegistry([*CHAT_AGENTS, *PROGRAM_AGENTS])
+    registry.check(prompt_ids=set(read_prompt_files()))
+    return registry
+
+
+def build_backends(
+    settings: Settings, registry: AgentRegistry, http_client: httpx2.AsyncClient | None = None
+) -> Backends:
+    """The registry agents' model per role, by TRAINER_AGENT_PROVIDER (trainer.agents.backends)."""
+    from trainer.agents.backends import Backends, ModelChoice, agent_provider
+
+    provider = agent_provider(settings)
+    if provider == "anthropic":
+        from trainer.providers.anthropic import AnthropicStructured
+
+        anthropic = AnthropicStructured(settings, http_client=http_client)
+        logger.info("program agents: Anthropic (%s / %s)", settings.model, settings.light_model)
+        return Backends(ModelChoice(anthropic, settings.model), ModelChoice(anthropic, settings.light_model))
+    if provider == "openai":
+        from trainer.providers.openai import OpenAIStructured
+
+        openai = OpenAIStructured(settings, http_client=http_client)
+        logger.info(
+            "program agents: OpenAI (%s / %s)", settings.openai_agent_model, settings.initializer_model
+        )
+        return Backends(
+            ModelChoice(openai, settings.openai_agent_model), ModelChoice(openai, settings.initializer_model)
+        )
+    from trainer.offline.structured import OfflineStructured
+
+    logger.info("program agents: OFFLINE deterministic implementations")
+    return Backends.single(OfflineStructured(registry))
 
 
 def agent_run_deps(
     settings: Settings,
     db: Database | None,
-    registries: Registries | None = None,
+    registry: AgentRegistry | None = None,
     *,
+    prompts: PromptStore | None = None,
     http_client: httpx2.AsyncClient | None = None,
 ) -> AgentRunDeps:
-    """The registry agents' dependencies: backends chosen by settings, prompts and invocations in
-    Postgres (in memory without a database), context from the data sources."""
-    from trainer.agents.backends import build_backends
+    """The registry agents' dependencies: backends chosen by settings (the offline one finds each
+    agent's implementation in `registry`), prompts and invocations in Postgres (in memory without a
+    database), context from the data sources."""
     from trainer.agents.context import ContextService
     from trainer.agents.factory import AgentRunDeps
     from trainer.agents.invocations import InvocationRecorder, MemoryInvocations, PostgresInvocations
     from trainer.agents.prompts import PromptStore
 
-    registries = registries or build_registries()
     invocations: InvocationRecorder = PostgresInvocations(db) if db is not None else MemoryInvocations()
     return AgentRunDeps(
-        registries=registries,
-        backends=build_backends(settings, registries, http_client),
-        prompts=PromptStore(db),
-        context=ContextService(db, registries.contexts),
+        backends=build_backends(settings, registry or build_agent_registry(), http_client),
+        prompts=prompts or PromptStore(db),
+        context=ContextService(db),
         invocations=invocations,
         db=db,
     )
@@ -250,20 +273,23 @@ async def build_container(
         await db.open()
         closers.append(db.close)
     if publisher is None:
-        from trainer.jobs.bus import EventBridgePublisher
+        from trainer.store.bus import EventBridgePublisher
 
         publisher = EventBridgePublisher(settings)
-    from trainer.agent.loop import AgentLoop
+    from trainer.agents.prompts import PromptStore
+    from trainer.chat.turn import ChatRunner
     from trainer.observability import default_turn_hooks
 
     if budget is None:
         budget = _usage_limits(settings, store)
-    agents = agent_run_deps(settings, db)
+    prompts = PromptStore(db)
+    agents = agent_run_deps(settings, db, prompts=prompts)
     programs = program_deps(settings, db, agents, publisher, budget)
-    deps = agent_deps(
+    deps = chat_deps(
         settings,
         store,
         db,
+        prompts=prompts,
         publisher=publisher,
         agent_model=agent_model,
         selector=selector,
@@ -275,7 +301,7 @@ async def build_container(
     return Container(
         settings=settings,
         store=store,
-        agent=AgentLoop(deps),
+        agent=ChatRunner(deps),
         db=db,
         publisher=publisher,
         limits=budget,
@@ -285,11 +311,12 @@ async def build_container(
     )
 
 
-def agent_deps(
+def chat_deps(
     settings: Settings,
     store: SessionStore,
     db: Database | None,
     *,
+    prompts: PromptStore | None = None,
     publisher: EventPublisher | None = None,
     agent_model: AgentModel | None = None,
     selector: KnowledgeSelector | None = None,
@@ -297,20 +324,22 @@ def agent_deps(
     hooks: Sequence[TurnHooks] = (),
     budget: UsageLimits | None = None,
     programs: ProgramDeps | None = None,
-) -> AgentDeps:
-    """The agent's typed dependencies: tools, models, data sources, coaching, programs, hooks, budget."""
-    from trainer.agent.hooks import CompositeHooks
-    from trainer.agent.loop import AgentDeps
-    from trainer.agent.tool_registry import ToolRegistry
+) -> ChatDeps:
+    """The chat turn's typed dependencies: the chat agent (its iteration cap from the settings), its
+    prompts, models, data sources, coaching, programs, hooks, budget."""
+    from dataclasses import replace
+
+    from trainer.agents.prompts import PromptStore
+    from trainer.chat.agent import CHAT
+    from trainer.chat.hooks import CompositeHooks
+    from trainer.chat.turn import ChatDeps
 
     if selector is None:
-        from trainer.llm.factory import build_selector
-
         selector = build_selector(settings)
     coach = None
     if db is not None:
-        from trainer.agent.coaching import CoachServices
-        from trainer.agent.offline_coach import OfflineCoach
+        from trainer.chat.coaching import CoachServices
+        from trainer.offline.planner import OfflineCoach
 
         coach = CoachServices(db)
         if planner is None:
@@ -322,12 +351,18 @@ def agent_deps(
         if planner is None and settings.model_mode == "offline":
             raise ValueError("the offline model composes workouts from the domain database: set DATABASE_URL")
         models = ModelsById(settings, planner)
-    return AgentDeps(
+    agent = (
+        CHAT
+        if CHAT.max_steps == settings.max_iterations
+        else replace(CHAT, max_steps=settings.max_iterations)
+    )
+    return ChatDeps(
+        agent=agent,
+        prompts=prompts or PromptStore(db),
         budget=budget,
         store=store,
         models=models,
         selector=selector,
-        registry=ToolRegistry(collect_tools()),
         user_data=_user_data_builder(db),
         sources=_source_fetcher_factory(db),
         settings=settings,
@@ -377,11 +412,41 @@ class ModelsById:
 
     def model_for(self, model_id: str) -> AgentModel:
         if model_id not in self._models:
-            from trainer.llm.factory import build_agent_model
-
             settings = self._settings.model_copy(update={"model": model_id})
             self._models[model_id] = build_agent_model(settings, self._planner)
         return self._models[model_id]
+
+
+def build_agent_model(
+    settings: Settings, planner: OfflinePlanner | None, http_client: httpx2.AsyncClient | None = None
+) -> AgentModel:
+    """The chat agent's model: Anthropic with its key, else the offline coach on the planner."""
+    if settings.anthropic_api_key is not None:
+        from trainer.providers.anthropic import AnthropicAgentModel
+
+        logger.info("main agent model: Anthropic (%s)", settings.model)
+        return AnthropicAgentModel(settings, http_client=http_client)
+    if planner is None:
+        raise ValueError("the offline model needs a planner (the domain database)")
+    from trainer.offline import OfflineAgentModel
+
+    logger.warning("main agent model: OFFLINE rule-based policy (no ANTHROPIC_API_KEY set)")
+    return OfflineAgentModel(planner)
+
+
+def build_selector(settings: Settings, http_client: httpx2.AsyncClient | None = None) -> KnowledgeSelector:
+    """The initializer: OpenAI with its key (the deterministic rules when it fails), else the rules."""
+    from trainer.offline.selector import DeterministicKnowledgeSelector
+
+    if settings.openai_api_key is None:
+        logger.info("initializer: deterministic rules (no OPENAI_API_KEY set)")
+        return DeterministicKnowledgeSelector()
+    from trainer.chat.initializer import FallbackKnowledgeSelector
+    from trainer.providers.openai import OpenAIKnowledgeSelector
+
+    logger.info("initializer: OpenAI (%s) with deterministic fallback", settings.initializer_model)
+    primary = OpenAIKnowledgeSelector(settings, http_client=http_client)
+    return FallbackKnowledgeSelector(primary, DeterministicKnowledgeSelector())
 
 
 def _usage_limits(settings: Settings, store: SessionStore) -> UsageLimits | None:

@@ -36,13 +36,13 @@ from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 
-from trainer.agent.ports import TurnHooks
+from trainer.chat.hooks import TurnHooks
 from trainer.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
 
-    from trainer.agent.ports import TurnSummary
+    from trainer.chat.hooks import TurnSummary
     from trainer.store.models import Session
 
 SERVICE_NAME = "trainer"

@@ -1,35 +1,32 @@
-"""The agent registry and factory (seed 004): agents as data, named registries, `run_agent`.
+"""The one agent runtime (seed 004): agents as definitions that point at their code, one tool type run
+by one executor, one step engine, one prompt store, one context service, and the factory.
 
-Registering a package's agents (`trainer.programs.agents.register_program_agents`, called by
-`trainer.container.build_registries`, which then runs `check()`):
+A definition (trainer.agents.definitions) holds the objects an agent runs with:
 
-    def register_program_agents(registries: Registries) -> None:
-        r = registries
-        r.agents.register_schema("fitness_plan", FitnessPlan)      # pydantic models by name (input/output)
-        r.agents.register_validator("min_microcycles", fn)         # fn(output, input) -> list[str] errors
-        r.agents.register_transform("day_messages", fn)            # fn(parent_output, parent_input) -> input
-        r.agents.register_condition("has_training_days", fn)       # fn(parent_output, parent_input) -> bool
-        r.callbacks.register("enforce_length", fn)                 # async fn(CallbackEvent) -> output | None
-        r.offline.register("fitness_plan", fn)                     # async fn(input, OfflineContext) -> output
-        r.contexts.register("training_plan", fn)                   # async fn(ContextRequest) -> escaped str
-        r.tools.register(AgentTool(name, description, args=Model, execute=fn, priority=1, kind="query"))
-        r.agents.register(AgentDefinition(
-            name="fitness_plan", description="...", model_role="main",   # prompt_id defaults to name
-            input_schema="plan_inputs", context_types=("user_profile",),
-            output=OutputSpec.json_of("fitness_plan"),                   # or OutputSpec(kind="markdown")
-            validators=("min_microcycles",),
-            sub_agents=(SubAgentSpec(agent="workout_message", transform="day_messages", fan_out=True),),
-            callbacks=(CallbackSpec(name="enforce_length", when="on_success"),),
-            retry=RetryPolicy(max_retries=2, retry_on=("validation_error",), backoff_ms=0),
-            timeout_seconds=60, cost_category="high"))
+    WORKOUT_MESSAGE = AgentDefinition(
+        name="workout_message", description="...", model_role="light",  # prompt_id defaults to name
+        input_schema=MessageInput,                       # a pydantic model
+        output=OutputSpec(kind="text"),                  # or OutputSpec.json_of(WeekDraft)
+        finalize=None,                                   # (draft, input) -> output, or Rejected
+        validators=(message_length,),                    # (output, input) -> [errors]
+        callbacks=(Callback(enforce_length_callback),),  # async (CallbackEvent) -> output | None
+        offline=offline_workout_message,                 # async (input, OfflineContext) -> draft
+        retry=RetryPolicy(max_retries=1, retry_on=("validation_error",)),
+        timeout_seconds=20, cost_category="low", max_tokens=1024)
+    MICROCYCLE = AgentDefinition(..., tools=(ExerciseOptions(),), context=(EXAMPLE_WORKOUT,),
+        sub_agents=(SubAgent(WORKOUT_MESSAGE, transform=week_day_messages, fan_out=True),), ...)
 
-Each factory-run agent needs a prompt file `trainer/agents/prompts/<prompt_id>.md` (seeded into the
-`prompts` table by a migration `scripts/prompt_migration.py` writes) and an offline implementation.
+The chat agent is one of them (trainer.chat.agent.CHAT); its turn (trainer.chat.turn) and a registry
+agent's attempts (`run_agent`) run on the same step engine (trainer.agents.steps). The composition root
+lists every definition in one `AgentRegistry` (trainer.container.build_agent_registry), which is where a
+stored name finds its definition and where `check()` runs at start-up. Each factory-run agent needs a
+prompt file `trainer/agents/prompts/<prompt_id>.md` (seeded into the `prompts` table by a migration
+`scripts/prompt_migration.py` writes) and an offline implementation.
 
 Running one:
 
-    run = await run_agent("fitness_plan", inputs, container.agents.for_user(user_id))
-    plan = run.output_as(FitnessPlan)        # json agents: the schema's model; text/markdown: str
+    run = await run_agent(FITNESS_PLAN, inputs, container.agents.for_user(user_id))
+    plan = run.output_as(PlanResult)         # the finalized output, after callbacks
     run.sub_outputs["workout_message"]       # a list for a fan-out sub-agent
     run.invocation_id, run.attempts, run.usage, run.cost_cents
     # failure: AgentFailed(name, errors, invocation_id, kind); on-demand sub-agents: on_demand={"name"}
@@ -39,69 +36,53 @@ deterministic; the loopback fake server (`trainer_dev.local.fake_llm`) rebuilds 
 JSON and calls the same implementation, so inputs must round-trip through `model_dump(mode="json")`.
 """
 
-from trainer.agents.backends import (
-    AgentReply,
-    AgentRequest,
-    Backends,
-    ModelChoice,
-    OfflineStructured,
-    StructuredModel,
-    build_backends,
-)
+from trainer.agents.backends import Backends, ModelChoice
 from trainer.agents.context import ContextService
 from trainer.agents.definitions import (
     AgentDefinition,
-    CallbackSpec,
+    Callback,
+    CallbackEvent,
+    ContextProvider,
+    ContextRequest,
+    OfflineContext,
     OutputSpec,
+    Rejected,
     RetryPolicy,
-    SubAgentSpec,
+    SubAgent,
+    ToolExchange,
+    ToolRequest,
 )
 from trainer.agents.factory import AgentError, AgentFailed, AgentRun, AgentRunDeps, run_agent
 from trainer.agents.invocations import InvocationRecord, MemoryInvocations, PostgresInvocations
 from trainer.agents.prompts import PromptStore, PromptVersion
-from trainer.agents.registry import (
-    AgentTool,
-    CallbackEvent,
-    ContextRequest,
-    OfflineContext,
-    Registries,
-    RegistryError,
-    ToolCallContext,
-    ToolExchange,
-    ToolRequest,
-)
+from trainer.agents.registry import AgentRegistry, RegistryError
 
 __all__ = [
     "AgentDefinition",
     "AgentError",
     "AgentFailed",
-    "AgentReply",
-    "AgentRequest",
+    "AgentRegistry",
     "AgentRun",
     "AgentRunDeps",
-    "AgentTool",
     "Backends",
+    "Callback",
     "CallbackEvent",
-    "CallbackSpec",
+    "ContextProvider",
     "ContextRequest",
     "ContextService",
     "InvocationRecord",
     "MemoryInvocations",
     "ModelChoice",
     "OfflineContext",
-    "OfflineStructured",
     "OutputSpec",
     "PostgresInvocations",
     "PromptStore",
     "PromptVersion",
-    "Registries",
     "RegistryError",
+    "Rejected",
     "RetryPolicy",
-    "StructuredModel",
-    "SubAgentSpec",
-    "ToolCallContext",
+    "SubAgent",
     "ToolExchange",
     "ToolRequest",
-    "build_backends",
     "run_agent",
 ]

@@ -1,63 +1,173 @@
-"""Agent definitions as pure data (seed 004 AgentConfig): frozen pydantic models holding names only.
+"""Agent definitions (seed 004 AgentConfig) as code: frozen dataclasses holding the Python objects an
+agent runs with, so go-to-definition follows every one of them: its tools, input and output models, the
+code that finalizes and checks a draft, its sub-agents with their transforms and conditions, its
+callbacks, context providers and offline implementation.
 
-Everything a definition refers to (tools, sub-agents, callbacks, validators, transforms, conditions,
-schemas, context types) is a name resolved against `trainer.agents.registry.Registries`, so a definition
-serialises to JSON and back unchanged and holds no code.
+Names remain only where they are stored: an agent's `name` (rows of `agent_invocations`, the
+`x-trainer-agent` header the loopback fake dispatches on, the registry the API and the fake look it up
+in) and its `prompt_id` (rows of the `prompts` table, the prompt file `agents/prompts/<prompt_id>.md`).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel
 
-NAME_PATTERN = r"^[a-z][a-z0-9_]{0,57}$"
-"""Agent and schema names: usable in a tool name (`emit_<schema>`) and an HTTP header."""
+from trainer.agents.tools import ToolSet
+from trainer.providers.ports import OutputSpec
+from trainer.sources.registry import DataSource
+from trainer.tools.base import AnyTool
+
+__all__ = [
+    "AgentDefinition",
+    "Callback",
+    "CallbackEvent",
+    "ContextProvider",
+    "ContextRequest",
+    "OfflineContext",
+    "OutputSpec",
+    "Rejected",
+    "RetryPolicy",
+    "SubAgent",
+    "ToolExchange",
+    "ToolRequest",
+]
+
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,57}$")
+"""Agent names and prompt ids: usable in an HTTP header and a file name."""
 
 ModelRole = Literal["main", "light"]
-OutputKind = Literal["text", "markdown", "json"]
 Trigger = Literal["always", "on_demand"]
 CallbackTiming = Literal["on_success", "on_failure", "always"]
 RetryReason = Literal["validation_error", "timeout", "model_error"]
 CostCategory = Literal["low", "medium", "high"]
 
 
-class _Data(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Rejected(Exception):
+    """A draft that cannot become the agent's output: `errors` go back to the model with its answer."""
+
+    def __init__(self, errors: Sequence[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = list(errors)
 
 
-class OutputSpec(_Data):
-    """`text` and `markdown` answers are strings; `json` answers are validated against the pydantic
-    model registered under `schema_name`. `OutputSpec.json_of("fitness_plan")` builds one."""
+@dataclass(frozen=True)
+class ToolExchange:
+    """One earlier tool call of this attempt and what it returned."""
 
-    kind: OutputKind = "text"
-    schema_name: str | None = Field(default=None, pattern=NAME_PATTERN)
-
-    @classmethod
-    def json_of(cls, schema_name: str) -> OutputSpec:
-        return cls(kind="json", schema_name=schema_name)
-
-    @model_validator(mode="after")
-    def _schema_matches_kind(self) -> OutputSpec:
-        if (self.kind == "json") != (self.schema_name is not None):
-            raise ValueError("a json output names its schema; text and markdown outputs name none")
-        return self
+    name: str
+    arguments: dict[str, Any]
+    content: str
+    is_error: bool = False
 
 
-class SubAgentSpec(_Data):
-    """A sub-agent run on the parent's validated output. Batches run in ascending order, one after
-    another; the sub-agents of one batch run concurrently."""
+@dataclass(frozen=True)
+class OfflineContext:
+    """What an offline implementation gets besides its typed input: the rendered context blocks, the
+    tool calls it asked for earlier with their results, and the attempt number."""
 
     agent: str
-    transform: str | None = None
+    context: tuple[str, ...] = ()
+    tool_results: tuple[ToolExchange, ...] = ()
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """Returned by an offline implementation that wants tools called first: (name, arguments) pairs."""
+
+    calls: tuple[tuple[str, dict[str, Any]], ...]
+
+
+@dataclass(frozen=True)
+class CallbackEvent:
+    """What a callback sees. On success it may return a replacement output (None keeps it)."""
+
+    agent: str
+    input: Any
+    output: Any
+    success: bool
+    errors: tuple[str, ...]
+    invocation_id: str
+    sub_outputs: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    user_id: str | None
+    input: Any
+    now: datetime
+
+
+Finalize = Callable[[Any, Any], Any]
+"""(draft, input) -> the output; raises Rejected with the errors the model must fix."""
+Validator = Callable[[Any, Any], Sequence[str]]
+"""(output, input) -> error messages; none means valid."""
+Transform = Callable[[Any, Any], Any]
+"""(parent output, parent input) -> the sub-agent's input (a list for a fan-out)."""
+Condition = Callable[[Any, Any], bool]
+OfflineImpl = Callable[[Any, OfflineContext], Awaitable[Any]]
+"""(typed input, context) -> a draft, text, or a ToolRequest; deterministic, no model."""
+
+
+@dataclass(frozen=True)
+class Callback:
+    """A deterministic side effect run after the agent, by timing, in the definition's order."""
+
+    run: Callable[[CallbackEvent], Awaitable[Any]]
+    when: CallbackTiming = "on_success"
+
+    @property
+    def name(self) -> str:
+        return getattr(self.run, "__name__", repr(self.run))
+
+
+@dataclass(frozen=True)
+class ContextProvider:
+    """A context block beyond the data sources of trainer.sources; returns its text escaped
+    (`trainer.domain.text.escape_text`), as the sources' formatters do. `name` is the block's type."""
+
+    name: str
+    build: Callable[[ContextRequest], Awaitable[str]]
+
+
+ContextSource = DataSource | ContextProvider
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retries after the first attempt; `backoff_ms` doubles with each retry."""
+
+    max_retries: int = 1
+    retry_on: tuple[RetryReason, ...] = ("validation_error",)
+    backoff_ms: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.max_retries <= 5 or not 0 <= self.backoff_ms <= 60_000:
+            raise ValueError("max_retries must be 0-5 and backoff_ms 0-60000")
+
+
+@dataclass(frozen=True)
+class SubAgent:
+    """A sub-agent run on the parent's output. Batches run in ascending order, one after another; the
+    sub-agents of one batch run concurrently."""
+
+    agent: AgentDefinition
+    transform: Transform | None = None
     """Turns (parent output, parent input) into the sub-agent's input; none: the parent's output."""
-    condition: str | None = None
+    condition: Condition | None = None
     """(parent output, parent input) -> bool; the sub-agent is skipped when it is false."""
     trigger: Trigger = "always"
     """`on_demand`: runs only when the caller names it (`run_agent(..., on_demand={...})`)."""
     cache_output: bool = False
-    """Reuse the output of an earlier run with the same input and prompt version (per `AgentRunDeps`)."""
-    batch: int = Field(default=0, ge=0)
+    """Reuse the output of an earlier run with the same input (per `AgentRunDeps`)."""
+    batch: int = 0
     fan_out: bool = False
     """The transform returns a list: the sub-agent runs once per item (concurrently); its output is a list."""
     optional: bool = False
@@ -67,51 +177,58 @@ class SubAgentSpec(_Data):
 
     @property
     def output_key(self) -> str:
-        return self.key or self.agent
+        return self.key or self.agent.name
 
 
-class CallbackSpec(_Data):
+@dataclass(frozen=True, eq=False)
+class AgentDefinition:
+    """One agent the system runs. An agent `implemented_by` its own code (the chat turn, the
+    initializer, the checkpoint summariser) is listed for the registry's completeness and refused by
+    `run_agent`; the others run through the factory (trainer.agents.factory)."""
+
     name: str
-    when: CallbackTiming = "on_success"
-
-
-class RetryPolicy(_Data):
-    """Retries after the first attempt; `backoff_ms` doubles with each retry."""
-
-    max_retries: int = Field(default=1, ge=0, le=5)
-    retry_on: tuple[RetryReason, ...] = ("validation_error",)
-    backoff_ms: int = Field(default=0, ge=0, le=60_000)
-
-
-class AgentDefinition(_Data):
-    """One agent the system runs. `implemented_by` marks an agent run by its own code (the chat loop,
-    the initializer, the checkpoint job): listed for the registry's completeness, refused by `run_agent`."""
-
-    name: str = Field(pattern=NAME_PATTERN)
     description: str
     model_role: ModelRole = "main"
-    prompt_id: str = Field(default="", pattern=r"^$|" + NAME_PATTERN)
-    """The prompt's name (file `agents/prompts/<prompt_id>.md`, rows in `prompts`); default: `name`."""
-    input_schema: str | None = Field(default=None, pattern=NAME_PATTERN)
-    """The registered model the input is validated against; none: the input is text."""
-    tools: tuple[str, ...] = ()
-    context_types: tuple[str, ...] = ()
-    """Data sources (`trainer.sources`) or registered context providers, in prompt order."""
-    output: OutputSpec = OutputSpec()
-    validators: tuple[str, ...] = ()
-    sub_agents: tuple[SubAgentSpec, ...] = ()
-    callbacks: tuple[CallbackSpec, ...] = ()
-    retry: RetryPolicy = RetryPolicy()
-    timeout_seconds: float = Field(default=30.0, gt=0, le=900)
-    """Per attempt (one model exchange with its tool loop)."""
+    prompt_id: str = ""
+    """The prompt's id (file `agents/prompts/<prompt_id>.md`, rows in `prompts`); default: `name`."""
+    input_schema: type[BaseModel] | None = None
+    """The model the input is validated against; none: the input is taken as it is."""
+    tools: tuple[AnyTool, ...] = ()
+    context: tuple[ContextSource, ...] = ()
+    """Data sources (trainer.sources) and context providers, in prompt order."""
+    output: OutputSpec = field(default_factory=OutputSpec)
+    finalize: Finalize | None = None
+    """Turns the parsed draft into the output in code; its Rejected errors go back to the model."""
+    validators: tuple[Validator, ...] = ()
+    """Checks of the (finalized) output."""
+    sub_agents: tuple[SubAgent, ...] = ()
+    callbacks: tuple[Callback, ...] = ()
+    offline: OfflineImpl | None = None
+    """The deterministic implementation run without a model key (and by the loopback fake)."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    timeout_seconds: float = 30.0
+    """Per attempt (one model exchange with its tool steps)."""
     cost_category: CostCategory = "medium"
-    max_tokens: int = Field(default=4096, ge=1, le=64_000)
-    max_tool_rounds: int = Field(default=6, ge=1, le=50)
-    implemented_by: str | None = None
+    max_tokens: int = 4096
+    max_steps: int = 6
+    """Model calls per attempt (the chat agent's iteration cap)."""
+    implemented_by: Callable[..., Any] | None = None
+    """The code that runs an agent the factory does not."""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _default_prompt_id(cls, data: Any) -> Any:
-        if isinstance(data, dict) and not data.get("prompt_id") and isinstance(data.get("name"), str):
-            return {**data, "prompt_id": data["name"]}
-        return data
+    def __post_init__(self) -> None:
+        if not self.prompt_id:
+            object.__setattr__(self, "prompt_id", self.name)
+        for value in (self.name, self.prompt_id):
+            if not NAME_PATTERN.match(value):
+                raise ValueError(f"{value!r} is not an agent name (lower case, digits, underscores)")
+        if not 0 < self.timeout_seconds <= 900 or not 1 <= self.max_steps <= 50:
+            raise ValueError(f"agent {self.name!r}: timeout_seconds must be 0-900 and max_steps 1-50")
+
+    @property
+    def runs_in_factory(self) -> bool:
+        return self.implemented_by is None
+
+    @cached_property
+    def toolset(self) -> ToolSet:
+        """The agent's tools and their executor."""
+        return ToolSet(self.tools)

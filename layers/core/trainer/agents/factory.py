@@ -1,8 +1,11 @@
-"""The agent factory (seed 004 createAgent): `run_agent(name, input, deps)` runs a registered agent.
+"""The agent factory (seed 004 createAgent): `run_agent(definition, input, deps)` runs an agent.
 
 One run: the latest prompt version, the context blocks, then attempts. An attempt is one model exchange
-with its tool loop (calls executed in priority order) under the agent's timeout; its output is parsed
-(the schema for json) and checked by the validators. A rejected output is retried as pydantic-ai does:
+under the agent's timeout: the step engine (trainer.agents.steps) with an in-memory conversation, its
+tool calls executed in priority order by the one executor, until the model answers with its output. The
+output is parsed (the schema for json), finalized in code by the definition's `finalize` (whose Rejected
+errors, like the validators', go back to the model) and checked by its validators. A rejected output is
+retried as pydantic-ai does:
 the model's own answer goes back as an assistant turn and the errors as the next user turn, so the model
 sees the negative example it wrote. Timeouts and model errors retry from the turns before the attempt,
 when the retry policy names them. The validated output then feeds the sub-agents: batches in ascending
@@ -17,34 +20,36 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from trainer.agents.backends import (
+from trainer.agents.backends import Backends, ModelChoice
+from trainer.agents.context import ContextService
+from trainer.agents.definitions import AgentDefinition, CallbackEvent, Rejected, RetryReason, SubAgent
+from trainer.agents.invocations import InvocationRecord, InvocationRecorder, MemoryInvocations
+from trainer.agents.prompts import PromptMissing, PromptStore, PromptVersion
+from trainer.agents.steps import Conversation, EndTurn, FinalOutput, ModelTurn, run_steps
+from trainer.agents.tools import ToolOutcome
+from trainer.agents.wire import canonical, feedback, render_input
+from trainer.domain.text import escape_text
+from trainer.providers.models import UnknownModelError, cost_cents
+from trainer.providers.ports import (
     AgentReply,
     AgentRequest,
     AssistantTurn,
-    Backends,
-    ModelChoice,
+    ModelError,
     RetryTurn,
+    ToolCall,
     ToolResultsTurn,
-    ToolSpec,
     Turn,
+    Usage,
 )
-from trainer.agents.context import ContextService
-from trainer.agents.definitions import AgentDefinition, RetryReason, SubAgentSpec
-from trainer.agents.invocations import InvocationRecord, InvocationRecorder, MemoryInvocations
-from trainer.agents.prompts import PromptMissing, PromptStore, PromptVersion
-from trainer.agents.registry import CallbackEvent, Registries, ToolCallContext
-from trainer.agents.wire import canonical, feedback, output_tool_name, render_input
-from trainer.domain.text import escape_text
-from trainer.llm.models import UnknownModelError, cost_cents
-from trainer.llm.ports import ModelError, ToolCall, Usage
 from trainer.store.db import Database
+from trainer.tools.base import ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -74,18 +79,15 @@ class AgentFailed(Exception):
 
 @dataclass
 class AgentRunDeps:
-    """What runs need: the registries, the backend per model role, prompts, context, the recorder,
-    and the user a run is for (`for_user`). `services` carries whatever the registered tools,
-    callbacks and context providers of a package need (repositories, clocks)."""
+    """What runs need: the backend per model role, prompts, context, the recorder, and the user a run
+    is for (`for_user`)."""
 
-    registries: Registries
     backends: Backends
     prompts: PromptStore
     context: ContextService | None = None
     invocations: InvocationRecorder = field(default_factory=MemoryInvocations)
     user_id: str | None = None
     db: Database | None = None
-    services: Mapping[str, Any] = field(default_factory=dict)
     cache: dict[str, asyncio.Future[AgentRun]] = field(default_factory=dict)
     """Runs of sub-agents with `cache_output`, by agent and input (shared while in flight too); one
     cache per `for_user` copy."""
@@ -121,23 +123,23 @@ class AgentRun:
 
 
 async def run_agent(
-    name: str,
+    agent: AgentDefinition,
     input: Any,
     deps: AgentRunDeps,
     *,
     on_demand: Collection[str] = (),
     parent_id: str | None = None,
 ) -> AgentRun:
-    """Runs agent `name` on `input` (validated against its input schema when it has one). Sub-agents
-    whose trigger is `on_demand` run when `on_demand` names them. Raises AgentFailed."""
-    definition = deps.registries.agents.get(name)
-    if definition.implemented_by is not None:
-        raise AgentError(f"agent {name!r} runs in {definition.implemented_by}, not through run_agent")
-    known = {s.agent for s in definition.sub_agents} | {s.output_key for s in definition.sub_agents}
+    """Runs `agent` on `input` (validated against its input schema when it has one). Sub-agents whose
+    trigger is `on_demand` run when `on_demand` names them (their agent's name or output key). Raises
+    AgentFailed."""
+    if not agent.runs_in_factory:
+        raise AgentError(f"agent {agent.name!r} runs in its own code, not through run_agent")
+    known = {s.agent.name for s in agent.sub_agents} | {s.output_key for s in agent.sub_agents}
     unknown = sorted(set(on_demand) - known)
     if unknown:
-        raise AgentError(f"agent {name!r} has no sub-agent {', '.join(unknown)}")
-    return await _Run(definition, deps, set(on_demand), parent_id).execute(input)
+        raise AgentError(f"agent {agent.name!r} has no sub-agent {', '.join(unknown)}")
+    return await _Run(agent, deps, set(on_demand), parent_id).execute(input)
 
 
 def add_usage(a: Usage, b: Usage) -> Usage:
@@ -188,7 +190,6 @@ class _Run:
     ) -> None:
         self.d = definition
         self.deps = deps
-        self.registries = deps.registries
         self.on_demand = on_demand
         self.parent_id = parent_id
         self.id = str(uuid.uuid4())
@@ -198,11 +199,6 @@ class _Run:
         self.model_calls = 0
         self.tool_calls = 0
         self.errors: list[dict[str, Any]] = []
-        schema_name = definition.output.schema_name
-        self.schema: type[BaseModel] | None = (
-            self.registries.agents.schema(schema_name) if schema_name else None
-        )
-        self.tools = [self.registries.tools.get(t) for t in definition.tools]
 
     async def execute(self, raw_input: Any) -> AgentRun:
         started_at = self.deps.now()
@@ -273,10 +269,8 @@ class _Run:
         )
 
     def _typed_input(self, raw: Any) -> Any:
-        if self.d.input_schema is None:
-            return raw
-        schema = self.registries.agents.schema(self.d.input_schema)
-        if isinstance(raw, schema):
+        schema = self.d.input_schema
+        if schema is None or isinstance(raw, schema):
             return raw
         try:
             return schema.model_validate(raw.model_dump() if isinstance(raw, BaseModel) else raw)
@@ -284,28 +278,10 @@ class _Run:
             raise _Failure("input", validation_messages(exc)) from exc
 
     async def _context(self, typed_input: Any) -> list[str]:
-        if not self.d.context_types:
+        if not self.d.context:
             return []
-        service = self.deps.context or ContextService(self.deps.db, self.registries.contexts)
-        return await service.build(self.d.context_types, input=typed_input, deps=self.deps)
-
-    def _request(
-        self, prompt: PromptVersion, context: list[str], typed_input: Any, turns: list[Turn], attempt: int
-    ) -> AgentRequest:
-        return AgentRequest(
-            agent=self.d.name,
-            system=prompt.body,
-            context=context,
-            input=typed_input,
-            input_text=render_input(typed_input),
-            output=self.d.output,
-            schema=self.schema,
-            model_id=self.choice.model_id,
-            max_tokens=self.d.max_tokens,
-            messages=list(turns),
-            tools=[ToolSpec(t.name, t.description, t.input_schema()) for t in self.tools],
-            attempt=attempt,
-        )
+        service = self.deps.context or ContextService(self.deps.db)
+        return await service.build(self.d.context, input=typed_input, user_id=self.deps.user_id)
 
     async def _attempts(self, prompt: PromptVersion, context: list[str], typed_input: Any) -> Any:
         policy = self.d.retry
@@ -336,40 +312,19 @@ class _Run:
     async def _exchange(
         self, prompt: PromptVersion, context: list[str], typed_input: Any, turns: list[Turn], attempt: int
     ) -> tuple[AgentReply, list[Turn]]:
-        """One model exchange: tool rounds until the model answers without calling a tool."""
-        turns = list(turns)
-        for _ in range(self.d.max_tool_rounds):
-            request = self._request(prompt, context, typed_input, turns, attempt)
-            reply = await self.choice.model.generate(request)
-            self.model_calls += 1
-            self.usage = add_usage(self.usage, reply.usage)
-            if reply.output_call_id is not None or reply.data is not None or not reply.tool_calls:
-                return reply, turns
-            calls = self.registries.tools.order(reply.tool_calls)
-            results = [await self._call_tool(call, typed_input) for call in calls]
-            turns += [AssistantTurn(reply.text, tuple(reply.tool_calls)), ToolResultsTurn(tuple(results))]
-        raise ModelError(f"still calling tools after {self.d.max_tool_rounds} rounds")
-
-    async def _call_tool(self, call: ToolCall, typed_input: Any) -> tuple[ToolCall, str, bool]:
-        self.tool_calls += 1
-        if call.name not in self.d.tools:
-            return call, f"unknown tool {escape_text(call.name)}", True
-        tool = self.registries.tools.get(call.name)
-        try:
-            args = tool.args.model_validate(call.arguments)
-        except ValidationError as exc:
-            return call, escape_text(f"invalid arguments: {'; '.join(validation_messages(exc))}"), True
-        try:
-            result = await tool.execute(args, ToolCallContext(self.d.name, typed_input, self.deps))
-        except Exception as exc:
-            log.warning("tool %s of agent %s failed", call.name, self.d.name, exc_info=True)
-            return call, escape_text(f"{call.name} failed: {type(exc).__name__}: {exc}"), True
-        text = result.model_dump_json() if isinstance(result, BaseModel) else str(result)
-        return call, escape_text(text), False
+        """One model exchange on the step engine: tool steps until the model answers with its output."""
+        conversation = _StructuredConversation(self, prompt, context, typed_input, turns, attempt)
+        result = await run_steps(conversation, self.d.toolset, max_steps=self.d.max_steps)
+        if not isinstance(result.next_step, FinalOutput):
+            raise ModelError(f"still calling tools after {self.d.max_steps} rounds")
+        reply: AgentReply = result.next_step.output
+        return reply, conversation.turns
 
     def _parse(self, reply: AgentReply, typed_input: Any) -> tuple[Any, list[str]]:
+        """The output: the draft parsed (the schema's model, or text), finalized in code, checked."""
         output: Any
-        if self.schema is not None:
+        schema = self.d.output.schema
+        if schema is not None:
             data = reply.data
             if data is None and reply.text:
                 try:
@@ -379,31 +334,35 @@ class _Run:
             if not isinstance(data, dict):
                 return None, ["the answer holds no JSON object of the output schema"]
             try:
-                output = self.schema.model_validate(data)
+                output = schema.model_validate(data)
             except ValidationError as exc:
                 return None, validation_messages(exc)
         else:
             output = (reply.text or "").strip()
             if not output:
                 return None, ["the answer is empty"]
+        if self.d.finalize is not None:
+            try:
+                output = self.d.finalize(output, typed_input)
+            except Rejected as exc:
+                return None, exc.errors
         errors: list[str] = []
-        for name in self.d.validators:
-            errors.extend(str(e) for e in self.registries.agents.validators.get(name)(output, typed_input))
+        for validator in self.d.validators:
+            errors.extend(str(e) for e in validator(output, typed_input))
         return output, errors
 
     def _negative_example(self, reply: AgentReply, errors: list[str]) -> list[Turn]:
         """The rejected answer as the model wrote it, then the errors."""
-        schema_name = self.d.output.schema_name
-        if reply.output_call_id is not None and reply.data is not None and schema_name is not None:
-            call = ToolCall(reply.output_call_id, output_tool_name(schema_name), reply.data)
-            return [AssistantTurn(None, (call,)), RetryTurn(feedback(errors), reply.output_call_id)]
+        call = reply.output_call
+        if call is not None and reply.data is not None:
+            return [AssistantTurn(None, (call,)), RetryTurn(feedback(errors), call.id)]
         return [AssistantTurn(reply.raw_output or reply.text or "(no output)"), RetryTurn(feedback(errors))]
 
     async def _sub_agents(self, output: Any, typed_input: Any) -> tuple[dict[str, Any], list[AgentRun]]:
         chosen = [
             s
             for s in self.d.sub_agents
-            if s.trigger == "always" or s.agent in self.on_demand or s.output_key in self.on_demand
+            if s.trigger == "always" or s.agent.name in self.on_demand or s.output_key in self.on_demand
         ]
         outputs: dict[str, Any] = {}
         runs: list[AgentRun] = []
@@ -418,9 +377,9 @@ class _Run:
                     if not isinstance(result, Exception):
                         raise result
                     errors = result.errors if isinstance(result, AgentFailed) else [repr(result)]
-                    self.errors.append({"kind": "sub_agent", "agent": spec.agent, "errors": errors})
+                    self.errors.append({"kind": "sub_agent", "agent": spec.agent.name, "errors": errors})
                     if not spec.optional:
-                        failures.append(f"sub-agent {spec.agent} failed: {'; '.join(errors)}")
+                        failures.append(f"sub-agent {spec.agent.name} failed: {'; '.join(errors)}")
                     continue
                 if isinstance(result, _Skipped):
                     continue
@@ -432,12 +391,11 @@ class _Run:
         return outputs, runs
 
     async def _sub_agent(
-        self, spec: SubAgentSpec, output: Any, typed_input: Any
+        self, spec: SubAgent, output: Any, typed_input: Any
     ) -> tuple[Any, list[AgentRun]] | _Skipped:
-        agents = self.registries.agents
-        if spec.condition is not None and not agents.conditions.get(spec.condition)(output, typed_input):
+        if spec.condition is not None and not spec.condition(output, typed_input):
             return SKIPPED
-        sub_input = agents.transforms.get(spec.transform)(output, typed_input) if spec.transform else output
+        sub_input = spec.transform(output, typed_input) if spec.transform is not None else output
         if not spec.fan_out:
             run = await self._child(spec, sub_input)
             return run.output, [run]
@@ -450,10 +408,10 @@ class _Run:
         runs = [r for r in results if isinstance(r, AgentRun)]
         return [r.output for r in runs], runs
 
-    async def _child(self, spec: SubAgentSpec, sub_input: Any) -> AgentRun:
+    async def _child(self, spec: SubAgent, sub_input: Any) -> AgentRun:
         if not spec.cache_output:
             return await run_agent(spec.agent, sub_input, self.deps, parent_id=self.id)
-        key = f"{spec.agent}:{canonical(sub_input)}"
+        key = f"{spec.agent.name}:{canonical(sub_input)}"
         shared = self.deps.cache.get(key)
         if shared is not None:
             return replace(await asyncio.shield(shared), cached=True)
@@ -469,8 +427,9 @@ class _Run:
         self, typed_input: Any, output: Any, failure: _Failure | None, sub_outputs: dict[str, Any]
     ) -> Any:
         success = failure is None
-        for spec in self.d.callbacks:
-            if (spec.when == "on_success" and not success) or (spec.when == "on_failure" and success):
+        for callback in self.d.callbacks:
+            when = callback.when
+            if (when == "on_success" and not success) or (when == "on_failure" and success):
                 continue
             event = CallbackEvent(
                 agent=self.d.name,
@@ -480,14 +439,72 @@ class _Run:
                 errors=tuple(failure.errors) if failure else (),
                 invocation_id=self.id,
                 sub_outputs=sub_outputs,
-                deps=self.deps,
             )
             try:
-                replacement = await self.registries.callbacks.get(spec.name).execute(event)
+                replacement = await callback.run(event)
             except Exception as exc:
-                log.exception("callback %s of agent %s failed", spec.name, self.d.name)
-                self.errors.append({"kind": "callback", "name": spec.name, "errors": [repr(exc)]})
+                log.exception("callback %s of agent %s failed", callback.name, self.d.name)
+                self.errors.append({"kind": "callback", "name": callback.name, "errors": [repr(exc)]})
                 continue
             if success and replacement is not None:
                 output = replacement
         return output
+
+
+class _StructuredConversation(Conversation[AgentReply]):
+    """A registry agent's conversation for one attempt, in memory: the turns after the first user
+    message (earlier attempts' rejected outputs with their feedback, this attempt's tool steps)."""
+
+    def __init__(
+        self,
+        run: _Run,
+        prompt: PromptVersion,
+        context: list[str],
+        typed_input: Any,
+        turns: list[Turn],
+        attempt: int,
+    ) -> None:
+        self.run = run
+        self.prompt = prompt
+        self.context = context
+        self.typed_input = typed_input
+        self.turns = list(turns)
+        self.attempt = attempt
+
+    async def ask(self, step: int) -> ModelTurn[AgentReply]:
+        run = self.run
+        request = AgentRequest(
+            agent=run.d.name,
+            system=self.prompt.body,
+            context=self.context,
+            input=self.typed_input,
+            input_text=render_input(self.typed_input),
+            output=run.d.output,
+            model_id=run.choice.model_id,
+            max_tokens=run.d.max_tokens,
+            messages=list(self.turns),
+            tools=run.d.toolset.specs(),
+            attempt=self.attempt,
+        )
+        reply = await run.choice.model.generate(request)
+        run.model_calls += 1
+        run.usage = add_usage(run.usage, reply.usage)
+        answered = reply.output_call is not None or reply.data is not None or not reply.tool_calls
+        return ModelTurn(reply, () if answered else tuple(reply.tool_calls))
+
+    async def answered(self, turn: ModelTurn[AgentReply]) -> EndTurn | FinalOutput[AgentReply]:
+        return FinalOutput(turn.reply)
+
+    def tool_context(self) -> ToolContext:
+        deps = self.run.deps
+        return ToolContext(user_id=deps.user_id or "", db=deps.db, now=deps.now, agent_input=self.typed_input)
+
+    async def tools_ran(
+        self, turn: ModelTurn[AgentReply], results: Sequence[tuple[ToolCall, ToolOutcome]]
+    ) -> None:
+        self.run.tool_calls += len(results)
+        executed = tuple((call, escape_text(outcome.body), not outcome.success) for call, outcome in results)
+        self.turns += [
+            AssistantTurn(turn.reply.text, tuple(turn.reply.tool_calls)),
+            ToolResultsTurn(executed),
+        ]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from trainer.llm.ports import Usage
+from trainer.providers.ports import Usage
 from trainer.store.db import Database
 
 log = logging.getLogger(__name__)

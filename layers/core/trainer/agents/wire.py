@@ -1,6 +1,5 @@
-"""How an agent's request reads on the wire, shared by the backends and the loopback fake server: the
-agent's name in a header, the input as one JSON block, context blocks, the output tool's name and the
-feedback that turns a rejected output into a negative example."""
+"""How an agent's request reads, shared by the factory and the loopback fake server: the input as one
+JSON block, context blocks, and the feedback that turns a rejected output into a negative example."""
 
 from __future__ import annotations
 
@@ -11,18 +10,11 @@ from pydantic import BaseModel
 
 from trainer.domain.text import escape_text
 
-AGENT_HEADER = "x-trainer-agent"
-"""Names the agent on every model request (the fake server dispatches on it; providers ignore it)."""
 INPUT_OPEN = "<agent_input>"
 INPUT_CLOSE = "</agent_input>"
 CONTEXT_OPEN = "<context "
-OUTPUT_TOOL_PREFIX = "emit_"
 FEEDBACK_PREFIX = "Your previous output was rejected:"
 _JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
-
-
-def output_tool_name(schema_name: str) -> str:
-    return OUTPUT_TOOL_PREFIX + schema_name
 
 
 def jsonable(value: Any) -> Any:

@@ -21,7 +21,7 @@ from trainer.programs.models import FitnessPlan, PlanRequest
 from trainer.store import models as store
 
 if TYPE_CHECKING:
-    from trainer.agent.loop import TurnResult
+    from trainer.chat.turn import TurnResult
 
 
 class ResponseModel(BaseModel):

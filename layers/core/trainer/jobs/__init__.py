@@ -1,1 +1,1 @@
-"""Asynchronous work behind EventBridge: the bus adapters, checkpointing and cost aggregation."""
+"""Asynchronous work behind EventBridge: checkpointing, cost aggregation and the program schedules."""

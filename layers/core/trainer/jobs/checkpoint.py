@@ -1,5 +1,5 @@
 """The checkpoint job (ARCHITECTURE §6): a TurnCompleted event whose context passed the threshold
-checkpoints the session under its lease (trainer.agent.checkpoint does the work)."""
+checkpoints the session under its lease (trainer.chat.checkpoint does the work)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from trainer.agent.checkpoint import StateProvider, needs_checkpoint, run_checkpoint
-from trainer.agent.turn_completed import parse_turn_completed
+from trainer.chat.checkpoint import StateProvider, needs_checkpoint, run_checkpoint
+from trainer.chat.turn_completed import parse_turn_completed
 from trainer.settings import Settings
 from trainer.store.ports import SessionNotFound, SessionStore
 
@@ -27,7 +27,7 @@ class CheckpointDeps:
     def from_settings(cls, settings: Settings) -> CheckpointDeps:
         """The production wiring: the checkpoint keeps the user's temporary preferences and location,
         read from the database named by the settings (its secret resolved on the first checkpoint)."""
-        from trainer.agent import session_state
+        from trainer.chat import session_state
         from trainer.store.sessions import DynamoSessionStore
 
         return cls(

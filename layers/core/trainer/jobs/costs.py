@@ -28,7 +28,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
-from trainer.agent.turn_completed import TurnCompleted, parse_turn_completed
+from trainer.chat.turn_completed import TurnCompleted, parse_turn_completed
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.models import Event, EventType

@@ -129,8 +129,8 @@ class LambdaRuntime:
     async def _programs(self) -> ProgramDeps:
         if self._deps is None:
             from trainer.container import agent_run_deps
-            from trainer.jobs.bus import EventBridgePublisher
             from trainer.runtime_secrets import resolve_runtime_secrets
+            from trainer.store.bus import EventBridgePublisher
             from trainer.store.db import Database
 
             settings = await asyncio.to_thread(resolve_runtime_secrets, self.settings)

@@ -1,32 +1,35 @@
-"""The four program agents (seed 003) as registry definitions, with their offline implementations,
-validators, transforms, callbacks, a tool and two context providers.
+"""The four program agents (seed 003) as definitions pointing at their code: offline implementations,
+finalizers, validators, transforms, callbacks, a tool and two context providers.
 
 Every backend answers with a draft (`PlanDraft`, `WeekDraft`, message text, `WorkoutDraft`): structure,
-exercise choice and words. Validators finalize the draft in code (`finalize_plan`, `finalize_week`,
-`finalize_structure`) and check the result, so a model's draft and the offline drafter's go through the
-same path and a rejected draft goes back to the model with the reasons. On success a callback replaces
-the draft with the finalized output: `PlanResult`, `PlanWeek` (each day's message attached),
-the text cut to 1,600 characters, `StructuredWorkout`.
+exercise choice and words. Each definition's `finalize` turns the draft into the output in code
+(`PlanResult`, `PlanWeek`, `StructuredWorkout`) and says what is wrong with it, so a model's draft and the
+offline drafter's go through the same path and a rejected draft goes back to the model with the reasons;
+the factory hands the finalized output to the validators, the sub-agents' transforms and the callbacks
+(the week's messages attached, the text cut to 1,600 characters).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from trainer.agents.definitions import AgentDefinition, CallbackSpec, OutputSpec, RetryPolicy, SubAgentSpec
-from trainer.agents.registry import (
-    AgentTool,
+from trainer.agents.definitions import (
+    AgentDefinition,
+    Callback,
     CallbackEvent,
+    ContextProvider,
     ContextRequest,
     OfflineContext,
-    Registries,
-    ToolCallContext,
+    OutputSpec,
+    Rejected,
+    RetryPolicy,
+    SubAgent,
 )
 from trainer.domain.movements import PATTERNS
 from trainer.domain.muscles import Muscle
@@ -57,217 +60,73 @@ from trainer.programs.plan import (
 )
 from trainer.programs.selection import constraints_for, ranked_candidates
 from trainer.programs.structure import StructureError, finalize_structure, parse_workout_text
+from trainer.tools.base import Tool, ToolContext, ToolResult
 
-FITNESS_PLAN = "fitness_plan"
-MICROCYCLE = "microcycle"
-WORKOUT_MESSAGE = "workout_message"
-WORKOUT_STRUCTURE = "workout_structure"
-EXERCISE_OPTIONS = "exercise_options"
 OPTIONS_LISTED = 8
 
-SCHEMAS: dict[str, type[BaseModel]] = {
-    "plan_inputs": PlanInputs,
-    "plan_draft": PlanDraft,
-    "week_input": WeekInput,
-    "week_draft": WeekDraft,
-    "message_input": MessageInput,
-    "structure_input": StructureInput,
-    "workout_draft": WorkoutDraft,
-}
 
-PROGRAM_AGENTS: tuple[AgentDefinition, ...] = (
-    AgentDefinition(
-        name=FITNESS_PLAN,
-        description="Generates a 4-16-week training plan from the user's profile, goals, equipment, history",
-        model_role="main",
-        input_schema="plan_inputs",
-        tools=(EXERCISE_OPTIONS,),
-        context_types=("example_plan",),
-        output=OutputSpec.json_of("plan_draft"),
-        validators=("plan_finalizes", *PLAN_VALIDATORS),
-        callbacks=(CallbackSpec(name="finalize_plan", when="on_success"),),
-        retry=RetryPolicy(max_retries=2, retry_on=("validation_error",), backoff_ms=1000),
-        timeout_seconds=60,
-        cost_category="high",
-        max_tokens=8192,
-    ),
-    AgentDefinition(
-        name=MICROCYCLE,
-        description="Generates the 7 days of a plan's week: structured workouts with loads from history",
-        model_role="main",
-        input_schema="week_input",
-        tools=(EXERCISE_OPTIONS,),
-        context_types=("example_workout",),
-        output=OutputSpec.json_of("week_draft"),
-        validators=("week_finalizes", *WEEK_VALIDATORS),
-        sub_agents=(
-            SubAgentSpec(
-                agent=WORKOUT_MESSAGE,
-                transform="week_day_messages",
-                fan_out=True,
-                cache_output=True,
-                optional=True,
-            ),
-            SubAgentSpec(
-                agent=WORKOUT_STRUCTURE,
-                transform="week_day_markdown",
-                trigger="on_demand",
-                fan_out=True,
-                cache_output=True,
-                optional=True,
-            ),
-        ),
-        callbacks=(CallbackSpec(name="finalize_week", when="on_success"),),
-        retry=RetryPolicy(max_retries=2, retry_on=("validation_error",), backoff_ms=2000),
-        timeout_seconds=90,
-        cost_category="high",
-        max_tokens=12288,
-    ),
-    AgentDefinition(
-        name=WORKOUT_MESSAGE,
-        description="Turns a day's workout into a push/SMS text of at most 1,600 characters",
-        model_role="light",
-        input_schema="message_input",
-        output=OutputSpec(kind="text"),
-        validators=("message_length",),
-        callbacks=(CallbackSpec(name="enforce_length", when="on_success"),),
-        retry=RetryPolicy(max_retries=1, retry_on=("validation_error",), backoff_ms=0),
-        timeout_seconds=20,
-        cost_category="low",
-        max_tokens=1024,
-    ),
-    AgentDefinition(
-        name=WORKOUT_STRUCTURE,
-        description="Turns a pasted workout (free text or markdown) into the app's structured workout",
-        model_role="light",
-        input_schema="structure_input",
-        output=OutputSpec.json_of("workout_draft"),
-        validators=("structure_valid",),
-        callbacks=(CallbackSpec(name="finalize_structure", when="on_success"),),
-        retry=RetryPolicy(max_retries=1, retry_on=("validation_error",), backoff_ms=500),
-        timeout_seconds=15,
-        cost_category="low",
-        max_tokens=2048,
-    ),
-)
+# --- finalizing a draft (draft, input) -> output, or Rejected -------------------------------------
 
 
-# --- finalizing once per (draft, input) -----------------------------------------------------------
-
-
-class _Memo:
-    """The last finalized value per kind, for the draft and input objects it was made from (validators,
-    transforms and callbacks of one run see the same objects)."""
-
-    def __init__(self) -> None:
-        self._last: dict[str, tuple[Any, Any, Any]] = {}
-
-    def get(self, kind: str, draft: Any, given: Any, make: Callable[[], Any]) -> Any:
-        last = self._last.get(kind)
-        if last is not None and last[0] is draft and last[1] is given:
-            return last[2]
-        try:
-            value: Any = make()
-        except (PlanError, StructureError, ValueError) as exc:
-            value = exc
-        self._last[kind] = (draft, given, value)
-        return value
-
-
-_memo = _Memo()
-
-
-def final_plan(draft: PlanDraft, inputs: PlanInputs) -> PlanResult | Exception:
-    def make() -> PlanResult:
+def finalize_plan_draft(draft: PlanDraft, inputs: PlanInputs) -> PlanResult:
+    try:
         plan = finalize_plan(draft, inputs)
-        return PlanResult(plan=plan, markdown=render_plan_markdown(plan))
-
-    result: PlanResult | Exception = _memo.get("plan", draft, inputs, make)
-    return result
-
-
-def final_week(draft: WeekDraft, given: WeekInput) -> PlanWeek | Exception:
-    def make() -> PlanWeek:
-        return finalize_week(draft, given.plan, given.week_number, given.inputs, plan_id=given.plan_id)
-
-    result: PlanWeek | Exception = _memo.get("week", draft, given, make)
-    return result
+    except (PlanError, ValueError) as exc:
+        raise Rejected([str(exc)]) from exc
+    return PlanResult(plan=plan, markdown=render_plan_markdown(plan))
 
 
-def final_structure(draft: WorkoutDraft, given: StructureInput) -> StructuredWorkout | Exception:
-    def make() -> StructuredWorkout:
+def finalize_week_draft(draft: WeekDraft, given: WeekInput) -> PlanWeek:
+    """The week in code, rejected with every reason at once: the wrong week number, a draft that cannot
+    be finalized, or a finalized week that breaks the week checks (WEEK_VALIDATORS)."""
+    errors = [] if draft.week_number == given.week_number else [f"this is week {given.week_number}"]
+    try:
+        week = finalize_week(draft, given.plan, given.week_number, given.inputs, plan_id=given.plan_id)
+    except (PlanError, ValueError) as exc:
+        raise Rejected([*errors, str(exc)]) from exc
+    for check in WEEK_VALIDATORS.values():
+        errors.extend(check(week, given.plan, given.inputs))
+    if errors:
+        raise Rejected(errors)
+    return week
+
+
+def finalize_structure_draft(draft: WorkoutDraft, given: StructureInput) -> StructuredWorkout:
+    try:
         workout = finalize_structure(
             draft,
             weight_unit=given.weight_unit,
             distance_unit=given.distance_unit,
             category_goals=given.category_goals,
         )
-        return StructuredWorkout(workout=workout, unrecognised=list(draft.unrecognised))
-
-    result: StructuredWorkout | Exception = _memo.get("structure", draft, given, make)
-    return result
+    except (StructureError, ValueError) as exc:
+        raise Rejected([str(exc)]) from exc
+    return StructuredWorkout(workout=workout, unrecognised=list(draft.unrecognised))
 
 
 # --- validators (output, input) -> errors -----------------------------------------------------------
 
 
-def _plan_check(name: str) -> Callable[[Any, Any], list[str]]:
-    check = PLAN_VALIDATORS[name]
-
-    def validate(draft: Any, inputs: Any) -> list[str]:
-        result = final_plan(draft, inputs)
-        return [] if isinstance(result, Exception) else check(result.plan, inputs)
-
-    return validate
+def plan_checks(result: PlanResult, inputs: PlanInputs) -> list[str]:
+    """The plan's rules (PLAN_VALIDATORS), on the finalized plan."""
+    return [error for check in PLAN_VALIDATORS.values() for error in check(result.plan, inputs)]
 
 
-def _week_check(name: str) -> Callable[[Any, Any], list[str]]:
-    check = WEEK_VALIDATORS[name]
-
-    def validate(draft: Any, given: Any) -> list[str]:
-        week = final_week(draft, given)
-        return [] if isinstance(week, Exception) else check(week, given.plan, given.inputs)
-
-    return validate
-
-
-def plan_finalizes(draft: Any, inputs: Any) -> list[str]:
-    result = final_plan(draft, inputs)
-    return [str(result)] if isinstance(result, Exception) else []
-
-
-def week_finalizes(draft: Any, given: Any) -> list[str]:
-    errors = [] if draft.week_number == given.week_number else [f"this is week {given.week_number}"]
-    week = final_week(draft, given)
-    return [*errors, str(week)] if isinstance(week, Exception) else errors
-
-
-def message_length(text: Any, message: Any) -> list[str]:
+def message_length(text: str, message: MessageInput) -> list[str]:
     length = len(str(text))
     return [f"the message has {length} characters; at most {SMS_LIMIT}"] if length > SMS_LIMIT else []
-
-
-def structure_valid(draft: Any, given: Any) -> list[str]:
-    result = final_structure(draft, given)
-    return [str(result)] if isinstance(result, Exception) else []
 
 
 # --- transforms (parent output, parent input) -> sub-agent input ----------------------------------
 
 
-def week_day_messages(draft: Any, given: Any) -> list[MessageInput]:
-    week = final_week(draft, given)
-    if isinstance(week, Exception):
-        return []
+def week_day_messages(week: PlanWeek, given: WeekInput) -> list[MessageInput]:
     return [
         MessageInput(day=day, week_number=week.week_number, plan_title=given.plan.title) for day in week.days
     ]
 
 
-def week_day_markdown(draft: Any, given: Any) -> list[StructureInput]:
-    week = final_week(draft, given)
-    if isinstance(week, Exception):
-        return []
+def week_day_markdown(week: PlanWeek, given: WeekInput) -> list[StructureInput]:
     return [
         StructureInput(
             text=render_workout_markdown(day.workout, day),
@@ -282,17 +141,11 @@ def week_day_markdown(draft: Any, given: Any) -> list[StructureInput]:
 # --- callbacks ------------------------------------------------------------------------------------
 
 
-async def finalize_plan_callback(event: CallbackEvent) -> PlanResult | None:
-    result = final_plan(event.output, event.input)
-    return None if isinstance(result, Exception) else result
-
-
-async def finalize_week_callback(event: CallbackEvent) -> PlanWeek | None:
+async def attach_day_messages(event: CallbackEvent) -> PlanWeek | None:
     """The finalized week with each day's message: the sub-agent's, else the offline text."""
-    week = final_week(event.output, event.input)
-    if isinstance(week, Exception):
+    if not isinstance(event.output, PlanWeek):
         return None
-    return attach_messages(week, event.sub_outputs.get(WORKOUT_MESSAGE), event.input.plan.title)
+    return attach_messages(event.output, event.sub_outputs.get(WORKOUT_MESSAGE.name), event.input.plan.title)
 
 
 def attach_messages(
@@ -310,11 +163,6 @@ def attach_messages(
 
 async def enforce_length_callback(event: CallbackEvent) -> str | None:
     return enforce_length(event.output) if isinstance(event.output, str) else None
-
-
-async def finalize_structure_callback(event: CallbackEvent) -> StructuredWorkout | None:
-    result = final_structure(event.output, event.input)
-    return None if isinstance(result, Exception) else result
 
 
 # --- offline implementations ----------------------------------------------------------------------
@@ -351,18 +199,47 @@ class ExerciseOptionsArgs(BaseModel):
     role: SlotRole = "main"
 
 
-async def exercise_options(args: BaseModel, ctx: ToolCallContext) -> str:
-    """The exercises the user can do for a slot (their equipment, level, injuries and preferences)."""
-    assert isinstance(args, ExerciseOptionsArgs)
-    inputs = ctx.input.inputs if isinstance(ctx.input, WeekInput) else ctx.input
-    if not isinstance(inputs, PlanInputs):
-        return "No user data to choose from."
-    rules = constraints_for(inputs.equipment, inputs.preferences, inputs.experience, inputs.history)
-    ranked = ranked_candidates(rules, pattern=args.pattern, muscle=args.muscle, role=args.role)
-    if not ranked:
-        return f"No exercise for {args.muscle} fits this user's equipment and constraints."
-    names = "; ".join(e.name for e in ranked[:OPTIONS_LISTED])
-    return f"Best first, for {args.muscle} ({args.pattern or 'any pattern'}, {args.role}): {names}"
+class ExerciseOptionsResult(ToolResult):
+    muscle: str
+    pattern: str | None = None
+    role: str
+    exercises: list[str] = Field(default_factory=list)
+    """Best first."""
+    note: str | None = None
+    """Why there is nothing to choose from."""
+
+
+class ExerciseOptions(Tool[ExerciseOptionsArgs, ExerciseOptionsResult]):
+    """The exercises the user can do for a slot (their equipment, level, injuries and preferences),
+    from the plan inputs of the agent run that calls it."""
+
+    name: ClassVar[str] = "exercise_options"
+    description: ClassVar[str] = (
+        "List the exercises this user can do for a slot (primary muscle, movement pattern, role), best "
+        "first: only their equipment and level, nothing their injuries or preferences rule out."
+    )
+    Args = ExerciseOptionsArgs
+    Result = ExerciseOptionsResult
+    priority: ClassVar[int] = 10
+
+    async def execute(self, args: ExerciseOptionsArgs, ctx: ToolContext) -> ExerciseOptionsResult:
+        given = ctx.agent_input
+        inputs = given.inputs if isinstance(given, WeekInput) else given
+        result = ExerciseOptionsResult(muscle=args.muscle, pattern=args.pattern, role=args.role)
+        if not isinstance(inputs, PlanInputs):
+            return result.model_copy(update={"note": "No user data to choose from."})
+        rules = constraints_for(inputs.equipment, inputs.preferences, inputs.experience, inputs.history)
+        ranked = ranked_candidates(rules, pattern=args.pattern, muscle=args.muscle, role=args.role)
+        if not ranked:
+            note = f"No exercise for {args.muscle} fits this user's equipment and constraints."
+            return result.model_copy(update={"note": note})
+        return result.model_copy(update={"exercises": [e.name for e in ranked[:OPTIONS_LISTED]]})
+
+    def format(self, result: ExerciseOptionsResult) -> str:
+        if result.note is not None:
+            return result.note
+        names = "; ".join(result.exercises)
+        return f"Best first, for {result.muscle} ({result.pattern or 'any pattern'}, {result.role}): {names}"
 
 
 # --- context providers ----------------------------------------------------------------------------
@@ -410,47 +287,82 @@ async def example_workout_context(request: ContextRequest) -> str:
     )
 
 
-# --- registration ---------------------------------------------------------------------------------
+EXAMPLE_PLAN = ContextProvider("example_plan", example_plan_context)
+EXAMPLE_WORKOUT = ContextProvider("example_workout", example_workout_context)
 
 
-def register_program_agents(registries: Registries) -> None:
-    """Registers the four program agents and everything they name."""
-    agents = registries.agents
-    for name, model in SCHEMAS.items():
-        agents.register_schema(name, model)
-    agents.register_validator("plan_finalizes", plan_finalizes)
-    for name in PLAN_VALIDATORS:
-        agents.register_validator(name, _plan_check(name))
-    agents.register_validator("week_finalizes", week_finalizes)
-    for name in WEEK_VALIDATORS:
-        agents.register_validator(name, _week_check(name))
-    agents.register_validator("message_length", message_length)
-    agents.register_validator("structure_valid", structure_valid)
-    agents.register_transform("week_day_messages", week_day_messages)
-    agents.register_transform("week_day_markdown", week_day_markdown)
-    registries.callbacks.register("finalize_plan", finalize_plan_callback, "the plan from its draft, in code")
-    registries.callbacks.register("finalize_week", finalize_week_callback, "the week from its draft, in code")
-    registries.callbacks.register("enforce_length", enforce_length_callback, "cut a text to 1,600 characters")
-    registries.callbacks.register(
-        "finalize_structure", finalize_structure_callback, "the workout from its draft, in code"
-    )
-    registries.offline.register(FITNESS_PLAN, offline_fitness_plan)
-    registries.offline.register(MICROCYCLE, offline_microcycle)
-    registries.offline.register(WORKOUT_MESSAGE, offline_workout_message)
-    registries.offline.register(WORKOUT_STRUCTURE, offline_workout_structure)
-    registries.contexts.register("example_plan", example_plan_context)
-    registries.contexts.register("example_workout", example_workout_context)
-    registries.tools.register(
-        AgentTool(
-            name=EXERCISE_OPTIONS,
-            description="List the exercises this user can do for a slot (primary muscle, movement pattern, "
-            "role), best first: only their equipment and level, nothing their injuries or preferences rule "
-            "out.",
-            args=ExerciseOptionsArgs,
-            execute=exercise_options,
-            priority=10,
-            kind="query",
-        )
-    )
-    for definition in PROGRAM_AGENTS:
-        agents.register(definition)
+# --- the definitions ------------------------------------------------------------------------------
+
+WORKOUT_MESSAGE = AgentDefinition(
+    name="workout_message",
+    description="Turns a day's workout into a push/SMS text of at most 1,600 characters",
+    model_role="light",
+    input_schema=MessageInput,
+    output=OutputSpec(kind="text"),
+    validators=(message_length,),
+    callbacks=(Callback(enforce_length_callback, when="on_success"),),
+    offline=offline_workout_message,
+    retry=RetryPolicy(max_retries=1, retry_on=("validation_error",), backoff_ms=0),
+    timeout_seconds=20,
+    cost_category="low",
+    max_tokens=1024,
+)
+WORKOUT_STRUCTURE = AgentDefinition(
+    name="workout_structure",
+    description="Turns a pasted workout (free text or markdown) into the app's structured workout",
+    model_role="light",
+    input_schema=StructureInput,
+    output=OutputSpec.json_of(WorkoutDraft),
+    finalize=finalize_structure_draft,
+    offline=offline_workout_structure,
+    retry=RetryPolicy(max_retries=1, retry_on=("validation_error",), backoff_ms=500),
+    timeout_seconds=15,
+    cost_category="low",
+    max_tokens=2048,
+)
+FITNESS_PLAN = AgentDefinition(
+    name="fitness_plan",
+    description="Generates a 4-16-week training plan from the user's profile, goals, equipment, history",
+    model_role="main",
+    input_schema=PlanInputs,
+    tools=(ExerciseOptions(),),
+    context=(EXAMPLE_PLAN,),
+    output=OutputSpec.json_of(PlanDraft),
+    finalize=finalize_plan_draft,
+    validators=(plan_checks,),
+    offline=offline_fitness_plan,
+    retry=RetryPolicy(max_retries=2, retry_on=("validation_error",), backoff_ms=1000),
+    timeout_seconds=60,
+    cost_category="high",
+    max_tokens=8192,
+)
+MICROCYCLE = AgentDefinition(
+    name="microcycle",
+    description="Generates the 7 days of a plan's week: structured workouts with loads from history",
+    model_role="main",
+    input_schema=WeekInput,
+    tools=(ExerciseOptions(),),
+    context=(EXAMPLE_WORKOUT,),
+    output=OutputSpec.json_of(WeekDraft),
+    finalize=finalize_week_draft,
+    sub_agents=(
+        SubAgent(
+            WORKOUT_MESSAGE, transform=week_day_messages, fan_out=True, cache_output=True, optional=True
+        ),
+        SubAgent(
+            WORKOUT_STRUCTURE,
+            transform=week_day_markdown,
+            trigger="on_demand",
+            fan_out=True,
+            cache_output=True,
+            optional=True,
+        ),
+    ),
+    callbacks=(Callback(attach_day_messages, when="on_success"),),
+    offline=offline_microcycle,
+    retry=RetryPolicy(max_retries=2, retry_on=("validation_error",), backoff_ms=2000),
+    timeout_seconds=90,
+    cost_category="high",
+    max_tokens=12288,
+)
+PROGRAM_AGENTS: tuple[AgentDefinition, ...] = (FITNESS_PLAN, MICROCYCLE, WORKOUT_MESSAGE, WORKOUT_STRUCTURE)

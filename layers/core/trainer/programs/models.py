@@ -15,22 +15,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from trainer.domain.muscles import Muscle
+from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT as DEFAULT_DAYS_BY_COUNT
+from trainer.domain.weekdays import WEEKDAYS as WEEKDAYS
+from trainer.domain.weekdays import Weekday as Weekday
 from trainer.domain.workout import STRICT_NUMBERS, Workout
 
-Weekday = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-WEEKDAYS: tuple[Weekday, ...] = (
-    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
-)  # fmt: skip
-DEFAULT_DAYS_BY_COUNT: dict[int, tuple[Weekday, ...]] = {
-    1: ("Monday",),
-    2: ("Monday", "Thursday"),
-    3: ("Monday", "Wednesday", "Friday"),
-    4: ("Monday", "Tuesday", "Thursday", "Friday"),
-    5: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"),
-    6: ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"),
-    7: WEEKDAYS,
-}
-"""How many days a week -> which days, when the user names none."""
 Experience = Literal["beginner", "intermediate", "advanced"]
 Methodology = Literal[
     "full_body", "upper_lower", "push_pull_legs", "upper_lower_ppl", "powerlifting", "bodybuilding"

@@ -98,7 +98,7 @@ GAVE_UP_MESSAGE = "Your plan could not be built. Please ask for it again."
 
 
 class EventPublisher(Protocol):
-    """What publishes the pipeline's events (structurally `trainer.agent.ports.EventPublisher`)."""
+    """What publishes the pipeline's events (structurally `trainer.chat.ports.EventPublisher`)."""
 
     async def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...
 

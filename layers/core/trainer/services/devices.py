@@ -27,7 +27,7 @@ ENDPOINTS_RETIRED = "PushEndpointsRetired"
 
 
 class EventPublisher(Protocol):
-    """What publishes domain events (structurally `trainer.agent.ports.EventPublisher`)."""
+    """What publishes domain events (structurally `trainer.chat.ports.EventPublisher`)."""
 
     async def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...
 

@@ -5,10 +5,10 @@
 3. else one workout composed for the day the first time it is asked for (seed 000 §8: the app's first
    open shows a workout at once) and kept, so every later call that day answers the same workout.
 
-Composing and wording are ports: the composer is the offline one `generate_workout`'s coach uses
-(trainer.agent.coaching.CoachPlanner: the catalog composer on the user's equipment, goals, history and
-preferences, no model call), the texts are the program pipeline's day messages (at most 1,600
-characters).
+Composing and wording are ports (wired by trainer.container): the composer is the offline coach's,
+the one `generate_workout` uses offline (trainer.offline.planner.OfflineCoach: the catalog composer on
+the user's equipment, goals, history and preferences, no model call), the texts are the program
+pipeline's day messages (at most 1,600 characters).
 """
 
 from __future__ import annotations

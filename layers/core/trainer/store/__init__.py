@@ -1,1 +1,2 @@
-"""Persistence: the DynamoDB session/event store and Postgres domain repositories."""
+"""Persistence and the AWS adapters: the DynamoDB session/event store, the Postgres domain repositories
+and the EventBridge publisher."""

@@ -78,7 +78,7 @@ class DailyMetricsStore:
 
 
 class DynamoDailyUsage:
-    """`trainer.agent.ports.DailyUsage` on the daily metrics items (the read runs in a thread)."""
+    """`trainer.chat.ports.DailyUsage` on the daily metrics items (the read runs in a thread)."""
 
     def __init__(self, metrics: DailyMetricsStore) -> None:
         self._metrics = metrics

@@ -1,5 +1,7 @@
 """What every tool is (seed 002 §6.1, seed 000 §4.11): a pydantic argument model, a pydantic result
-model, a status message, an execute function and a formatter for the event stream.
+model, a status message, an execute function and a formatter for the event stream. The one tool type
+of every agent: the chat agent's tools and the registry agents' (the program agents' exercise_options)
+run through one executor (trainer.agents.tools.ToolSet).
 
 A tool is generic in its argument and result models, so mypy checks both the arguments a caller
 builds (`Tool.Args(...)`) and the fields a caller reads from a result. What the agent loop needs to
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
     from trainer.domain.workout import Workout
     from trainer.domain.workout_checks import WorkoutReview
     from trainer.frames import Frame
-    from trainer.programs.pipeline import ProgramDeps
     from trainer.services.user_data import UserData
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 ResultCategory = Literal["confirmation", "summary", "full"]
 EndsTurn = Literal["done", "awaiting_user"]
 MAX_LISTED_ERRORS = 8
+DEFAULT_PRIORITY = 100
 
 
 class ToolError(Exception):
@@ -118,7 +120,7 @@ class ToolFailure(BaseModel):
 
 
 class WorkoutCoach(Protocol):
-    """Coaching services the workout tools use, provided by the agent (trainer.agent.coaching)."""
+    """Coaching services the workout tools use, provided by the chat turn (trainer.chat.coaching)."""
 
     async def check_workout(self, workout: Workout, ctx: ToolContext) -> list[str]:
         """Problems with the workout for this user right now (reported, never blocking)."""
@@ -145,33 +147,44 @@ def _utcnow() -> datetime:
 class ToolContext:
     """A tool's typed dependencies for one call (pydantic-ai's `RunContext[Deps]`). The user's domain
     data goes through `user_data` (the services on `db`, scoped by `user_id`); per-session state goes
-    through the session store."""
+    through the session store. The chat turn calls its tools with its session; a registry agent
+    (trainer.agents.run_agent) calls them with its typed input (`agent_input`) and no session."""
 
     user_id: str
-    session_id: str
-    store: SessionStore
+    session_id: str = ""
+    store: SessionStore | None = None
     db: Database | None = None
     emit: Callable[[Frame], Awaitable[None]] = _no_emit
     now: Callable[[], datetime] = _utcnow
     user_message: str = ""
     """The user's message that started the turn."""
     coach: WorkoutCoach | None = None
-    programs: ProgramDeps | None = None
-    """The training-plan pipeline (plans, weeks, planned days); None without a database."""
+    programs: object | None = None
+    """The training-plan pipeline's dependencies (trainer.programs.pipeline.ProgramDeps, which the plan
+    tools of trainer.programs.tools read back); None without a database. Typed `object` here: the
+    programs package sits above the tools."""
+    agent_input: object = None
+    """The typed input of the registry agent whose run calls the tool; None in the chat turn."""
     appended: list[Event] = field(default_factory=list)
     """Events this call appended (artifacts, knowledge): the loop keeps them in the turn's memory."""
 
+    def session_store(self) -> SessionStore:
+        """The chat session's store; a ToolError in a run without a session."""
+        if self.store is None:
+            raise ToolError("this tool needs a chat session")
+        return self.store
+
     async def get_state(self, key: str) -> dict[str, Any] | None:
-        return await self.store.get_state(self.session_id, key)
+        return await self.session_store().get_state(self.session_id, key)
 
     async def put_state(self, key: str, value: dict[str, Any]) -> None:
-        await self.store.put_state(self.session_id, key, value)
+        await self.session_store().put_state(self.session_id, key, value)
 
     async def delete_state(self, key: str) -> None:
-        await self.store.delete_state(self.session_id, key)
+        await self.session_store().delete_state(self.session_id, key)
 
     async def append_event(self, event_type: EventType, data: dict[str, Any]) -> Event:
-        event = await self.store.append_event(self.session_id, event_type, data)
+        event = await self.session_store().append_event(self.session_id, event_type, data)
         self.appended.append(event)
         return event
 
@@ -200,6 +213,8 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     category: ClassVar[ResultCategory] = "summary"
     ends_turn: ClassVar[EndsTurn | None] = None
     """Set on tools after which the turn stops (idle; a question for the user)."""
+    priority: ClassVar[int] = DEFAULT_PRIORITY
+    """Lower runs first when one answer asks for several calls (registry agents' parallel calls)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

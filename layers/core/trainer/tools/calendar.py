@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, Field, model_validator
 
+from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT
 from trainer.domain.workout import STRICT_NUMBERS
-from trainer.programs.models import DEFAULT_DAYS_BY_COUNT
 from trainer.services.errors import UserDataError
 from trainer.services.models import UserSettings
 from trainer.services.rows import Row, plain

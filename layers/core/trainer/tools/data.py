@@ -96,7 +96,7 @@ class FetchData(Tool[FetchDataArgs, FetchDataResult]):
             refs.append(KnowledgeRef(source=item.source, params=item.params))
             await ctx.emit(knowledge_frame(item.source, DISPLAY_NAMES.get(item.source, item.source)))
         if refs:
-            await ctx.store.add_knowledge(ctx.session_id, refs)
+            await ctx.session_store().add_knowledge(ctx.session_id, refs)
         if not data:
             raise ToolError("nothing fetched: " + _error_list(errors))
         return FetchDataResult(data=data, errors=errors)

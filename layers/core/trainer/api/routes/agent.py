@@ -42,7 +42,7 @@ from trainer.store.dynamo_tables import STORE_CALL_DEADLINE_S
 from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
 
 if TYPE_CHECKING:
-    from trainer.agent.loop import TurnResult
+    from trainer.chat.turn import TurnResult
 
 FIRST_EVENT_WAIT_SECONDS = STORE_CALL_DEADLINE_S + 0.5
 """How long the stream waits for the turn's first frame (normally ~50 ms, after the lease) before it
@@ -133,7 +133,7 @@ def _describe_failure(exc: BaseException) -> tuple[str, str | None]:
         return "Session not found.", session_id
     if isinstance(exc, LeaseHeld):
         return "Another turn is running on this session; retry when it has finished.", session_id
-    from trainer.agent.loop import TurnFailed
+    from trainer.chat.turn import TurnFailed
 
     if isinstance(exc, TurnFailed):
         return str(exc) or TURN_FAILED_MESSAGE, session_id
@@ -158,7 +158,7 @@ def _run_turn(
 
 def agent_model_ids() -> list[str]:
     """The models a request may name: those the main agent can run on, the default first."""
-    from trainer.llm.models import agent_models
+    from trainer.providers.models import agent_models
 
     return [model.id for model in agent_models()]
 

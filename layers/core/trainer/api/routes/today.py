@@ -27,19 +27,11 @@ async def get_today(container: ContainerDep, user_id: RegisteredUserId) -> Today
     else the first workout scheduled today, else one composed for the user's equipment, goals and
     recovery the first time today is asked for (the same workout all day). With its push/SMS message.
     `422 no_workout` when nothing is planned and no workout fits the user's constraints."""
-    from trainer.agent.coaching import CoachPlanner
-    from trainer.programs.day_messages import OfflineDayMessages
     from trainer.services.errors import UserDataError
-    from trainer.services.scope import UserScope, user_key
-    from trainer.services.today import TodayService
 
-    db = require_db(container)
+    require_db(container)
     now = container.programs.now() if container.programs is not None else datetime.now(UTC)
-    service = TodayService(
-        UserScope(db, user_key(user_id)),
-        CoachPlanner(db, container.store, clock=lambda: now),
-        OfflineDayMessages(),
-    )
+    service = container.today_service(user_id, now)
     try:
         today = await service.today(now)
     except UserDataError as exc:

@@ -1,1 +1,0 @@
-"""The agent core: loop, context builder, initializer, prompts and the tool registry."""

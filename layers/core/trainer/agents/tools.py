@@ -1,0 +1,191 @@
+"""The one tool executor (seed 002 §6.1-§6.2), for the chat agent and the registry agents alike: a set of
+tools (`trainer.tools.base.Tool`) with their Anthropic definitions, argument validation, execution that
+never raises into the step engine, and XML-wrapped observations."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic import ValidationError
+
+from trainer.domain.text import escape_text
+from trainer.providers.ports import ToolCall, ToolSpec
+from trainer.tools.base import (
+    DEFAULT_PRIORITY,
+    AnyTool,
+    DeliveredArtifact,
+    EndsTurn,
+    StatusMessage,
+    ToolContext,
+    ToolError,
+    ToolFailure,
+    ToolResult,
+    validation_summary,
+)
+
+logger = logging.getLogger(__name__)
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialisation used wherever the agent stringifies data: stable bytes for the cache."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """One executed call. `body` is the observation as the tool wrote it, `formatted` the same wrapped
+    in its `<tool_result>` tag (escaped); `ends_turn` is set when a successful call ends the turn."""
+
+    tool: str
+    result: ToolResult | ToolFailure
+    body: str
+    formatted: str
+    ends_turn: EndsTurn | None = None
+    duration_ms: int = 0
+
+    @property
+    def success(self) -> bool:
+        return isinstance(self.result, ToolResult)
+
+    def result_json(self) -> dict[str, Any]:
+        return self.result.model_dump(mode="json", exclude_none=True)
+
+    def delivered_artifact(self) -> DeliveredArtifact | None:
+        return self.result.delivered_artifact() if isinstance(self.result, ToolResult) else None
+
+
+def wrap_observation(tool: str, body: str, *, success: bool) -> str:
+    """Seed 002 §6.2 wrapInXml. The body is escaped: it may quote the user, the database or the
+    model's own arguments."""
+    status = "ok" if success else "error"
+    name = escape_text(tool, attribute=True)
+    return f'<tool_result tool="{name}" status="{status}">{escape_text(body)}</tool_result>'
+
+
+def _strip_titles(node: Any, *, in_properties: bool = False) -> Any:
+    """Drops pydantic's auto-generated `title` keywords (tokens the model does not need) but
+    keeps properties that happen to be named `title`."""
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if not in_properties and key == "title" and isinstance(value, str):
+                continue
+            out[key] = _strip_titles(value, in_properties=(key == "properties" and not in_properties))
+        return out
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+class ToolSet:
+    """The tools an agent may call, by name, and their executor."""
+
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
+        self._definitions: list[dict[str, Any]] | None = None
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: AnyTool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} is registered twice")
+        self._tools[tool.name] = tool
+        self._definitions = None
+
+    def get(self, name: str) -> AnyTool | None:
+        return self._tools.get(name)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Anthropic tool definitions in registration order; cache breakpoint 1 on the last one.
+        Built once and shared (byte-identical in every request): callers must not mutate them."""
+        if self._definitions is None:
+            defs: list[dict[str, Any]] = []
+            for tool in self._tools.values():
+                schema = _strip_titles(tool.input_schema())
+                schema.setdefault("type", "object")
+                defs.append({"name": tool.name, "description": tool.description, "input_schema": schema})
+            if defs:
+                defs[-1]["cache_control"] = dict(EPHEMERAL)
+            self._definitions = json.loads(canonical_json(defs))
+        return list(self._definitions)
+
+    def specs(self) -> list[ToolSpec]:
+        """The tools as a registry agent's request lists them (the adapter writes the provider's shape)."""
+        specs: list[ToolSpec] = []
+        for tool in self._tools.values():
+            schema = tool.input_schema()
+            schema.setdefault("type", "object")
+            specs.append(ToolSpec(tool.name, tool.description, schema))
+        return specs
+
+    def status_for(self, name: str) -> StatusMessage | None:
+        tool = self._tools.get(name)
+        return tool.status if tool else None
+
+    def parse_result(self, name: str, data: Any) -> ToolResult | ToolFailure | None:
+        """A stored result read back as its tool's models; None when it no longer fits them."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        try:
+            return tool.parse_result(data)
+        except ValidationError:
+            logger.debug("stored result of %s does not fit its model", name)
+            return None
+
+    def order(self, calls: Sequence[ToolCall]) -> list[ToolCall]:
+        """The calls in execution order: by the tools' priority, then in the order the model wrote them."""
+
+        def priority(call: ToolCall) -> int:
+            tool = self._tools.get(call.name)
+            return tool.priority if tool is not None else DEFAULT_PRIORITY
+
+        return sorted(calls, key=priority)
+
+    async def execute(self, name: str, raw_args: Any, ctx: ToolContext) -> ToolOutcome:
+        """Runs one call; every failure (unknown tool, invalid arguments, ToolError, a crash) becomes a
+        failed outcome the model reads, never an exception."""
+        started = time.perf_counter()
+        outcome = await self._execute(name, raw_args, ctx)
+        return replace(outcome, duration_ms=int((time.perf_counter() - started) * 1000))
+
+    async def _execute(self, name: str, raw_args: Any, ctx: ToolContext) -> ToolOutcome:
+        tool = self._tools.get(name)
+        if tool is None:
+            return self._failure(name, f"Unknown tool: {name}")
+        try:
+            args = tool.Args.model_validate(raw_args if raw_args is not None else {})
+        except ValidationError as exc:
+            return self._failure(name, f"Invalid arguments for {name}: {validation_summary(exc)}")
+        try:
+            result = await tool.execute(args, ctx)
+            body = tool.format(result)
+        except ToolError as exc:
+            return self._failure(name, str(exc) or type(exc).__name__)
+        except Exception as exc:
+            logger.exception("tool %s failed", name)
+            return self._failure(name, f"internal error in {name}: {type(exc).__name__}")
+        return ToolOutcome(name, result, body, wrap_observation(name, body, success=True), tool.ends_turn)
+
+    @staticmethod
+    def _failure(name: str, message: str) -> ToolOutcome:
+        return ToolOutcome(
+            name, ToolFailure(error=message), message, wrap_observation(name, message, success=False)
+        )

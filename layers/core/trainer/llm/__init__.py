@@ -1,1 +1,0 @@
-"""Model ports and adapters: Anthropic main agent, OpenAI initializer, offline policies."""

@@ -1,0 +1,578 @@
+"""What the offline coach does for each intent: one function per intent plans that step's tool call,
+built from the tool's own argument model (so a renamed field breaks here, at once). The intent table
+(trainer.offline.intents) names the function of each intent."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from trainer.domain.progression import ProgressionTarget
+from trainer.domain.units import convert_weight
+from trainer.offline.parsing import (
+    BODY_PARTS,
+    add_request,
+    adjustments_for,
+    best_name,
+    done_as_planned,
+    duration_minutes,
+    equipment_statement,
+    identify_exercise,
+    insert_position,
+    name_words,
+    named_location,
+    parse_conversion,
+    parse_correction,
+    parse_day_change,
+    parse_goal_shift,
+    parse_goals,
+    parse_location,
+    parse_logged_exercise,
+    parse_milestone,
+    parse_plan,
+    parse_preferences,
+    parse_training_plan,
+    parse_week_change,
+    pick_scheduled,
+    planned_day,
+    reschedule_date,
+    resolve_date,
+    stats_window,
+    swap_target_text,
+    time_of_day,
+    timer_exercise,
+    workout_type,
+)
+from trainer.offline.patterns import INJURY, asked_exercise, requested_sources
+from trainer.offline.records import UserRecords
+from trainer.offline.replies import (
+    CAN_DO,
+    CLARIFY_OPTIONS,
+    answer_question,
+    joined,
+    logged_text,
+    stats_kind,
+    unit_answer,
+    upcoming_text,
+)
+from trainer.offline.turn import (
+    WHOLE_WORKOUT,
+    IntentName,
+    Step,
+    Turn,
+    ask,
+    logged_target,
+    notify,
+    referent_name,
+)
+from trainer.programs.tools import (
+    ChangeTrainingDay,
+    ChangeTrainingWeek,
+    GetPlannedWorkout,
+    GetPlannedWorkoutArgs,
+    RequestTrainingPlan,
+    ShowTrainingPlan,
+    ShowTrainingPlanArgs,
+)
+from trainer.tools.analytics import (
+    BreakdownArgs,
+    GetExerciseBreakdown,
+    GetProgressTrends,
+    GetWorkoutStatistics,
+    StatisticsArgs,
+    TrendsArgs,
+)
+from trainer.tools.base import ToolInvocation
+from trainer.tools.calendar import (
+    CreateWorkoutPlan,
+    DeleteScheduledWorkout,
+    DeleteScheduledWorkoutArgs,
+    ManageMilestone,
+    ScheduleWorkout,
+    ScheduleWorkoutArgs,
+    UpdateScheduledWorkout,
+    UpdateScheduledWorkoutArgs,
+)
+from trainer.tools.data import FetchData, FetchDataArgs
+from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
+from trainer.tools.goals import SetGoals
+from trainer.tools.location import SetCurrentLocation, SetCurrentLocationArgs
+from trainer.tools.logging import (
+    AdjustLoggedExercise,
+    CompletedExerciseIn,
+    LogCompletedExercise,
+    LogWorkout,
+    LogWorkoutArgs,
+    MarkExerciseComplete,
+    MarkExerciseCompleteArgs,
+    UndoLoggedExercise,
+    UndoLoggedExerciseArgs,
+)
+from trainer.tools.preferences import (
+    DeletePreference,
+    DeletePreferenceArgs,
+    Preference,
+    SetPreference,
+    SetPreferenceArgs,
+)
+from trainer.tools.timers import (
+    ExerciseTimerArgs,
+    GenerateExerciseTimer,
+    GenerateWorkoutTimers,
+    WorkoutTimersArgs,
+)
+from trainer.tools.workout import (
+    AddArgs,
+    AddExerciseToWorkout,
+    AdjustArgs,
+    AdjustExercise,
+    GenerateArgs,
+    GenerateWorkout,
+    NewExercise,
+    RemoveArgs,
+    RemoveExercise,
+    ReplacementExercise,
+    SwapArgs,
+    SwapExercise,
+)
+
+# --- planning: the steps of an intent whose message holds several ---------------------------------
+
+
+async def preference_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
+    """Each preference the message states; a statement about the equipment of a saved place ('no
+    equipment in my hotel room') switches to that place instead of becoming a preference."""
+    equipment = equipment_statement(turn.text)
+    stated = parse_preferences(turn.text, turn.now)
+    if equipment and not INJURY.search(turn.text) and all(p.type == "equipment" for p in stated):
+        records = await turn.records()
+        place = named_location(turn.text, [loc.name for loc in records.locations])
+        if place is not None:
+            return [Step("location", place)] if await turn.switch_needed(place) else []
+    return [Step("preference", p) for p in stated]
+
+
+async def location_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
+    """The place the message names; nothing when it only mentions where the user already is while
+    asking for something else."""
+    name = parse_location(turn.text)
+    known = (await turn.records()).locations
+    if len(intents) > 1 and known and not await turn.switch_needed(name):
+        return []
+    return [Step("location", name)]
+
+
+# --- acting: the tool call of one step -------------------------------------------------------------
+
+
+async def workout(turn: Turn, step: Step) -> ToolInvocation:
+    generated = await turn.planner.compose_workout(turn.user_id, turn.text)
+    return GenerateWorkout().call(GenerateArgs(workout=generated))
+
+
+async def change_workout(turn: Turn, step: Step) -> ToolInvocation:
+    """swap, adjust or remove an exercise of the current workout."""
+    intent = step.intent
+    text = turn.text
+    current = await turn.current()
+    exercises = list((current or {}).get("exercises") or [])
+    if not exercises:
+        return notify("There's no active workout to change yet - ask me for a workout first.")
+    target_text = swap_target_text(text) if intent == "swap" else text
+    referent = referent_name(turn.convo)
+    exercise = identify_exercise(target_text, exercises, referent) or (
+        identify_exercise(text, exercises, referent) if intent != "swap" else None
+    )
+    names = [str(e.get("exercise_name")) for e in sorted(exercises, key=lambda e: int(e.get("order") or 0))]
+    if exercise is None:
+        verb = {"swap": "swap", "adjust": "change", "remove": "remove"}[intent]
+        if intent == "remove" and not re.search(r"\b(it|this|that|one|exercise)\b", text, re.I):
+            return notify(
+                f"That isn't in your current workout, so there's nothing to remove. It has {joined(names)}."
+            )
+        return ask(f"Which exercise should I {verb}?", names[:8])
+    exercise_id = str(exercise.get("id") or exercise.get("order"))
+    name = str(exercise.get("exercise_name"))
+    if intent == "swap":
+        new = await turn.planner.compose_replacement(turn.user_id, turn.session_id, exercise, text)
+        replacement = ReplacementExercise.model_validate(new.model_dump(exclude={"id", "completed"}))
+        return SwapExercise().call(
+            SwapArgs(exercise_id=exercise_id, new_exercise=replacement, reason=text[:200])
+        )
+    if intent == "remove":
+        return RemoveExercise().call(RemoveArgs(exercise_id=exercise_id, reason=text[:200]))
+    steps = (await turn.records()).load_steps()
+    changes = adjustments_for(text, exercise, steps)
+    if not changes:
+        loads = [float(v) for v in exercise.get("load_each") or []]
+        unit = exercise.get("load_unit") or ""
+        if loads and re.search(r"heavier|more weight", text, re.I):
+            return notify(
+                f"{name} is already at the heaviest weight you can set up here ({max(loads):g} {unit}), "
+                "so I left it as it is. Want more reps instead?"
+            )
+        if loads and re.search(r"lighter|less weight", text, re.I):
+            return notify(
+                f"{name} is already at the lightest weight you can set up here ({min(loads):g} {unit}), "
+                "so I left it as it is. Want fewer reps instead?"
+            )
+        return ask(f"How should I change {name}?", ["Heavier", "Lighter", "More reps", "Fewer reps"])
+    return AdjustExercise().call(AdjustArgs(exercise_id=exercise_id, adjustments=changes))
+
+
+async def add(turn: Turn, step: Step) -> ToolInvocation:
+    current = await turn.current()
+    exercises = list((current or {}).get("exercises") or [])
+    if not exercises:
+        return notify("There's no active workout to add to yet - ask me for a workout first.")
+    name = add_request(turn.text)
+    if not name:
+        return ask("Which exercise should I add?")
+    chosen = await turn.planner.compose_exercise(turn.user_id, name)
+    position = insert_position(turn.text, exercises)
+    fields = chosen.model_dump(mode="json", exclude_none=True, exclude={"id", "completed", "order"})
+    if position is not None:
+        fields["order"] = position
+    return AddExerciseToWorkout().call(
+        AddArgs(exercise=NewExercise.model_validate(fields), reason=turn.text[:200])
+    )
+
+
+async def goals(turn: Turn, step: Step) -> ToolInvocation:
+    text = turn.text
+    chosen = parse_goal_shift(text, (await turn.records()).category_goals) or parse_goals(text)
+    if chosen is None:
+        return ask(
+            "Which goals should I set? For example 'strength 60%, cardio 40%'.",
+            ["Strength", "Hypertrophy", "Endurance", "Mobility"],
+        )
+    return SetGoals().call(chosen)
+
+
+async def preference(turn: Turn, step: Step) -> ToolInvocation:
+    args: SetPreferenceArgs = step.payload
+    return SetPreference().call(args)
+
+
+async def unprefer(turn: Turn, step: Step) -> ToolInvocation:
+    records = await turn.records()
+    found = matching_preference(turn.text, records.preferences)
+    if found is None:
+        return notify(
+            "I don't have a restriction like that on file, so there's nothing to lift. Your workouts "
+            "already include it."
+        )
+    return DeletePreference().call(DeletePreferenceArgs(preference_id=found.id))
+
+
+async def log(turn: Turn, step: Step) -> ToolInvocation:
+    text = turn.text
+    current = await turn.current()
+    open_exercises = [e for e in (current or {}).get("exercises") or [] if not e.get("completed")]
+    whole = bool(WHOLE_WORKOUT.search(text))
+    if open_exercises and not whole:
+        exercise = turn.named_in_workout(list((current or {}).get("exercises") or []))
+        if exercise is not None:
+            return await _mark_done(turn, exercise)
+    parsed = parse_logged_exercise(text)
+    if parsed is not None and not (open_exercises and whole):
+        return LogCompletedExercise().call(parsed)
+    if open_exercises:
+        completed = [
+            CompletedExerciseIn(exercise_id=ex.get("id"), exercise_name=ex.get("exercise_name"))
+            for ex in sorted(open_exercises, key=lambda e: int(e.get("order") or 0))
+        ]
+        return LogWorkout().call(LogWorkoutArgs(completed_exercises=completed))
+    return ask("What did you do? For example '3x10 bench press at 60kg' or 'ran 5 km in 28 minutes'.")
+
+
+async def _mark_done(turn: Turn, exercise: dict[str, Any]) -> ToolInvocation:
+    sets, reps, load, unit = done_as_planned(turn.text)
+    planned_unit = exercise.get("load_unit") or (await turn.records()).weight_unit
+    if load is not None and unit is not None and unit != planned_unit:
+        load = round(convert_weight(load, unit, planned_unit), 2)
+    return MarkExerciseComplete().call(
+        MarkExerciseCompleteArgs(
+            exercise_id=str(exercise["id"]), actual_sets=sets, actual_reps=reps, actual_load=load
+        )
+    )
+
+
+async def undo(turn: Turn, step: Step) -> ToolInvocation:
+    target = logged_target(turn.text, turn.convo, await turn.records(), turn.now)
+    if target is None:
+        return notify("I couldn't find a logged exercise to undo - nothing has been logged recently.")
+    return UndoLoggedExercise().call(UndoLoggedExerciseArgs(exercise_id=target.id))
+
+
+async def correct(turn: Turn, step: Step) -> ToolInvocation:
+    target = logged_target(turn.text, turn.convo, await turn.records(), turn.now)
+    if target is None:
+        return notify("I couldn't find a logged exercise to correct - nothing has been logged recently.")
+    args = parse_correction(turn.text, target)
+    if args is None:
+        return ask(
+            f"What should I change on {target.exercise_name} ({logged_text(target)})? For example 'the "
+            "last set was 3 reps' or 'it was 62.5 kg'."
+        )
+    return AdjustLoggedExercise().call(args)
+
+
+async def stats(turn: Turn, step: Step) -> ToolInvocation:
+    records = await turn.records()
+    today = records.today(turn.now)
+    kind = stats_kind(turn.text)
+    window = stats_window(turn.text, today)
+    if kind == "trend":
+        lowered = turn.text.lower()
+        metric: Literal["weight", "volume", "frequency"] = (
+            "volume"
+            if "volume" in lowered
+            else "frequency"
+            if re.search(r"often|frequen", lowered)
+            else "weight"
+        )
+        names = list(
+            dict.fromkeys(
+                [t.exercise_name for t in records.targets] + [r.exercise_name for r in records.logged]
+            )
+        )
+        return GetProgressTrends().call(
+            TrendsArgs(metric=metric, exercise_name=best_name(turn.text, names), time_period="quarter")
+        )
+    if kind == "breakdown":
+        lowered = turn.text.lower()
+        by: Literal["muscle", "exercise_name", "category"] = (
+            "muscle" if "muscle" in lowered else "exercise_name" if "exercise" in lowered else "category"
+        )
+        return GetExerciseBreakdown().call(BreakdownArgs(breakdown_type=by, time_period=window.period))
+    if kind == "record" and window.start is None and window.period == "month":
+        return GetWorkoutStatistics().call(StatisticsArgs(time_period="all_time"))
+    return GetWorkoutStatistics().call(
+        StatisticsArgs(
+            time_period=window.period,
+            start_date=window.start.isoformat() if window.start else None,
+            end_date=window.end.isoformat() if window.end else None,
+        )
+    )
+
+
+async def progression(turn: Turn, step: Step) -> ToolInvocation:
+    return notify(progression_answer(turn.text, await turn.records()))
+
+
+async def convert(turn: Turn, step: Step) -> ToolInvocation:
+    conversion = parse_conversion(turn.text)
+    if conversion is None:
+        return ask("What should I convert? For example '100 kg in pounds'.")
+    return notify(unit_answer(*conversion))
+
+
+async def exercise_info(turn: Turn, step: Step) -> ToolInvocation:
+    asked = asked_exercise(turn.text)
+    if asked is None:
+        return notify(answer_question(turn.text))
+    kind, phrase = asked
+    if kind == "alternatives":
+        return SearchExercises().call(SearchExercisesArgs(alternatives_to=phrase))
+    return SearchExercises().call(SearchExercisesArgs(query=phrase))
+
+
+async def schedule(turn: Turn, step: Step) -> ToolInvocation:
+    today = await turn.today()
+    day = resolve_date(turn.text, today)
+    at: time | None = time_of_day(turn.text)
+    when = datetime.combine(day, at).isoformat() if at is not None else day.isoformat()
+    return ScheduleWorkout().call(
+        ScheduleWorkoutArgs(
+            scheduled_date=when,
+            workout_type=workout_type(turn.text),
+            duration_minutes=duration_minutes(turn.text),
+        )
+    )
+
+
+async def reschedule(turn: Turn, step: Step) -> ToolInvocation:
+    records = await turn.records()
+    today = records.today(turn.now)
+    scheduled = pick_scheduled(turn.text, records.upcoming, today)
+    if scheduled is None:
+        if not records.upcoming:
+            return notify("You have nothing scheduled to move. Want me to schedule a workout?")
+        options = [f"{w.workout_type} on {w.date:%A %d %b}" for w in records.upcoming[:6]]
+        return ask("Which scheduled workout should I move?", options)
+    new_day = reschedule_date(turn.text, scheduled.date, today)
+    if new_day is None:
+        return ask(f"When should I move your {scheduled.workout_type} workout to?")
+    local = scheduled.scheduled_date.astimezone(records.zone)
+    moved = (
+        new_day.isoformat()
+        if (local.hour, local.minute) == (0, 0)
+        else datetime.combine(new_day, local.time()).isoformat()
+    )
+    return UpdateScheduledWorkout().call(
+        UpdateScheduledWorkoutArgs(workout_id=scheduled.id, scheduled_date=moved)
+    )
+
+
+async def unschedule(turn: Turn, step: Step) -> ToolInvocation:
+    records = await turn.records()
+    scheduled = pick_scheduled(turn.text, records.upcoming, records.today(turn.now))
+    if scheduled is None:
+        if not records.upcoming:
+            return notify("You have nothing scheduled, so there's nothing to cancel.")
+        options = [f"{w.workout_type} on {w.date:%A %d %b}" for w in records.upcoming[:6]]
+        return ask("Which scheduled workout should I cancel?", options)
+    return DeleteScheduledWorkout().call(DeleteScheduledWorkoutArgs(workout_id=scheduled.id))
+
+
+async def upcoming(turn: Turn, step: Step) -> ToolInvocation:
+    records = await turn.records()
+    return notify(upcoming_text(records.upcoming, await turn.reply_context()))
+
+
+async def data(turn: Turn, step: Step) -> ToolInvocation:
+    sources = requested_sources(turn.text)
+    if not sources:
+        return ask(f"What would you like to see? {CAN_DO}", CLARIFY_OPTIONS)
+    return FetchData().call(FetchDataArgs(sources=sources))
+
+
+async def calendar_plan(turn: Turn, step: Step) -> ToolInvocation:
+    return CreateWorkoutPlan().call(parse_plan(turn.text, await turn.today()))
+
+
+async def program(turn: Turn, step: Step) -> ToolInvocation:
+    try:
+        request = parse_training_plan(turn.text)
+    except ValidationError:
+        return CreateWorkoutPlan().call(parse_plan(turn.text, await turn.today()))
+    return RequestTrainingPlan().call(request)
+
+
+async def show_plan(turn: Turn, step: Step) -> ToolInvocation:
+    return ShowTrainingPlan().call(ShowTrainingPlanArgs())
+
+
+async def planned_workout(turn: Turn, step: Step) -> ToolInvocation:
+    today = await turn.today()
+    day = planned_day(turn.text, today)
+    return GetPlannedWorkout().call(GetPlannedWorkoutArgs(day=None if day == today else day.isoformat()))
+
+
+async def change_week(turn: Turn, step: Step) -> ToolInvocation:
+    places = [loc.name for loc in (await turn.records()).locations]
+    return ChangeTrainingWeek().call(parse_week_change(turn.text, places))
+
+
+async def change_day(turn: Turn, step: Step) -> ToolInvocation:
+    records = await turn.records()
+    places = [loc.name for loc in records.locations]
+    return ChangeTrainingDay().call(parse_day_change(turn.text, records.today(turn.now), places))
+
+
+async def milestone(turn: Turn, step: Step) -> ToolInvocation:
+    return ManageMilestone().call(parse_milestone(turn.text, await turn.today()))
+
+
+async def timer(turn: Turn, step: Step) -> ToolInvocation:
+    current = await turn.current()
+    if current and current.get("exercises"):
+        exercise = identify_exercise(turn.text, current["exercises"], referent_name(turn.convo))
+        if exercise and exercise.get("id") and not WHOLE_WORKOUT.search(turn.text):
+            return GenerateExerciseTimer().call(ExerciseTimerArgs(exercise_id=exercise["id"]))
+        return GenerateWorkoutTimers().call(WorkoutTimersArgs())
+    return GenerateExerciseTimer().call(ExerciseTimerArgs(exercise=timer_exercise(turn.text)))
+
+
+async def location(turn: Turn, step: Step) -> ToolInvocation:
+    name: str | None = step.payload
+    if not name:
+        return ask("Which location are you at?")
+    records = await turn.records()
+    known = [loc.name for loc in records.locations]
+    if known and named_location(name, known) is None:
+        return notify(
+            f"I don't have '{name}' saved as a location, so I kept your current one. Your saved "
+            f"locations are {joined(known)}."
+        )
+    if known and not await turn.switch_needed(name):
+        return notify(f"You're already at {records.current_location} - your workouts use its equipment.")
+    return SetCurrentLocation().call(
+        SetCurrentLocationArgs(location_name=named_location(name, known) or name)
+    )
+
+
+async def answer(turn: Turn, step: Step) -> ToolInvocation:
+    return notify(answer_question(turn.text))
+
+
+async def clarify(turn: Turn, step: Step) -> ToolInvocation:
+    return ask(f"What would you like to do? {CAN_DO}", CLARIFY_OPTIONS)
+
+
+# --- what the answers say ---------------------------------------------------------------------------
+
+
+def find_target(text: str, targets: list[ProgressionTarget]) -> ProgressionTarget | None:
+    name = best_name(text, [t.exercise_name for t in targets])
+    return next((t for t in targets if t.exercise_name == name), None) if name else None
+
+
+def progression_answer(text: str, records: UserRecords) -> str:
+    """The next load for an exercise, from the progression rule (trainer.domain.progression)."""
+    target = find_target(text, records.targets)
+    if target is None:
+        phrase = " ".join(sorted(name_words(text))) or "that exercise"
+        return (
+            f"I don't have recent loaded sets of {phrase} to go on. Log your next session (sets, reps and "
+            "load) and I'll work out the next step from it."
+        )
+    load = f"{target.load:g} {target.unit}"
+    scheme = f"{target.sets} x {target.reps}"
+    heavier = bool(re.search(r"\b(heavier|go up|increase|add weight|more weight)\b", text, re.I))
+    match target.rule:
+        case "more_load":
+            lead = "Yes - " if heavier else ""
+            return (
+                f"{lead}Go to {load} for {scheme} on {target.exercise_name} next time: you made every "
+                "rep last session, so it's time for the next step."
+            )
+        case "more_reps":
+            lead = "Not yet - " if heavier else ""
+            return (
+                f"{lead}Stay at {load} on {target.exercise_name} and aim for {scheme} next time: add reps "
+                "until you reach the top of the range, then add weight."
+            )
+        case "retry":
+            lead = "Not yet - " if heavier else ""
+            return (
+                f"{lead}Stay at {load} and repeat {scheme} on {target.exercise_name}: you missed reps "
+                "last time, so keep the same weight until every set is complete."
+            )
+        case "deload":
+            return (
+                f"Not yet - you missed reps on {target.exercise_name} two sessions in a row, so drop "
+                f"to {load} (a deload) for {scheme} and build back up from there."
+            )
+    return f"Try {load} for {scheme} on {target.exercise_name}, based on your {target.based_on}."
+
+
+def matching_preference(text: str, preferences: list[Preference]) -> Preference | None:
+    """The restriction 'my shoulder is fine again' or 'I like lunges again' lifts."""
+    lowered = text.lower()
+    part = next((p for p in BODY_PARTS if re.search(rf"\b{p}s?\b", lowered)), None)
+    words = name_words(text)
+
+    def mentions(pref: Preference) -> bool:
+        body = f"{pref.description} {pref.guidance}".lower()
+        if part:
+            return bool(re.search(rf"\b{part}s?\b", body))
+        return bool(words & name_words(body))
+
+    found = [p for p in preferences if mentions(p)]
+    found.sort(key=lambda p: (p.type != "injury", p.created_at), reverse=False)
+    return found[0] if found else None

@@ -1,0 +1,125 @@
+"""The offline coach behind the chat agent's model port (`AgentModel`): a deterministic rule-based
+agent, the local default and the CI model when no ANTHROPIC_API_KEY is set (ARCHITECTURE §4).
+
+It reads the request the context builder made (Anthropic's native shape, with the typed result of
+every call), finds the latest user text and the tool calls made since, and picks the next single tool
+call: the steps the intent table (trainer.offline.intents) plans for the message, one per call, then
+one message_notify_user saying what the results show actually happened, then idle. What it needs to
+know about the user beyond the conversation (units, time zone, recent logs, preferences, schedule,
+goals, progression targets) the planner reads for it, typed (trainer.offline.records)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import ValidationError
+
+from trainer.domain.composer import ComposerError
+from trainer.offline.conversation import Conversation, read_conversation
+from trainer.offline.intents import BY_NAME, plan
+from trainer.offline.replies import failure_message
+from trainer.offline.turn import REPLY_TOOLS, OfflinePlanner, Turn, idle, notify
+from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
+from trainer.tools.base import ToolInvocation
+from trainer.tools.communication import AskArgs, NotifyArgs
+
+MAX_ACTIONS_PER_TURN = 6
+
+
+class OfflineAgentModel:
+    provider: Literal["anthropic", "offline"] = "offline"
+
+    def __init__(
+        self,
+        planner: OfflinePlanner,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        delta_chunk_chars: int = 24,
+    ) -> None:
+        self.planner = planner
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._chunk = max(1, delta_chunk_chars)
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    async def complete(
+        self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
+    ) -> ModelResponse:
+        convo = read_conversation(request.messages, request.results)
+        action = await self.decide(request, convo)
+        if on_text_delta is not None:
+            text = (
+                action.args.message
+                if isinstance(action.args, NotifyArgs)
+                else action.args.question
+                if isinstance(action.args, AskArgs)
+                else ""
+            )
+            for start in range(0, len(text), self._chunk):
+                await on_text_delta(action.name, text[start : start + self._chunk])
+        return self._response(request, action)
+
+    async def decide(self, request: ModelRequest, convo: Conversation) -> ToolInvocation:
+        turn = Turn(self.planner, request, convo, self.now())
+        calls = convo.calls
+        if calls:
+            last = calls[-1]
+            if last.name in REPLY_TOOLS:
+                return idle("replied to the user")
+            if last.failed:
+                return notify(failure_message(last))
+            if len(calls) >= MAX_ACTIONS_PER_TURN:
+                return await turn.report()
+        if not convo.user_text:
+            return idle("no user message")
+        steps = await plan(turn)
+        if len(calls) < len(steps):
+            step = steps[len(calls)]
+            intent = BY_NAME[step.intent]
+            try:
+                return await intent.act(turn, step)
+            except ValidationError:
+                unfit = "some of the numbers didn't fit. Could you rephrase it?"
+                return notify(f"Sorry - I couldn't {intent.label}: {unfit}")
+            except ComposerError as exc:
+                reason = str(exc)
+                return notify(f"Sorry - {reason[:1].lower()}{reason[1:]}")
+        return await turn.report()
+
+    def _response(self, request: ModelRequest, action: ToolInvocation) -> ModelResponse:
+        prompt = json.dumps(
+            {"system": request.system, "tools": request.tools, "messages": request.messages},
+            sort_keys=True,
+            separators=(",", ":"),
+            default=str,
+        )
+        arguments = action.arguments()
+        serialised = json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(f"{len(request.messages)}:{action.name}:{serialised}".encode()).hexdigest()
+        call = ToolCall(id=f"toolu_offline_{digest[:20]}", name=action.name, arguments=arguments)
+        usage = Usage(
+            input_tokens=max(1, len(prompt) // 4), output_tokens=max(1, (len(serialised) + 40) // 4)
+        )
+        raw = {
+            "id": f"msg_offline_{digest[20:40]}",
+            "type": "message",
+            "role": "assistant",
+            "model": request.model,
+            "content": [{"type": "tool_use", "id": call.id, "name": call.name, "input": arguments}],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            },
+        }
+        return ModelResponse(
+            tool_call=call, usage=usage, model=request.model, stop_reason="tool_use", raw=raw
+        )

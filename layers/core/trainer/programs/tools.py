@@ -1,0 +1,517 @@
+"""Training-plan tools (issue 9): request a generated multi-week plan (built in the background), change
+a week or a day of it ("I'm travelling next week, hotel gym only"), read a day's planned workout with
+its message, and show the plan: the chat agent's tools of the programs package. They call the program
+pipeline (trainer.programs.pipeline) with the dependencies the turn hands them in `ctx.programs`. Not
+`create_workout_plan` (tools/calendar.py): that one only puts labelled sessions on the calendar, with
+no exercises."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from trainer.domain.workout import STRICT_NUMBERS
+from trainer.programs.changes import WeekChange
+from trainer.programs.models import MAX_WEEKS, MIN_WEEKS, PlanRequest
+from trainer.programs.models import Weekday as Weekday
+from trainer.programs.pipeline import (
+    ProgramDeps,
+    ProgramError,
+    change_day,
+    change_week,
+    request_plan,
+    workout_for,
+)
+from trainer.services.rows import plain
+from trainer.services.usage_limits import BudgetExceeded
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
+from trainer.tools.calendar import parse_day, user_zone
+
+PlanStatus = Literal["pending", "ready", "failed"]
+Day = date
+"""`date` under another name, for fields that are themselves called `date`."""
+SHOWN_EXERCISES = 8
+WARM_UP_AND_COOL_DOWN = ("warmup", "cooldown")
+
+
+def _deps(ctx: ToolContext) -> ProgramDeps:
+    if not isinstance(ctx.programs, ProgramDeps):
+        raise ToolError("training plans are not available right now")
+    return ctx.programs
+
+
+def _short_date(day: date) -> str:
+    return f"{day.strftime('%A')} {day.day} {day.strftime('%B')}"
+
+
+def _listed(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _week_ranges(weeks: list[int]) -> str:
+    """'1-3, 5': consecutive week numbers as ranges."""
+    ranges: list[str] = []
+    for week in sorted(set(weeks)):
+        if ranges and ranges[-1].split("-")[-1] == str(week - 1):
+            ranges[-1] = f"{ranges[-1].split('-')[0]}-{week}"
+        else:
+            ranges.append(str(week))
+    return ", ".join(ranges)
+
+
+# --- what the tools answer with -------------------------------------------------------------------
+
+
+class PhaseBrief(BaseModel):
+    name: str
+    start_week: int
+    end_week: int
+    deload_weeks: list[int] = Field(default_factory=list)
+
+
+class PlanBrief(BaseModel):
+    """A training plan as the chat sees it."""
+
+    plan_id: str
+    status: PlanStatus
+    title: str | None = None
+    error: str | None = None
+    weeks: int
+    days_per_week: int
+    training_days: list[str]
+    session_minutes: int
+    start_date: Day
+    active: bool = False
+    methodology: str | None = None
+    phases: list[PhaseBrief] = Field(default_factory=list)
+    deload_weeks: list[int] = Field(default_factory=list)
+    weeks_built: list[int] = Field(default_factory=list)
+    current_week: int | None = None
+    """The plan week today falls in (the user's today); None before it starts or after it ends."""
+
+    @classmethod
+    def of(
+        cls, row: dict[str, Any], weeks_built: list[int] | None = None, today: date | None = None
+    ) -> PlanBrief:
+        document = row.get("plan") or {}
+        cycles = document.get("microcycles") or []
+        phases = [
+            PhaseBrief(
+                name=str(c.get("name")),
+                start_week=int(c.get("start_week")),
+                end_week=int(c.get("end_week")),
+                deload_weeks=list(c.get("deload_weeks") or []),
+            )
+            for c in cycles
+        ]
+        start: date = row["start_date"]
+        current = None
+        if today is not None and today >= start:
+            week = (today - start).days // 7 + 1
+            current = week if week <= int(row["weeks"]) else None
+        return cls(
+            plan_id=str(row["id"]),
+            status=row["status"],
+            title=row.get("title"),
+            error=row.get("error"),
+            weeks=int(row["weeks"]),
+            days_per_week=int(row["days_per_week"]),
+            training_days=list(row.get("training_days") or []),
+            session_minutes=int(row["session_minutes"]),
+            start_date=start,
+            active=bool(row.get("active")),
+            methodology=document.get("methodology"),
+            phases=phases,
+            deload_weeks=sorted({w for p in phases for w in p.deload_weeks}),
+            weeks_built=sorted(weeks_built or []),
+            current_week=current,
+        )
+
+    def outline(self) -> str:
+        """'12 weeks from Monday 2 March, 4 days a week (Monday, Tuesday, Thursday and Friday), 60-minute
+        sessions'."""
+        return (
+            f"{self.weeks} weeks from {_short_date(self.start_date)}, {self.days_per_week} "
+            f"day{'s' if self.days_per_week != 1 else ''} a week ({_listed(self.training_days)}), "
+            f"{self.session_minutes}-minute sessions"
+        )
+
+    def phases_text(self) -> str:
+        parts = []
+        for phase in self.phases:
+            span = f"week {phase.start_week}" if phase.start_week == phase.end_week else (
+                f"weeks {phase.start_week}-{phase.end_week}"
+            )  # fmt: skip
+            deload = f", deload week {_week_ranges(phase.deload_weeks)}" if phase.deload_weeks else ""
+            parts.append(f"{phase.name} ({span}{deload})")
+        return "; ".join(parts)
+
+
+class PlannedDayBrief(BaseModel):
+    """One planned day: its workout's exercises (or its recovery notes) and its message."""
+
+    workout_id: str
+    plan_id: str
+    week_number: int
+    date: Day
+    weekday: str
+    kind: Literal["training", "rest"]
+    focus: str | None = None
+    exercises: list[str] = Field(default_factory=list)
+    """The main work's exercises (not the warm-up or cool-down)."""
+    minutes: float | None = None
+    notes: list[str] = Field(default_factory=list)
+    recovery_notes: str | None = None
+    message: str | None = None
+    status: str = "scheduled"
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> PlannedDayBrief:
+        workout = row.get("workout") or {}
+        exercises = sorted(workout.get("exercises") or [], key=lambda e: int(e.get("order") or 0))
+        main = [e for e in exercises if (e.get("group") or {}).get("type") not in WARM_UP_AND_COOL_DOWN]
+        summary = workout.get("summary") or {}
+        return cls(
+            workout_id=str(row["id"]),
+            plan_id=str(row["plan_id"]),
+            week_number=int(row["week_number"]),
+            date=row["date"],
+            weekday=str(row["weekday"]),
+            kind=row["kind"],
+            focus=row.get("focus"),
+            exercises=[str(e.get("exercise_name")) for e in main],
+            minutes=summary.get("estimated_duration_min"),
+            notes=list(row.get("notes") or []),
+            recovery_notes=row.get("recovery_notes"),
+            message=row.get("message"),
+            status=str(row.get("status") or "scheduled"),
+        )
+
+    def line(self) -> str:
+        """'Monday 9 March: Upper body - Dumbbell Bench Press, One-Arm Row, ... (about 45 min)'."""
+        when = _short_date(self.date)
+        if self.kind == "rest":
+            return f"{when}: rest day"
+        names = self.exercises[:SHOWN_EXERCISES]
+        more = f" and {len(self.exercises) - len(names)} more" if len(self.exercises) > len(names) else ""
+        minutes = f" (about {round(self.minutes)} min)" if self.minutes else ""
+        focus = f"{self.focus} - " if self.focus else ""
+        return f"{when}: {focus}{', '.join(names)}{more}{minutes}"
+
+
+# --- request_training_plan ------------------------------------------------------------------------
+
+
+class RequestTrainingPlanArgs(BaseModel):
+    model_config = STRICT_NUMBERS
+    weeks: int = Field(default=12, ge=MIN_WEEKS, le=MAX_WEEKS, description="Length of the plan in weeks")
+    days_per_week: int | None = Field(default=None, ge=1, le=7, description="Training days a week")
+    training_days: list[Weekday] | None = Field(
+        default=None, max_length=7, description="Weekday names to train on; default: the user's days"
+    )
+    session_minutes: int | None = Field(default=None, ge=15, le=180, description="Length of a session")
+    goal: str | None = Field(default=None, max_length=500, description="What the user wants, in their words")
+    start_date: str | None = Field(
+        default=None, max_length=10, description="ISO date of the first day; default: today"
+    )
+
+
+class RequestTrainingPlanResult(ToolResult):
+    plan: PlanBrief
+
+
+class RequestTrainingPlan(Tool[RequestTrainingPlanArgs, RequestTrainingPlanResult]):
+    name = "request_training_plan"
+    description = (
+        "Start building a real multi-week training plan (4-16 weeks): phases, deload weeks, and each week's "
+        "workouts with exercises, sets, reps and loads from the user's history, equipment, goals and "
+        "injuries. Use it whenever the user asks for a training plan or program. It is built in the "
+        "background: the result says whether it is still being built (pending) - then tell the user it "
+        "is on its way and that they can ask for it or see it in the app - or ready."
+    )
+    Args = RequestTrainingPlanArgs
+    Result = RequestTrainingPlanResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Starting your training plan...", done="Training plan requested"
+    )
+    category = "summary"
+
+    async def execute(self, args: RequestTrainingPlanArgs, ctx: ToolContext) -> RequestTrainingPlanResult:
+        deps = _deps(ctx)
+        request = PlanRequest(
+            weeks=args.weeks,
+            days_per_week=args.days_per_week,
+            training_days=args.training_days,
+            session_minutes=args.session_minutes,
+            goal=args.goal,
+            start_date=parse_day(args.start_date, "start_date") if args.start_date else None,
+        )
+        try:
+            row = await request_plan(deps, ctx.user_id, request)
+        except (ProgramError, BudgetExceeded) as exc:
+            raise ToolError(str(exc)) from None
+        return RequestTrainingPlanResult(plan=PlanBrief.of(row))
+
+    def format(self, result: RequestTrainingPlanResult) -> str:
+        plan = result.plan
+        match plan.status:
+            case "pending":
+                return (
+                    f"Training plan requested: {plan.outline()}. It is being built now and is NOT ready "
+                    "yet; tell the user it is on its way and that they can ask for it here or see it in "
+                    "the app's plans once it is ready."
+                )
+            case "ready":
+                return f"Training plan ready: {describe_plan(plan)}"
+        return f"The training plan could not be built: {plan.error or 'unknown reason'}."
+
+
+def describe_plan(plan: PlanBrief) -> str:
+    lines = [f"{plan.title or 'Training plan'}: {plan.outline()}."]
+    if plan.phases:
+        lines.append(f"Phases: {plan.phases_text()}.")
+    if plan.weeks_built:
+        lines.append(f"Weeks with workouts so far: {_week_ranges(plan.weeks_built)}.")
+    if plan.current_week is not None:
+        lines.append(f"This is week {plan.current_week} of {plan.weeks}.")
+    return " ".join(lines)
+
+
+# --- show_training_plan ---------------------------------------------------------------------------
+
+
+class ShowTrainingPlanArgs(BaseModel):
+    model_config = STRICT_NUMBERS
+
+
+class ShowTrainingPlanResult(ToolResult):
+    plan: PlanBrief | None = None
+    """A plan still being built (the newest), else the active plan, else the newest (failed); None when
+    the user has none."""
+
+
+class ShowTrainingPlan(Tool[ShowTrainingPlanArgs, ShowTrainingPlanResult]):
+    name = "show_training_plan"
+    description = (
+        "The user's training plan: its status (being built, ready or failed), length, training days, "
+        "phases and deload weeks, and the weeks built so far."
+    )
+    Args = ShowTrainingPlanArgs
+    Result = ShowTrainingPlanResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Reading your training plan...", done="Training plan read"
+    )
+    category = "summary"
+
+    async def execute(self, args: ShowTrainingPlanArgs, ctx: ToolContext) -> ShowTrainingPlanResult:
+        async with ctx.user_data.reading() as data:
+            zone = user_zone(await data.settings.get())
+            shown = await data.training_plans.shown()
+        if shown is None:
+            return ShowTrainingPlanResult(plan=None)
+        today = ctx.now().astimezone(zone).date()
+        return ShowTrainingPlanResult(plan=PlanBrief.of(shown.plan, shown.built_weeks, today))
+
+    def format(self, result: ShowTrainingPlanResult) -> str:
+        plan = result.plan
+        if plan is None:
+            return "The user has no training plan yet."
+        match plan.status:
+            case "pending":
+                return f"The training plan is still being built (NOT ready yet): {plan.outline()}."
+            case "failed":
+                return f"The last training plan could not be built: {plan.error or 'unknown reason'}."
+        return describe_plan(plan)
+
+
+# --- change_training_week / change_training_day ---------------------------------------------------
+
+
+class ChangeFields(BaseModel):
+    """What changes, for a week or a day of the plan."""
+
+    model_config = STRICT_NUMBERS
+    reason: str = Field(min_length=1, max_length=300, description="The user's words, e.g. 'hotel gym only'")
+    location: str | None = Field(
+        default=None, max_length=80, description="One of the user's saved locations (its equipment is used)"
+    )
+    equipment: list[str] | None = Field(
+        default=None,
+        max_length=40,
+        description="Equipment available instead, e.g. ['dumbbells', 'bench']; ['bodyweight'] for none",
+    )
+    session_minutes: int | None = Field(default=None, ge=15, le=180)
+    avoid: list[str] = Field(
+        default_factory=list, max_length=10, description="Muscles, body areas or exercises to leave out"
+    )
+
+
+class ChangeTrainingWeekArgs(ChangeFields):
+    week: Literal["current", "next"] | int = Field(
+        default="next", description="'current', 'next', or a week number of the plan"
+    )
+    training_days: list[Weekday] | None = Field(
+        default=None, max_length=7, description="Weekday names to train on that week"
+    )
+
+
+class ChangeTrainingWeekResult(ToolResult):
+    week_number: int
+    rebuilt: bool
+    reason: str
+    days: list[PlannedDayBrief] = Field(default_factory=list)
+
+
+class ChangeTrainingWeek(Tool[ChangeTrainingWeekArgs, ChangeTrainingWeekResult]):
+    name = "change_training_week"
+    description = (
+        "Rebuild a week of the user's training plan for a change of circumstances ('I'm travelling next "
+        "week, hotel gym only', 'only 30 minutes a day this week', 'my knee hurts this week'): other "
+        "equipment or location, shorter sessions, other days, things to avoid. Days already done are kept."
+    )
+    Args = ChangeTrainingWeekArgs
+    Result = ChangeTrainingWeekResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Rebuilding that week of your plan...", done="Week rebuilt"
+    )
+    category = "summary"
+
+    async def execute(self, args: ChangeTrainingWeekArgs, ctx: ToolContext) -> ChangeTrainingWeekResult:
+        change = week_change(args, training_days=args.training_days)
+        try:
+            build = await change_week(_deps(ctx), ctx.user_id, change, week=args.week)
+        except ProgramError as exc:
+            raise ToolError(exc.message) from None
+        return ChangeTrainingWeekResult(
+            week_number=build.week_number,
+            rebuilt=build.built,
+            reason=args.reason,
+            days=[PlannedDayBrief.of(d) for d in build.days],
+        )
+
+    def format(self, result: ChangeTrainingWeekResult) -> str:
+        if not result.days:
+            return f"Week {result.week_number} of the plan has no days left to change."
+        verb = "rebuilt" if result.rebuilt else "left as it was"
+        lines = [f"Week {result.week_number} of the plan {verb} for '{result.reason}':"]
+        lines.extend(day.line() for day in result.days)
+        return "\n".join(lines)
+
+
+class ChangeTrainingDayArgs(ChangeFields):
+    day: str | None = Field(default=None, max_length=10, description="ISO date of the day; default: today")
+
+
+class ChangeTrainingDayResult(ToolResult):
+    reason: str
+    day: PlannedDayBrief
+
+
+class ChangeTrainingDay(Tool[ChangeTrainingDayArgs, ChangeTrainingDayResult]):
+    name = "change_training_day"
+    description = (
+        "Rebuild one day of the user's training plan ('only 20 minutes today', 'at the hotel gym on "
+        "Thursday', 'no legs tomorrow'): other equipment or location, a shorter session, things to avoid."
+    )
+    Args = ChangeTrainingDayArgs
+    Result = ChangeTrainingDayResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Rebuilding that day of your plan...", done="Day rebuilt"
+    )
+    category = "summary"
+
+    async def execute(self, args: ChangeTrainingDayArgs, ctx: ToolContext) -> ChangeTrainingDayResult:
+        day = parse_day(args.day, "day") if args.day else await local_today(ctx)
+        try:
+            row = await change_day(_deps(ctx), ctx.user_id, day, week_change(args))
+        except ProgramError as exc:
+            raise ToolError(exc.message) from None
+        return ChangeTrainingDayResult(reason=args.reason, day=PlannedDayBrief.of(row))
+
+    def format(self, result: ChangeTrainingDayResult) -> str:
+        return f"Day rebuilt for '{result.reason}': {result.day.line()}"
+
+
+def week_change(args: ChangeFields, *, training_days: list[Weekday] | None = None) -> WeekChange:
+    return WeekChange(
+        reason=args.reason,
+        location=args.location,
+        equipment=args.equipment,
+        session_minutes=args.session_minutes,
+        training_days=training_days,
+        avoid=list(args.avoid),
+    )
+
+
+async def local_today(ctx: ToolContext) -> date:
+    settings = await ctx.user_data.settings.get()
+    return ctx.now().astimezone(user_zone(settings)).date()
+
+
+# --- get_planned_workout --------------------------------------------------------------------------
+
+
+class GetPlannedWorkoutArgs(BaseModel):
+    model_config = STRICT_NUMBERS
+    day: str | None = Field(default=None, max_length=10, description="ISO date; default: today")
+
+
+class GetPlannedWorkoutResult(ToolResult):
+    day: Day
+    planned: PlannedDayBrief | None = None
+    workout: dict[str, Any] | None = None
+    """The structured workout of a training day (the app's workout schema)."""
+    has_plan: bool = True
+
+
+class GetPlannedWorkout(Tool[GetPlannedWorkoutArgs, GetPlannedWorkoutResult]):
+    name = "get_planned_workout"
+    description = (
+        "Today's (or a given day's) workout from the user's training plan, with its message: exercises, "
+        "sets, reps and loads, or the recovery notes of a rest day. Use it for 'what's my workout today?'."
+    )
+    Args = GetPlannedWorkoutArgs
+    Result = GetPlannedWorkoutResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Looking up your planned workout...", done="Planned workout found"
+    )
+    category = "full"
+
+    async def execute(self, args: GetPlannedWorkoutArgs, ctx: ToolContext) -> GetPlannedWorkoutResult:
+        day = parse_day(args.day, "day") if args.day else await local_today(ctx)
+        try:
+            row = await workout_for(_deps(ctx), ctx.user_id, day)
+        except ProgramError as exc:
+            raise ToolError(exc.message) from None
+        if row is None:
+            has_plan = await ctx.user_data.training_plans.exists()
+            return GetPlannedWorkoutResult(day=day, has_plan=has_plan)
+        return GetPlannedWorkoutResult(
+            day=day, planned=PlannedDayBrief.of(row), workout=plain(row.get("workout"))
+        )
+
+    def format(self, result: GetPlannedWorkoutResult) -> str:
+        planned = result.planned
+        when = _short_date(result.day)
+        if planned is None:
+            if not result.has_plan:
+                return f"Nothing planned for {when}: the user has no training plan."
+            return f"Nothing planned for {when} in the user's training plan (that week is not built yet)."
+        if planned.kind == "rest":
+            notes = f" {planned.recovery_notes}" if planned.recovery_notes else ""
+            return f"{when} is a rest day (week {planned.week_number} of the plan).{notes}"
+        heading = f"Planned for {when} (week {planned.week_number} of the plan):"
+        return f"{heading}\n{planned.message or planned.line()}"
+
+
+TOOLS: list[AnyTool] = [
+    RequestTrainingPlan(),
+    ShowTrainingPlan(),
+    GetPlannedWorkout(),
+    ChangeTrainingWeek(),
+    ChangeTrainingDay(),
+]

@@ -1,0 +1,383 @@
+"""Anthropic's Messages API (SDK 2.x, streamed) behind both model ports: the chat agent's
+(`AnthropicAgentModel`, one forced tool call per answer, the user-visible message forwarded while the
+model writes it) and the registry agents' (`AnthropicStructured`, a json output as a forced tool
+`emit_<schema>` whose input schema is the output model's, the agent's own tools before it).
+
+One client builder, one error mapping, one usage conversion and one request-parameter builder serve
+both. No temperature/top_p/top_k: API version 2026-10-21 rejects them (ARCHITECTURE §4)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Literal
+
+import anthropic
+import httpx2
+import jiter
+from anthropic import AsyncAnthropic
+from anthropic.types import Message
+
+from trainer.providers.models import CacheTTL
+from trainer.providers.ports import (
+    AGENT_HEADER,
+    AgentReply,
+    AgentRequest,
+    AssistantTurn,
+    ModelError,
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    TextDeltaCallback,
+    ToolCall,
+    ToolResultsTurn,
+    Turn,
+    Usage,
+)
+from trainer.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+EPHEMERAL = {"type": "ephemeral"}
+OUTPUT_TOOL_PREFIX = "emit_"
+OUTPUT_TOOL_DESCRIPTION = "Return your final answer by calling this tool with the complete output."
+
+STREAMED_TEXT_ARGS: dict[str, str] = {"message_notify_user": "message", "message_ask_user": "question"}
+"""Tools whose user-visible argument is forwarded while the model is still writing it."""
+
+
+def anthropic_client(
+    settings: Settings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
+) -> AsyncAnthropic:
+    """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`.
+    The one place an Anthropic client is built."""
+    if settings.anthropic_api_key is None:
+        raise ValueError(f"ANTHROPIC_API_KEY is not set; use {fallback} instead")
+    return AsyncAnthropic(
+        api_key=settings.anthropic_api_key.get_secret_value(),
+        base_url=settings.anthropic_base_url or DEFAULT_BASE_URL,
+        http_client=http_client,
+        max_retries=max_retries,
+    )
+
+
+class AnthropicAgentModel:
+    """The chat agent's model (`AgentModel`)."""
+
+    provider: Literal["anthropic", "offline"] = "anthropic"
+
+    def __init__(
+        self,
+        settings: Settings,
+        http_client: httpx2.AsyncClient | None = None,
+        *,
+        max_retries: int = anthropic.DEFAULT_MAX_RETRIES,
+    ) -> None:
+        self._static_ttl: CacheTTL = settings.prompt_cache_ttl
+        self._client = anthropic_client(settings, http_client, max_retries, fallback="the offline model")
+
+    async def complete(
+        self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
+    ) -> ModelResponse:
+        params = request_params(request, static_ttl=self._static_ttl)
+        return to_model_response(await _streamed(self._client, params, on_text_delta))
+
+
+class AnthropicStructured:
+    """The registry agents' model (`StructuredModel`)."""
+
+    provider: Provider = "anthropic"
+
+    def __init__(
+        self,
+        settings: Settings,
+        http_client: httpx2.AsyncClient | None = None,
+        *,
+        max_retries: int = anthropic.DEFAULT_MAX_RETRIES,
+    ) -> None:
+        self._client = anthropic_client(
+            settings, http_client, max_retries, fallback="the offline implementations"
+        )
+
+    async def generate(self, request: AgentRequest) -> AgentReply:
+        params = request_params(structured_request(request))
+        final = await _streamed(self._client, params, headers={AGENT_HEADER: request.agent})
+        return reply_from_message(final, request)
+
+
+async def _streamed(
+    client: AsyncAnthropic,
+    params: dict[str, Any],
+    on_text_delta: TextDeltaCallback | None = None,
+    *,
+    headers: dict[str, str] | None = None,
+) -> Message:
+    """One streamed call: the final message, the user-visible text forwarded on the way."""
+    opened = False
+    try:
+        async with client.messages.stream(**params, extra_headers=headers) as stream:
+            opened = True
+            forwarder = _TextForwarder(on_text_delta)
+            async for event in stream:
+                if event.type == "content_block_start" and event.content_block.type == "tool_use":
+                    forwarder.start(event.index, event.content_block.name)
+                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                    await forwarder.feed(event.index, event.delta.partial_json)
+            return await stream.get_final_message()
+    except Exception as exc:
+        error = model_error(exc, opened=opened)
+        if error is None:
+            raise
+        raise error from exc
+
+
+def model_error(exc: Exception, *, opened: bool) -> ModelError | None:
+    """The SDK's failure as a ModelError (`retryable` once the stream had opened); None for anything
+    that is not the SDK's."""
+    if isinstance(exc, anthropic.APIStatusError):
+        if opened:
+            return ModelError(f"the model stream broke off: {_describe(exc)}", retryable=True)
+        return ModelError(f"the model call failed: {_describe(exc)}")
+    if isinstance(exc, anthropic.APIConnectionError):
+        message = (
+            "the model stream broke off: connection lost" if opened else "could not reach the Anthropic API"
+        )
+        return ModelError(message, retryable=opened)
+    if isinstance(exc, httpx2.HTTPError):
+        return ModelError(f"the model stream broke off: {type(exc).__name__}", retryable=opened)
+    if isinstance(exc, anthropic.AnthropicError):
+        return ModelError(f"the model call failed: {type(exc).__name__}: {exc}", retryable=opened)
+    if isinstance(exc, ValueError):
+        return ModelError(f"the model wrote unreadable tool input: {exc}", retryable=True)
+    return None
+
+
+def _describe(exc: anthropic.APIStatusError) -> str:
+    kind = exc.type or type(exc).__name__
+    detail = exc.api_message or "no details"
+    status = f"HTTP {exc.status_code}, " if exc.status_code != 200 else ""
+    return f"{status}{kind}: {detail}"
+
+
+def usage_from_sdk(usage: anthropic.types.Usage) -> Usage:
+    one_hour = usage.cache_creation.ephemeral_1h_input_tokens if usage.cache_creation else 0
+    return Usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
+        cache_read_input_tokens=usage.cache_read_input_tokens or 0,
+        cache_creation_1h_input_tokens=one_hour or 0,
+    )
+
+
+# --- requests -------------------------------------------------------------------------------------
+
+
+def request_params(request: ModelRequest, *, static_ttl: CacheTTL = "5m") -> dict[str, Any]:
+    """The Messages API parameters. The cache breakpoints of the prefix every session shares (the
+    tools and the first `shared_system_blocks` system blocks) get `static_ttl`; the per-user ones
+    keep the 5-minute default, so no 1-hour breakpoint follows a 5-minute one."""
+    tools, system = request.tools, request.system
+    if static_ttl != "5m":
+        shared = request.shared_system_blocks
+        tools = _with_ttl(tools, static_ttl)
+        system = [*_with_ttl(system[:shared], static_ttl), *system[shared:]]
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "system": system,
+        "messages": request.messages,
+    }
+    if tools:
+        params["tools"] = tools
+        params["tool_choice"] = request.tool_choice
+    if request.user_id:
+        params["metadata"] = {"user_id": request.user_id}
+    return params
+
+
+def _with_ttl(blocks: list[dict[str, Any]], ttl: CacheTTL) -> list[dict[str, Any]]:
+    """Copies of the blocks, with `ttl` on those that carry a cache breakpoint."""
+    return [
+        {**block, "cache_control": {**block["cache_control"], "ttl": ttl}}
+        if "cache_control" in block
+        else block
+        for block in blocks
+    ]
+
+
+def output_tool_name(request: AgentRequest) -> str | None:
+    """`emit_<schema>` for a json output; None for text."""
+    return OUTPUT_TOOL_PREFIX + request.output.name if request.output.name else None
+
+
+def structured_request(request: AgentRequest) -> ModelRequest:
+    """A registry agent's request in the Messages API's shape. Cache breakpoints on the last tool, the
+    system prompt and the last context block: the prefix an agent's calls share (the same prompt for
+    every user, then the same context across a batch). The output tool is forced when the agent has
+    no tools of its own."""
+    tools: list[dict[str, Any]] = [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
+    ]
+    output_tool = output_tool_name(request)
+    if request.output.schema is not None and output_tool is not None:
+        schema = request.output.schema.model_json_schema()
+        tools.append({"name": output_tool, "description": OUTPUT_TOOL_DESCRIPTION, "input_schema": schema})
+    if tools:
+        tools[-1] = {**tools[-1], "cache_control": dict(EPHEMERAL)}
+    first: list[dict[str, Any]] = [{"type": "text", "text": block} for block in request.context]
+    if first:
+        first[-1]["cache_control"] = dict(EPHEMERAL)
+    first.append({"type": "text", "text": request.input_text})
+    if output_tool is not None and not request.tools:
+        tool_choice: dict[str, Any] = {"type": "tool", "name": output_tool}
+    else:
+        tool_choice = {"type": "any" if output_tool else "auto"}
+    return ModelRequest(
+        model=request.model_id,
+        system=[{"type": "text", "text": request.system, "cache_control": dict(EPHEMERAL)}],
+        tools=tools,
+        messages=[{"role": "user", "content": first}, *_messages(request.messages)],
+        max_tokens=request.max_tokens,
+        tool_choice=tool_choice,
+    )
+
+
+def _messages(turns: list[Turn]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for turn in turns:
+        if isinstance(turn, AssistantTurn):
+            content: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+            content += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+                for c in turn.tool_calls
+            ]
+            out.append({"role": "assistant", "content": content})
+        elif isinstance(turn, ToolResultsTurn):
+            results = [
+                {"type": "tool_result", "tool_use_id": call.id, "content": text, "is_error": is_error}
+                for call, text, is_error in turn.results
+            ]
+            out.append({"role": "user", "content": results})
+        elif turn.output_call_id is not None:
+            result = {"type": "tool_result", "tool_use_id": turn.output_call_id, "is_error": True}
+            out.append({"role": "user", "content": [{**result, "content": turn.text}]})
+        else:
+            out.append({"role": "user", "content": [{"type": "text", "text": turn.text}]})
+    return out
+
+
+# --- answers --------------------------------------------------------------------------------------
+
+
+def to_model_response(message: Message) -> ModelResponse:
+    """The chat agent's answer: its first tool call (one per iteration) and its text."""
+    tool_call: ToolCall | None = None
+    texts: list[str] = []
+    for block in message.content:
+        if block.type == "tool_use" and tool_call is None:
+            arguments = block.input if isinstance(block.input, dict) else {}
+            tool_call = ToolCall(id=block.id, name=block.name, arguments=dict(arguments))
+        elif block.type == "text":
+            texts.append(block.text)
+    return ModelResponse(
+        tool_call=tool_call,
+        usage=usage_from_sdk(message.usage),
+        model=message.model,
+        stop_reason=message.stop_reason,
+        raw=message.model_dump(mode="json"),
+        text="".join(texts),
+    )
+
+
+def reply_from_message(message: Message, request: AgentRequest) -> AgentReply:
+    """A registry agent's answer: the output tool's input as `data`, its other tool calls, its text."""
+    output_tool = output_tool_name(request)
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    output_call: ToolCall | None = None
+    for block in message.content:
+        if block.type == "text":
+            texts.append(block.text)
+        elif block.type == "tool_use":
+            call = ToolCall(block.id, block.name, dict(block.input) if isinstance(block.input, dict) else {})
+            if block.name == output_tool and output_call is None:
+                output_call = call
+            else:
+                calls.append(call)
+    text = "".join(texts) or None
+    data = output_call.arguments if output_call is not None else None
+    raw = json.dumps(data, ensure_ascii=False) if data is not None else (text or "")
+    return AgentReply(
+        text=text,
+        data=data,
+        tool_calls=calls,
+        usage=usage_from_sdk(message.usage),
+        model=message.model,
+        raw_output=raw,
+        output_call=output_call,
+    )
+
+
+# --- the user-visible message while it is written -------------------------------------------------
+
+
+def parse_partial_object(buffer: str) -> dict[str, Any]:
+    """The object written so far, unfinished strings included; {} when nothing readable yet."""
+    if not buffer.strip():
+        return {}
+    try:
+        value = jiter.from_json(buffer.encode("utf-8"), partial_mode="trailing-strings")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class StreamedStringField:
+    """Follows one top-level string field of a streamed JSON object and hands out only the
+    characters written since the last call."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.emitted = ""
+        self._buffer = ""
+
+    def feed(self, fragment: str) -> str:
+        self._buffer += fragment
+        value = parse_partial_object(self._buffer).get(self.key)
+        if not isinstance(value, str) or len(value) <= len(self.emitted):
+            return ""
+        if not value.startswith(self.emitted):
+            return ""
+        new_text = value[len(self.emitted) :]
+        self.emitted = value
+        return new_text
+
+
+class _TextForwarder:
+    """Forwards newly written characters of a user-visible tool argument. A failing callback
+    (a client that went away) never breaks the model call."""
+
+    def __init__(self, callback: TextDeltaCallback | None) -> None:
+        self._callback = callback
+        self._fields: dict[int, tuple[str, StreamedStringField]] = {}
+
+    def start(self, index: int, tool_name: str) -> None:
+        key = STREAMED_TEXT_ARGS.get(tool_name)
+        if key is not None and self._callback is not None:
+            self._fields[index] = (tool_name, StreamedStringField(key))
+
+    async def feed(self, index: int, fragment: str) -> None:
+        entry = self._fields.get(index)
+        if entry is None or self._callback is None:
+            return
+        tool_name, streamed = entry
+        new_text = streamed.feed(fragment)
+        if not new_text:
+            return
+        try:
+            await self._callback(tool_name, new_text)
+        except Exception:
+            log.warning("text delta callback failed; no more deltas for this call", exc_info=True)
+            self._callback = None
