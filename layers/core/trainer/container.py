@@ -100,15 +100,6 @@ class Container:
             OfflineDayMessages(),
         )
 
-    def is_known_model(self, model_id: str) -> bool:
-        from trainer.providers.models import get_model
-
-        try:
-            get_model(model_id)
-        except (LookupError, ValueError):
-            return False
-        return True
-
     async def aclose(self) -> None:
         for close in reversed(self.closers):
             try:
@@ -125,6 +116,8 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.store.usage",
     "trainer.services.usage_limits",
     "trainer.services.user_data",
+    "trainer.services.today",
+    "trainer.programs.day_messages",
     "trainer.store.bus",
     "trainer.chat.turn",
     "trainer.chat.agent",

@@ -4,7 +4,6 @@ model ports of trainer.providers), wired by the composition root (trainer.contai
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import date
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -35,9 +34,3 @@ SourceFetcher = Callable[[list[tuple[str, dict[str, Any]]]], Awaitable[Sequence[
 
 UserDataLoader = Callable[[str], Awaitable[str]]
 """The `<user_data>` block for a user id."""
-
-
-class DailyUsage(Protocol):
-    """A user's usage counters for a UTC day (turns, cost_cents, tokens...), kept by the cost job."""
-
-    async def usage(self, user_id: str, day: date) -> dict[str, float]: ...

@@ -207,17 +207,6 @@ def group_problems(exercises: list[Exercise]) -> list[str]:
     return problems
 
 
-def workout_units(workout: Workout) -> set[str]:
-    """Every load and distance unit a workout uses (mixed units are a problem to report)."""
-    units: set[str] = set()
-    for ex in workout.exercises:
-        if ex.load_unit:
-            units.add(ex.load_unit)
-        if ex.distance_unit:
-            units.add(ex.distance_unit)
-    return units
-
-
 def exercise_line(ex: Exercise | dict[str, Any]) -> str:
     """Compact one-line description used by formatters: '4x[10,10,8,6] @ 60kg', '3x[45]s hold'."""
     e = ex if isinstance(ex, Exercise) else Exercise.model_validate(ex)

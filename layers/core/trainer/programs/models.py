@@ -320,11 +320,6 @@ class MessageInput(BaseModel):
     plan_title: str | None = None
 
 
-class WorkoutMessage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    text: str = Field(min_length=1, max_length=SMS_LIMIT)
-
-
 # --- agent inputs and final outputs ---------------------------------------------------------------
 
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from trainer.settings import Settings, get_settings
+from trainer.settings import Settings
 from trainer.store.ports import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -95,12 +94,6 @@ def time_to_live_attributes(template: dict[str, Any], settings: Settings) -> dic
         if spec.get("Enabled") is True and spec.get("AttributeName"):
             attributes[table_name] = str(spec["AttributeName"])
     return attributes
-
-
-def load_table_definitions(template_path: Path, settings: Settings | None = None) -> list[dict[str, Any]]:
-    """boto3 `create_table` kwargs for SessionsTable and IdempotencyTable, named from Settings."""
-    template = parse_template(Path(template_path).read_text(encoding="utf-8"))
-    return table_definitions(template, settings or get_settings())
 
 
 CONNECT_TIMEOUT_S = 2

@@ -10,7 +10,7 @@ from datetime import date
 from typing import Any
 
 from trainer.settings import Settings
-from trainer.store.dynamo_tables import aws_client, in_thread
+from trainer.store.dynamo_tables import aws_client
 
 _COUNTER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _RESERVED = frozenset({"user_id", "day", "updated_at", "expires_at"})
@@ -75,14 +75,3 @@ class DailyMetricsStore:
             for name, value in item.items()
             if "N" in value and name not in _RESERVED and name not in {"PK", "SK"}
         }
-
-
-class DynamoDailyUsage:
-    """`trainer.chat.ports.DailyUsage` on the daily metrics items (the read runs in a thread)."""
-
-    def __init__(self, metrics: DailyMetricsStore) -> None:
-        self._metrics = metrics
-
-    async def usage(self, user_id: str, day: date) -> dict[str, float]:
-        counters = await in_thread(self._metrics.get, user_id, day)
-        return {name: float(value) for name, value in counters.items()}

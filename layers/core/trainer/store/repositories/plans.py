@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid
+from trainer.store.repositories import Conn, RepositoryError, UserId
 from trainer.store.repositories.settings import normalise_weekdays
 
 PLAN_STATUSES = ("active", "completed", "paused", "cancelled")
@@ -70,17 +70,6 @@ async def list_plans(conn: Conn, user_id: UserId, status: str = "active") -> lis
         (user_id, status, status),
     )
     return await cur.fetchall()
-
-
-async def set_plan_status(conn: Conn, user_id: UserId, plan_id: Any, status: str) -> dict[str, Any] | None:
-    if status not in PLAN_STATUSES:
-        raise RepositoryError(f"status must be one of {', '.join(PLAN_STATUSES)}")
-    cur = await conn.execute(
-        "UPDATE workout_plans SET status = %s, updated_at = now()"
-        f" WHERE user_id = %s AND id = %s RETURNING {_COLUMNS}",
-        (status, user_id, as_uuid(plan_id, "plan id")),
-    )
-    return await cur.fetchone()
 
 
 def parse_date(value: Any, what: str) -> date:

@@ -69,13 +69,6 @@ async def consume_delete_after_use(conn: Conn, user_id: UserId) -> list[dict[str
     return sorted(await cur.fetchall(), key=lambda r: (r["created_at"], str(r["id"])))
 
 
-async def purge_expired(conn: Conn, user_id: UserId, now: datetime | None = None) -> int:
-    cur = await conn.execute(
-        "DELETE FROM preferences WHERE user_id = %s AND expires_at <= %s", (user_id, now or datetime.now(UTC))
-    )
-    return cur.rowcount
-
-
 def parse_timestamp(value: Any, what: str) -> datetime:
     """ISO timestamp or date from model input; naive values are taken as UTC."""
     if isinstance(value, datetime):
