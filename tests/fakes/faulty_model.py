@@ -8,7 +8,9 @@ demand, answers the chat agent's next Messages API calls with a fault instead:
   `content_block_stop`, `message_delta` or `message_stop` (the connection just closes);
 - `hang`: the request is read and never answered (until `release()` or the server stops);
 - `bad_json`: a complete stream whose tool input is not JSON;
-- `off_schema`: a complete, well-formed answer whose tool arguments break the tool's schema.
+- `off_schema`: a complete, well-formed answer whose tool arguments break the tool's schema;
+- `hold`: the request waits until `release()`, then is forwarded (a point mid-turn where the test
+  breaks a store while the turn waits for its model).
 
 The code under test talks to it through the real anthropic SDK over HTTP (`ANTHROPIC_BASE_URL`).
 Requests of the registry agents (the `x-trainer-agent` header) are always forwarded: the faults target
@@ -29,7 +31,7 @@ from urllib.parse import urlsplit
 
 from trainer.providers.ports import AGENT_HEADER
 
-Fault = Literal["overloaded", "server_error", "cut", "hang", "bad_json", "off_schema"]
+Fault = Literal["overloaded", "server_error", "cut", "hang", "bad_json", "off_schema", "hold"]
 HANG_LIMIT_S = 120.0
 """A hung request is released after this long at the latest (a stuck test must not hold a thread)."""
 CUT_TEXT = "Here is half of a sente"
@@ -124,14 +126,27 @@ class FaultyModelServer:
         """Every chat agent call gets `fault` (None: forwarded again)."""
         with self._lock:
             self._always = fault
-        if fault != "hang":
+        if fault not in ("hang", "hold"):
             self._released.set()
         else:
             self._released.clear()
 
     def release(self) -> None:
-        """Ends every hung request (its connection closes without an answer)."""
+        """Ends every hung request (its connection closes without an answer) and forwards the held ones."""
         self._released.set()
+
+    def hold_next(self) -> None:
+        """The chat agent's next call waits for `release()` (then is answered as usual)."""
+        self._released.clear()
+        self.inject("hold")
+
+    def wait_for_chat_calls(self, count: int, timeout: float = 30.0) -> None:
+        """Blocks until the chat agent made `count` calls (raises TimeoutError after `timeout`)."""
+        end = time.monotonic() + timeout
+        while len(self.chat_calls()) < count:
+            if time.monotonic() > end:
+                raise TimeoutError(f"{len(self.chat_calls())} chat calls, waited for {count}")
+            time.sleep(0.02)
 
     def faulted(self) -> list[Exchange]:
         with self._lock:
@@ -212,6 +227,9 @@ def _handler(server: FaultyModelServer) -> type[BaseHTTPRequestHandler]:
                     self._json(500, error_body("api_error", "Internal server error"))
                 case "hang":
                     server.wait_released()
+                case "hold":
+                    server.wait_released()
+                    self._forward(body)
                 case "cut":
                     pieces = ['{"message": "', CUT_TEXT[:10], CUT_TEXT[10:]]
                     self._stream(tool_use_events(model, "message_notify_user", pieces, finished=False))
