@@ -68,17 +68,28 @@ def message_start(model: str) -> dict[str, Any]:
     }
 
 
-def tool_use_events(model: str, tool: str, partial_json: list[str], *, finished: bool) -> list[dict[str, Any]]:
+def tool_use_events(
+    model: str, tool: str, partial_json: list[str], *, finished: bool
+) -> list[dict[str, Any]]:
     """A tool_use answer streamed in `partial_json` pieces; `finished=False` stops before the block ends."""
     events = [
         message_start(model),
         {
             "type": "content_block_start",
             "index": 0,
-            "content_block": {"type": "tool_use", "id": f"toolu_{time.monotonic_ns()}", "name": tool, "input": {}},
+            "content_block": {
+                "type": "tool_use",
+                "id": f"toolu_{time.monotonic_ns()}",
+                "name": tool,
+                "input": {},
+            },
         },
         *(
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": p}}
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": p},
+            }
             for p in partial_json
         ),
     ]
@@ -176,7 +187,10 @@ class FaultyModelServer:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="faulty-model", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="faulty-model",
+            daemon=True,
         )
         self._thread.start()
         return self

@@ -56,7 +56,9 @@ async def api(
     container = await build_container(settings, store=session_store, db=db, publisher=RecordingPublisher())
     app = create_app(container)
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://api.test", timeout=HANG_GUARD_S) as client:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://api.test", timeout=HANG_GUARD_S
+    ) as client:
         yield client, container
     faulty.always(None)
     faulty.release()
@@ -87,7 +89,9 @@ async def stream_turn(
     return sse_frames(answer.text), answer.text, time.monotonic() - started
 
 
-async def session_events(client: httpx.AsyncClient, auth: dict[str, str], session_id: str) -> list[dict[str, Any]]:
+async def session_events(
+    client: httpx.AsyncClient, auth: dict[str, str], session_id: str
+) -> list[dict[str, Any]]:
     answer = await client.get(f"/agent/sessions/{session_id}/events", headers=auth, params={"limit": 500})
     assert answer.status_code == 200, answer.text
     return list(answer.json()["events"])

@@ -67,7 +67,9 @@ def sse_frames(body: str) -> list[dict[str, Any]]:
     return frames
 
 
-async def post_stream(client: httpx.AsyncClient, auth: dict[str, str], body: dict[str, Any]) -> httpx.Response:
+async def post_stream(
+    client: httpx.AsyncClient, auth: dict[str, str], body: dict[str, Any]
+) -> httpx.Response:
     async with asyncio.timeout(HANG_GUARD_S):
         return await client.post("/agent/stream", json=body, headers=auth)
 
@@ -216,7 +218,9 @@ async def test_postgres_stopped_under_a_turn_ends_it_cleanly_and_the_session_wor
         await profiles.ensure_user(conn, user)
     settings = model_settings(aws_settings, faulty)
     auth = {"Authorization": f"Bearer {mint_dev_token(settings.jwt_secret.get_secret_value(), user)}"}
-    container = await build_container(settings, store=session_store, db=own_db, publisher=RecordingPublisher())
+    container = await build_container(
+        settings, store=session_store, db=own_db, publisher=RecordingPublisher()
+    )
     app = create_app(container)
     try:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
@@ -231,7 +235,9 @@ async def test_postgres_stopped_under_a_turn_ends_it_cleanly_and_the_session_wor
             errors = [f for f in frames if f["type"] == "error"]
             assert [e.get("code") for e in errors] in ([], ["database_unavailable"]), frames
             logged = [f for f in frames if f["type"] == "log_completed_exercise"]
-            assert [f["status"] for f in logged if "status" in f] == ["failed"], "the turn reached the stopped database"
+            assert [f["status"] for f in logged if "status" in f] == ["failed"], (
+                "the turn reached the stopped database"
+            )
 
             start_postgres(own_postgres.data_dir, own_postgres.port, durable=False)
             assert await history_rows(own_db, user) == 0, "nothing half-written by the failed log"
@@ -242,7 +248,10 @@ async def test_postgres_stopped_under_a_turn_ends_it_cleanly_and_the_session_wor
             events = await events_of(client, auth, session_id)
             assert sum(e["event_type"] == "user_message" for e in events) == 3
             results = [e["data"] for e in events if e["event_type"] == "tool_result"]
-            assert [r["success"] for r in results if r["tool_name"] == "log_completed_exercise"] == [False, True]
+            assert [r["success"] for r in results if r["tool_name"] == "log_completed_exercise"] == [
+                False,
+                True,
+            ]
     finally:
         await app.state.container_provider.turns.wait(30)
         await container.aclose()

@@ -20,9 +20,9 @@ from fastapi.routing import APIRoute
 
 from trainer import __version__, snapstart
 from trainer.api.auth import TokenVerifier
+from trainer.api.deadline import FunctionDeadlineMiddleware
 from trainer.api.errors import BodySizeLimitMiddleware, CatchAllMiddleware, install_error_handlers
 from trainer.api.json_guard import JsonBodyGuardMiddleware
-from trainer.api.deadline import FunctionDeadlineMiddleware
 from trainer.api.logging import CorrelationIdMiddleware, logger
 from trainer.api.openapi import install_openapi
 from trainer.api.routes import agent, devices, health, programs, sessions, today, user_data

@@ -86,7 +86,7 @@ class AnthropicAgentModel:
     ) -> ModelResponse:
         params = request_params(request, static_ttl=self._static_ttl)
         timeout = call_timeout(*self._deadline)
-        return to_model_response(await _streamed(self._client, params, on_text_delta, timeout=timeout))
+        return to_model_response(await _streamed(self._client, params, on_text_delta, seconds=timeout))
 
 
 class AnthropicStructured:
@@ -109,9 +109,7 @@ class AnthropicStructured:
     async def generate(self, request: AgentRequest) -> AgentReply:
         params = request_params(structured_request(request))
         timeout = call_timeout(*self._deadline)
-        final = await _streamed(
-            self._client, params, headers={AGENT_HEADER: request.agent}, timeout=timeout
-        )
+        final = await _streamed(self._client, params, headers={AGENT_HEADER: request.agent}, seconds=timeout)
         return reply_from_message(final, request)
 
 
@@ -121,16 +119,16 @@ async def _streamed(
     on_text_delta: TextDeltaCallback | None = None,
     *,
     headers: dict[str, str] | None = None,
-    timeout: float,
+    seconds: float,
 ) -> Message:
-    """One streamed call, bounded by `timeout` as a whole (the SDK's retries included): the final
+    """One streamed call, bounded by `seconds` as a whole (the SDK's retries included): the final
     message, the user-visible text forwarded on the way. An answer that ends without `message_stop`
     and a stop reason (a cut stream) is a retryable `model_incomplete` error, never a finished answer."""
     try:
-        async with asyncio.timeout(timeout):
-            return await _stream_once(client, params, on_text_delta, headers, timeout)
+        async with asyncio.timeout(seconds):
+            return await _stream_once(client, params, on_text_delta, headers, seconds)
     except TimeoutError as exc:
-        raise timed_out(timeout) from exc
+        raise timed_out(seconds) from exc
 
 
 async def _stream_once(
@@ -138,13 +136,12 @@ async def _stream_once(
     params: dict[str, Any],
     on_text_delta: TextDeltaCallback | None,
     headers: dict[str, str] | None,
-    timeout: float,
+    seconds: float,
 ) -> Message:
-    opened = False
+    opened = stopped = False
     try:
-        async with client.messages.stream(**params, extra_headers=headers, timeout=timeout) as stream:
+        async with client.messages.stream(**params, extra_headers=headers, timeout=seconds) as stream:
             opened = True
-            stopped = False
             forwarder = _TextForwarder(on_text_delta)
             async for event in stream:
                 if event.type == "content_block_start" and event.content_block.type == "tool_use":
@@ -174,7 +171,9 @@ def model_error(exc: Exception, *, opened: bool) -> ModelError | None:
     opened); None for anything that is not the SDK's."""
     if isinstance(exc, anthropic.APIStatusError):
         if opened:
-            return ModelError(f"the model stream broke off: {_describe(exc)}", retryable=True, code=INCOMPLETE)
+            return ModelError(
+                f"the model stream broke off: {_describe(exc)}", retryable=True, code=INCOMPLETE
+            )
         return ModelError(f"the model call failed: {_describe(exc)}")
     if isinstance(exc, anthropic.APITimeoutError):
         return ModelError("the model did not answer in time", code=MODEL_TIMEOUT)
