@@ -3,8 +3,8 @@ turn always has the time to record the failure, send its `error` frame and close
 platform ends the function.
 
 The deadline is the function's: the Lambda context's remaining time when the request carries one
-(`request_deadline_from`), else the configured turn deadline (TRAINER_FUNCTION_TIMEOUT_SECONDS from the
-turn's start). It lives in a context variable, so every model call made for the request (the chat
+(`remaining_seconds`, set by trainer.api.deadline), else the configured turn deadline
+(TRAINER_FUNCTION_TIMEOUT_SECONDS from the turn's start). It lives in a context variable, so every model call made for the request (the chat
 agent's, the program agents' run from its tools) sees it; tasks started for the request inherit it.
 
 Each adapter bounds a call by `call_timeout(...)` as a whole (the SDK's own retries included) and hands
