@@ -4,8 +4,9 @@ platform ends the function.
 
 The deadline is the function's: the Lambda context's remaining time when the request carries one
 (`remaining_seconds`, set by trainer.api.deadline), else the configured turn deadline
-(TRAINER_FUNCTION_TIMEOUT_SECONDS from the turn's start). It lives in a context variable, so every model call made for the request (the chat
-agent's, the program agents' run from its tools) sees it; tasks started for the request inherit it.
+(TRAINER_FUNCTION_TIMEOUT_SECONDS from the turn's start). It lives in a context variable, so every model
+call made for the request (the chat agent's, the program agents' run from its tools) sees it; tasks
+started for the request inherit it.
 
 Each adapter bounds a call by `call_timeout(...)` as a whole (the SDK's own retries included) and hands
 the same figure to the SDK as its request timeout, so neither the SDK's 600 s default nor its retries
