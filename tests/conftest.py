@@ -1,4 +1,21 @@
 """Root fixtures. Real components come from plugin modules, each owned by its concept:
-moto server (tests/fixtures_moto.py) and embedded Postgres (tests/fixtures_pg.py)."""
+moto server (tests/fixtures_moto.py) and embedded Postgres (tests/fixtures_pg.py).
+
+`frozen_now`: the wall clock (time-machine) stopped at the real instant the test starts, for tests whose
+expectation is today's date: the code under test and the test read the same day even across midnight
+(issue 21, item 1). Monotonic clocks keep running, so timeouts and the event loop are unaffected."""
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+import time_machine
 
 pytest_plugins = ["tests.fixtures_moto", "tests.fixtures_pg"]
+
+
+@pytest.fixture
+def frozen_now() -> Iterator[datetime]:
+    now = datetime.now(UTC)
+    with time_machine.travel(now, tick=False):
+        yield now

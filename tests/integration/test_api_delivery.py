@@ -288,21 +288,26 @@ async def test_notifications_are_paged_newest_day_first_and_scoped_to_the_user(
 
 
 async def test_today_composes_one_workout_for_a_day_with_nothing_planned_and_keeps_it(
-    client: httpx.AsyncClient, contract: Contract, auth: dict[str, str]
+    client: httpx.AsyncClient, contract: Contract, auth: dict[str, str], frozen_now: datetime
 ) -> None:
     first = contract.check(await client.get("/today", headers=auth))["today"]
     again = contract.check(await client.get("/today", headers=auth))["today"]
 
     assert first["source"] == "generated" and first["kind"] == "training"
     assert first["workout"]["exercises"] and 0 < len(first["message"]) <= 1600
-    assert first["date"] == datetime.now(UTC).date().isoformat(), "the user's zone is UTC"
+    assert first["date"] == frozen_now.date().isoformat(), "the user's zone is UTC"
     assert again == first, "the same workout all day"
 
 
 async def test_today_is_the_workout_scheduled_today(
-    client: httpx.AsyncClient, contract: Contract, auth: dict[str, str], user: str, db: Database
+    client: httpx.AsyncClient,
+    contract: Contract,
+    auth: dict[str, str],
+    user: str,
+    db: Database,
+    frozen_now: datetime,
 ) -> None:
-    today = datetime.now(UTC).date()
+    today = frozen_now.date()
     noon = datetime(today.year, today.month, today.day, 12, 0, tzinfo=UTC)
     scheduled = (
         await UserDataService(db)

@@ -7,7 +7,7 @@ import importlib.util
 import json
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any, cast
@@ -129,7 +129,7 @@ def test_a_redelivered_turn_is_counted_once(cost_deps: CostDeps, session_store: 
 
 
 def test_each_turn_counts_and_totals_accumulate(
-    cost_deps: CostDeps, session_store: DynamoSessionStore
+    cost_deps: CostDeps, session_store: DynamoSessionStore, frozen_now: datetime
 ) -> None:
     session = session_store.table.create_session("user-two-turns")
     for message in ("first", "second"):
@@ -141,7 +141,7 @@ def test_each_turn_counts_and_totals_accumulate(
     totals = session_store.table.load_session(session.id)
     assert totals.total_tokens == 10200
     assert totals.total_cost_cents == pytest.approx(0.5)
-    today = datetime.now(UTC).date()
+    today = frozen_now.date()
     assert cast(DailyMetricsStore, cost_deps.metrics).get("user-two-turns", today)["turns"] == 2
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -190,15 +190,19 @@ async def test_the_stream_names_its_session_in_a_header_and_its_first_frame(
 
 @pytest.mark.parametrize("route", ["/agent/chat", "/agent/stream"])
 async def test_a_user_over_the_daily_budget_gets_429_before_any_model_call(
-    client: httpx.AsyncClient, auth: dict[str, str], user: str, aws_settings: Settings, route: str
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    user: str,
+    aws_settings: Settings,
+    route: str,
+    frozen_now: datetime,
 ) -> None:
     metrics = DailyMetricsStore(aws_settings)
-    metrics.add(user, datetime.now(UTC).date(), turns_started=aws_settings.daily_turn_limit, cost_cents=1.0)
+    metrics.add(user, frozen_now.date(), turns_started=aws_settings.daily_turn_limit, cost_cents=1.0)
     response = await client.post(route, json={"message": WORKOUT}, headers=auth)
     assert response.status_code == 429 and error_of(response)["code"] == "budget_exceeded"
     assert 0 < int(response.headers["retry-after"]) <= 86_400
     assert (await client.get("/agent/sessions", headers=auth)).json()["sessions"] == []
-    assert date.today()
 
 
 # --- the property: arbitrary JSON at every route ----------------------------------------------------

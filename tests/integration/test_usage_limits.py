@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
+from datetime import datetime
 
 import httpx
 import pytest
@@ -82,12 +82,13 @@ async def test_a_user_over_budget_starts_no_plan_no_import_and_no_turn(
     make_user: Callable[..., str],
     db: Database,
     session_store: DynamoSessionStore,
+    frozen_now: datetime,
 ) -> None:
     client, _ = limited
     user = make_user()
     headers = bearer(aws_settings, user)
     DailyMetricsStore(aws_settings, client=session_store.table.client).add(
-        user, datetime.now(UTC).date(), cost_cents=aws_settings.daily_cost_limit_cents
+        user, frozen_now.date(), cost_cents=aws_settings.daily_cost_limit_cents
     )
     for route, body in (
         ("/plans", {"weeks": 4}),

@@ -34,7 +34,7 @@ ALLOWED: dict[str, set[str]] = {
     "services": {"store", "domain"},
     "runtime_secrets": {"store", "settings"},
     "sources": {"services", "store", *BOTTOM},
-    "providers": {"sources", "settings"},
+    "providers": {"sources", "settings", "domain"},
     "tools": {"services", "sources", "store", *BOTTOM},
     "agents": {"tools", "providers", "sources", "services", "store", *BOTTOM},
     "programs": {"agents", "tools", "providers", "sources", "services", "store", *BOTTOM},

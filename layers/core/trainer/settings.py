@@ -78,6 +78,12 @@ class Settings(BaseModel):
     function_timeout_seconds: int = Field(default=300, ge=1, alias="TRAINER_FUNCTION_TIMEOUT_SECONDS")
     """The serving function's timeout (template.yaml sets it from the same parameter as Timeout): no
     lease outlives it."""
+    model_deadline_margin_seconds: float = Field(
+        default=10.0, ge=0, alias="TRAINER_MODEL_DEADLINE_MARGIN_SECONDS"
+    )
+    """What a model call leaves of the function's remaining time (the Lambda context's, else the
+    function timeout above from the turn's start): the time to record a failure, send the `error`
+    frame and close the stream before the platform ends the function (trainer.providers.deadline)."""
     daily_turn_limit: int = Field(default=300, ge=1, alias="TRAINER_DAILY_TURN_LIMIT")
     daily_cost_limit_cents: float = Field(default=500.0, gt=0, alias="TRAINER_DAILY_COST_LIMIT_CENTS")
     """A user's daily budget (UTC days): over either, a turn is refused with 429."""

@@ -20,6 +20,7 @@ from fastapi.routing import APIRoute
 
 from trainer import __version__, snapstart
 from trainer.api.auth import TokenVerifier
+from trainer.api.deadline import FunctionDeadlineMiddleware
 from trainer.api.errors import BodySizeLimitMiddleware, CatchAllMiddleware, install_error_handlers
 from trainer.api.json_guard import JsonBodyGuardMiddleware
 from trainer.api.logging import CorrelationIdMiddleware, logger
@@ -155,6 +156,7 @@ def create_app(container: Container | None = None, *, settings: Settings | None 
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)
     app.add_middleware(CorrelationIdMiddleware)
+    app.add_middleware(FunctionDeadlineMiddleware)
     app.include_router(health.router)
     app.include_router(sessions.router)
     app.include_router(agent.build_router(settings))

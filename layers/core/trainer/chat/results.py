@@ -9,6 +9,7 @@ from typing import Any, Literal
 from trainer.agents.tools import ToolOutcome
 from trainer.frames import ToolResultFrame
 from trainer.providers.ports import ModelError, ModelRequest, Usage
+from trainer.store.ports import DatabaseUnavailable, StoreUnavailable
 
 StopReason = Literal["done", "awaiting_user", "max_iterations", "no_tool_call", "error"]
 RAW_TEXT_LIMIT = 500
@@ -133,3 +134,15 @@ def tool_result_frame(outcome: ToolOutcome) -> ToolResultFrame:
 
 def user_message_for(exc: BaseException) -> str:
     return MODEL_UNAVAILABLE if isinstance(exc, ModelError) else TURN_BROKE
+
+
+def error_code_for(exc: BaseException) -> str:
+    """The `error` frame's code: the model failure's own (`model_unavailable`, `model_incomplete`,
+    `model_timeout`), a store's (`store_unavailable`, `database_unavailable`), else `turn_failed`."""
+    if isinstance(exc, ModelError):
+        return exc.code
+    if isinstance(exc, StoreUnavailable):
+        return "store_unavailable"
+    if isinstance(exc, DatabaseUnavailable):
+        return "database_unavailable"
+    return "turn_failed"

@@ -46,6 +46,7 @@ from trainer.chat.results import (
     StopReason,
     TurnFailed,
     TurnResult,
+    error_code_for,
     request_summary,
     token_usage,
     tool_result_frame,
@@ -64,6 +65,7 @@ from trainer.frames import (
     status_frame,
     tool_start_frame,
 )
+from trainer.providers.deadline import current_deadline, deadline_in
 from trainer.providers.ports import (
     AgentModel,
     KnowledgeSelector,
@@ -157,7 +159,7 @@ class ChatRunner:
         model: str | None = None,
         emit: FrameSink | None = None,
     ) -> TurnResult:
-        with counting() as counts:
+        with counting() as counts, deadline_in(self.deps.settings.function_timeout_seconds):
             return await self._run_turn(user_id, message, session_id, current_workout, model, emit, counts)
 
     async def _run_turn(
@@ -180,7 +182,7 @@ class ChatRunner:
                 with contextlib.suppress(Exception):
                     await deps.budget.release(reservation)
             raise
-        deadline = time.monotonic() + deps.settings.function_timeout_seconds
+        deadline = current_deadline() or time.monotonic() + deps.settings.function_timeout_seconds
         keeper = LeaseKeeper(
             TurnStore(deps.store, session, holder, lambda: keeper.ttl_now()),
             deps.settings.turn_lease_seconds,
@@ -200,7 +202,7 @@ class ChatRunner:
             raise
         except LeaseLost as exc:
             logger.error("turn in session %s stopped: %s", session.id, exc)
-            await turn.emit(error_frame(TURN_BROKE))
+            await turn.emit(error_frame(TURN_BROKE, error_code_for(exc)))
             raise TurnFailed(TURN_BROKE, session_id=session.id) from exc
         except (StoreUnavailable, DatabaseUnavailable) as exc:
             logger.exception("a store failed during the turn in session %s", session.id)
@@ -620,7 +622,7 @@ class _Turn:
         logger.error("turn failed in session %s: %s", self.session.id, exc)
         await self._log_error(exc, context)
         await self._finish("error")
-        await self.emit(error_frame(user_message_for(exc)))
+        await self.emit(error_frame(user_message_for(exc), error_code_for(exc)))
         failed = self._result("error", len(self.actions), ClientResponse(messages=[]), "error")
         await self.hook("on_turn_end", self.session, failed)
 

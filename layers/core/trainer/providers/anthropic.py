@@ -8,6 +8,7 @@ both. No temperature/top_p/top_k: API version 2026-10-21 rejects them (ARCHITECT
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any, Literal
@@ -18,6 +19,7 @@ import jiter
 from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
+from trainer.providers.deadline import MODEL_TIMEOUT, call_timeout, timed_out
 from trainer.providers.models import CacheTTL
 from trainer.providers.ports import (
     AGENT_HEADER,
@@ -59,6 +61,7 @@ def anthropic_client(
         base_url=settings.anthropic_base_url or DEFAULT_BASE_URL,
         http_client=http_client,
         max_retries=max_retries,
+        timeout=float(settings.function_timeout_seconds),
     )
 
 
@@ -76,12 +79,14 @@ class AnthropicAgentModel:
     ) -> None:
         self._static_ttl: CacheTTL = settings.prompt_cache_ttl
         self._client = anthropic_client(settings, http_client, max_retries, fallback="the offline model")
+        self._deadline = (float(settings.function_timeout_seconds), settings.model_deadline_margin_seconds)
 
     async def complete(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
     ) -> ModelResponse:
         params = request_params(request, static_ttl=self._static_ttl)
-        return to_model_response(await _streamed(self._client, params, on_text_delta))
+        timeout = call_timeout(*self._deadline)
+        return to_model_response(await _streamed(self._client, params, on_text_delta, seconds=timeout))
 
 
 class AnthropicStructured:
@@ -99,10 +104,12 @@ class AnthropicStructured:
         self._client = anthropic_client(
             settings, http_client, max_retries, fallback="the offline implementations"
         )
+        self._deadline = (float(settings.function_timeout_seconds), settings.model_deadline_margin_seconds)
 
     async def generate(self, request: AgentRequest) -> AgentReply:
         params = request_params(structured_request(request))
-        final = await _streamed(self._client, params, headers={AGENT_HEADER: request.agent})
+        timeout = call_timeout(*self._deadline)
+        final = await _streamed(self._client, params, headers={AGENT_HEADER: request.agent}, seconds=timeout)
         return reply_from_message(final, request)
 
 
@@ -112,11 +119,28 @@ async def _streamed(
     on_text_delta: TextDeltaCallback | None = None,
     *,
     headers: dict[str, str] | None = None,
+    seconds: float,
 ) -> Message:
-    """One streamed call: the final message, the user-visible text forwarded on the way."""
-    opened = False
+    """One streamed call, bounded by `seconds` as a whole (the SDK's retries included): the final
+    message, the user-visible text forwarded on the way. An answer that ends without `message_stop`
+    and a stop reason (a cut stream) is a retryable `model_incomplete` error, never a finished answer."""
     try:
-        async with client.messages.stream(**params, extra_headers=headers) as stream:
+        async with asyncio.timeout(seconds):
+            return await _stream_once(client, params, on_text_delta, headers, seconds)
+    except TimeoutError as exc:
+        raise timed_out(seconds) from exc
+
+
+async def _stream_once(
+    client: AsyncAnthropic,
+    params: dict[str, Any],
+    on_text_delta: TextDeltaCallback | None,
+    headers: dict[str, str] | None,
+    seconds: float,
+) -> Message:
+    opened = stopped = False
+    try:
+        async with client.messages.stream(**params, extra_headers=headers, timeout=seconds) as stream:
             opened = True
             forwarder = _TextForwarder(on_text_delta)
             async for event in stream:
@@ -124,28 +148,42 @@ async def _streamed(
                     forwarder.start(event.index, event.content_block.name)
                 elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
                     await forwarder.feed(event.index, event.delta.partial_json)
-            return await stream.get_final_message()
+                elif event.type == "message_stop":
+                    stopped = True
+            final = await stream.get_final_message()
     except Exception as exc:
         error = model_error(exc, opened=opened)
         if error is None:
             raise
         raise error from exc
+    if not stopped or final.stop_reason is None:
+        raise ModelError(
+            "the model's answer ended without a stop (the stream was cut)", retryable=True, code=INCOMPLETE
+        )
+    return final
+
+
+INCOMPLETE = "model_incomplete"
 
 
 def model_error(exc: Exception, *, opened: bool) -> ModelError | None:
-    """The SDK's failure as a ModelError (`retryable` once the stream had opened); None for anything
-    that is not the SDK's."""
+    """The SDK's failure as a ModelError (`retryable` and `model_incomplete` once the stream had
+    opened); None for anything that is not the SDK's."""
     if isinstance(exc, anthropic.APIStatusError):
         if opened:
-            return ModelError(f"the model stream broke off: {_describe(exc)}", retryable=True)
+            return ModelError(
+                f"the model stream broke off: {_describe(exc)}", retryable=True, code=INCOMPLETE
+            )
         return ModelError(f"the model call failed: {_describe(exc)}")
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ModelError("the model did not answer in time", code=MODEL_TIMEOUT)
     if isinstance(exc, anthropic.APIConnectionError):
-        message = (
-            "the model stream broke off: connection lost" if opened else "could not reach the Anthropic API"
-        )
-        return ModelError(message, retryable=opened)
+        if opened:
+            return ModelError("the model stream broke off: connection lost", retryable=True, code=INCOMPLETE)
+        return ModelError("could not reach the Anthropic API")
     if isinstance(exc, httpx2.HTTPError):
-        return ModelError(f"the model stream broke off: {type(exc).__name__}", retryable=opened)
+        code = INCOMPLETE if opened else "model_unavailable"
+        return ModelError(f"the model stream broke off: {type(exc).__name__}", retryable=opened, code=code)
     if isinstance(exc, anthropic.AnthropicError):
         return ModelError(f"the model call failed: {type(exc).__name__}: {exc}", retryable=opened)
     if isinstance(exc, ValueError):

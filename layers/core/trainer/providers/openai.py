@@ -9,6 +9,7 @@ One client builder, one error mapping and one usage conversion serve both."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from functools import lru_cache
@@ -21,6 +22,8 @@ from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
+from trainer.domain.text import escape_text
+from trainer.providers.deadline import call_timeout, timed_out
 from trainer.providers.ports import (
     AGENT_HEADER,
     AgentReply,
@@ -155,13 +158,15 @@ def format_existing(existing: list[dict[str, Any]]) -> str:
     for ref in existing:
         params = ref.get("params") or {}
         suffix = f" ({json.dumps(params, sort_keys=True)})" if params else ""
-        lines.append(f"- {ref.get('source')}{suffix}")
+        lines.append(f"- {escape_text(ref.get('source'))}{escape_text(suffix)}")
     return "\n".join(lines)
 
 
 def user_prompt(message: str, existing: list[dict[str, Any]]) -> str:
+    """The initializer's user turn; the message and the sources are escaped (`escape_text`, as the
+    chat agent's context is), so nothing the user writes can close `<user_message>` or open a tag."""
     return (
-        f"<user_message>\n{message}\n</user_message>\n\n"
+        f"<user_message>\n{escape_text(message)}\n</user_message>\n\n"
         f"<knowledge_already_in_context>\n{format_existing(existing)}\n</knowledge_already_in_context>\n\n"
         "Analyze the user's message and determine if any additional data sources should be APPENDED.\n"
         "Remember: you can expand existing data (e.g., more days of history) by adding it with new params."
@@ -184,6 +189,7 @@ def openai_client(
         base_url=settings.openai_base_url or DEFAULT_BASE_URL,
         http_client=http_client,
         max_retries=max_retries,
+        timeout=float(settings.function_timeout_seconds),
     )
 
 
@@ -199,9 +205,11 @@ class OpenAIKnowledgeSelector:
             settings, http_client, max_retries, fallback="the deterministic selector"
         )
         self.model = settings.initializer_model
+        self._deadline = (float(settings.function_timeout_seconds), settings.model_deadline_margin_seconds)
 
     async def select(self, message: str, existing: list[dict[str, Any]]) -> InitializerResult:
         extra: dict[str, Any] = {"temperature": TEMPERATURE} if accepts_temperature(self.model) else {}
+        timeout = call_timeout(*self._deadline)
         try:
             completion = await self._client.chat.completions.parse(
                 model=self.model,
@@ -211,6 +219,7 @@ class OpenAIKnowledgeSelector:
                     {"role": "user", "content": user_prompt(message, existing)},
                 ],
                 max_completion_tokens=MAX_COMPLETION_TOKENS,
+                timeout=timeout,
                 **extra,
             )
         except Exception as exc:
@@ -279,12 +288,17 @@ class OpenAIStructured:
         self._client = openai_client(
             settings, http_client, max_retries, fallback="the offline implementations"
         )
+        self._deadline = (float(settings.function_timeout_seconds), settings.model_deadline_margin_seconds)
 
     async def generate(self, request: AgentRequest) -> AgentReply:
+        timeout = call_timeout(*self._deadline)
         try:
-            completion = await self._client.chat.completions.create(
-                **request_params(request), extra_headers={AGENT_HEADER: request.agent}
-            )
+            async with asyncio.timeout(timeout):
+                completion = await self._client.chat.completions.create(
+                    **request_params(request), extra_headers={AGENT_HEADER: request.agent}, timeout=timeout
+                )
+        except TimeoutError as exc:
+            raise timed_out(timeout) from exc
         except Exception as exc:
             error = model_error(exc, "the model call")
             if error is None:

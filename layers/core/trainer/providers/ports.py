@@ -20,11 +20,14 @@ from pydantic import BaseModel
 
 class ModelError(RuntimeError):
     """A model call failed after the SDK's own retries. `retryable` marks a mid-stream error
-    that the loop may retry once."""
+    that the loop may retry once; `code` names the failure on the client's `error` frame
+    (`model_unavailable`, `model_incomplete`: the answer ended without a proper stop,
+    `model_timeout`: no answer before the function's deadline)."""
 
-    def __init__(self, message: str, *, retryable: bool = False) -> None:
+    def __init__(self, message: str, *, retryable: bool = False, code: str = "model_unavailable") -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.code = code
 
 
 @dataclass(frozen=True)
