@@ -16,9 +16,10 @@ Item layout in the one sessions table (partition `SESSION#<id>`):
 - `BLOB#<id>#<part>`: parts of a payload too large for one item.
 
 Payloads (event `data`, state values) are JSON strings: floats round-trip exactly and nested data needs no
-Decimal conversion. Above ~300 KB a payload is zlib-compressed into a binary attribute; if it is still too
-large it is split into BLOB parts written before the item that references them, so a reader always sees a
-complete payload. Above `MAX_PAYLOAD_BYTES` compressed it is replaced by a truncation marker.
+Decimal conversion. Above `COMPRESS_ABOVE_BYTES` a payload is zlib-compressed into a binary attribute
+(`data_z`, `value_z`) when that is smaller, since writes are billed per KB of item; above ~300 KB
+compressed it is split into BLOB parts written before the item that references them, so a reader always
+sees a complete payload. Above `MAX_PAYLOAD_BYTES` compressed it is replaced by a truncation marker.
 
 Every item carries `expires_at` (epoch seconds, now + session_ttl_days; META's moves forward with activity).
 DynamoDB deletes expired items lazily, so reads skip items whose `expires_at` is in the past.
@@ -55,6 +56,9 @@ Item = dict[str, Any]
 SEQ_WIDTH = 10
 MAX_SEQ = 10**SEQ_WIDTH - 1
 INLINE_LIMIT_BYTES = 300_000
+COMPRESS_ABOVE_BYTES = 512
+"""A payload above this is stored zlib-compressed when that is smaller: DynamoDB bills writes per KB of
+item, and a turn's JSON (workouts, tool results, knowledge) shrinks three- to fivefold."""
 BLOB_PART_BYTES = 300_000
 MAX_PAYLOAD_BYTES = 8_000_000
 TRUNCATED_PREVIEW_CHARS = 10_000
@@ -157,13 +161,15 @@ def _encode_payload(name: str, value: dict[str, Any], pk: str, expires_at: int) 
     """Attributes for the owning item, plus BLOB part items to write before it (see module docstring)."""
     text = _dumps(value)
     raw = text.encode("utf-8")
-    if len(raw) <= INLINE_LIMIT_BYTES:
+    if len(raw) <= COMPRESS_ABOVE_BYTES:
         return {name: {"S": text}}, []
     packed = zlib.compress(raw, 6)
     if len(packed) > MAX_PAYLOAD_BYTES:
         logger.warning("payload of %d bytes truncated", len(raw))
         marker = {"_truncated": True, "original_bytes": len(raw), "preview": text[:TRUNCATED_PREVIEW_CHARS]}
         return _encode_payload(name, marker, pk, expires_at)
+    if len(packed) >= len(raw) and len(raw) <= INLINE_LIMIT_BYTES:
+        return {name: {"S": text}}, []
     if len(packed) <= INLINE_LIMIT_BYTES:
         return {f"{name}_z": {"B": packed}}, []
     blob_id = uuid4().hex
@@ -211,6 +217,14 @@ def _chunks(event_items: list[Item]) -> list[list[Item]]:
         chunks[-1].append(item)
         size += item_size
     return chunks
+
+
+def _touches_meta(batch: SessionBatch) -> bool:
+    """Whether a commit updates META. Under a lease it need not: the lease condition already proves
+    the session live (deleting one takes its lease and removes the LEASE item), and META's copies of
+    last_seq, updated_at and expires_at move with the turn's closing commit, which sets fields. An
+    update per commit would cost two write units, plus the GSI1 entry it rewrites, for nothing."""
+    return batch.lease is None or bool(batch.fields) or bool(batch.knowledge)
 
 
 class DynamoSessionTable:
@@ -455,8 +469,9 @@ class DynamoSessionTable:
 
     def commit(self, session_id: str, batch: SessionBatch) -> None:
         """One TransactWriteItems per commit (split only past DynamoDB's 100 items / 4 MB): the
-        events conditional on their sequence numbers being free, the states, a META update that
-        checks the session is live, and the lease claim conditional on its holder."""
+        events conditional on their sequence numbers being free, the states, the lease claim
+        conditional on its holder, and a META update that checks the session is live when the batch
+        sets fields or knowledge or carries no lease (`_touches_meta`)."""
         if batch.is_empty():
             return
         if not _valid_id(session_id):
@@ -532,9 +547,10 @@ class DynamoSessionTable:
             for key, entry in state_writes.items():
                 kinds.append(f"state:{key}")
                 entries.append(entry)
-            last_seq = int(event_items[-1]["SK"]["S"].removeprefix("EVENT#")) if event_items else None
-            kinds.append("meta")
-            entries.append({"Update": self._meta_update(session_id, batch, last_seq, now)})
+            if _touches_meta(batch):
+                last_seq = int(event_items[-1]["SK"]["S"].removeprefix("EVENT#")) if event_items else None
+                kinds.append("meta")
+                entries.append({"Update": self._meta_update(session_id, batch, last_seq, now)})
             if batch.lease is not None:
                 kinds.append("lease")
                 entries.append(self._lease_entry(pk, batch.lease, now))
