@@ -4,20 +4,29 @@
 Item layout in the one sessions table (partition `SESSION#<id>`):
 
 - `META`: the session (user_id, status, last_seq, totals...); `GSI1PK=USER#<uid>`, `GSI1SK=<updated_at>`
-  make the sparse index that lists a user's sessions newest first.
-- `EVENT#<seq, 10 digits>`: one event. An append is ONE conditional put (`attribute_not_exists`) of the
-  next sequence number; a conflict re-reads the highest existing event and retries with jittered
-  backoff, bounded. No event is ever overwritten. The event items are the truth: a session's `last_seq`
-  is the highest event (one `Limit=1` query on read); META's copy is refreshed by `update_session`, so
-  the list view may lag by the turn in progress. Deleting takes the turn lease, so no running turn can
-  append to a session being deleted.
-- `STATE#<key>`: per-session state that must survive Lambda invocations.
-- `LEASE`: the per-session turn lease (holder, lease_until).
+  make the sparse index that lists a user's sessions newest first. Only commits that set fields (a
+  turn's last), lease-less ones and the direct updates write it.
+- `EVENT#<first seq, 10 digits>`: the log. A record (`kind=events`) holds consecutive events (`first`
+  .. `last`, at most `MAX_EVENTS_PER_COMMIT`) and the state values the same commit set, as one JSON
+  `body` (compressed together: a workout's tool call, artifact and states share their text). A
+  marker (`kind=marker`, no events) sits at the next free slot. The newest item, the head, carries
+  the lease (`holder`, `lease_until`, `released`), `state_at` (where each state key's value lives:
+  a record, a `STATE#<key>#<id>` item, or `-` for deleted) and `knowledge` refs not yet in META.
+  Every write goes to the head's next slot (over a marker, or after the last event) on condition
+  that the slot is free or still holds the marker the writer read, so numbers stay unique and
+  gap-free, records are never overwritten, and taking, renewing or releasing the lease (a marker)
+  fences off a writer that lost it. A turn's commit is ONE conditional PutItem; a conflict re-reads
+  the head (one `Limit=1` query) and tells a lost lease from a taken number. `last_seq` and the
+  knowledge in context are META's plus the head's; the list view may lag by a turn that did not
+  close. Deleting takes the lease and leaves its marker as a tombstone until it expires, so nothing
+  lands in a deleted session.
+- `STATE#<key>#<id>`: a state value set without events (`put_state`); `STATE#<key>`: one written
+  before the log layout, read while the head has no pointer for the key.
 - `BLOB#<id>#<part>`: parts of a payload too large for one item.
 
-Payloads (event `data`, state values) are JSON strings: floats round-trip exactly and nested data needs no
+Payloads (record bodies, state values) are JSON strings: floats round-trip exactly and nested data needs no
 Decimal conversion. Above `COMPRESS_ABOVE_BYTES` a payload is zlib-compressed into a binary attribute
-(`data_z`, `value_z`) when that is smaller, since writes are billed per KB of item; above ~300 KB
+(`body_z`, `value_z`) when that is smaller, since writes are billed per KB of item; above ~300 KB
 compressed it is split into BLOB parts written before the item that references them, so a reader always
 sees a complete payload. Above `MAX_PAYLOAD_BYTES` compressed it is replaced by a truncation marker.
 
@@ -300,7 +309,7 @@ def _carried(head: _Head) -> Item:
 
 
 def _touches_meta(batch: SessionBatch) -> bool:
-    """Whether a commit updates (or checks) META. Under a lease it need not: the record's condition
+    """Whether a commit updates META. Under a lease it need not: the record's condition
     already proves the lease held, and a deleted session's slot is taken by its tombstone; META's
     last_seq, updated_at, expires_at and knowledge move with the turn's closing commit, which sets
     fields. An update per commit would make every commit a transaction (twice the write units)
@@ -625,7 +634,7 @@ class DynamoSessionTable:
         released) as the new head. The condition (the slot is free, or is the marker this writer last
         saw) is what makes the sequence numbers free and the lease still the claimant's. A batch with
         fields or knowledge, without a lease, with states but no events, or past one record's events,
-        is one TransactWriteItems of its records, state items and a META update or check."""
+        is one TransactWriteItems of its records, state items and a META update."""
         if batch.is_empty():
             return
         if not _valid_id(session_id):
@@ -694,7 +703,7 @@ class DynamoSessionTable:
             if batch.lease.release:
                 lease["released"] = {"BOOL": True}
         lease.pop("knowledge", None)
-        if not batch.fields:
+        if not _touches_meta(batch):
             lease.update(_pending_knowledge(pending))
         chunks = [events[i : i + MAX_EVENTS_PER_COMMIT] for i in range(0, len(events), MAX_EVENTS_PER_COMMIT)]
         entries: list[tuple[str, Item]] = []
@@ -741,16 +750,14 @@ class DynamoSessionTable:
         for item in state_items:
             entries.append(("state", {"Put": {"TableName": self._table, "Item": item}}))
         if _touches_meta(batch):
-            last_seq = events[-1].sequence_number if events else None
-            if batch.fields:
-                # An explicit knowledge_in_context replaces what was pending in the head.
-                kept = added if "knowledge_in_context" in batch.fields else pending
-                moved = replace(batch, knowledge=[KnowledgeRef.model_validate_json(ref) for ref in kept])
-                entries.append(
-                    ("meta", {"Update": self._meta_update(pk.removeprefix("SESSION#"), moved, last_seq, now)})
-                )
-            else:
-                entries.append(("meta", {"ConditionCheck": self._meta_check(pk, now)}))
+            # The update moves the head's pending knowledge into META (an explicit
+            # knowledge_in_context replaces it) and checks the session is live.
+            last_seq = events[-1].sequence_number if events else head.highest
+            kept = added if "knowledge_in_context" in batch.fields else pending
+            moved = replace(batch, knowledge=[KnowledgeRef.model_validate_json(ref) for ref in kept])
+            entries.append(
+                ("meta", {"Update": self._meta_update(pk.removeprefix("SESSION#"), moved, last_seq, now)})
+            )
         if blob_items:
             self._batch_write([{"PutRequest": {"Item": part}} for part in blob_items])
         if len(entries) == 1:
@@ -819,16 +826,6 @@ class DynamoSessionTable:
         if names:
             update["ExpressionAttributeNames"] = names
         return update
-
-    def _meta_check(self, pk: str, now: datetime) -> dict[str, Any]:
-        return {
-            "TableName": self._table,
-            "Key": {"PK": {"S": pk}, "SK": {"S": "META"}},
-            "ConditionExpression": (
-                "attribute_exists(PK) AND (attribute_not_exists(expires_at) OR expires_at >= :t)"
-            ),
-            "ExpressionAttributeValues": {":t": {"N": str(self._epoch())}},
-        }
 
     def _delete_superseded(self, pk: str, pointers: list[str]) -> None:
         """State items no head points to any more, with their BLOB parts (best effort: TTL is the
