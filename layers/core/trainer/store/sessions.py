@@ -648,7 +648,7 @@ class DynamoSessionTable:
             if value is not None:
                 _dumps(value)
         head = self._cached_head(session_id)
-        if head is None or (batch.lease is not None and head.holder != batch.lease.holder):
+        if head is None or not self._commit_fits(head, batch, events):
             head = self._read_head(session_id)
         for attempt in range(COMMIT_ATTEMPTS):
             self._check_commit(session_id, head, batch, events, now)
@@ -671,6 +671,13 @@ class DynamoSessionTable:
             self._delete_superseded(pk, superseded)
             return
         raise SequenceConflict(f"commit to session {session_id} kept conflicting")
+
+    @staticmethod
+    def _commit_fits(head: _Head, batch: SessionBatch, events: list[Event]) -> bool:
+        """Whether a commit can go on `head` (the cached guess is re-read when not)."""
+        if batch.lease is not None and (head.holder != batch.lease.holder or head.released):
+            return False
+        return not events or events[0].sequence_number == head.next_slot
 
     def _check_commit(
         self, session_id: str, head: _Head, batch: SessionBatch, events: list[Event], now: datetime
@@ -1130,7 +1137,12 @@ class DynamoSessionTable:
             return self._heads.get(session_id)
 
     def _remember_head(self, session_id: str, head: _Head) -> None:
+        """Remembers `head` unless a newer one is known (a read that raced a commit can finish
+        after it)."""
         with self._hints_lock:
+            known = self._heads.get(session_id)
+            if known is not None and known.next_slot > head.next_slot:
+                return
             self._heads[session_id] = head
             self._heads.move_to_end(session_id)
             while len(self._heads) > 4096:
