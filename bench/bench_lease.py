@@ -84,7 +84,7 @@ async def _renewals(store: Any, operations: Counter[str], settings: Settings) ->
         h = make_harness(model=model, store=store, settings=settings)
         operations.clear()
         await h.loop.run_turn(USER, "a turn")
-        renewals = operations["PutItem:LEASE"] - 1
+        renewals = operations["PutItem:lease marker"] - 1
         total = sum(operations.values())
         lines.append(
             f"{seconds:.0f} s turn: {renewals} renewal request(s) of {total} DynamoDB requests "
@@ -103,8 +103,8 @@ async def _run() -> list[str]:
         def count(params: dict[str, Any], model: Any = None, **_: Any) -> None:
             name = model.name if model is not None else "?"
             item = params.get("Item") or {}
-            if name == "PutItem" and item.get("SK", {}).get("S") == "LEASE":
-                name = "PutItem:LEASE"
+            if name == "PutItem" and item.get("kind", {}).get("S") == "marker":
+                name = "PutItem:lease marker"
             operations[name] += 1
 
         store.table._client.meta.events.register("provide-client-params.dynamodb", count)

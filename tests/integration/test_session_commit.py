@@ -226,3 +226,92 @@ def test_a_cancelled_commit_leaves_existing_items_as_they_were(
     assert [e.sequence_number for e in session_table.read_events(leased).events] == [1]
     after = session_table.load_session(leased)
     assert (after.status, after.updated_at) == (before.status, before.updated_at)
+
+
+def test_a_turns_commit_is_one_conditional_put_and_knowledge_reaches_meta_on_close(
+    session_table: DynamoSessionTable, leased: str, aws_settings: Settings
+) -> None:
+    calls = counted(session_table)
+    session_table.commit(
+        leased,
+        SessionBatch(
+            events=events(leased, 1, 3),
+            states={"current_workout": {"title": "Push"}},
+            knowledge=[KnowledgeRef(source="category_goals")],
+            lease=LeaseClaim(HOLDER, 30),
+        ),
+    )
+    assert calls == Counter({"PutItem": 1}), "no transaction, no META update, no lease item"
+    assert [r.source for r in session_table.load_session(leased).knowledge_in_context] == ["category_goals"]
+
+    session_table.commit(
+        leased, SessionBatch(fields={"status": "completed"}, lease=LeaseClaim(HOLDER, 30, True))
+    )
+    meta = aws_client("dynamodb", aws_settings).get_item(
+        TableName=aws_settings.table_name, Key={"PK": {"S": f"SESSION#{leased}"}, "SK": {"S": "META"}}
+    )["Item"]
+    assert len(meta["knowledge_in_context"]["L"]) == 1 and meta["last_seq"] == {"N": "3"}
+    session = session_table.load_session(leased)
+    assert [r.source for r in session.knowledge_in_context] == ["category_goals"], "moved, not copied"
+    assert session.status == "completed" and session.last_seq == 3
+    assert session_table.get_state(leased, "current_workout") == {"title": "Push"}
+
+
+def test_a_state_lives_in_the_commit_that_set_it_and_is_read_through_later_ones(
+    session_table: DynamoSessionTable, leased: str
+) -> None:
+    session_table.commit(
+        leased,
+        SessionBatch(
+            events=events(leased, 1, 1),
+            states={"artifacts": {"a1": {"title": "Push"}}},
+            lease=LeaseClaim(HOLDER, 30),
+        ),
+    )
+    sizes: list[int] = []
+
+    def record_size(params: dict[str, Any], **_: Any) -> None:
+        if "Item" in params:
+            sizes.append(len(str(params["Item"])))
+
+    session_table.client.meta.events.register("before-parameter-build.dynamodb.PutItem", record_size)
+    session_table.commit(leased, SessionBatch(events=events(leased, 2, 1), lease=LeaseClaim(HOLDER, 30)))
+    with_state = SessionBatch(
+        events=events(leased, 3, 1),
+        states={"artifacts": {"a1": {"title": "Push" * 200}}},
+        lease=LeaseClaim(HOLDER, 30),
+    )
+    session_table.commit(leased, with_state)
+    assert sizes[0] < 700 < sizes[1], "a commit that does not change a state does not carry it"
+    assert session_table.get_state(leased, "artifacts") == {"a1": {"title": "Push" * 200}}
+    session_table.commit(leased, SessionBatch(states={"artifacts": None}, lease=LeaseClaim(HOLDER, 30)))
+    assert session_table.get_state(leased, "artifacts") is None
+
+
+def test_a_turn_that_outlived_its_lease_writes_nothing_into_a_deleted_session(aws_settings: Settings) -> None:
+    from tests.integration.test_session_store import FakeClock, only_the_tombstone, partition_items
+
+    clock = FakeClock()
+    table = DynamoSessionTable(aws_settings, clock=clock)
+    session = table.create_session("user-1")
+    table.acquire_lease(session.id, HOLDER, 30)
+    table.commit(session.id, SessionBatch(events=events(session.id, 1, 1), lease=LeaseClaim(HOLDER, 30)))
+    clock.advance(seconds=31)
+    DynamoSessionTable(aws_settings, clock=clock).delete_session("user-1", session.id)
+
+    with pytest.raises(LeaseHeld):
+        table.commit(session.id, SessionBatch(events=events(session.id, 2, 1), lease=LeaseClaim(HOLDER, 30)))
+    assert only_the_tombstone(partition_items(aws_settings, session.id))
+
+
+def test_the_session_a_user_resumes_has_the_logs_last_sequence(session_table: DynamoSessionTable) -> None:
+    """A turn that died before its closing commit left META behind the log: the next turn must number
+    after the log, not after META."""
+    session = session_table.create_session("user-1")
+    session_table.acquire_lease(session.id, HOLDER, 30)
+    session_table.commit(
+        session.id, SessionBatch(events=events(session.id, 1, 3), lease=LeaseClaim(HOLDER, 30))
+    )
+
+    resumed = DynamoSessionTable(session_table._settings).get_or_create_session("user-1")
+    assert (resumed.id, resumed.last_seq) == (session.id, 3)

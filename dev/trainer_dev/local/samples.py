@@ -135,6 +135,9 @@ def seed_session(table: DynamoSessionTable, table_name: str) -> None:
     """The sample session afresh: any earlier one (checkpointed, its usage counted) deleted first."""
     with contextlib.suppress(SessionNotFound):
         table.delete_session(SAMPLE_USER_ID, SAMPLE_SESSION_ID)
+    # A deleted session keeps its tombstone until it expires (fencing off a turn that outlived its
+    # lease); only the samples bring a session id back, so they clear the partition themselves.
+    table._delete_keys(table._partition_keys(f"SESSION#{SAMPLE_SESSION_ID}"))
     now = datetime.now(UTC)
     session = Session(
         id=SAMPLE_SESSION_ID,

@@ -4,21 +4,31 @@
 Item layout in the one sessions table (partition `SESSION#<id>`):
 
 - `META`: the session (user_id, status, last_seq, totals...); `GSI1PK=USER#<uid>`, `GSI1SK=<updated_at>`
-  make the sparse index that lists a user's sessions newest first.
-- `EVENT#<seq, 10 digits>`: one event. An append is ONE conditional put (`attribute_not_exists`) of the
-  next sequence number; a conflict re-reads the highest existing event and retries with jittered
-  backoff, bounded. No event is ever overwritten. The event items are the truth: a session's `last_seq`
-  is the highest event (one `Limit=1` query on read); META's copy is refreshed by `update_session`, so
-  the list view may lag by the turn in progress. Deleting takes the turn lease, so no running turn can
-  append to a session being deleted.
-- `STATE#<key>`: per-session state that must survive Lambda invocations.
-- `LEASE`: the per-session turn lease (holder, lease_until).
+  make the sparse index that lists a user's sessions newest first. Only commits that set fields (a
+  turn's last), lease-less ones and the direct updates write it.
+- `EVENT#<first seq, 10 digits>`: the log. A record (`kind=events`) holds consecutive events (`first`
+  .. `last`, at most `MAX_EVENTS_PER_COMMIT`) and the state values the same commit set, as one JSON
+  `body` (compressed together: a workout's tool call, artifact and states share their text). A
+  marker (`kind=marker`, no events) sits at the next free slot. The newest item, the head, carries
+  the lease (`holder`, `lease_until`, `released`), `state_at` (where each state key's value lives:
+  a record, a `STATE#<key>#<id>` item, or `-` for deleted) and `knowledge` refs not yet in META.
+  Every write goes to the head's next slot (over a marker, or after the last event) on condition
+  that the slot is free or still holds the marker the writer read, so numbers stay unique and
+  gap-free, records are never overwritten, and taking, renewing or releasing the lease (a marker)
+  fences off a writer that lost it. A turn's commit is ONE conditional PutItem; a conflict re-reads
+  the head (one `Limit=1` query) and tells a lost lease from a taken number. `last_seq` and the
+  knowledge in context are META's plus the head's; the list view may lag by a turn that did not
+  close. Deleting takes the lease and leaves its marker as a tombstone until it expires, so nothing
+  lands in a deleted session.
+- `STATE#<key>#<id>`: a state value set without events (`put_state`); `STATE#<key>`: one written
+  before the log layout, read while the head has no pointer for the key.
 - `BLOB#<id>#<part>`: parts of a payload too large for one item.
 
-Payloads (event `data`, state values) are JSON strings: floats round-trip exactly and nested data needs no
-Decimal conversion. Above ~300 KB a payload is zlib-compressed into a binary attribute; if it is still too
-large it is split into BLOB parts written before the item that references them, so a reader always sees a
-complete payload. Above `MAX_PAYLOAD_BYTES` compressed it is replaced by a truncation marker.
+Payloads (record bodies, state values) are JSON strings: floats round-trip exactly and nested data needs no
+Decimal conversion. Above `COMPRESS_ABOVE_BYTES` a payload is zlib-compressed into a binary attribute
+(`body_z`, `value_z`) when that is smaller, since writes are billed per KB of item; above ~300 KB
+compressed it is split into BLOB parts written before the item that references them, so a reader always
+sees a complete payload. Above `MAX_PAYLOAD_BYTES` compressed it is replaced by a truncation marker.
 
 Every item carries `expires_at` (epoch seconds, now + session_ttl_days; META's moves forward with activity).
 DynamoDB deletes expired items lazily, so reads skip items whose `expires_at` is in the past.
@@ -34,7 +44,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any, cast
@@ -45,7 +55,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client, in_thread
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
-from trainer.store.ports import LeaseClaim, LeaseHeld, SequenceConflict, SessionBatch, SessionNotFound
+from trainer.store.ports import LeaseHeld, SequenceConflict, SessionBatch, SessionNotFound
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +65,9 @@ Item = dict[str, Any]
 SEQ_WIDTH = 10
 MAX_SEQ = 10**SEQ_WIDTH - 1
 INLINE_LIMIT_BYTES = 300_000
+COMPRESS_ABOVE_BYTES = 512
+"""A payload above this is stored zlib-compressed when that is smaller: DynamoDB bills writes per KB of
+item, and a turn's JSON (workouts, tool results, knowledge) shrinks three- to fivefold."""
 BLOB_PART_BYTES = 300_000
 MAX_PAYLOAD_BYTES = 8_000_000
 TRUNCATED_PREVIEW_CHARS = 10_000
@@ -65,9 +78,8 @@ MAX_ID_LENGTH = 128
 DELETE_LEASE_SECONDS = 60
 COMMIT_ATTEMPTS = 6
 MAX_EVENTS_PER_COMMIT = 80
-"""A transaction takes 100 items: room is left for the states, META and the lease."""
-MAX_COMMIT_BYTES = 3_000_000
-"""Under the 4 MB a transaction may carry, states included."""
+"""Events per record; a commit with more writes several records in one transaction, and a read from
+sequence n starts at the record key n - 79 so it finds the record holding n."""
 CONDITION_FAILED = "ConditionalCheckFailed"
 APPEND_KNOWLEDGE = "list_append(if_not_exists(knowledge_in_context, :empty), :refs)"
 
@@ -157,13 +169,15 @@ def _encode_payload(name: str, value: dict[str, Any], pk: str, expires_at: int) 
     """Attributes for the owning item, plus BLOB part items to write before it (see module docstring)."""
     text = _dumps(value)
     raw = text.encode("utf-8")
-    if len(raw) <= INLINE_LIMIT_BYTES:
+    if len(raw) <= COMPRESS_ABOVE_BYTES:
         return {name: {"S": text}}, []
     packed = zlib.compress(raw, 6)
     if len(packed) > MAX_PAYLOAD_BYTES:
         logger.warning("payload of %d bytes truncated", len(raw))
         marker = {"_truncated": True, "original_bytes": len(raw), "preview": text[:TRUNCATED_PREVIEW_CHARS]}
         return _encode_payload(name, marker, pk, expires_at)
+    if len(packed) >= len(raw) and len(raw) <= INLINE_LIMIT_BYTES:
+        return {name: {"S": text}}, []
     if len(packed) <= INLINE_LIMIT_BYTES:
         return {f"{name}_z": {"B": packed}}, []
     blob_id = uuid4().hex
@@ -199,18 +213,108 @@ def _cancellation_reasons(error: Exception) -> list[str] | None:
     return [str(reason.get("Code") or "None") for reason in reasons]
 
 
-def _chunks(event_items: list[Item]) -> list[list[Item]]:
-    """Event items split so each transaction stays inside DynamoDB's limits; one chunk when they fit."""
-    chunks: list[list[Item]] = [[]]
-    size = 0
-    for item in event_items:
-        item_size = len(json.dumps(item, default=str))
-        if chunks[-1] and (len(chunks[-1]) >= MAX_EVENTS_PER_COMMIT or size + item_size > MAX_COMMIT_BYTES):
-            chunks.append([])
-            size = 0
-        chunks[-1].append(item)
-        size += item_size
-    return chunks
+KIND_EVENTS = "events"
+KIND_MARKER = "marker"
+NO_STATE = "-"
+"""A state pointer meaning the key was deleted."""
+HEAD_ATTRIBUTES = (
+    "SK",
+    "kind",
+    "last",
+    "token",
+    "holder",
+    "lease_until",
+    "released",
+    "state_at",
+    "legacy_states",
+    "knowledge",
+)
+
+
+@dataclass(frozen=True)
+class _Head:
+    """The newest item of a session's log: the highest sequence number, the lease and where each
+    state value lives."""
+
+    slot: int
+    highest: int
+    kind: str | None
+    token: str | None
+    holder: str | None
+    lease_until: float
+    released: bool
+    states: dict[str, str]
+    legacy_states: bool
+    knowledge: tuple[str, ...] = ()
+    """Knowledge refs (JSON) added since META's knowledge_in_context was last written: a commit under a
+    lease keeps them here rather than pay for a META update; the next commit that updates META
+    moves them there."""
+
+    @property
+    def next_slot(self) -> int:
+        """Where the next record goes: over a marker, else right after the highest event."""
+        return self.slot if self.kind == KIND_MARKER else self.highest + 1
+
+    def slot_condition(self) -> dict[str, Any]:
+        """The condition of a write at `next_slot`: the slot is free, or still holds this marker."""
+        if self.kind == KIND_MARKER and self.token is not None:
+            return {
+                "ConditionExpression": "#kind = :marker AND #token = :token",
+                "ExpressionAttributeNames": {"#kind": "kind", "#token": "token"},
+                "ExpressionAttributeValues": {":marker": {"S": KIND_MARKER}, ":token": {"S": self.token}},
+            }
+        return {"ConditionExpression": "attribute_not_exists(PK)"}
+
+
+def _head_of(item: Item | None) -> _Head:
+    if item is None:
+        return _Head(0, 0, None, None, None, 0.0, False, {}, True)
+    seq = int(item["SK"]["S"].removeprefix("EVENT#"))
+    kind = item.get("kind", {}).get("S")
+    if kind is None:
+        return _Head(seq, seq, None, None, None, 0.0, False, {}, True)
+    return _Head(
+        slot=seq,
+        highest=int(item["last"]["N"]),
+        kind=kind,
+        token=item.get("token", {}).get("S"),
+        holder=item.get("holder", {}).get("S"),
+        lease_until=float(item.get("lease_until", {"N": "0"})["N"]),
+        released=bool(item.get("released", {}).get("BOOL", False)),
+        states={key: value["S"] for key, value in item.get("state_at", {}).get("M", {}).items()},
+        legacy_states=bool(item.get("legacy_states", {}).get("BOOL", True)),
+        knowledge=tuple(entry["S"] for entry in item.get("knowledge", {}).get("L", [])),
+    )
+
+
+def _lease_fields(holder: str, until: float) -> Item:
+    return {"holder": {"S": holder}, "lease_until": _number(until)}
+
+
+def _pending_knowledge(refs: Iterable[str]) -> Item:
+    entries = list(refs)
+    return {"knowledge": {"L": [{"S": ref} for ref in entries]}} if entries else {}
+
+
+def _carried(head: _Head) -> Item:
+    """The head's lease and pending knowledge, for a record written by someone other than its
+    holder."""
+    fields = _pending_knowledge(head.knowledge)
+    if head.holder is None:
+        return fields
+    fields.update(_lease_fields(head.holder, head.lease_until))
+    if head.released:
+        fields["released"] = {"BOOL": True}
+    return fields
+
+
+def _touches_meta(batch: SessionBatch) -> bool:
+    """Whether a commit updates META. Under a lease it need not: the record's condition
+    already proves the lease held, and a deleted session's slot is taken by its tombstone; META's
+    last_seq, updated_at, expires_at and knowledge move with the turn's closing commit, which sets
+    fields. An update per commit would make every commit a transaction (twice the write units)
+    and rewrite the GSI1 entry."""
+    return batch.lease is None or bool(batch.fields)
 
 
 class DynamoSessionTable:
@@ -222,7 +326,7 @@ class DynamoSessionTable:
         self._client = client if client is not None else aws_client("dynamodb", settings)
         self._clock = clock or _utc_now
         self._ttl = timedelta(days=settings.session_ttl_days)
-        self._seq_hints: OrderedDict[str, int] = OrderedDict()
+        self._heads: OrderedDict[str, _Head] = OrderedDict()
         self._hints_lock = threading.Lock()
 
     @property
@@ -254,7 +358,11 @@ class DynamoSessionTable:
         if session_id:
             return self.get_session(user_id, session_id)
         active = next(self._user_sessions(user_id, active_only=True), None)
-        return active if active is not None else self.create_session(user_id)
+        if active is None:
+            return self.create_session(user_id)
+        # The index holds META as the last update left it; the log's head has the highest sequence
+        # and the knowledge added since.
+        return self.load_session(active.id)
 
     def get_session(self, user_id: str, session_id: str) -> Session:
         session = self.load_session(session_id)
@@ -269,10 +377,14 @@ class DynamoSessionTable:
         if item is None:
             raise SessionNotFound(session_id)
         session = self._session_from_item(item)
-        highest = self._highest_event_seq(_pk(session_id))
-        self._remember_sequence(session_id, highest)
-        if highest > session.last_seq:
-            session = session.model_copy(update={"last_seq": highest})
+        head = self._read_head(session_id)
+        if head.highest > session.last_seq:
+            session = session.model_copy(update={"last_seq": head.highest})
+        if head.knowledge:
+            pending = [KnowledgeRef.model_validate_json(ref) for ref in head.knowledge]
+            session = session.model_copy(
+                update={"knowledge_in_context": [*session.knowledge_in_context, *pending]}
+            )
         return session
 
     def list_sessions(self, user_id: str, limit: int = 10) -> list[Session]:
@@ -286,9 +398,13 @@ class DynamoSessionTable:
         return sessions
 
     def delete_session(self, user_id: str, session_id: str) -> None:
+        """Takes the lease, deletes META and every item but the lease's marker, which stays (until it
+        expires) as a tombstone holding the lease: a turn that outlived its lease finds its next slot
+        taken, so nothing lands in a deleted session."""
         self.get_session(user_id, session_id)
         pk = _pk(session_id)
-        self.acquire_lease(session_id, f"delete:{uuid4().hex}", DELETE_LEASE_SECONDS)
+        deleter = f"delete:{uuid4().hex}"
+        self.acquire_lease(session_id, deleter, DELETE_LEASE_SECONDS)
         try:
             self._client.delete_item(
                 TableName=self._table,
@@ -300,9 +416,13 @@ class DynamoSessionTable:
             if _is_condition_failure(exc):
                 raise SessionNotFound(session_id) from exc
             raise
+        marker = self._cached_head(session_id) or self._read_head(session_id)
+        keep = _event_sk(marker.slot)
+        self._delete_keys(key for key in self._partition_keys(pk) if key["SK"]["S"] != keep)
+        tombstone = replace(marker, states={})
+        self._write_marker(session_id, tombstone, _lease_fields(deleter, float(MAX_SEQ)))
         with self._hints_lock:
-            self._seq_hints.pop(session_id, None)
-        self._delete_keys(self._partition_keys(pk))
+            self._heads.pop(session_id, None)
 
     def update_session(self, session_id: str, **fields: Any) -> Session:
         unknown = set(fields) - UPDATABLE_FIELDS
@@ -310,6 +430,10 @@ class DynamoSessionTable:
             raise ValueError(
                 f"cannot update {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(UPDATABLE_FIELDS))}"
             )
+        if "knowledge_in_context" in fields:
+            # Replaces the head's pending knowledge too, in one transaction.
+            self.commit(session_id, SessionBatch(fields=dict(fields)))
+            return self.load_session(session_id)
         names: dict[str, str] = {}
         values: dict[str, Any] = {}
         assignments = []
@@ -318,10 +442,10 @@ class DynamoSessionTable:
             names[f"#f{index}"] = name
             values[f":v{index}"] = self._field_attribute(name, value)
             assignments.append(f"#f{index} = :v{index}")
-        known = self._known_sequence(session_id)
+        known = self._cached_head(session_id)
         if known is not None:
             assignments.append("last_seq = :known_seq")
-            values[":known_seq"] = _number(known)
+            values[":known_seq"] = _number(known.highest)
         return self._update_meta(session_id, assignments, names, values)
 
     def add_knowledge(self, session_id: str, refs: list[KnowledgeRef]) -> None:
@@ -357,40 +481,46 @@ class DynamoSessionTable:
         data: dict[str, Any],
         duration_ms: int | None = None,
     ) -> Event:
-        event_type = EventType(event_type)
-        if not isinstance(data, dict):
-            raise ValueError("event data must be a dict")
+        """One conditional put of a one-event record at the head's next slot, carrying the head's
+        lease and state pointers forward; a conflict re-reads the head and retries with jittered
+        backoff, bounded."""
         if not _valid_id(session_id):
             raise SessionNotFound(str(session_id)[:MAX_ID_LENGTH])
         pk = _pk(session_id)
         now = self._now()
         expires_at = self._expires_at(now)
-        seq = self._sequence_hint(session_id) + 1
+        head = self._cached_head(session_id)
+        if head is None:
+            self.load_session(session_id)
+            head = self._cached_head(session_id) or _head_of(None)
         event = Event(
             session_id=session_id,
-            sequence_number=seq,
+            sequence_number=head.next_slot,
             event_type=event_type,
             timestamp=now,
             duration_ms=duration_ms,
             data=data,
         )
-        item = self._event_item(pk, event, expires_at)
+        _dumps(data)
         for attempt in range(APPEND_ATTEMPTS):
+            seq = head.next_slot
             if seq > MAX_SEQ:
                 raise SequenceConflict(f"session {session_id} has no sequence numbers left")
-            item["SK"] = {"S": _event_sk(seq)}
+            event = event.model_copy(update={"sequence_number": seq})
+            item, blob_items = self._record_item(pk, [event], {}, _carried(head), head.states, expires_at)
+            item["legacy_states"] = {"BOOL": head.legacy_states}
+            if blob_items:
+                self._batch_write([{"PutRequest": {"Item": part}} for part in blob_items])
             try:
-                self._client.put_item(
-                    TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(PK)"
-                )
+                self._client.put_item(TableName=self._table, Item=item, **head.slot_condition())
             except Exception as exc:
                 if not _is_condition_failure(exc):
                     raise
                 time.sleep(random.uniform(0, min(1.0, 0.01 * 2**attempt)))
-                seq = max(self._highest_event_seq(pk), seq) + 1
+                head = self._read_head(session_id)
                 continue
-            self._remember_sequence(session_id, seq)
-            return event.model_copy(update={"sequence_number": seq})
+            self._remember_head(session_id, _head_of(item))
+            return event
         raise SequenceConflict(
             f"no free sequence number for session {session_id} after {APPEND_ATTEMPTS} tries"
         )
@@ -407,56 +537,104 @@ class DynamoSessionTable:
         if not _valid_id(session_id) or after >= MAX_SEQ:
             return EventPage(events=[])
         pk = _pk(session_id)
+        after = max(after, 0)
         query: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
             "ExpressionAttributeValues": {
                 ":pk": {"S": pk},
-                ":lo": {"S": _event_sk(max(after, 0) + 1)},
+                ":lo": {"S": _event_sk(max(after + 2 - MAX_EVENTS_PER_COMMIT, 1))},
                 ":hi": {"S": _event_sk(MAX_SEQ)},
             },
             "ConsistentRead": True,
         }
-        if types:
-            placeholders = {f":t{i}": {"S": EventType(t).value} for i, t in enumerate(sorted(types))}
-            query["FilterExpression"] = f"event_type IN ({', '.join(placeholders)})"
-            query["ExpressionAttributeValues"].update(placeholders)
         if limit is not None:
             query["Limit"] = limit + 1
+        wanted = {EventType(t) for t in types} if types else None
         now = self._epoch()
         events: list[Event] = []
         for item in self._query(query):
             if self._expired(item, now):
                 continue
-            events.append(self._event_from_item(session_id, item))
-            if limit is not None and len(events) > limit:
-                return EventPage(events=events[:limit], next_after=events[limit - 1].sequence_number)
+            for event in self._events_of(session_id, item):
+                if event.sequence_number <= after or (wanted and event.event_type not in wanted):
+                    continue
+                events.append(event)
+                if limit is not None and len(events) > limit:
+                    return EventPage(events=events[:limit], next_after=events[limit - 1].sequence_number)
         return EventPage(events=events)
 
-    def _event_item(self, pk: str, event: Event, expires_at: int) -> Item:
-        """The event's item (without its sort key when numbering is still open); the parts of a large
-        payload are written first."""
-        payload, blob_items = _encode_payload("data", event.data, pk, expires_at)
-        if blob_items:
-            self._batch_write([{"PutRequest": {"Item": item}} for item in blob_items])
+    def _events_of(self, session_id: str, item: Item) -> list[Event]:
+        kind = item.get("kind", {}).get("S")
+        if kind is None:
+            return [self._event_from_item(session_id, item)]
+        if kind != KIND_EVENTS:
+            return []
+        body = self._decode_payload(item["PK"]["S"], item, "body")
+        return [
+            Event(
+                session_id=session_id,
+                sequence_number=seq,
+                event_type=EventType(event_type),
+                timestamp=datetime.fromisoformat(stamp),
+                duration_ms=duration,
+                data=data,
+            )
+            for seq, event_type, stamp, duration, data in body.get("events", [])
+        ]
+
+    def _record_item(
+        self,
+        pk: str,
+        events: list[Event],
+        states: dict[str, dict[str, Any] | None],
+        lease: Item,
+        pointers: dict[str, str],
+        expires_at: int,
+        slot: int | None = None,
+    ) -> tuple[Item, list[Item]]:
+        """A log record: `events` (consecutive) with the state values this commit set, or a marker
+        (no events) at `slot`; it carries the lease fields and the state pointers as the new head."""
+        first = events[0].sequence_number if events else int(slot or 1)
+        body: dict[str, Any] = {
+            "events": [
+                [e.sequence_number, EventType(e.event_type).value, _iso(e.timestamp), e.duration_ms, e.data]
+                for e in events
+            ]
+        }
+        record_states = {key: value for key, value in states.items() if value is not None}
+        if record_states:
+            body["states"] = record_states
         item: Item = {
             "PK": {"S": pk},
-            "SK": {"S": _event_sk(event.sequence_number)},
-            "event_type": {"S": EventType(event.event_type).value},
-            "timestamp": {"S": _iso(event.timestamp)},
+            "SK": {"S": _event_sk(first)},
+            "kind": {"S": KIND_EVENTS if events else KIND_MARKER},
+            "last": {"N": str(events[-1].sequence_number if events else first - 1)},
+            "token": {"S": uuid4().hex},
             "expires_at": {"N": str(expires_at)},
-            **payload,
+            **lease,
         }
-        if event.duration_ms is not None:
-            item["duration_ms"] = _number(int(event.duration_ms))
-        return item
+        blob_items: list[Item] = []
+        if events:
+            payload, blob_items = _encode_payload("body", body, pk, expires_at)
+            item.update(payload)
+        sk = item["SK"]["S"]
+        merged = dict(pointers)
+        for key, value in states.items():
+            merged[key] = NO_STATE if value is None else sk
+        if merged:
+            item["state_at"] = {"M": {key: {"S": pointer} for key, pointer in sorted(merged.items())}}
+        return item, blob_items
 
     # -- commit -------------------------------------------------------------------------------------
 
     def commit(self, session_id: str, batch: SessionBatch) -> None:
-        """One TransactWriteItems per commit (split only past DynamoDB's 100 items / 4 MB): the
-        events conditional on their sequence numbers being free, the states, a META update that
-        checks the session is live, and the lease claim conditional on its holder."""
+        """One write per commit in the common case: a conditional PutItem of one record at the head's
+        next slot holding the events and the state values they set, and the lease claim (extended or
+        released) as the new head. The condition (the slot is free, or is the marker this writer last
+        saw) is what makes the sequence numbers free and the lease still the claimant's. A batch with
+        fields or knowledge, without a lease, with states but no events, or past one record's events,
+        is one TransactWriteItems of its records, state items and a META update."""
         if batch.is_empty():
             return
         if not _valid_id(session_id):
@@ -465,106 +643,149 @@ class DynamoSessionTable:
         now = self._now()
         expires_at = self._expires_at(now)
         events = sorted(batch.events, key=lambda e: e.sequence_number)
-        event_items = [self._event_item(pk, event, expires_at) for event in events]
         states = {key: value for key, value in batch.states.items() if _valid_id(key)}
-        state_items = self._state_writes(pk, states, now, expires_at)
-        chunks = _chunks(event_items)
-        for index, chunk in enumerate(chunks):
-            last = index == len(chunks) - 1
-            self._commit_chunk(
-                session_id,
-                chunk,
-                state_items if last else {},
-                batch if last else SessionBatch(lease=batch.lease and replace(batch.lease, release=False)),
-                now,
-            )
-        if events:
-            self._remember_sequence(session_id, events[-1].sequence_number)
-
-    def _state_writes(
-        self, pk: str, states: dict[str, dict[str, Any] | None], now: datetime, expires_at: int
-    ) -> dict[str, Item]:
-        """Transaction entries for state puts and deletes. A value too large for one item is written
-        directly (its parts cannot join a transaction)."""
-        writes: dict[str, Item] = {}
-        for key, value in states.items():
-            key_attrs = {"PK": {"S": pk}, "SK": {"S": _state_sk(key)}}
-            guard = {"ConditionExpression": "attribute_not_exists(value_blob)"}
-            if value is None:
-                writes[key] = {"Delete": {"TableName": self._table, "Key": key_attrs, **guard}}
-                continue
-            payload, blob_items = _encode_payload("value", value, pk, expires_at)
-            if blob_items:
-                self.put_state(pk.removeprefix("SESSION#"), key, value)
-                continue
-            item = {
-                **key_attrs,
-                "updated_at": {"S": _iso(now)},
-                "expires_at": {"N": str(expires_at)},
-                **payload,
-            }
-            writes[key] = {"Put": {"TableName": self._table, "Item": item, **guard}}
-        return writes
-
-    def _commit_chunk(
-        self,
-        session_id: str,
-        event_items: list[Item],
-        state_writes: dict[str, Item],
-        batch: SessionBatch,
-        now: datetime,
-    ) -> None:
-        pk = _pk(session_id)
+        for value in states.values():
+            if value is not None:
+                _dumps(value)
+        head = self._cached_head(session_id)
+        if head is None or not self._commit_fits(head, batch, events):
+            head = self._read_head(session_id)
         for attempt in range(COMMIT_ATTEMPTS):
-            kinds: list[str] = []
-            entries: list[Item] = []
-            for item in event_items:
-                kinds.append("event")
-                entries.append(
-                    {
-                        "Put": {
-                            "TableName": self._table,
-                            "Item": item,
-                            "ConditionExpression": "attribute_not_exists(PK)",
-                        }
-                    }
-                )
-            for key, entry in state_writes.items():
-                kinds.append(f"state:{key}")
-                entries.append(entry)
-            last_seq = int(event_items[-1]["SK"]["S"].removeprefix("EVENT#")) if event_items else None
-            kinds.append("meta")
-            entries.append({"Update": self._meta_update(session_id, batch, last_seq, now)})
-            if batch.lease is not None:
-                kinds.append("lease")
-                entries.append(self._lease_entry(pk, batch.lease, now))
+            self._check_commit(session_id, head, batch, events, now)
             try:
-                self._client.transact_write_items(TransactItems=entries, ClientRequestToken=uuid4().hex)
-                return
+                new_head, superseded = self._write_commit(pk, head, batch, events, states, now, expires_at)
             except Exception as exc:
-                reasons = _cancellation_reasons(exc)
-                if reasons is None:
+                kinds: list[tuple[str, str]] | None = getattr(exc, "kinds", None)
+                if kinds is None and not _is_condition_failure(exc):
                     raise
-            refused = {kind for kind, code in zip(kinds, reasons, strict=False) if code == CONDITION_FAILED}
-            if "lease" in refused:
-                raise LeaseHeld(f"the lease on session {session_id} was taken over")
-            if "meta" in refused:
-                raise SessionNotFound(session_id)
-            if "event" in refused:
-                raise SequenceConflict(f"an event sequence number of session {session_id} is taken")
-            for key in [kind.removeprefix("state:") for kind in refused if kind.startswith("state:")]:
-                self._write_state_directly(session_id, key, state_writes.pop(key))
-            if not refused:
-                time.sleep(random.uniform(0, min(1.0, 0.02 * 2**attempt)))
+                refused = {kind for kind, code in kinds or [] if code == CONDITION_FAILED}
+                if "meta" in refused:
+                    raise SessionNotFound(session_id) from exc
+                head = self._read_head(session_id)
+                if kinds is None or refused:
+                    self._check_commit(session_id, head, batch, events, now)
+                else:
+                    time.sleep(random.uniform(0, min(1.0, 0.02 * 2**attempt)))
+                continue
+            self._remember_head(session_id, new_head)
+            self._delete_superseded(pk, superseded)
+            return
         raise SequenceConflict(f"commit to session {session_id} kept conflicting")
 
-    def _write_state_directly(self, session_id: str, key: str, entry: Item) -> None:
-        """A state write the transaction refused because the old value has parts to clean up."""
-        if "Put" in entry:
-            item = entry["Put"]["Item"]
-            self.put_state(session_id, key, self._decode_payload(item["PK"]["S"], item, "value"))
+    @staticmethod
+    def _commit_fits(head: _Head, batch: SessionBatch, events: list[Event]) -> bool:
+        """Whether a commit can go on `head` (the cached guess is re-read when not)."""
+        if batch.lease is not None and (head.holder != batch.lease.holder or head.released):
+            return False
+        return not events or events[0].sequence_number == head.next_slot
+
+    def _check_commit(
+        self, session_id: str, head: _Head, batch: SessionBatch, events: list[Event], now: datetime
+    ) -> None:
+        if batch.lease is not None and (head.holder != batch.lease.holder or head.released):
+            raise LeaseHeld(f"the lease on session {session_id} was taken over")
+        if events:
+            numbers = [e.sequence_number for e in events]
+            if numbers != list(range(head.next_slot, head.next_slot + len(numbers))):
+                raise SequenceConflict(
+                    f"events {numbers[0]}..{numbers[-1]} of session {session_id} do not follow {head.highest}"
+                )
+
+    def _write_commit(
+        self,
+        pk: str,
+        head: _Head,
+        batch: SessionBatch,
+        events: list[Event],
+        states: dict[str, dict[str, Any] | None],
+        now: datetime,
+        expires_at: int,
+    ) -> tuple[_Head, list[str]]:
+        added = [_dumps(KnowledgeRef.model_validate(ref).model_dump(mode="json")) for ref in batch.knowledge]
+        pending = [*head.knowledge, *added]
+        if batch.lease is None:
+            lease = _carried(head)
         else:
-            self.delete_state(session_id, key)
+            lease = _lease_fields(batch.lease.holder, now.timestamp() + batch.lease.ttl_seconds)
+            if batch.lease.release:
+                lease["released"] = {"BOOL": True}
+        lease.pop("knowledge", None)
+        if not _touches_meta(batch):
+            lease.update(_pending_knowledge(pending))
+        chunks = [events[i : i + MAX_EVENTS_PER_COMMIT] for i in range(0, len(events), MAX_EVENTS_PER_COMMIT)]
+        entries: list[tuple[str, Item]] = []
+        blob_items: list[Item] = []
+        pointers = dict(head.states)
+        state_items: list[Item] = []
+        if not events and any(value is not None for value in states.values()):
+            for key, value in states.items():
+                if value is None:
+                    continue
+                sk = f"{_state_sk(key)}#{uuid4().hex}"
+                payload, parts = _encode_payload("value", value, pk, expires_at)
+                blob_items += parts
+                state_items.append(
+                    {
+                        "PK": {"S": pk},
+                        "SK": {"S": sk},
+                        "updated_at": {"S": _iso(now)},
+                        "expires_at": {"N": str(expires_at)},
+                        **payload,
+                    }
+                )
+                pointers[key] = sk
+            states = {key: value for key, value in states.items() if value is None}
+        record: Item = {}
+        for index, chunk in enumerate(chunks or [[]]):
+            last = index == len(chunks or [[]]) - 1
+            record, parts = self._record_item(
+                pk,
+                chunk,
+                states if last else {},
+                lease if last else {},
+                pointers if last else {},
+                expires_at,
+                slot=head.next_slot,
+            )
+            if last:
+                record["legacy_states"] = {"BOOL": head.legacy_states}
+            blob_items += parts
+            condition = (
+                head.slot_condition() if index == 0 else {"ConditionExpression": "attribute_not_exists(PK)"}
+            )
+            entries.append(("record", {"Put": {"TableName": self._table, "Item": record, **condition}}))
+        for item in state_items:
+            entries.append(("state", {"Put": {"TableName": self._table, "Item": item}}))
+        if _touches_meta(batch):
+            # The update moves the head's pending knowledge into META (an explicit
+            # knowledge_in_context replaces it) and checks the session is live.
+            last_seq = events[-1].sequence_number if events else head.highest
+            kept = added if "knowledge_in_context" in batch.fields else pending
+            moved = replace(batch, knowledge=[KnowledgeRef.model_validate_json(ref) for ref in kept])
+            entries.append(
+                ("meta", {"Update": self._meta_update(pk.removeprefix("SESSION#"), moved, last_seq, now)})
+            )
+        if blob_items:
+            self._batch_write([{"PutRequest": {"Item": part}} for part in blob_items])
+        if len(entries) == 1:
+            self._client.put_item(**entries[0][1]["Put"])
+        else:
+            try:
+                self._client.transact_write_items(
+                    TransactItems=[entry for _, entry in entries], ClientRequestToken=uuid4().hex
+                )
+            except Exception as exc:
+                codes = _cancellation_reasons(exc)
+                if codes is not None:
+                    exc.kinds = list(zip([k for k, _ in entries], codes, strict=False))  # type: ignore[attr-defined]
+                raise
+        new_head = _head_of(record)
+        superseded = [
+            pointer
+            for key, pointer in head.states.items()
+            if pointer.startswith("STATE#") and new_head.states.get(key) != pointer
+        ]
+        return new_head, superseded
 
     def _meta_update(
         self, session_id: str, batch: SessionBatch, last_seq: int | None, now: datetime
@@ -613,86 +834,91 @@ class DynamoSessionTable:
             update["ExpressionAttributeNames"] = names
         return update
 
-    def _lease_entry(self, pk: str, claim: LeaseClaim, now: datetime) -> Item:
-        entry: Item = {
-            "TableName": self._table,
-            "Key": {"PK": {"S": pk}, "SK": {"S": "LEASE"}},
-            "ConditionExpression": "holder = :holder",
-            "ExpressionAttributeValues": {":holder": {"S": claim.holder}},
-        }
-        if claim.release:
-            return {"Delete": entry}
-        entry["ExpressionAttributeValues"][":until"] = _number(now.timestamp() + claim.ttl_seconds)
-        return {"Update": {**entry, "UpdateExpression": "SET lease_until = :until"}}
+    def _delete_superseded(self, pk: str, pointers: list[str]) -> None:
+        """State items no head points to any more, with their BLOB parts (best effort: TTL is the
+        backstop)."""
+        for sk in pointers:
+            try:
+                response = self._client.delete_item(
+                    TableName=self._table, Key={"PK": {"S": pk}, "SK": {"S": sk}}, ReturnValues="ALL_OLD"
+                )
+                self._delete_keys(_blob_keys(pk, response.get("Attributes") or {}, "value"))
+            except Exception:
+                logger.warning("could not delete superseded state item %s of %s", sk, pk, exc_info=True)
 
     # -- lease --------------------------------------------------------------------------------------
 
     def acquire_lease(self, session_id: str, holder: str, ttl_seconds: int) -> str | None:
+        """Writes a marker holding the lease at the head's next slot (or over the head marker),
+        unless another holder's lease there is still running."""
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
-        now = self._clock().timestamp()
-        try:
-            response = self._client.put_item(
-                TableName=self._table,
-                Item=self._lease_item(session_id, holder, now + ttl_seconds),
-                ConditionExpression="attribute_not_exists(PK) OR lease_until < :now OR holder = :holder",
-                ExpressionAttributeValues={":now": _number(now), ":holder": {"S": holder}},
-                ReturnValues="ALL_OLD",
-            )
-        except Exception as exc:
-            if _is_condition_failure(exc):
-                raise LeaseHeld(f"session {session_id} is busy with another turn") from exc
-            raise
-        previous = (response.get("Attributes") or {}).get("holder", {}).get("S")
-        return previous if previous and previous != holder else None
+        for _ in range(APPEND_ATTEMPTS):
+            head = self._read_head(session_id)
+            now = self._clock().timestamp()
+            other = head.holder is not None and not head.released and head.holder != holder
+            if other and head.lease_until >= now:
+                raise LeaseHeld(f"session {session_id} is busy with another turn")
+            if self._write_marker(session_id, head, _lease_fields(holder, now + ttl_seconds)):
+                return head.holder if other else None
+        raise LeaseHeld(f"session {session_id} is busy with another turn")
 
     def renew_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
-        now = self._clock().timestamp()
-        try:
-            self._client.put_item(
-                TableName=self._table,
-                Item=self._lease_item(session_id, holder, now + ttl_seconds),
-                ConditionExpression="holder = :holder",
-                ExpressionAttributeValues={":holder": {"S": holder}},
-            )
-        except Exception as exc:
-            if _is_condition_failure(exc):
-                raise LeaseHeld(f"the lease on session {session_id} was taken over") from exc
-            raise
-
-    def _lease_item(self, session_id: str, holder: str, until: float) -> Item:
-        """The lease is valid until `lease_until`; the item itself lives as long as the session, so a
-        lease that expired without being released is still seen (and reported) by the next holder."""
-        return {
-            "PK": {"S": _pk(session_id)},
-            "SK": {"S": "LEASE"},
-            "holder": {"S": holder},
-            "lease_until": _number(until),
-            "expires_at": {"N": str(self._expires_at(self._now()))},
-        }
+        for _ in range(APPEND_ATTEMPTS):
+            head = self._read_head(session_id)
+            if head.holder != holder or head.released:
+                raise LeaseHeld(f"the lease on session {session_id} was taken over")
+            until = self._clock().timestamp() + ttl_seconds
+            if self._write_marker(session_id, head, _lease_fields(holder, until)):
+                return
+        raise LeaseHeld(f"the lease on session {session_id} kept moving")
 
     def release_lease(self, session_id: str, holder: str) -> None:
+        for _ in range(APPEND_ATTEMPTS):
+            head = self._read_head(session_id)
+            if head.holder != holder or head.released:
+                logger.info("lease on %s not released: no longer held by %s", session_id, holder)
+                return
+            fields = _lease_fields(holder, self._clock().timestamp())
+            fields["released"] = {"BOOL": True}
+            if self._write_marker(session_id, head, fields):
+                return
+        logger.warning("lease on %s not released: the head kept moving", session_id)
+
+    def _write_marker(self, session_id: str, head: _Head, lease: Item) -> bool:
+        """A marker record with `lease` as the new head; False when the head moved meanwhile."""
+        pk = _pk(session_id)
+        fields = {**_pending_knowledge(head.knowledge), **lease}
+        item, _ = self._record_item(
+            pk, [], {}, fields, head.states, self._expires_at(self._now()), slot=head.next_slot
+        )
+        item["legacy_states"] = {"BOOL": head.legacy_states}
         try:
-            self._client.delete_item(
-                TableName=self._table,
-                Key={"PK": {"S": _pk(session_id)}, "SK": {"S": "LEASE"}},
-                ConditionExpression="holder = :holder",
-                ExpressionAttributeValues={":holder": {"S": holder}},
-            )
+            self._client.put_item(TableName=self._table, Item=item, **head.slot_condition())
         except Exception as exc:
-            if not _is_condition_failure(exc):
-                raise
-            logger.info("lease on %s not released: no longer held by %s", session_id, holder)
+            if _is_condition_failure(exc):
+                return False
+            raise
+        self._remember_head(session_id, _head_of(item))
+        return True
 
     # -- state --------------------------------------------------------------------------------------
 
     def get_state(self, session_id: str, key: str) -> dict[str, Any] | None:
+        """The value the head points to: inside the record of the commit that set it, or in a
+        state item; sessions written before the log layout keep theirs in `STATE#<key>`."""
         if not _valid_id(session_id) or not _valid_id(key):
             return None
         pk = _pk(session_id)
-        item = self._get_live_item(pk, _state_sk(key))
+        pointer = self._read_head(session_id).states.get(key)
+        if pointer == NO_STATE:
+            return None
+        item = self._get_live_item(pk, pointer or _state_sk(key))
         if item is None:
             return None
+        if item.get("kind", {}).get("S") == KIND_EVENTS:
+            value = self._decode_payload(pk, item, "body").get("states", {}).get(key)
+            return cast(dict[str, Any] | None, value)
         return cast(dict[str, Any], self._decode_payload(pk, item, "value"))
 
     def put_state(self, session_id: str, key: str, value: dict[str, Any]) -> None:
@@ -700,35 +926,12 @@ class DynamoSessionTable:
             raise ValueError("state key must be a non-empty printable string")
         if not isinstance(value, dict):
             raise ValueError("state value must be a dict")
-        pk = _pk(session_id)
-        now = self._now()
-        expires_at = self._expires_at(now)
-        payload, blob_items = _encode_payload("value", value, pk, expires_at)
-        if blob_items:
-            self._batch_write([{"PutRequest": {"Item": item}} for item in blob_items])
-        response = self._client.put_item(
-            TableName=self._table,
-            Item={
-                "PK": {"S": pk},
-                "SK": {"S": _state_sk(key)},
-                "updated_at": {"S": _iso(now)},
-                "expires_at": {"N": str(expires_at)},
-                **payload,
-            },
-            ReturnValues="ALL_OLD",
-        )
-        self._delete_keys(_blob_keys(pk, response.get("Attributes") or {}, "value"))
+        self.commit(session_id, SessionBatch(states={key: value}))
 
     def delete_state(self, session_id: str, key: str) -> None:
         if not _valid_id(key):
             return
-        pk = _pk(session_id)
-        response = self._client.delete_item(
-            TableName=self._table,
-            Key={"PK": {"S": pk}, "SK": {"S": _state_sk(key)}},
-            ReturnValues="ALL_OLD",
-        )
-        self._delete_keys(_blob_keys(pk, response.get("Attributes") or {}, "value"))
+        self.commit(session_id, SessionBatch(states={key: None}))
 
     # -- internals ----------------------------------------------------------------------------------
 
@@ -928,36 +1131,39 @@ class DynamoSessionTable:
             raise
         return self._session_from_item(response["Attributes"])
 
-    def _sequence_hint(self, session_id: str) -> int:
-        """The highest sequence this store knows; the first append to a session checks it exists."""
-        hint = self._known_sequence(session_id)
-        return hint if hint is not None else self.load_session(session_id).last_seq
-
-    def _known_sequence(self, session_id: str) -> int | None:
+    def _cached_head(self, session_id: str) -> _Head | None:
+        """The head this store last wrote or read: a guess its conditional writes verify."""
         with self._hints_lock:
-            return self._seq_hints.get(session_id)
+            return self._heads.get(session_id)
 
-    def _remember_sequence(self, session_id: str, seq: int) -> None:
+    def _remember_head(self, session_id: str, head: _Head) -> None:
+        """Remembers `head` unless a newer one is known (a read that raced a commit can finish
+        after it)."""
         with self._hints_lock:
-            known = self._seq_hints.get(session_id)
-            if known is None or known < seq:
-                self._seq_hints[session_id] = seq
-            self._seq_hints.move_to_end(session_id)
-            while len(self._seq_hints) > 4096:
-                self._seq_hints.popitem(last=False)
+            known = self._heads.get(session_id)
+            if known is not None and known.next_slot > head.next_slot:
+                return
+            self._heads[session_id] = head
+            self._heads.move_to_end(session_id)
+            while len(self._heads) > 4096:
+                self._heads.popitem(last=False)
 
-    def _highest_event_seq(self, pk: str) -> int:
+    def _read_head(self, session_id: str) -> _Head:
+        names = {f"#h{index}": name for index, name in enumerate(HEAD_ATTRIBUTES)}
         response = self._client.query(
             TableName=self._table,
             KeyConditionExpression="PK = :pk AND begins_with(SK, :event)",
-            ExpressionAttributeValues={":pk": {"S": pk}, ":event": {"S": "EVENT#"}},
-            ProjectionExpression="SK",
+            ExpressionAttributeValues={":pk": {"S": _pk(session_id)}, ":event": {"S": "EVENT#"}},
+            ExpressionAttributeNames=names,
+            ProjectionExpression=", ".join(names),
             ScanIndexForward=False,
             Limit=1,
             ConsistentRead=True,
         )
         items = response.get("Items", [])
-        return int(items[0]["SK"]["S"].removeprefix("EVENT#")) if items else 0
+        head = _head_of(items[0] if items else None)
+        self._remember_head(session_id, head)
+        return head
 
     def _partition_keys(self, pk: str) -> list[Item]:
         return list(
