@@ -40,6 +40,7 @@ from trainer.offline.parsing import (
     planned_day,
     reschedule_date,
     resolve_date,
+    split_effort,
     stats_window,
     swap_target_text,
     time_of_day,
@@ -64,6 +65,7 @@ from trainer.offline.turn import (
     Step,
     Turn,
     ask,
+    logged_in_conversation,
     logged_target,
     notify,
     referent_name,
@@ -104,6 +106,7 @@ from trainer.tools.logging import (
     AdjustLoggedExercise,
     CompletedExerciseIn,
     LogCompletedExercise,
+    LoggedExercise,
     LogWorkout,
     LogWorkoutArgs,
     MarkExerciseComplete,
@@ -140,6 +143,10 @@ from trainer.tools.workout import (
 )
 
 # --- planning: the steps of an intent whose message holds several ---------------------------------
+
+UNDO_ALL = re.compile(
+    r"\b(everything|all of (it|them|that)|all (the |those )?(entries|exercises|logs?)|whole|the lot)\b", re.I
+)
 
 
 async def preference_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
@@ -294,17 +301,43 @@ async def _mark_done(turn: Turn, exercise: dict[str, Any]) -> ToolInvocation:
     planned_unit = exercise.get("load_unit") or (await turn.records()).weight_unit
     if load is not None and unit is not None and unit != planned_unit:
         load = round(convert_weight(load, unit, planned_unit), 2)
+    effort, _ = split_effort(turn.text)
     return MarkExerciseComplete().call(
-        MarkExerciseCompleteArgs(
-            exercise_id=str(exercise["id"]), actual_sets=sets, actual_reps=reps, actual_load=load
+        MarkExerciseCompleteArgs.model_validate(
+            {
+                "exercise_id": str(exercise["id"]),
+                "actual_sets": sets,
+                "actual_reps": reps,
+                "actual_load": load,
+                **effort,
+            }
         )
     )
 
 
+NOTHING_TO_UNDO = (
+    "Nothing has been logged in this conversation, so there's nothing to undo - I haven't deleted "
+    "anything. Entries from earlier stay as they are; to fix one, tell me what to change (for example "
+    "'my squats yesterday were 3x5 at 100 kg')."
+)
+
+
+async def undo_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
+    """What an undo removes: only entries this conversation logged (never older history) - the one the
+    message names, else the latest; every one of them for 'undo everything'."""
+    mine = logged_in_conversation(turn.convo, before_this_turn=True)
+    if not mine:
+        return [Step("undo", None)]
+    if UNDO_ALL.search(turn.text):
+        return [Step("undo", row) for row in mine]
+    named = best_name(turn.text, [r.exercise_name for r in mine])
+    return [Step("undo", next((r for r in mine if r.exercise_name == named), mine[0]))]
+
+
 async def undo(turn: Turn, step: Step) -> ToolInvocation:
-    target = logged_target(turn.text, turn.convo, await turn.records(), turn.now)
+    target: LoggedExercise | None = step.payload
     if target is None:
-        return notify("I couldn't find a logged exercise to undo - nothing has been logged recently.")
+        return notify(NOTHING_TO_UNDO)
     return UndoLoggedExercise().call(UndoLoggedExerciseArgs(exercise_id=target.id))
 
 

@@ -280,7 +280,7 @@ PREFERENCE_TOPICS = (INJURY_RECOVERY, PREFERENCES)
 EXERCISE_TOPICS = (EXERCISE_QUESTION, EXERCISE_ALTERNATIVES)
 
 INTENTS: tuple[Intent, ...] = (
-    Intent("undo", _matches(UNDO), handlers.undo, CHANGE_TOPICS),
+    Intent("undo", _matches(UNDO), handlers.undo, CHANGE_TOPICS, expand=handlers.undo_steps),
     Intent("correct", lambda m: not m.question and corrects_a_log(m.text), handlers.correct, CHANGE_TOPICS,
            label="correct that entry"),
     Intent("log", lambda m: bool(LOG.search(m.text)) and not m.question, handlers.log, CHANGE_TOPICS,

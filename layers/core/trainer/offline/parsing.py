@@ -430,6 +430,43 @@ NOT_EXERCISE_WORDS = frozenset(
 UNITS_AFTER_NUMBER = r"\d+(?:\.\d+)?\s*(kg|kgs|kilos?|lbs?|pounds?|s|sec|secs|seconds|min|minutes)?\b"
 
 
+EFFORT_NUMBER = r"\d{1,2}(?:\.5)?"
+EFFORT_LIST = rf"{EFFORT_NUMBER}(?:\s*(?:,|/|and|then)\s*{EFFORT_NUMBER})*"
+RPE_PHRASE = re.compile(
+    rf"(?:,\s*|\s)(?:(?:at|with|@)\s*(?:an?\s+)?)?rpe\s*(?:of\s*|@\s*|:\s*)?(?P<after>{EFFORT_LIST})"
+    rf"|(?:,\s*|\s)(?:at\s+)?(?P<before>{EFFORT_NUMBER})\s*rpe\b|(?:,\s*|\s)@\s*(?P<at>{EFFORT_NUMBER})(?!\s*(?:kg|lb))\b",
+    re.IGNORECASE,
+)
+RIR_PHRASE = re.compile(
+    rf"(?:,\s*|\s)(?:with\s+)?(?P<before>{EFFORT_LIST})\s*(?:rir|reps?\s+in\s+(?:the\s+)?reserve|"
+    rf"(?:reps?\s+)?(?:left\s+)?in\s+the\s+tank)\b|(?:,\s*|\s)rir\s*(?P<after>{EFFORT_LIST})",
+    re.IGNORECASE,
+)
+
+
+def _effort_values(found: str) -> list[float]:
+    return [float(v) for v in re.findall(EFFORT_NUMBER, found)]
+
+
+def split_effort(text: str) -> tuple[dict[str, Any], str]:
+    """The effort a logging message gives ('RPE 8', 'at RPE 7, 8, 9', '@9', '2 reps in reserve',
+    'RIR 1') as log arguments (rpe / rpe_each / rir / rir_each), and the text without it, so the effort
+    never becomes part of the exercise's name."""
+    effort: dict[str, Any] = {}
+    rest = text
+    if m := RPE_PHRASE.search(rest):
+        values = _effort_values(m.group("after") or m.group("before") or m.group("at"))
+        if values and all(1 <= v <= 10 for v in values):
+            effort = {"rpe": values[0]} if len(values) == 1 else {"rpe_each": values}
+        rest = rest[: m.start()] + " " + rest[m.end() :]
+    elif m := RIR_PHRASE.search(rest):
+        values = _effort_values(m.group("before") or m.group("after"))
+        if values and all(0 <= v <= 9 for v in values):
+            effort = {"rir": values[0]} if len(values) == 1 else {"rir_each": values}
+        rest = rest[: m.start()] + " " + rest[m.end() :]
+    return effort, rest
+
+
 def exercise_phrase(text: str) -> str:
     """The exercise a logging message names, as words ('Bench Press'); '' when it names none."""
     lowered = text.lower()
@@ -447,7 +484,18 @@ def exercise_phrase(text: str) -> str:
 
 def parse_logged_exercise(text: str) -> LogCompletedExerciseArgs | None:
     """'3x10 bench press at 60kg', 'I did 3 sets of 12 squats', 'ran 5 km in 28 minutes',
-    'held a plank for 60 seconds 3 times', 'bench press: 60 kg for 8, 60 kg for 8, 65 kg for 6'."""
+    'held a plank for 60 seconds 3 times', 'bench press: 60 kg for 8, 60 kg for 8, 65 kg for 6', each
+    with an optional effort ('..., RPE 8', '2 reps in reserve')."""
+    effort, text = split_effort(text)
+    parsed = _parse_logged(text)
+    if parsed is None or not effort:
+        return parsed
+    if parsed.exercise_type == "duration" and ("rpe_each" in effort or "rir_each" in effort):
+        return parsed
+    return LogCompletedExerciseArgs.model_validate({**parsed.model_dump(exclude_none=True), **effort})
+
+
+def _parse_logged(text: str) -> LogCompletedExerciseArgs | None:
     lowered = text.lower()
     load = one_load(text)
     cardio = re.search(r"\b(ran|run|jogged|cycled|biked|rode|swam|walked|rowed)\b", lowered)
@@ -505,8 +553,9 @@ def parse_logged_exercise(text: str) -> LogCompletedExerciseArgs | None:
 
 
 def done_as_planned(text: str) -> tuple[int | None, list[int] | None, float | None, LoadUnit | None]:
-    """(sets, reps per set, top load, its unit) a message gives for an exercise of the workout."""
-    lowered = text.lower()
+    """(sets, reps per set, top load, its unit) a message gives for an exercise of the workout
+    (nothing for what it leaves as prescribed; an effort rating is not a load)."""
+    lowered = split_effort(text)[1].lower()
     sets_reps = re.search(r"(\d{1,2})\s*(?:x|sets? of|×)\s*(\d{1,3})", lowered)
     load = one_load(text)
     sets = int(sets_reps.group(1)) if sets_reps else None

@@ -151,12 +151,14 @@ def workout_from_conversation(convo: Conversation) -> dict[str, Any] | None:
     return {"exercises": exercises} if exercises else None
 
 
-def logged_in_conversation(convo: Conversation) -> list[LoggedExercise]:
-    """Entries logged in the conversation and not undone since, as last corrected, newest first."""
-    undone = {r.removed.id for r in convo.results_of(UndoLoggedExerciseResult)}
+def logged_in_conversation(convo: Conversation, *, before_this_turn: bool = False) -> list[LoggedExercise]:
+    """Entries logged in the conversation and not undone since, as last corrected, newest first
+    (`before_this_turn`: as they stood when the latest message came)."""
+    history = convo.history[: len(convo.history) - len(convo.calls)] if before_this_turn else convo.history
+    undone = {c.result.removed.id for c in history if isinstance(c.result, UndoLoggedExerciseResult)}
     latest: dict[str, LoggedExercise] = {}
     order: list[str] = []
-    for call in convo.history:
+    for call in history:
         rows: list[LoggedExercise] = []
         match call.result:
             case LogCompletedExerciseResult(logged=row) | MarkExerciseCompleteResult(logged=row):
