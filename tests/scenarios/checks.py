@@ -506,6 +506,12 @@ def _history_row_matches(row: dict[str, Any], match: HistoryMatch, today: Any, z
         km = convert_distance(float(distance), row.get("distance_unit") or "km", "km") if distance else 0.0
         if abs(km - match.distance_km) > 0.02 * match.distance_km:
             problems.append(f"distance {distance} {row.get('distance_unit')} is not {match.distance_km} km")
+    if match.name_not is not None and match.name_not.lower() in str(row.get("exercise_name")).lower():
+        problems.append(f"name {row.get('exercise_name')!r} contains {match.name_not!r}")
+    if match.rpe is not None and (row.get("rpe") is None or float(row["rpe"]) != match.rpe):
+        problems.append(f"rpe {row.get('rpe')} != {match.rpe}")
+    if match.rpe_each is not None and not _same_numbers(row.get("rpe_each"), match.rpe_each):
+        problems.append(f"rpe per set {row.get('rpe_each')} != {match.rpe_each}")
     if match.today and row["performed_at"].astimezone(zone).date() != today:
         problems.append(f"performed {row['performed_at']:%Y-%m-%d}, not today")
     return problems

@@ -235,6 +235,11 @@ class HistoryMatch(Strict):
     distance_km: float | None = None
     """Distance converted to km (±2%)."""
     today: bool = False
+    name_not: str | None = None
+    """A word the logged name must not contain (an effort rating read as part of the name)."""
+    rpe: float | None = None
+    """The entry's effort (its hardest set's RPE; reps in reserve count as 10 - RIR)."""
+    rpe_each: list[float] | None = None
 
 
 class PreferenceMatch(Strict):

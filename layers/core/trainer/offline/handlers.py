@@ -24,6 +24,7 @@ from trainer.offline.parsing import (
     insert_position,
     name_words,
     named_location,
+    one_load,
     parse_conversion,
     parse_correction,
     parse_day_change,
@@ -330,8 +331,23 @@ async def undo_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
         return [Step("undo", None)]
     if UNDO_ALL.search(turn.text):
         return [Step("undo", row) for row in mine]
-    named = best_name(turn.text, [r.exercise_name for r in mine])
-    return [Step("undo", next((r for r in mine if r.exercise_name == named), mine[0]))]
+    return [Step("undo", undo_target(turn.text, mine))]
+
+
+def undo_target(text: str, mine: list[LoggedExercise]) -> LoggedExercise:
+    """The entry of this conversation's (newest first) a message means: one whose every name word it
+    says ('the squats' is not the goblet squats), with the load it gives when it gives one; else the
+    closest name; else the latest."""
+    said = name_words(text)
+    named = [r for r in mine if name_words(r.exercise_name) and name_words(r.exercise_name) <= said]
+    load = one_load(text)
+    if load is not None:
+        loaded = [r for r in named or mine if r.load is not None and abs(r.load - load[0]) < 0.01]
+        named = loaded or named
+    if named:
+        return named[0]
+    closest = best_name(text, [r.exercise_name for r in mine])
+    return next((r for r in mine if r.exercise_name == closest), mine[0])
 
 
 async def undo(turn: Turn, step: Step) -> ToolInvocation:

@@ -426,7 +426,9 @@ CARDIO_NAMES = {
 }  # fmt: skip
 NOT_EXERCISE_WORDS = frozenset(
     {"times", "rounds", "held", "hold", "holding", "seconds", "sec", "did", "done"}
+    | {"as", "exactly", "written", "prescribed", "planned", "programmed", "plan"}
 )
+"""Words of a logging message that name no exercise ('done exactly as written')."""
 UNITS_AFTER_NUMBER = r"\d+(?:\.\d+)?\s*(kg|kgs|kilos?|lbs?|pounds?|s|sec|secs|seconds|min|minutes)?\b"
 
 

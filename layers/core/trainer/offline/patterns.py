@@ -28,7 +28,9 @@ FIX_LOGGED = rx(
 LOG = rx(
     r"\b(i did|i've done|i have done|i finished|i completed|i just did|just did|just finished|"
     r"i ran|i swam|i cycled|i rode|i walked|i held|log(ged)?\b|record(ed)?|done with)\b|"
-    r"^(ran|held|did|cycled|swam|walked|rode|rowed|finished|completed)\b|\b\d{1,2}\s*x\s*\d{1,3}\b"
+    r"^(ran|held|did|cycled|swam|walked|rode|rowed|finished|completed)\b|\b\d{1,2}\s*x\s*\d{1,3}\b|"
+    r"\b(exercise|one|lift|sets?) (is |are )?(done|finished|complete)\b|"
+    r"\b(done|finished|completed?) (exactly |all )?as (prescribed|planned|written|programmed)\b"
 )
 SWAP = rx(r"\b(swap|replace|substitute|switch out|instead of|change (the )?\w+ (for|to|with))\b")
 REMOVE = rx(r"\b(remove|drop|skip|take out|cut|delete|get rid of)\b")
