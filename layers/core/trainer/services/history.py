@@ -17,6 +17,9 @@ HISTORY_COLUMNS: tuple[str, ...] = repo.HISTORY_COLUMNS
 """The fields of a logged exercise (what a correction may replace)."""
 
 
+days_back_start = repo.days_back_start
+
+
 class HistoryService:
     def __init__(self, scope: UserScope) -> None:
         self._scope = scope

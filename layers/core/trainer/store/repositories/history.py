@@ -131,6 +131,12 @@ async def has_session(conn: Conn, user_id: UserId, session_id: str) -> bool:
     return await cur.fetchone() is not None
 
 
+def days_back_start(days_back: int, now: datetime | None = None) -> datetime:
+    """Where 'the last `days_back` days' start: that many 24-hour days before now (what
+    GET /exercises/history?days_back=N and the statistics for N days both read)."""
+    return (now or datetime.now(UTC)) - timedelta(days=days_back)
+
+
 async def list_recent(
     conn: Conn,
     user_id: UserId,
@@ -140,7 +146,7 @@ async def list_recent(
     now: datetime | None = None,
 ) -> list[dict[str, Any]]:
     """Newest first, at most `limit` rows within `days_back` days (index range scan, O(limit))."""
-    since = (now or datetime.now(UTC)) - timedelta(days=days_back)
+    since = days_back_start(days_back, now)
     cur = await conn.execute(
         f"SELECT {_SELECT} FROM workout_history WHERE user_id = %s AND performed_at >= %s"
         " ORDER BY performed_at DESC, id LIMIT %s",
