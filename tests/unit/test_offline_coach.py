@@ -215,7 +215,11 @@ def test_statistics_windows_are_calendar_days_in_the_users_time_zone() -> None:
     assert (week.period, week.start, week.label) == ("week", None, "in the last 7 days")
     assert stats_window("sets this week", TODAY).start == date(2026, 5, 4)
     last = stats_window("volume last month", TODAY)
-    assert (last.start, last.end) == (date(2026, 4, 1), date(2026, 4, 30))
+    assert (last.start, last.days_back, last.label) == (None, 30, "in the last 30 days")
+    calendar = stats_window("volume in the last calendar month", TODAY)
+    assert (calendar.start, calendar.end, calendar.label) == (date(2026, 4, 1), date(2026, 4, 30), "in April")
+    assert stats_window("workouts in the last 45 days", TODAY).days_back == 45
+    assert stats_window("how many sessions over the past month?", TODAY).days_back == 30
     assert stats_window("heaviest ever", TODAY).period == "all_time"
 
 

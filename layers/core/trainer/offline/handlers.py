@@ -83,8 +83,10 @@ from trainer.programs.tools import (
 from trainer.tools.analytics import (
     BreakdownArgs,
     GetExerciseBreakdown,
+    GetMilestoneProgress,
     GetProgressTrends,
     GetWorkoutStatistics,
+    MilestoneProgressArgs,
     StatisticsArgs,
     TrendsArgs,
 )
@@ -377,11 +379,13 @@ async def stats(turn: Turn, step: Step) -> ToolInvocation:
     window = stats_window(turn.text, today)
     if kind == "trend":
         lowered = turn.text.lower()
-        metric: Literal["weight", "volume", "frequency"] = (
+        metric: Literal["weight", "volume", "frequency", "e1rm"] = (
             "volume"
             if "volume" in lowered
             else "frequency"
             if re.search(r"often|frequen", lowered)
+            else "e1rm"
+            if re.search(r"\b(e?1\s?rm|one[- ]rep max|estimated max|max strength)\b", lowered)
             else "weight"
         )
         names = list(
@@ -400,6 +404,10 @@ async def stats(turn: Turn, step: Step) -> ToolInvocation:
         return GetExerciseBreakdown().call(BreakdownArgs(breakdown_type=by, time_period=window.period))
     if kind == "record" and window.start is None and window.period == "month":
         return GetWorkoutStatistics().call(StatisticsArgs(time_period="all_time"))
+    if window.days_back is not None:
+        return GetWorkoutStatistics().call(
+            StatisticsArgs(time_period=window.period, days_back=window.days_back)
+        )
     return GetWorkoutStatistics().call(
         StatisticsArgs(
             time_period=window.period,
@@ -521,6 +529,10 @@ async def change_day(turn: Turn, step: Step) -> ToolInvocation:
     records = await turn.records()
     places = [loc.name for loc in records.locations]
     return ChangeTrainingDay().call(parse_day_change(turn.text, records.today(turn.now), places))
+
+
+async def milestone_progress(turn: Turn, step: Step) -> ToolInvocation:
+    return GetMilestoneProgress().call(MilestoneProgressArgs())
 
 
 async def milestone(turn: Turn, step: Step) -> ToolInvocation:

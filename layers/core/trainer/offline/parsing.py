@@ -877,6 +877,14 @@ def parse_milestone(text: str, today: date) -> ManageMilestoneArgs:
         value, unit = float(m.group(1)), "reps"
     else:
         name, kind = text.strip()[:80], "other"
+    limit = time_limit_minutes(lowered) if kind == "endurance" else None
+    reps = None
+    if (
+        kind == "strength"
+        and unit in ("kg", "lbs")
+        and (r := re.search(r"\b(?:for|x)\s*(\d{1,3})(?:\s*reps?)?\b|\b(\d{1,3})\s*reps?\b", lowered))
+    ):
+        reps = int(r.group(1) or r.group(2))
     return ManageMilestoneArgs(
         action="create",
         goal_name=name,
@@ -884,7 +892,29 @@ def parse_milestone(text: str, today: date) -> ManageMilestoneArgs:
         target_value=value,
         target_unit=unit,
         target_date=resolve_deadline(text, today),
+        time_limit_min=limit,
+        target_reps=reps,
     )
+
+
+TIME_LIMIT = re.compile(
+    r"\b(?:under|in|below|within|sub|faster than|less than)[- ]?(?:an?\s+)?"
+    r"(?:(\d{1,2}):(\d{2})|(\d+(?:\.\d+)?)\s*(min(?:ute)?s?|h(?:ou)?rs?|hours?)\b|(hour|half an hour))"
+)
+
+
+def time_limit_minutes(lowered: str) -> float | None:
+    """The time limit of a distance goal, in minutes: 'under 30 minutes', 'in 28:30', 'sub 2 hours',
+    'in under an hour'."""
+    m = TIME_LIMIT.search(lowered)
+    if m is None:
+        return None
+    if m.group(1):
+        return int(m.group(1)) + int(m.group(2)) / 60
+    if m.group(5):
+        return 30.0 if m.group(5) == "half an hour" else 60.0
+    value = float(m.group(3))
+    return value * 60 if m.group(4).startswith("h") else value
 
 
 def parse_plan(text: str, today: date) -> CreateWorkoutPlanArgs:
@@ -1029,6 +1059,8 @@ class StatsWindow:
     start: date | None = None
     end: date | None = None
     label: str = "in the last 30 days"
+    days_back: int | None = None
+    """The last N days exactly as GET /exercises/history?days_back=N reads them."""
 
 
 ROLLING: dict[tuple[int, str], tuple[TimePeriod, str]] = {
@@ -1041,8 +1073,9 @@ ROLLING: dict[tuple[int, str], tuple[TimePeriod, str]] = {
 
 
 def stats_window(text: str, today: date) -> StatsWindow:
-    """'yesterday', 'today', 'this week/month/year' (calendar, in the user's time zone), 'last week/month'
-    (the previous calendar one), 'the last 7 days' (rolling), 'ever'; default the last 30 days."""
+    """'yesterday', 'today', 'this week/month/year' (calendar, in the user's time zone), 'last week' and
+    'last calendar month' (the previous calendar one), 'the last N days' and 'last month' (the last N / 30
+    days exactly as the history route reads them), 'ever'; default the last 30 days."""
     lowered = text.lower()
     monday = today - timedelta(days=today.weekday())
     if re.search(r"\byesterday\b", lowered):
@@ -1055,11 +1088,15 @@ def stats_window(text: str, today: date) -> StatsWindow:
         lowered,
     ):
         n, unit = _number(m.group(1)) or 1, m.group(2)
+        days = n * {"day": 1, "week": 7, "month": 30, "year": 365}[unit]
         if (n, unit) in ROLLING:
             period, label = ROLLING[(n, unit)]
-            return StatsWindow(period, label=label)
-        days = n * {"day": 1, "week": 7, "month": 30, "year": 365}[unit]
-        return StatsWindow("year", today - timedelta(days=days - 1), None, f"in the last {n} {unit}s")
+            return StatsWindow(period, label=label, days_back=days)
+        return StatsWindow("year", label=f"in the last {n} {unit}s", days_back=days)
+    if re.search(r"\b(?:last|past|previous|over the last|in the last)\s+month\b", lowered) and not re.search(
+        r"\bcalendar month\b", lowered
+    ):
+        return StatsWindow("month", label="in the last 30 days", days_back=30)
     if re.search(r"\b(?:the last|the past|past) (?:week|7 days|seven days)\b", lowered):
         return StatsWindow("week", label="in the last 7 days")
     if re.search(r"\bthis week\b", lowered):
@@ -1068,9 +1105,9 @@ def stats_window(text: str, today: date) -> StatsWindow:
         return StatsWindow("week", monday - timedelta(days=7), monday - timedelta(days=1), "last week")
     if re.search(r"\bthis month\b", lowered):
         return StatsWindow("month", today.replace(day=1), None, "this month")
-    if re.search(r"\blast month\b", lowered):
+    if re.search(r"\b(last|previous) calendar month\b", lowered):
         end = today.replace(day=1) - timedelta(days=1)
-        return StatsWindow("month", end.replace(day=1), end, "last month")
+        return StatsWindow("month", end.replace(day=1), end, f"in {end:%B}")
     if re.search(r"\bthis year\b", lowered):
         return StatsWindow("year", date(today.year, 1, 1), None, "this year")
     if re.search(r"\blast year\b", lowered):
