@@ -25,6 +25,7 @@ from tests.scenarios.schema import (
     ExerciseCheck,
     Expect,
     HistoryMatch,
+    MilestoneMatch,
     PreferenceMatch,
     ProgramMatch,
     ScheduleMatch,
@@ -581,8 +582,31 @@ def _schedule_problems(row: dict[str, Any], match: ScheduleMatch, after: Snapsho
     return problems
 
 
+def _milestone_problems(row: dict[str, Any], match: MilestoneMatch) -> list[str]:
+    if match.name.lower() not in str(row.get("goal_name", "")).lower():
+        return ["name"]
+    problems = []
+    for name in ("target_value", "time_limit_min", "target_reps"):
+        wanted = getattr(match, name)
+        if wanted is not None and (row.get(name) is None or abs(float(row[name]) - wanted) > 0.01):
+            problems.append(f"{name} {row.get(name)} != {wanted}")
+    if match.target_unit is not None and row.get("target_unit") != match.target_unit:
+        problems.append(f"target_unit {row.get('target_unit')} != {match.target_unit}")
+    if match.target_month is not None and (
+        row.get("target_date") is None or row["target_date"].month != match.target_month
+    ):
+        problems.append(f"target_date {row.get('target_date')} not in month {match.target_month}")
+    return problems
+
+
 def state_expectations(before: Snapshot, after: Snapshot, expect: StateExpect) -> list[str]:
     failures: list[str] = []
+    for wanted in expect.milestones_has:
+        attempts = [_milestone_problems(m, wanted) for m in after.milestones]
+        if not any(not problems for problems in attempts):
+            close = [p for p in attempts if p != ["name"]]
+            shown = "; ".join(close[-1]) if close else f"none named {wanted.name!r}"
+            failures.append(f"milestones: {shown} (have {[m.get('goal_name') for m in after.milestones]})")
     old_ids = {r["id"] for r in before.history}
     added = [r for r in after.history if r["id"] not in old_ids]
     if expect.history_added is not None and len(added) != expect.history_added:

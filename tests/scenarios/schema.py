@@ -122,6 +122,19 @@ class MilestoneSpec(Strict):
     target_value: float | None = None
     target_unit: str | None = None
     current_value: float | None = None
+    time_limit_min: float | None = None
+    target_reps: int | None = None
+
+
+class MilestoneMatch(Strict):
+    """A stored milestone: its name holds the phrase, and every number given matches."""
+
+    name: str
+    target_value: float | None = None
+    target_unit: str | None = None
+    time_limit_min: float | None = None
+    target_reps: int | None = None
+    target_month: int | None = None
 
 
 class TrainingPlanSpec(Strict):
@@ -305,6 +318,7 @@ class StateExpect(Strict):
     completed_in_workout: list[str] | None = None
     """Names (phrases) of the current workout's exercises marked completed, exactly these."""
     settings: dict[str, str] | None = None
+    milestones_has: list[MilestoneMatch] = Field(default_factory=list)
 
 
 class LoadMentions(Strict):
@@ -352,7 +366,7 @@ class Turn(Strict):
 Area = Literal[
     "generation", "swap", "adjust", "add_remove", "logging", "correction", "undo", "statistics",
     "progression", "goals", "preferences", "location", "schedule", "timers", "questions", "injury",
-    "units", "open_question", "truthfulness", "programs",
+    "units", "open_question", "truthfulness", "programs", "milestones",
 ]  # fmt: skip
 
 

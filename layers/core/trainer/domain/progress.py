@@ -92,9 +92,16 @@ def _name_words(text: str) -> set[str]:
 
 
 def _exercise_rows(rows: Iterable[Row], goal_name: str) -> list[Row]:
-    """Rows of the exercise a goal names ('Bench 100 kg' -> every bench press row)."""
+    """Rows of the exercise a goal names ('Bench 100 kg' -> every bench press row; '15 pull-ups' ->
+    'Pullups', spelled with or without the hyphen)."""
     wanted = _name_words(goal_name) - TARGET_WORDS
-    return [r for r in rows if wanted and wanted <= _name_words(str(r.get("exercise_name", "")))]
+    squeezed = "".join(sorted(wanted, key=goal_name.lower().find)).removesuffix("s")
+
+    def names_it(row: Row) -> bool:
+        name = str(row.get("exercise_name", ""))
+        return wanted <= _name_words(name) or squeezed in "".join(NAME_WORD.findall(name.lower()))
+
+    return [r for r in rows if wanted and names_it(r)]
 
 
 def _is_cardio(row: Row) -> bool:
