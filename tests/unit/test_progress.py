@@ -11,6 +11,7 @@ import pytest
 from trainer.domain.progress import milestone_progress, plan_adherence, training_streaks
 from trainer.domain.statistics import progress_trends
 from trainer.offline.parsing import parse_logged_exercise, parse_milestone, split_effort, time_limit_minutes
+from trainer.offline.replies import answer_question
 from trainer.tools.logging import LogCompletedExerciseArgs, effort_fields
 
 TZ = ZoneInfo("America/Los_Angeles")
@@ -170,3 +171,8 @@ def test_milestone_targets_keep_every_number() -> None:
     assert time_limit_minutes("a 10k in 52:30") == 52.5
     assert time_limit_minutes("a 10k in under an hour") == 60
     assert time_limit_minutes("run a 10k") is None
+
+
+def test_the_offline_coach_says_plainly_when_a_question_needs_the_live_model() -> None:
+    reply = answer_question("Why has my bench stalled since I changed jobs?")
+    assert reply.startswith("I can't answer that one here") and "needs the live coach model" in reply

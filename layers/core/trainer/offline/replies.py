@@ -104,6 +104,10 @@ CAN_DO = (
     "I can build and adjust workouts, log your training, answer exercise questions, show your stats and "
     "progress, and manage your goals, preferences and schedule."
 )
+NEEDS_LIVE_MODEL = (
+    "I can't answer that one here: this offline coach works from fixed rules, and a question like that "
+    "needs the live coach model."
+)
 PLAN_EXAMPLE = "make me a 12-week plan, 4 days a week"
 CLARIFY_OPTIONS = ["Give me a workout", "Log a workout", "Show my stats", "Set my goals"]
 
@@ -188,7 +192,7 @@ def answer_question(text: str) -> str:
     for pattern, answer in OUT_OF_SCOPE:
         if pattern.search(text):
             return f"{answer} {CAN_DO}"
-    return f"I don't have a good answer to that one. {CAN_DO}"
+    return f"{NEEDS_LIVE_MODEL} {CAN_DO}"
 
 
 def plain_text(text: str, limit: int = 1200) -> str:
