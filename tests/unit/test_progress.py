@@ -10,8 +10,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from trainer.domain.progress import milestone_progress, plan_adherence, training_streaks
 from trainer.domain.statistics import progress_trends
+from trainer.offline.conversation import PastCall
 from trainer.offline.parsing import parse_logged_exercise, parse_milestone, split_effort, time_limit_minutes
-from trainer.offline.replies import answer_question
+from trainer.offline.replies import answer_question, failure_message
+from trainer.tools.base import ToolFailure
 from trainer.tools.logging import LogCompletedExerciseArgs, effort_fields
 
 TZ = ZoneInfo("America/Los_Angeles")
@@ -176,3 +178,11 @@ def test_milestone_targets_keep_every_number() -> None:
 def test_the_offline_coach_says_plainly_when_a_question_needs_the_live_model() -> None:
     reply = answer_question("Why has my bench stalled since I changed jobs?")
     assert reply.startswith("I can't answer that one here") and "needs the live coach model" in reply
+
+
+def test_an_undo_refused_for_older_history_is_said_in_words() -> None:
+    error = "logged exercise 1 was logged before this conversation: undo only removes what it logged"
+    failed = ToolFailure(error=error)
+    call = PastCall(call_id="c1", name="undo_logged_exercise", arguments={}, result=failed, failed=True)
+    reply = failure_message(call)
+    assert "nothing was deleted" in reply and "logged before this conversation" in reply

@@ -328,7 +328,11 @@ NOTHING_TO_UNDO = (
 async def undo_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
     """What an undo removes: only entries this conversation logged (never older history) - the one the
     message names, else the latest; every one of them for 'undo everything'."""
-    mine = logged_in_conversation(turn.convo, before_this_turn=True)
+    mine = [
+        row
+        for row in logged_in_conversation(turn.convo, before_this_turn=True)
+        if not turn.session_id or row.session_id == turn.session_id  # not an older entry corrected here
+    ]
     if not mine:
         return [Step("undo", None)]
     if UNDO_ALL.search(turn.text):

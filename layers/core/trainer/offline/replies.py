@@ -146,6 +146,9 @@ ACTION_LABELS = {
     "change_training_day": "change that day of your plan",
 }
 FAILURE_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (rx(r"before this conversation"),
+     "it was logged before this conversation, and an undo only removes what was logged here - nothing was "
+     "deleted. Tell me what to correct on it instead."),
     (rx(r"no (active |training )+plan|no plan\b|(don'?t|do not|not) (have|got) an? (active |training )*plan"),
      f"you don't have a training plan yet - ask me for one, for example '{PLAN_EXAMPLE}'."),
     (rx(r"not built yet|no days? (left|planned)|nothing planned"),
