@@ -3,10 +3,14 @@ the current workout is read from (and cleared in) session state; other users are
 
 from __future__ import annotations
 
+import contextlib
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from trainer.store.db import Database
 from trainer.store.repositories.history import distribution_totals
 from trainer.tools.base import ToolContext, ToolError
@@ -217,7 +221,7 @@ async def test_mark_complete_then_undo_restores_history_distribution_and_session
 
     undo = UndoLoggedExercise()
     undone = await undo.execute(undo.Args.model_validate({"exercise_id": result.logged.id}), ctx)
-    assert undo.format(undone) == "removed: Bench Press"
+    assert undo.format(undone) == f"removed: Bench Press 3x[8,8,6] @135lbs RPE 9 (id={result.logged.id})"
     assert undone.removed.id == result.logged.id and undone.removed.load_each == [135, 135, 135]
     assert await history_rows(db, alice) == []
     assert await tracking(db, alice) == {"count": 0, "muscle": {}, "category": {}}
@@ -310,3 +314,65 @@ async def test_log_completed_exercise_defaults_muscles_from_catalog_and_units_fr
         )
     with pytest.raises(ValueError, match="'reps' is required"):
         tool.Args.model_validate({"exercise_name": "Pushups", "exercise_type": "reps"})
+
+
+async def log_plank(ctx: ToolContext, seconds: int = 60) -> str:
+    tool = LogCompletedExercise()
+    result = await tool.execute(
+        tool.Args.model_validate({"exercise_name": "Plank", "exercise_type": "hold", "hold_sec": [seconds]}),
+        ctx,
+    )
+    return result.logged.id
+
+
+async def test_undo_never_deletes_what_an_earlier_conversation_logged(db: Database, make_user) -> None:
+    """The reported bug: an undo in a new conversation removed a plank logged days earlier."""
+    alice = make_user()
+    earlier = await log_plank(tool_context(db, alice))
+    now_ctx = tool_context(db, alice)
+    undo = UndoLoggedExercise()
+    with pytest.raises(ToolError, match="before this conversation"):
+        await undo.execute(undo.Args.model_validate({"exercise_id": earlier}), now_ctx)
+    assert [str(r["id"]) for r in await history_rows(db, alice)] == [earlier]
+    assert (await tracking(db, alice))["count"] == 1
+
+    mine = await log_plank(now_ctx, 45)
+    undone = await undo.execute(undo.Args.model_validate({"exercise_id": mine}), now_ctx)
+    assert undone.removed.id == mine and undone.removed.hold_sec == [45]
+    assert [str(r["id"]) for r in await history_rows(db, alice)] == [earlier]
+    assert (await tracking(db, alice))["count"] == 1
+
+
+UNDO_TARGETS = st.lists(
+    st.tuples(st.sampled_from(["earlier", "mine", "unknown"]), st.integers(min_value=0, max_value=5)),
+    max_size=6,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    earlier_sessions=st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=4),
+    logged_now=st.integers(min_value=0, max_value=3),
+    attempts=UNDO_TARGETS,
+)
+async def test_an_undo_never_deletes_a_row_logged_before_the_conversation_started(
+    db: Database, make_user, earlier_sessions: list[str], logged_now: int, attempts: list[tuple[str, int]]
+) -> None:
+    user = make_user()
+    contexts = {name: tool_context(db, user) for name in set(earlier_sessions)}
+    earlier = [await log_plank(contexts[name], 30 + n) for n, name in enumerate(earlier_sessions)]
+    ctx = tool_context(db, user)
+    mine = [await log_plank(ctx, 90 + n) for n in range(logged_now)]
+    undo = UndoLoggedExercise()
+    removed: set[str] = set()
+    for source, index in attempts:
+        pool = {"earlier": earlier, "mine": mine}.get(source) or [str(uuid.uuid4())]
+        target = pool[index % len(pool)]
+        with contextlib.suppress(ToolError):
+            removed.add(
+                (await undo.execute(undo.Args.model_validate({"exercise_id": target}), ctx)).removed.id
+            )
+    left = {str(r["id"]) for r in await history_rows(db, user)}
+    assert set(earlier) <= left
+    assert removed <= set(mine) and left == set(earlier) | (set(mine) - removed)
+    assert (await tracking(db, user))["count"] == len(left)

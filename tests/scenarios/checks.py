@@ -25,6 +25,7 @@ from tests.scenarios.schema import (
     ExerciseCheck,
     Expect,
     HistoryMatch,
+    MilestoneMatch,
     PreferenceMatch,
     ProgramMatch,
     ScheduleMatch,
@@ -506,6 +507,12 @@ def _history_row_matches(row: dict[str, Any], match: HistoryMatch, today: Any, z
         km = convert_distance(float(distance), row.get("distance_unit") or "km", "km") if distance else 0.0
         if abs(km - match.distance_km) > 0.02 * match.distance_km:
             problems.append(f"distance {distance} {row.get('distance_unit')} is not {match.distance_km} km")
+    if match.name_not is not None and match.name_not.lower() in str(row.get("exercise_name")).lower():
+        problems.append(f"name {row.get('exercise_name')!r} contains {match.name_not!r}")
+    if match.rpe is not None and (row.get("rpe") is None or float(row["rpe"]) != match.rpe):
+        problems.append(f"rpe {row.get('rpe')} != {match.rpe}")
+    if match.rpe_each is not None and not _same_numbers(row.get("rpe_each"), match.rpe_each):
+        problems.append(f"rpe per set {row.get('rpe_each')} != {match.rpe_each}")
     if match.today and row["performed_at"].astimezone(zone).date() != today:
         problems.append(f"performed {row['performed_at']:%Y-%m-%d}, not today")
     return problems
@@ -575,8 +582,31 @@ def _schedule_problems(row: dict[str, Any], match: ScheduleMatch, after: Snapsho
     return problems
 
 
+def _milestone_problems(row: dict[str, Any], match: MilestoneMatch) -> list[str]:
+    if match.name.lower() not in str(row.get("goal_name", "")).lower():
+        return ["name"]
+    problems = []
+    for name in ("target_value", "time_limit_min", "target_reps"):
+        wanted = getattr(match, name)
+        if wanted is not None and (row.get(name) is None or abs(float(row[name]) - wanted) > 0.01):
+            problems.append(f"{name} {row.get(name)} != {wanted}")
+    if match.target_unit is not None and row.get("target_unit") != match.target_unit:
+        problems.append(f"target_unit {row.get('target_unit')} != {match.target_unit}")
+    if match.target_month is not None and (
+        row.get("target_date") is None or row["target_date"].month != match.target_month
+    ):
+        problems.append(f"target_date {row.get('target_date')} not in month {match.target_month}")
+    return problems
+
+
 def state_expectations(before: Snapshot, after: Snapshot, expect: StateExpect) -> list[str]:
     failures: list[str] = []
+    for wanted in expect.milestones_has:
+        attempts = [_milestone_problems(m, wanted) for m in after.milestones]
+        if not any(not problems for problems in attempts):
+            close = [p for p in attempts if p != ["name"]]
+            shown = "; ".join(close[-1]) if close else f"none named {wanted.name!r}"
+            failures.append(f"milestones: {shown} (have {[m.get('goal_name') for m in after.milestones]})")
     old_ids = {r["id"] for r in before.history}
     added = [r for r in after.history if r["id"] not in old_ids]
     if expect.history_added is not None and len(added) != expect.history_added:

@@ -104,7 +104,63 @@ def distance_this_month(snapshot: Snapshot) -> tuple[Any, str]:
     ) + r")\b"
 
 
+def _workouts_days_back(days: int) -> Callable[[Snapshot], tuple[Any, str]]:
+    """Workouts in the last `days` days as GET /exercises/history?days_back=N lists them: logged at most
+    that many 24-hour days before now."""
+
+    def fact(snapshot: Snapshot) -> tuple[Any, str]:
+        since = snapshot.taken_at - timedelta(days=days)
+        rows = [r for r in snapshot.history if since <= r["performed_at"] <= snapshot.taken_at]
+        count = len({_workout_key(r, snapshot) for r in rows})
+        return count, _count_pattern(count)
+
+    return fact
+
+
+def workouts_this_week(snapshot: Snapshot) -> tuple[Any, str]:
+    """Workouts since Monday (the user's week)."""
+    today = snapshot.taken_at.astimezone(snapshot.zone).date()
+    monday = today - timedelta(days=today.weekday())
+    rows = [r for r in snapshot.history if monday <= _local_day(r, snapshot) <= today]
+    count = len({_workout_key(r, snapshot) for r in rows})
+    return count, _count_pattern(count)
+
+
+def current_streak_days(snapshot: Snapshot) -> tuple[Any, str]:
+    """Consecutive local days with training, ending today (or yesterday when today has none yet)."""
+    days = {_local_day(r, snapshot) for r in snapshot.history}
+    day = snapshot.taken_at.astimezone(snapshot.zone).date()
+    if day not in days:
+        day -= timedelta(days=1)
+    count = 0
+    while day in days:
+        count, day = count + 1, day - timedelta(days=1)
+    return count, rf"{_number_pattern(count)}\s+days? in a row"
+
+
+def scheduled_sessions_done(snapshot: Snapshot) -> tuple[Any, str]:
+    """Scheduled sessions of the last 30 days before today, and how many had training on their day."""
+    today = snapshot.taken_at.astimezone(snapshot.zone).date()
+    trained = {_local_day(r, snapshot) for r in snapshot.history}
+    planned = [
+        w["scheduled_date"].astimezone(snapshot.zone).date()
+        for w in snapshot.schedule
+        if w.get("status") != "cancelled"
+        and today - timedelta(days=29) <= w["scheduled_date"].astimezone(snapshot.zone).date() < today
+    ]
+    done = sum(1 for day in planned if day in trained)
+    return (
+        f"{done}/{len(planned)}",
+        rf"{_number_pattern(done)} of (?:your |the )?{_number_pattern(len(planned))}\b",
+    )
+
+
 FACTS: dict[str, Callable[[Snapshot], tuple[Any, str]]] = {
+    "workouts_last_14_days": _workouts_days_back(14),
+    "workouts_last_30_days": _workouts_days_back(30),
+    "workouts_this_week": workouts_this_week,
+    "current_streak_days": current_streak_days,
+    "scheduled_sessions_done": scheduled_sessions_done,
     "workouts_this_month": workouts_this_month,
     "workouts_yesterday": workouts_yesterday,
     "workouts_last_7_days": workouts_last_7_days,

@@ -122,6 +122,19 @@ class MilestoneSpec(Strict):
     target_value: float | None = None
     target_unit: str | None = None
     current_value: float | None = None
+    time_limit_min: float | None = None
+    target_reps: int | None = None
+
+
+class MilestoneMatch(Strict):
+    """A stored milestone: its name holds the phrase, and every number given matches."""
+
+    name: str
+    target_value: float | None = None
+    target_unit: str | None = None
+    time_limit_min: float | None = None
+    target_reps: int | None = None
+    target_month: int | None = None
 
 
 class TrainingPlanSpec(Strict):
@@ -235,6 +248,11 @@ class HistoryMatch(Strict):
     distance_km: float | None = None
     """Distance converted to km (±2%)."""
     today: bool = False
+    name_not: str | None = None
+    """A word the logged name must not contain (an effort rating read as part of the name)."""
+    rpe: float | None = None
+    """The entry's effort (its hardest set's RPE; reps in reserve count as 10 - RIR)."""
+    rpe_each: list[float] | None = None
 
 
 class PreferenceMatch(Strict):
@@ -300,6 +318,7 @@ class StateExpect(Strict):
     completed_in_workout: list[str] | None = None
     """Names (phrases) of the current workout's exercises marked completed, exactly these."""
     settings: dict[str, str] | None = None
+    milestones_has: list[MilestoneMatch] = Field(default_factory=list)
 
 
 class LoadMentions(Strict):
@@ -347,7 +366,7 @@ class Turn(Strict):
 Area = Literal[
     "generation", "swap", "adjust", "add_remove", "logging", "correction", "undo", "statistics",
     "progression", "goals", "preferences", "location", "schedule", "timers", "questions", "injury",
-    "units", "open_question", "truthfulness", "programs",
+    "units", "open_question", "truthfulness", "programs", "milestones",
 ]  # fmt: skip
 
 

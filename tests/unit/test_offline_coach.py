@@ -215,7 +215,11 @@ def test_statistics_windows_are_calendar_days_in_the_users_time_zone() -> None:
     assert (week.period, week.start, week.label) == ("week", None, "in the last 7 days")
     assert stats_window("sets this week", TODAY).start == date(2026, 5, 4)
     last = stats_window("volume last month", TODAY)
-    assert (last.start, last.end) == (date(2026, 4, 1), date(2026, 4, 30))
+    assert (last.start, last.days_back, last.label) == (None, 30, "in the last 30 days")
+    calendar = stats_window("volume in the last calendar month", TODAY)
+    assert (calendar.start, calendar.end, calendar.label) == (date(2026, 4, 1), date(2026, 4, 30), "in April")
+    assert stats_window("workouts in the last 45 days", TODAY).days_back == 45
+    assert stats_window("how many sessions over the past month?", TODAY).days_back == 30
     assert stats_window("heaviest ever", TODAY).period == "all_time"
 
 
@@ -450,10 +454,13 @@ async def test_a_correction_finds_the_entry_in_history_not_only_in_the_conversat
     )
 
 
-async def test_undo_reaches_an_entry_logged_in_an_earlier_conversation() -> None:
+async def test_undo_never_reaches_an_entry_logged_before_the_conversation() -> None:
+    """Issue 18: an undo with nothing logged in the conversation deletes nothing and says so."""
     records = UserRecords(logged=[row(UUID, "Dumbbell Bicep Curl"), row("older", "Dumbbell Bench Press", 2)])
     name, args = await next_call(Convo("Please undo my last logged exercise"), FakePlanner(None, records))
-    assert (name, args) == ("undo_logged_exercise", {"exercise_id": UUID})
+    assert name == "message_notify_user"
+    assert args["message"].startswith("Nothing has been logged in this conversation")
+    assert "haven't deleted anything" in args["message"]
 
 
 async def test_an_injury_that_is_better_is_deleted() -> None:

@@ -83,6 +83,9 @@ AGREED_ARGS: dict[str, set[str]] = {
         "distance",
         "distance_unit",
         "rpe",
+        "rpe_each",
+        "rir",
+        "rir_each",
         "muscles_utilized",
         "goals_addressed",
         "performed_at",
@@ -119,6 +122,9 @@ AGREED_ARGS: dict[str, set[str]] = {
         "actual_load_each",
         "actual_duration_min",
         "rpe",
+        "rpe_each",
+        "rir",
+        "rir_each",
         "notes",
     },
     "generate_exercise_timer": {"exercise_id", "exercise"},
@@ -152,8 +158,11 @@ AGREED_ARGS: dict[str, set[str]] = {
         "target_unit",
         "target_date",
         "current_value",
+        "time_limit_min",
+        "target_reps",
     },
-    "get_workout_statistics": {"time_period", "start_date", "end_date"},
+    "get_workout_statistics": {"time_period", "start_date", "end_date", "days_back"},
+    "get_milestone_progress": {"milestone_id"},
     "get_exercise_breakdown": {"breakdown_type", "time_period"},
     "get_progress_trends": {"metric", "exercise_name", "time_period"},
     "generate_stats_summary": {"time_period", "include_sections"},
@@ -171,6 +180,9 @@ COMPLETED_EXERCISE_FIELDS = {
     "distance",
     "distance_unit",
     "rpe",
+    "rpe_each",
+    "rir",
+    "rir_each",
     "notes",
 }
 
@@ -269,8 +281,13 @@ def test_confirmation_formatters() -> None:
     assert (
         calendar.DeleteScheduledWorkout().format(DeleteScheduledWorkoutResult(workout=workout)) == "deleted"
     )
-    squat = logged(id="h1", exercise_name="Squat")
-    assert logging.UndoLoggedExercise().format(UndoLoggedExerciseResult(removed=squat)) == "removed: Squat"
+    squat = logged(
+        id="h1", exercise_name="Squat", sets=3, reps=[5, 5, 5], load_each=[100] * 3, load_unit="kg"
+    )
+    assert (
+        logging.UndoLoggedExercise().format(UndoLoggedExerciseResult(removed=squat))
+        == "removed: Squat 3x5 @100kg (id=h1)"
+    )
 
 
 def test_logged_line_category_two() -> None:

@@ -336,6 +336,9 @@ class HistoryEntry(ResponseModel):
     work_sec: int | None
     rest_sec: int | None
     rpe: float | None
+    rpe_each: list[float] | None = Field(
+        default=None, description="The effort of each set, RPE 1-10 (reps in reserve stored as 10 - RIR)."
+    )
     muscles: list[HistoryMuscleShare]
     goals: list[HistoryGoalShare]
     session_id: str | None

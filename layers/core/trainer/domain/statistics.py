@@ -266,12 +266,14 @@ def weekly_hard_sets(rows: Iterable[Row], tz: tzinfo = UTC_ZONE) -> dict[date, d
     return {w: dict(sorted(m.items())) for w, m in sorted(weeks.items())}
 
 
-TREND_METRICS = ("weight", "reps", "volume", "frequency", "duration")
+TREND_METRICS = ("weight", "reps", "volume", "frequency", "duration", "e1rm")
 
 
 def _metric(rows: Sequence[Row], metric: str, unit: str, tz: tzinfo) -> float:
     if metric == "weight":
         return max((max(_loads(r, unit, 1), default=0.0) for r in rows), default=0.0)
+    if metric == "e1rm":
+        return max((_best_e1rm(r, unit) for r in rows), default=0.0)
     if metric == "reps":
         return float(sum(sum(reps_list(r)) for r in rows))
     if metric == "volume":
@@ -279,6 +281,13 @@ def _metric(rows: Sequence[Row], metric: str, unit: str, tz: tzinfo) -> float:
     if metric == "frequency":
         return float(count_workouts(rows, tz))
     return sum(float(r.get("duration_min") or 0) for r in rows)
+
+
+def _best_e1rm(row: Row, unit: str) -> float:
+    """The best Epley estimated 1RM of a row's loaded sets, in `unit`."""
+    reps = reps_list(row)
+    loads = _loads(row, unit, len(reps))
+    return max((epley_1rm(w, n) for n, w in zip(reps, loads, strict=False) if n >= 1 and w > 0), default=0.0)
 
 
 def _slope(points: Sequence[tuple[float, float]]) -> float:

@@ -24,6 +24,7 @@ from trainer.offline.parsing import (
     insert_position,
     name_words,
     named_location,
+    one_load,
     parse_conversion,
     parse_correction,
     parse_day_change,
@@ -40,6 +41,7 @@ from trainer.offline.parsing import (
     planned_day,
     reschedule_date,
     resolve_date,
+    split_effort,
     stats_window,
     swap_target_text,
     time_of_day,
@@ -64,6 +66,7 @@ from trainer.offline.turn import (
     Step,
     Turn,
     ask,
+    logged_in_conversation,
     logged_target,
     notify,
     referent_name,
@@ -80,8 +83,10 @@ from trainer.programs.tools import (
 from trainer.tools.analytics import (
     BreakdownArgs,
     GetExerciseBreakdown,
+    GetMilestoneProgress,
     GetProgressTrends,
     GetWorkoutStatistics,
+    MilestoneProgressArgs,
     StatisticsArgs,
     TrendsArgs,
 )
@@ -104,6 +109,7 @@ from trainer.tools.logging import (
     AdjustLoggedExercise,
     CompletedExerciseIn,
     LogCompletedExercise,
+    LoggedExercise,
     LogWorkout,
     LogWorkoutArgs,
     MarkExerciseComplete,
@@ -140,6 +146,10 @@ from trainer.tools.workout import (
 )
 
 # --- planning: the steps of an intent whose message holds several ---------------------------------
+
+UNDO_ALL = re.compile(
+    r"\b(everything|all of (it|them|that)|all (the |those )?(entries|exercises|logs?)|whole|the lot)\b", re.I
+)
 
 
 async def preference_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
@@ -294,17 +304,62 @@ async def _mark_done(turn: Turn, exercise: dict[str, Any]) -> ToolInvocation:
     planned_unit = exercise.get("load_unit") or (await turn.records()).weight_unit
     if load is not None and unit is not None and unit != planned_unit:
         load = round(convert_weight(load, unit, planned_unit), 2)
+    effort, _ = split_effort(turn.text)
     return MarkExerciseComplete().call(
-        MarkExerciseCompleteArgs(
-            exercise_id=str(exercise["id"]), actual_sets=sets, actual_reps=reps, actual_load=load
+        MarkExerciseCompleteArgs.model_validate(
+            {
+                "exercise_id": str(exercise["id"]),
+                "actual_sets": sets,
+                "actual_reps": reps,
+                "actual_load": load,
+                **effort,
+            }
         )
     )
 
 
+NOTHING_TO_UNDO = (
+    "Nothing has been logged in this conversation, so there's nothing to undo - I haven't deleted "
+    "anything. Entries from earlier stay as they are; to fix one, tell me what to change (for example "
+    "'my squats yesterday were 3x5 at 100 kg')."
+)
+
+
+async def undo_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
+    """What an undo removes: only entries this conversation logged (never older history) - the one the
+    message names, else the latest; every one of them for 'undo everything'."""
+    mine = [
+        row
+        for row in logged_in_conversation(turn.convo, before_this_turn=True)
+        if not turn.session_id or row.session_id == turn.session_id  # not an older entry corrected here
+    ]
+    if not mine:
+        return [Step("undo", None)]
+    if UNDO_ALL.search(turn.text):
+        return [Step("undo", row) for row in mine]
+    return [Step("undo", undo_target(turn.text, mine))]
+
+
+def undo_target(text: str, mine: list[LoggedExercise]) -> LoggedExercise:
+    """The entry of this conversation's (newest first) a message means: one whose every name word it
+    says ('the squats' is not the goblet squats), with the load it gives when it gives one; else the
+    closest name; else the latest."""
+    said = name_words(text)
+    named = [r for r in mine if name_words(r.exercise_name) and name_words(r.exercise_name) <= said]
+    load = one_load(text)
+    if load is not None:
+        loaded = [r for r in named or mine if r.load is not None and abs(r.load - load[0]) < 0.01]
+        named = loaded or named
+    if named:
+        return named[0]
+    closest = best_name(text, [r.exercise_name for r in mine])
+    return next((r for r in mine if r.exercise_name == closest), mine[0])
+
+
 async def undo(turn: Turn, step: Step) -> ToolInvocation:
-    target = logged_target(turn.text, turn.convo, await turn.records(), turn.now)
+    target: LoggedExercise | None = step.payload
     if target is None:
-        return notify("I couldn't find a logged exercise to undo - nothing has been logged recently.")
+        return notify(NOTHING_TO_UNDO)
     return UndoLoggedExercise().call(UndoLoggedExerciseArgs(exercise_id=target.id))
 
 
@@ -328,11 +383,13 @@ async def stats(turn: Turn, step: Step) -> ToolInvocation:
     window = stats_window(turn.text, today)
     if kind == "trend":
         lowered = turn.text.lower()
-        metric: Literal["weight", "volume", "frequency"] = (
+        metric: Literal["weight", "volume", "frequency", "e1rm"] = (
             "volume"
             if "volume" in lowered
             else "frequency"
             if re.search(r"often|frequen", lowered)
+            else "e1rm"
+            if re.search(r"\b(e?1\s?rm|one[- ]rep max|estimated max|max strength)\b", lowered)
             else "weight"
         )
         names = list(
@@ -351,6 +408,10 @@ async def stats(turn: Turn, step: Step) -> ToolInvocation:
         return GetExerciseBreakdown().call(BreakdownArgs(breakdown_type=by, time_period=window.period))
     if kind == "record" and window.start is None and window.period == "month":
         return GetWorkoutStatistics().call(StatisticsArgs(time_period="all_time"))
+    if window.days_back is not None:
+        return GetWorkoutStatistics().call(
+            StatisticsArgs(time_period=window.period, days_back=window.days_back)
+        )
     return GetWorkoutStatistics().call(
         StatisticsArgs(
             time_period=window.period,
@@ -472,6 +533,10 @@ async def change_day(turn: Turn, step: Step) -> ToolInvocation:
     records = await turn.records()
     places = [loc.name for loc in records.locations]
     return ChangeTrainingDay().call(parse_day_change(turn.text, records.today(turn.now), places))
+
+
+async def milestone_progress(turn: Turn, step: Step) -> ToolInvocation:
+    return GetMilestoneProgress().call(MilestoneProgressArgs())
 
 
 async def milestone(turn: Turn, step: Step) -> ToolInvocation:

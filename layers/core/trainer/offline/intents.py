@@ -41,6 +41,7 @@ from trainer.offline.patterns import (
     LOCATION,
     LOG,
     MILESTONE,
+    MILESTONE_PROGRESS,
     PLAN,
     PLAN_REQUEST,
     PLANNED_WORKOUT,
@@ -52,6 +53,7 @@ from trainer.offline.patterns import (
     SCHEDULE,
     SHOW_PLAN,
     STATS,
+    STREAK_OR_ADHERENCE,
     SUMMARY,
     SWAP,
     THANKS,
@@ -270,6 +272,11 @@ def _calendar_plan(m: Message) -> bool:
     return bool(PLAN.search(m.text) and CALENDAR_PLAN.search(m.text))
 
 
+def _milestone_progress(m: Message) -> bool:
+    goal_word = bool(MILESTONE.search(m.text) or re.search(r"\b(goal|milestone)s?\b", m.text, re.I))
+    return bool(MILESTONE_PROGRESS.search(m.text)) and goal_word
+
+
 def _matches(pattern: re.Pattern[str]) -> Callable[[Message], bool]:
     return lambda m: bool(pattern.search(m.text))
 
@@ -280,7 +287,7 @@ PREFERENCE_TOPICS = (INJURY_RECOVERY, PREFERENCES)
 EXERCISE_TOPICS = (EXERCISE_QUESTION, EXERCISE_ALTERNATIVES)
 
 INTENTS: tuple[Intent, ...] = (
-    Intent("undo", _matches(UNDO), handlers.undo, CHANGE_TOPICS),
+    Intent("undo", _matches(UNDO), handlers.undo, CHANGE_TOPICS, expand=handlers.undo_steps),
     Intent("correct", lambda m: not m.question and corrects_a_log(m.text), handlers.correct, CHANGE_TOPICS,
            label="correct that entry"),
     Intent("log", lambda m: bool(LOG.search(m.text)) and not m.question, handlers.log, CHANGE_TOPICS,
@@ -292,6 +299,9 @@ INTENTS: tuple[Intent, ...] = (
     Intent("exercise_info", lambda m: asked_exercise(m.text) is not None, handlers.exercise_info,
            EXERCISE_TOPICS),
     Intent("progression", lambda m: bool(PROGRESSION.search(m.text)) and m.question, handlers.progression),
+    Intent("milestone_progress", _milestone_progress, handlers.milestone_progress, SCHEDULE_TOPICS),
+    Intent("stats", _matches(STREAK_OR_ADHERENCE), handlers.stats, (STATISTICS,),
+           label="work out your stats"),
     Intent("convert", _matches(CONVERT), handlers.convert),
     Intent("swap", _matches(SWAP), handlers.change_workout, CHANGE_TOPICS, label="swap that exercise",
            first=lambda m: ("preference",) if states_preference(m.text) else ()),

@@ -426,8 +426,47 @@ CARDIO_NAMES = {
 }  # fmt: skip
 NOT_EXERCISE_WORDS = frozenset(
     {"times", "rounds", "held", "hold", "holding", "seconds", "sec", "did", "done"}
+    | {"as", "exactly", "written", "prescribed", "planned", "programmed", "plan"}
 )
+"""Words of a logging message that name no exercise ('done exactly as written')."""
 UNITS_AFTER_NUMBER = r"\d+(?:\.\d+)?\s*(kg|kgs|kilos?|lbs?|pounds?|s|sec|secs|seconds|min|minutes)?\b"
+
+
+EFFORT_NUMBER = r"\d{1,2}(?:\.5)?"
+EFFORT_LIST = rf"{EFFORT_NUMBER}(?:\s*(?:,|/|and|then)\s*{EFFORT_NUMBER})*"
+RPE_PHRASE = re.compile(
+    rf"(?:,\s*|\s)(?:(?:at|with|@)\s*(?:an?\s+)?)?rpe\s*(?:of\s*|@\s*|:\s*)?(?P<after>{EFFORT_LIST})"
+    rf"|(?:,\s*|\s)(?:at\s+)?(?P<before>{EFFORT_NUMBER})\s*rpe\b|(?:,\s*|\s)@\s*(?P<at>{EFFORT_NUMBER})(?!\s*(?:kg|lb))\b",
+    re.IGNORECASE,
+)
+RIR_PHRASE = re.compile(
+    rf"(?:,\s*|\s)(?:with\s+)?(?P<before>{EFFORT_LIST})\s*(?:rir|reps?\s+in\s+(?:the\s+)?reserve|"
+    rf"(?:reps?\s+)?(?:left\s+)?in\s+the\s+tank)\b|(?:,\s*|\s)rir\s*(?P<after>{EFFORT_LIST})",
+    re.IGNORECASE,
+)
+
+
+def _effort_values(found: str) -> list[float]:
+    return [float(v) for v in re.findall(EFFORT_NUMBER, found)]
+
+
+def split_effort(text: str) -> tuple[dict[str, Any], str]:
+    """The effort a logging message gives ('RPE 8', 'at RPE 7, 8, 9', '@9', '2 reps in reserve',
+    'RIR 1') as log arguments (rpe / rpe_each / rir / rir_each), and the text without it, so the effort
+    never becomes part of the exercise's name."""
+    effort: dict[str, Any] = {}
+    rest = text
+    if m := RPE_PHRASE.search(rest):
+        values = _effort_values(m.group("after") or m.group("before") or m.group("at"))
+        if values and all(1 <= v <= 10 for v in values):
+            effort = {"rpe": values[0]} if len(values) == 1 else {"rpe_each": values}
+        rest = rest[: m.start()] + " " + rest[m.end() :]
+    elif m := RIR_PHRASE.search(rest):
+        values = _effort_values(m.group("before") or m.group("after"))
+        if values and all(0 <= v <= 9 for v in values):
+            effort = {"rir": values[0]} if len(values) == 1 else {"rir_each": values}
+        rest = rest[: m.start()] + " " + rest[m.end() :]
+    return effort, rest
 
 
 def exercise_phrase(text: str) -> str:
@@ -447,7 +486,18 @@ def exercise_phrase(text: str) -> str:
 
 def parse_logged_exercise(text: str) -> LogCompletedExerciseArgs | None:
     """'3x10 bench press at 60kg', 'I did 3 sets of 12 squats', 'ran 5 km in 28 minutes',
-    'held a plank for 60 seconds 3 times', 'bench press: 60 kg for 8, 60 kg for 8, 65 kg for 6'."""
+    'held a plank for 60 seconds 3 times', 'bench press: 60 kg for 8, 60 kg for 8, 65 kg for 6', each
+    with an optional effort ('..., RPE 8', '2 reps in reserve')."""
+    effort, text = split_effort(text)
+    parsed = _parse_logged(text)
+    if parsed is None or not effort:
+        return parsed
+    if parsed.exercise_type == "duration" and ("rpe_each" in effort or "rir_each" in effort):
+        return parsed
+    return LogCompletedExerciseArgs.model_validate({**parsed.model_dump(exclude_none=True), **effort})
+
+
+def _parse_logged(text: str) -> LogCompletedExerciseArgs | None:
     lowered = text.lower()
     load = one_load(text)
     cardio = re.search(r"\b(ran|run|jogged|cycled|biked|rode|swam|walked|rowed)\b", lowered)
@@ -505,8 +555,9 @@ def parse_logged_exercise(text: str) -> LogCompletedExerciseArgs | None:
 
 
 def done_as_planned(text: str) -> tuple[int | None, list[int] | None, float | None, LoadUnit | None]:
-    """(sets, reps per set, top load, its unit) a message gives for an exercise of the workout."""
-    lowered = text.lower()
+    """(sets, reps per set, top load, its unit) a message gives for an exercise of the workout
+    (nothing for what it leaves as prescribed; an effort rating is not a load)."""
+    lowered = split_effort(text)[1].lower()
     sets_reps = re.search(r"(\d{1,2})\s*(?:x|sets? of|×)\s*(\d{1,3})", lowered)
     load = one_load(text)
     sets = int(sets_reps.group(1)) if sets_reps else None
@@ -826,6 +877,14 @@ def parse_milestone(text: str, today: date) -> ManageMilestoneArgs:
         value, unit = float(m.group(1)), "reps"
     else:
         name, kind = text.strip()[:80], "other"
+    limit = time_limit_minutes(lowered) if kind == "endurance" else None
+    reps = None
+    if (
+        kind == "strength"
+        and unit in ("kg", "lbs")
+        and (r := re.search(r"\b(?:for|x)\s*(\d{1,3})(?:\s*reps?)?\b|\b(\d{1,3})\s*reps?\b", lowered))
+    ):
+        reps = int(r.group(1) or r.group(2))
     return ManageMilestoneArgs(
         action="create",
         goal_name=name,
@@ -833,7 +892,29 @@ def parse_milestone(text: str, today: date) -> ManageMilestoneArgs:
         target_value=value,
         target_unit=unit,
         target_date=resolve_deadline(text, today),
+        time_limit_min=limit,
+        target_reps=reps,
     )
+
+
+TIME_LIMIT = re.compile(
+    r"\b(?:under|in|below|within|sub|faster than|less than)[- ]?(?:an?\s+)?"
+    r"(?:(\d{1,2}):(\d{2})|(\d+(?:\.\d+)?)\s*(min(?:ute)?s?|h(?:ou)?rs?|hours?)\b|(hour|half an hour))"
+)
+
+
+def time_limit_minutes(lowered: str) -> float | None:
+    """The time limit of a distance goal, in minutes: 'under 30 minutes', 'in 28:30', 'sub 2 hours',
+    'in under an hour'."""
+    m = TIME_LIMIT.search(lowered)
+    if m is None:
+        return None
+    if m.group(1):
+        return int(m.group(1)) + int(m.group(2)) / 60
+    if m.group(5):
+        return 30.0 if m.group(5) == "half an hour" else 60.0
+    value = float(m.group(3))
+    return value * 60 if m.group(4).startswith("h") else value
 
 
 def parse_plan(text: str, today: date) -> CreateWorkoutPlanArgs:
@@ -978,6 +1059,8 @@ class StatsWindow:
     start: date | None = None
     end: date | None = None
     label: str = "in the last 30 days"
+    days_back: int | None = None
+    """The last N days exactly as GET /exercises/history?days_back=N reads them."""
 
 
 ROLLING: dict[tuple[int, str], tuple[TimePeriod, str]] = {
@@ -990,8 +1073,9 @@ ROLLING: dict[tuple[int, str], tuple[TimePeriod, str]] = {
 
 
 def stats_window(text: str, today: date) -> StatsWindow:
-    """'yesterday', 'today', 'this week/month/year' (calendar, in the user's time zone), 'last week/month'
-    (the previous calendar one), 'the last 7 days' (rolling), 'ever'; default the last 30 days."""
+    """'yesterday', 'today', 'this week/month/year' (calendar, in the user's time zone), 'last week' and
+    'last calendar month' (the previous calendar one), 'the last N days' and 'last month' (the last N / 30
+    days exactly as the history route reads them), 'ever'; default the last 30 days."""
     lowered = text.lower()
     monday = today - timedelta(days=today.weekday())
     if re.search(r"\byesterday\b", lowered):
@@ -1004,11 +1088,15 @@ def stats_window(text: str, today: date) -> StatsWindow:
         lowered,
     ):
         n, unit = _number(m.group(1)) or 1, m.group(2)
+        days = n * {"day": 1, "week": 7, "month": 30, "year": 365}[unit]
         if (n, unit) in ROLLING:
             period, label = ROLLING[(n, unit)]
-            return StatsWindow(period, label=label)
-        days = n * {"day": 1, "week": 7, "month": 30, "year": 365}[unit]
-        return StatsWindow("year", today - timedelta(days=days - 1), None, f"in the last {n} {unit}s")
+            return StatsWindow(period, label=label, days_back=days)
+        return StatsWindow("year", label=f"in the last {n} {unit}s", days_back=days)
+    if re.search(r"\b(?:last|past|previous|over the last|in the last)\s+month\b", lowered) and not re.search(
+        r"\bcalendar month\b", lowered
+    ):
+        return StatsWindow("month", label="in the last 30 days", days_back=30)
     if re.search(r"\b(?:the last|the past|past) (?:week|7 days|seven days)\b", lowered):
         return StatsWindow("week", label="in the last 7 days")
     if re.search(r"\bthis week\b", lowered):
@@ -1017,9 +1105,9 @@ def stats_window(text: str, today: date) -> StatsWindow:
         return StatsWindow("week", monday - timedelta(days=7), monday - timedelta(days=1), "last week")
     if re.search(r"\bthis month\b", lowered):
         return StatsWindow("month", today.replace(day=1), None, "this month")
-    if re.search(r"\blast month\b", lowered):
+    if re.search(r"\b(last|previous) calendar month\b", lowered):
         end = today.replace(day=1) - timedelta(days=1)
-        return StatsWindow("month", end.replace(day=1), end, "last month")
+        return StatsWindow("month", end.replace(day=1), end, f"in {end:%B}")
     if re.search(r"\bthis year\b", lowered):
         return StatsWindow("year", date(today.year, 1, 1), None, "this year")
     if re.search(r"\blast year\b", lowered):

@@ -28,7 +28,9 @@ FIX_LOGGED = rx(
 LOG = rx(
     r"\b(i did|i've done|i have done|i finished|i completed|i just did|just did|just finished|"
     r"i ran|i swam|i cycled|i rode|i walked|i held|log(ged)?\b|record(ed)?|done with)\b|"
-    r"^(ran|held|did|cycled|swam|walked|rode|rowed|finished|completed)\b|\b\d{1,2}\s*x\s*\d{1,3}\b"
+    r"^(ran|held|did|cycled|swam|walked|rode|rowed|finished|completed)\b|\b\d{1,2}\s*x\s*\d{1,3}\b|"
+    r"\b(exercise|one|lift|sets?) (is |are )?(done|finished|complete)\b|"
+    r"\b(done|finished|completed?) (exactly |all )?as (prescribed|planned|written|programmed)\b"
 )
 SWAP = rx(r"\b(swap|replace|substitute|switch out|instead of|change (the )?\w+ (for|to|with))\b")
 REMOVE = rx(r"\b(remove|drop|skip|take out|cut|delete|get rid of)\b")
@@ -98,6 +100,18 @@ STATS = rx(
     r"most (trained|worked)|trained the most|worked the most|getting stronger|stronger|improv\w*|"
     r"my best|best (lift|squat|bench|deadlift|press|run|time))\b"
 )
+MILESTONE_PROGRESS = rx(
+    r"\b(how close|how far (am i|off|away)|on track|closer to|progress (on|toward|towards|to)|"
+    r"how('?s| is| am i doing on) my \w*\s*(goals?|milestones?|5k|10k|marathon))\b"
+)
+"""A question about progress toward a milestone (read with MILESTONE or a goal word)."""
+STREAK_OR_ADHERENCE = rx(
+    r"\b(streak|in a row|consecutive|stick(ing|ed)? (to|with) (my|the) (plan|schedule)|adherence|"
+    r"how consistent|consistency|kept up with|keeping up with|followed (my|the) plan|miss(ed)? (any )?"
+    r"(sessions|workouts)|how many (sessions|workouts) (did )?i miss|trending|going (up|down)|e?1\s?rm|"
+    r"one[- ]rep max|(last|past) \d+ (days|weeks))\b"
+)
+"""Progress questions the general statistics words miss: streaks, adherence, trends, N-day windows."""
 SUMMARY = rx(r"\b(summary|summari[sz]e|overview|recap|report|stats|statistics)\b")
 PROGRESSION = rx(
     r"\b(next time|next session|next workout|next week)\b.*"

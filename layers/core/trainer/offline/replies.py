@@ -26,6 +26,7 @@ from trainer.programs.tools import (
 )
 from trainer.tools.analytics import (
     ExerciseBreakdownResult,
+    MilestoneProgressResult,
     ProgressTrendsResult,
     StatsSummaryResult,
     WorkoutStatisticsResult,
@@ -103,6 +104,10 @@ CAN_DO = (
     "I can build and adjust workouts, log your training, answer exercise questions, show your stats and "
     "progress, and manage your goals, preferences and schedule."
 )
+NEEDS_LIVE_MODEL = (
+    "I can't answer that one here: this offline coach works from fixed rules, and a question like that "
+    "needs the live coach model."
+)
 PLAN_EXAMPLE = "make me a 12-week plan, 4 days a week"
 CLARIFY_OPTIONS = ["Give me a workout", "Log a workout", "Show my stats", "Set my goals"]
 
@@ -141,6 +146,9 @@ ACTION_LABELS = {
     "change_training_day": "change that day of your plan",
 }
 FAILURE_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (rx(r"before this conversation"),
+     "it was logged before this conversation, and an undo only removes what was logged here - nothing was "
+     "deleted. Tell me what to correct on it instead."),
     (rx(r"no (active |training )+plan|no plan\b|(don'?t|do not|not) (have|got) an? (active |training )*plan"),
      f"you don't have a training plan yet - ask me for one, for example '{PLAN_EXAMPLE}'."),
     (rx(r"not built yet|no days? (left|planned)|nothing planned"),
@@ -187,7 +195,7 @@ def answer_question(text: str) -> str:
     for pattern, answer in OUT_OF_SCOPE:
         if pattern.search(text):
             return f"{answer} {CAN_DO}"
-    return f"I don't have a good answer to that one. {CAN_DO}"
+    return f"{NEEDS_LIVE_MODEL} {CAN_DO}"
 
 
 def plain_text(text: str, limit: int = 1200) -> str:
@@ -400,6 +408,10 @@ def stats_answer(kind: str, result: Any, ctx: ReplyContext) -> str:
     label = ctx.window.label if ctx.window else "in the last 30 days"
     match result:
         case WorkoutStatisticsResult(stats=stats, personal_records=records):
+            if kind == "streak":
+                return streak_text(result)
+            if kind == "adherence":
+                return adherence_text(result, label)
             if kind == "distance":
                 if not stats.total_distance:
                     return f"You haven't logged any distance {label}."
@@ -452,14 +464,126 @@ def stats_answer(kind: str, result: Any, ctx: ReplyContext) -> str:
             over = f" over {_count_words(span, 'week', 'weeks')}" if span else ""
             change = f" ({trends.percent_change:+.0f}%)" if trends.percent_change is not None else ""
             moved = f"from {num(first.value)} to {num(last.value)} {unit}".rstrip()
+            measure = TREND_MEASURES.get(trends.metric, "{name}").format(name=name)
             if trends.direction == "up":
-                return f"Yes - you're getting stronger: your top {name} set went up {moved}{over}{change}."
+                sentence = f"{measure} went up {moved}{over}{change}."
+                if trends.metric in ("weight", "e1rm"):
+                    return f"Yes - you're getting stronger: {sentence}"
+                return sentence[:1].upper() + sentence[1:]
             if trends.direction == "down":
-                return f"Not lately - your top {name} set went down {moved}{over}{change}."
-            return f"You're holding steady on {name} at {num(last.value)} {unit}".rstrip() + "."
+                return f"Not lately - {measure} went down {moved}{over}{change}."
+            return (
+                f"{measure[:1].upper()}{measure[1:]} is holding steady at {num(last.value)} {unit}".rstrip()
+                + "."
+            )
         case StatsSummaryResult(summary=summary):
             return plain_text(summary)
     return ""
+
+
+TREND_MEASURES = {
+    "weight": "your top {name} set",
+    "e1rm": "your estimated one-rep max on {name}",
+    "volume": "your weekly {name} volume",
+    "frequency": "your workouts per week",
+    "reps": "your weekly {name} reps",
+    "duration": "your weekly {name} minutes",
+}
+
+
+def streak_text(result: WorkoutStatisticsResult) -> str:
+    """Streaks in words (computed by trainer.domain.progress over the last year)."""
+    k = result.streaks
+    if k is None or not k.training_days:
+        return (
+            "You haven't logged any training in the last year, so there's no streak yet - log a workout "
+            "to start one."
+        )
+    days = (
+        f"You've trained {_count_words(k.current_days, 'day', 'days')} in a row"
+        if k.current_days
+        else "You haven't trained today or yesterday, so your daily streak is at 0"
+    )
+    weeks = (
+        f"{_count_words(k.current_weeks, 'week', 'weeks')} in a row with at least one workout"
+        if k.current_weeks
+        else "no workout this week or last week yet"
+    )
+    return (
+        f"{days} (longest this year: {_count_words(k.longest_days, 'day', 'days')}), and {weeks} "
+        f"(longest: {_count_words(k.longest_weeks, 'week', 'weeks')})."
+    )
+
+
+def adherence_text(result: WorkoutStatisticsResult, label: str) -> str:
+    """Scheduled sessions done and missed, in words."""
+    a = result.adherence
+    workouts = _count_words(result.stats.total_workouts, "workout", "workouts")
+    if a is None or not a.planned:
+        return (
+            f"You had no sessions scheduled {label} (before today), so there's no plan to measure against - "
+            f"you did {workouts} {label}."
+        )
+    missed = ""
+    if a.missed_days:
+        shown = ", ".join(f"{d:%A} {d.day} {d:%b}" for d in a.missed_days[:5])
+        missed = f" You missed {shown}."
+    return (
+        f"You did {a.done} of your {_count_words(a.planned, 'scheduled session', 'scheduled sessions')} "
+        f"{label} ({a.percent}%).{missed}"
+    )
+
+
+def milestone_target_text(m: Any) -> str:
+    """'run 5 km in under 30 minutes', 'bench 100 kg for 5 reps' - every number of the target."""
+    name = str(m.goal_name)
+    parts = [name]
+    numbers = re.findall(r"\d+(?:\.\d+)?", name)
+    if m.target_value is not None and num(m.target_value) not in numbers:
+        parts.append(f"({num(m.target_value)} {m.target_unit or ''})".replace(" )", ")"))
+    if m.target_reps:
+        parts.append(f"for {m.target_reps} reps")
+    if m.time_limit_min:
+        parts.append(f"in under {num(m.time_limit_min)} minutes")
+    return " ".join(parts)
+
+
+def milestone_progress_text(result: MilestoneProgressResult, today: date | None) -> str:
+    if not result.milestones:
+        return (
+            "You don't have any milestones yet. Tell me one with a number and a date - for example "
+            "'run 5 km in under 30 minutes by March'."
+        )
+    lines = []
+    for m in result.milestones:
+        when = f" by {day_text(m.target_date, None)}" if m.target_date else ""
+        head = f"{milestone_target_text(m)}{when}:"
+        unit = m.target_unit or ""
+        if m.kind == "other" or m.best is None:
+            lines.append(f"{head} it has no number I can measure from your log, so I can't compute progress.")
+            continue
+        if m.kind == "distance":
+            if not m.best:
+                lines.append(f"{head} no runs logged yet.")
+                continue
+            text = f"{head} your longest is {num(m.best, 2)} {unit}"
+            if m.best_time_min is not None:
+                distance = f"{num(m.target_value or 0, 2)} {unit}"
+                text += f", and your fastest {distance} took {num(m.best_time_min)} minutes"
+                if m.time_limit_min and not m.met:
+                    text += f" - {num(m.best_time_min - m.time_limit_min)} minutes to cut"
+        elif m.kind == "load":
+            reps = f" for {m.target_reps} reps" if m.target_reps else ""
+            text = (
+                f"{head} your best is {num(m.best)} {unit}{reps}"
+                if m.best
+                else f"{head} nothing logged yet{reps}"
+            )
+        else:
+            text = f"{head} your best set is {num(m.best)} reps"
+        text += " - done!" if m.met else f" ({m.percent}% of the way)."
+        lines.append(text)
+    return "\n".join(lines)
 
 
 def hard_sets(result: WorkoutStatisticsResult) -> dict[str, float]:
@@ -652,7 +776,9 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
             )
         case ManageMilestoneResult(milestone=milestone):
             target = f" by {day_text(milestone.target_date, None)}" if milestone.target_date else ""
-            return f"Milestone saved: {milestone.goal_name}{target}."
+            return f"Milestone saved: {milestone_target_text(milestone)}{target}."
+        case MilestoneProgressResult():
+            return milestone_progress_text(call.result, ctx.today)
         case SetCurrentLocationResult(location=location):
             return f"Switched your location to {location.name} ({location.equipment_summary})."
         case TimersResult():
@@ -670,6 +796,15 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
 
 
 STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("streak", rx(r"\b(streak|in a row|consecutive)\b")),
+    (
+        "adherence",
+        rx(
+            r"\b(stick(ing|ed)? (to|with)|adherence|consistent|consistency|kept up|keeping up|followed|"
+            r"missed|miss)\b"
+        ),
+    ),
+    ("trend", rx(r"\b(trending|going (up|down)|e?1\s?rm|one[- ]rep max)\b")),
     ("summary", rx(r"\b(summary|summari[sz]e|overview|recap|report)\b")),
     (
         "record",

@@ -27,9 +27,14 @@ from trainer.offline.records import UserRecords
 from trainer.offline.replies import ReplyContext, summarize
 from trainer.programs.tools import GetPlannedWorkoutResult, ShowTrainingPlanResult
 from trainer.providers.ports import ModelRequest
-from trainer.tools.analytics import ProgressTrendsResult, StatsSummaryResult, WorkoutStatisticsResult
+from trainer.tools.analytics import (
+    MilestoneProgressResult,
+    ProgressTrendsResult,
+    StatsSummaryResult,
+    WorkoutStatisticsResult,
+)
 from trainer.tools.base import ToolInvocation
-from trainer.tools.calendar import ScheduleWorkoutResult, UpdateScheduledWorkoutResult
+from trainer.tools.calendar import ManageMilestoneResult, ScheduleWorkoutResult, UpdateScheduledWorkoutResult
 from trainer.tools.communication import AskArgs, Idle, IdleArgs, MessageAskUser, MessageNotifyUser, NotifyArgs
 from trainer.tools.exercises import SearchExercisesResult
 from trainer.tools.location import SetCurrentLocationResult
@@ -56,13 +61,14 @@ IntentName = Literal[
     "undo", "correct", "log", "exercise_info", "progression", "convert", "swap", "adjust", "add", "remove",
     "timer", "upcoming", "reschedule", "unschedule", "data", "plan", "milestone", "schedule", "unprefer",
     "stats", "location", "preference", "goals", "workout", "answer", "clarify",
-    "program", "show_plan", "planned_workout", "change_week", "change_day",
+    "program", "show_plan", "planned_workout", "change_week", "change_day", "milestone_progress",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
 DATED_RESULTS = (
     ScheduleWorkoutResult, UpdateScheduledWorkoutResult, UndoLoggedExerciseResult,
     AdjustLoggedExerciseResult, SetPreferenceResult, WorkoutStatisticsResult, ProgressTrendsResult,
     StatsSummaryResult, SearchExercisesResult, GetPlannedWorkoutResult, ShowTrainingPlanResult,
+    MilestoneProgressResult, ManageMilestoneResult,
 )  # fmt: skip
 """Results whose reply needs the user's records (today in their time zone, their location)."""
 WHOLE_WORKOUT = re.compile(r"\b(workout|session|everything|all of it|whole|the lot|all exercises)\b", re.I)
@@ -151,12 +157,14 @@ def workout_from_conversation(convo: Conversation) -> dict[str, Any] | None:
     return {"exercises": exercises} if exercises else None
 
 
-def logged_in_conversation(convo: Conversation) -> list[LoggedExercise]:
-    """Entries logged in the conversation and not undone since, as last corrected, newest first."""
-    undone = {r.removed.id for r in convo.results_of(UndoLoggedExerciseResult)}
+def logged_in_conversation(convo: Conversation, *, before_this_turn: bool = False) -> list[LoggedExercise]:
+    """Entries logged in the conversation and not undone since, as last corrected, newest first
+    (`before_this_turn`: as they stood when the latest message came)."""
+    history = convo.history[: len(convo.history) - len(convo.calls)] if before_this_turn else convo.history
+    undone = {c.result.removed.id for c in history if isinstance(c.result, UndoLoggedExerciseResult)}
     latest: dict[str, LoggedExercise] = {}
     order: list[str] = []
-    for call in convo.history:
+    for call in history:
         rows: list[LoggedExercise] = []
         match call.result:
             case LogCompletedExerciseResult(logged=row) | MarkExerciseCompleteResult(logged=row):

@@ -17,6 +17,9 @@ HISTORY_COLUMNS: tuple[str, ...] = repo.HISTORY_COLUMNS
 """The fields of a logged exercise (what a correction may replace)."""
 
 
+days_back_start = repo.days_back_start
+
+
 class HistoryService:
     def __init__(self, scope: UserScope) -> None:
         self._scope = scope
@@ -86,10 +89,16 @@ class HistoryService:
             except MalformedId:
                 return None
 
-    async def delete(self, history_id: Any) -> Row | None:
-        """The deleted row; None when the user has none with that id."""
+    async def delete(self, history_id: Any, *, session_id: str | None = None) -> Row | None:
+        """The deleted row; None when the user has none with that id (with `session_id`: none logged
+        in that chat session)."""
         async with self._scope.use(write=True) as conn:
             try:
-                return await repo.delete_logged(conn, self._scope.user, history_id)
+                return await repo.delete_logged(conn, self._scope.user, history_id, session_id=session_id)
             except MalformedId:
                 return None
+
+    async def logged_in_session(self, session_id: str) -> list[Row]:
+        """The exercises logged in one chat session, newest first."""
+        async with self._scope.use() as conn:
+            return await repo.logged_in_session(conn, self._scope.user, session_id)

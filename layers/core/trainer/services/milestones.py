@@ -31,6 +31,8 @@ class MilestoneService:
         target_unit: str | None = None,
         target_date: date | None = None,
         current_value: float | None = None,
+        time_limit_min: float | None = None,
+        target_reps: int | None = None,
     ) -> Row:
         async with self._scope.use(write=True) as conn:
             return await repo.create_milestone(
@@ -42,6 +44,8 @@ class MilestoneService:
                 target_unit=target_unit,
                 target_date=target_date,
                 current_value=current_value,
+                time_limit_min=time_limit_min,
+                target_reps=target_reps,
             )
 
     async def update_progress(self, milestone_id: Any, current_value: float) -> Row | None:

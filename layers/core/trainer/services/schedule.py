@@ -22,6 +22,11 @@ class ScheduleService:
         async with self._scope.use() as conn:
             return await repo.list_upcoming(conn, self._scope.user, days_ahead=days_ahead, now=now)
 
+    async def between(self, start: datetime, end: datetime) -> list[Row]:
+        """Workouts scheduled from `start` (inclusive) to `end`, any status, oldest first."""
+        async with self._scope.use() as conn:
+            return await repo.list_between(conn, self._scope.user, start, end)
+
     async def add(
         self,
         *,

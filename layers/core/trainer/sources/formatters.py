@@ -398,6 +398,10 @@ def format_milestones(data: Mapping[str, Any]) -> str:
         if goal.get("target_value") is not None:
             current = num(goal["current_value"], 2) if goal.get("current_value") is not None else "?"
             line += f": {current}/{num(goal['target_value'], 2)}{(' ' + unit) if unit else ''}"
+        if goal.get("target_reps"):
+            line += f" for {goal['target_reps']} reps"
+        if goal.get("time_limit_min"):
+            line += f" within {num(goal['time_limit_min'], 2)} min"
         if goal.get("target_date"):
             line += f", by {full_date(goal['target_date'])}"
         if goal.get("achieved_at"):

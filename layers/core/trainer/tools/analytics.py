@@ -9,9 +9,11 @@ from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from trainer.domain import progress
 from trainer.domain import statistics as stats
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.domain.workout_grouping import week_label
+from trainer.services.history import days_back_start
 from trainer.services.models import UserSettings
 from trainer.services.rows import plain
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
@@ -21,7 +23,7 @@ from trainer.tools.data import number_text
 TimePeriod = Literal["week", "month", "quarter", "year", "all_time"]
 Section = Literal["overview", "category_breakdown", "muscle_breakdown", "top_exercises", "progress", "goals"]
 BreakdownType = Literal["category", "muscle", "exercise_type", "exercise_name"]
-TrendMetric = Literal["weight", "reps", "volume", "frequency", "duration"]
+TrendMetric = Literal["weight", "reps", "volume", "frequency", "duration", "e1rm"]
 Day = date
 """`date` under another name, for fields that are themselves called `date`."""
 TOP_RECORDS = 10
@@ -38,14 +40,23 @@ async def _history(
     end_date: str | None = None,
     *,
     with_goals: bool = False,
+    days_back: int | None = None,
 ) -> tuple[list[dict[str, Any]], datetime | None, datetime, UserSettings, dict[str, float], tzinfo]:
     """(rows, start, end, settings, category goal targets, the user's zone) for the period, read on one
-    connection."""
+    connection. `days_back` reads exactly what GET /exercises/history?days_back=N lists (the same
+    start, no end), whatever the period."""
     now = ctx.now()
     async with ctx.user_data.reading() as data:
         settings = await data.settings.get()
         zone = user_zone(settings)
         start, end = stats.period_range(time_period, now, zone)
+        if days_back is not None:
+            start = days_back_start(days_back, now)
+            rows = await data.history.between(start, None)
+            goals = await data.goals.categories() if with_goals else []
+            latest = max((r["performed_at"] for r in rows), default=now)
+            targets = {g["category"]: float(g["weight"]) for g in goals}
+            return plain(rows), start, max(now, latest), settings, targets, zone
         if start_date:
             start, _ = parse_when(start_date, "start_date", zone)
         if end_date:
@@ -72,6 +83,32 @@ class StatisticsArgs(BaseModel):
         description="Custom ISO start date, overrides the period (a calendar month: its first day)",
     )
     end_date: str | None = Field(default=None, max_length=40, description="Custom ISO end (inclusive date)")
+    days_back: int | None = Field(
+        default=None,
+        ge=1,
+        le=3650,
+        description="The last N days ('last 30 days', 'the past month' = 30), counted exactly as the "
+        "history route counts them; overrides time_period and the dates",
+    )
+
+
+class Streaks(BaseModel):
+    """Consecutive training days and weeks (trainer.domain.progress.training_streaks), over the last year."""
+
+    current_days: int
+    longest_days: int
+    current_weeks: int
+    longest_weeks: int
+    training_days: int
+
+
+class Adherence(BaseModel):
+    """Scheduled sessions of the period before today, and how many were done."""
+
+    planned: int
+    done: int
+    missed_days: list[Day] = Field(default_factory=list)
+    percent: int | None = None
 
 
 class WorkoutStats(BaseModel):
@@ -114,6 +151,9 @@ class WorkoutStatisticsResult(ToolResult):
     personal_records: list[PersonalRecord] = Field(default_factory=list)
     weekly_hard_sets: dict[Day, dict[str, float]] = Field(default_factory=dict)
     """Week start (the user's local Monday) -> muscle -> hard sets (secondary muscles count half)."""
+    days_back: int | None = None
+    streaks: Streaks | None = None
+    adherence: Adherence | None = None
 
 
 class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
@@ -131,8 +171,9 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
 
     async def execute(self, args: StatisticsArgs, ctx: ToolContext) -> WorkoutStatisticsResult:
         rows, start, end, settings, _, zone = await _history(
-            ctx, args.time_period, args.start_date, args.end_date
+            ctx, args.time_period, args.start_date, args.end_date, days_back=args.days_back
         )
+        streaks, adherence = await _streaks_and_adherence(ctx, start, zone)
         unit = settings.weight_unit
         overview = stats.workout_statistics(rows, start, end, unit, zone)
         overview["total_distance"] = stats.distance_total(rows, settings.distance_unit)
@@ -143,6 +184,9 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
             stats=WorkoutStats.model_validate(overview),
             personal_records=[PersonalRecord.model_validate(r) for r in records[:TOP_RECORDS]],
             weekly_hard_sets=stats.weekly_hard_sets(rows, zone),
+            days_back=args.days_back,
+            streaks=streaks,
+            adherence=adherence,
         )
 
     def format(self, result: WorkoutStatisticsResult) -> str:
@@ -164,6 +208,15 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
                 f"e1RM {number_text(r.epley_1rm, 0)}/{number_text(r.brzycki_1rm, 0)}"
                 for r in result.personal_records
             )
+        if result.streaks is not None:
+            k = result.streaks
+            lines.append(
+                f"streak: {k.current_days} days (longest {k.longest_days}), {k.current_weeks} weeks in a row "
+                f"(longest {k.longest_weeks})"
+            )
+        if result.adherence is not None and result.adherence.planned:
+            a = result.adherence
+            lines.append(f"plan adherence: {a.done} of {a.planned} scheduled sessions done ({a.percent}%)")
         weeks = result.weekly_hard_sets
         if weeks:
             lines.append("Weekly hard sets (secondary muscles = half):")
@@ -173,6 +226,27 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
                 label = week_text(week, shown)
                 lines.append(f"  {label}: " + ", ".join(f"{m} {number_text(v)}" for m, v in top))
         return "\n".join(lines)
+
+
+STREAK_DAYS = 366
+
+
+async def _streaks_and_adherence(
+    ctx: ToolContext, start: datetime | None, zone: tzinfo
+) -> tuple[Streaks, Adherence]:
+    """Streaks over the last year (a streak does not stop at the period's start) and adherence over the
+    period (at most the last year), up to the start of today."""
+    now = ctx.now()
+    today = stats.local_day(now, zone)
+    year_ago = now - timedelta(days=STREAK_DAYS)
+    since = max(start, year_ago) if start is not None else year_ago
+    async with ctx.user_data.reading() as data:
+        recent = plain(await data.history.between(year_ago, None))
+        scheduled = plain(await data.schedule.between(since, now))
+    return (
+        Streaks.model_validate(progress.training_streaks(recent, today, zone)),
+        Adherence.model_validate(progress.plan_adherence(scheduled, recent, today, zone)),
+    )
 
 
 def _span(s: WorkoutStats) -> str:
@@ -278,8 +352,9 @@ class ProgressTrendsResult(ToolResult):
 class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
     name = "get_progress_trends"
     description = (
-        "Weekly trend of a metric (weight = heaviest load, reps, volume, frequency = workouts, duration = "
-        "minutes), overall or for one exercise, with slope per week and percent change."
+        "Weekly trend of a metric (weight = heaviest load, e1rm = best estimated 1RM, reps, volume, "
+        "frequency = workouts, duration = minutes), overall or for one exercise, with slope per week and "
+        "percent change."
     )
     Args = TrendsArgs
     Result = ProgressTrendsResult
@@ -306,9 +381,13 @@ class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
         subject = t.metric + (f" for {t.exercise_name}" if t.exercise_name else "")
         if not t.series:
             return f"{subject}, {t.period}: no data"
-        unit = {"weight": t.unit, "volume": t.unit, "duration": "min", "frequency": "workouts"}.get(
-            t.metric, ""
-        )
+        unit = {
+            "weight": t.unit,
+            "e1rm": t.unit,
+            "volume": t.unit,
+            "duration": "min",
+            "frequency": "workouts",
+        }.get(t.metric, "")
         change = f", {number_text(t.percent_change)}%" if t.percent_change is not None else ""
         head = (
             f"{subject}, {t.period} ({unit or 'reps'}): {t.direction}{change}, "
@@ -362,9 +441,93 @@ class GenerateStatsSummary(Tool[SummaryArgs, StatsSummaryResult]):
         return f"{result.time_period}:\n{result.summary}"
 
 
+class MilestoneProgressArgs(BaseModel):
+    model_config = STRICT_NUMBERS
+    milestone_id: str | None = Field(
+        default=None, max_length=64, description="One milestone (default: every active one)"
+    )
+
+
+class MilestoneProgress(BaseModel):
+    """A milestone's target with the best logged effort toward it (trainer.domain.progress)."""
+
+    id: str
+    goal_name: str
+    target_value: float | None = None
+    target_unit: str | None = None
+    time_limit_min: float | None = None
+    target_reps: int | None = None
+    target_date: Day | None = None
+    kind: Literal["distance", "load", "reps", "other"]
+    best: float | None = None
+    """The longest distance, heaviest load (at the target reps) or most reps, in the target's unit."""
+    best_time_min: float | None = None
+    """The fastest time over at least the target distance."""
+    met: bool | None = None
+    percent: int | None = None
+
+
+class MilestoneProgressResult(ToolResult):
+    milestones: list[MilestoneProgress] = Field(default_factory=list)
+
+
+class GetMilestoneProgress(Tool[MilestoneProgressArgs, MilestoneProgressResult]):
+    name = "get_milestone_progress"
+    description = (
+        "Progress toward milestone goals computed from the whole logged history: the best distance and time, "
+        "load for the target reps, or reps, against each target, and whether it is met."
+    )
+    Args = MilestoneProgressArgs
+    Result = MilestoneProgressResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Checking your milestones...", done="Milestones checked"
+    )
+    category = "full"
+
+    async def execute(self, args: MilestoneProgressArgs, ctx: ToolContext) -> MilestoneProgressResult:
+        async with ctx.user_data.reading() as data:
+            settings = await data.settings.get()
+            milestones = plain(await data.milestones.with_status("all" if args.milestone_id else "active"))
+            if args.milestone_id:
+                milestones = [m for m in milestones if str(m["id"]) == args.milestone_id]
+                if not milestones:
+                    raise ToolError(f"milestone {args.milestone_id} not found")
+            rows = plain(await data.history.between(None, None)) if milestones else []
+        return MilestoneProgressResult(
+            milestones=[
+                MilestoneProgress.model_validate(
+                    {**m, **progress.milestone_progress(m, rows, weight_unit=settings.weight_unit)}
+                )
+                for m in milestones
+            ]
+        )
+
+    def format(self, result: MilestoneProgressResult) -> str:
+        if not result.milestones:
+            return "no active milestones"
+        lines = []
+        for m in result.milestones:
+            target = (
+                f"{number_text(m.target_value)} {m.target_unit or ''}".strip()
+                if m.target_value
+                else "no target"
+            )
+            if m.target_reps:
+                target += f" x{m.target_reps}"
+            if m.time_limit_min:
+                target += f" in {number_text(m.time_limit_min)} min"
+            best = f"best {number_text(m.best)}" if m.best is not None else "nothing logged"
+            if m.best_time_min is not None:
+                best += f" (fastest {number_text(m.best_time_min)} min)"
+            status = "met" if m.met else f"{m.percent}%" if m.percent is not None else "-"
+            lines.append(f"{m.goal_name}: target {target}; {best}; {status} (id={m.id})")
+        return "\n".join(lines)
+
+
 TOOLS: list[AnyTool] = [
     GetWorkoutStatistics(),
     GetExerciseBreakdown(),
     GetProgressTrends(),
     GenerateStatsSummary(),
+    GetMilestoneProgress(),
 ]

@@ -392,6 +392,15 @@ class ManageMilestoneArgs(BaseModel):
     target_unit: str | None = Field(default=None, max_length=50)
     target_date: date | None = None
     current_value: float | None = Field(default=None, ge=0, le=1_000_000)
+    time_limit_min: float | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        description="A time limit on a distance target: '5 km under 30 minutes' = 30",
+    )
+    target_reps: int | None = Field(
+        default=None, ge=1, le=10_000, description="Reps at a load target: 'bench 100 kg for 5' = 5"
+    )
 
     @model_validator(mode="after")
     def _fields_for_action(self) -> Self:
@@ -415,6 +424,8 @@ class Milestone(BaseModel):
     target_unit: str | None = None
     target_date: date | None = None
     current_value: float | None = None
+    time_limit_min: float | None = None
+    target_reps: int | None = None
     status: MilestoneStatus
     plan_id: str | None = None
     created_at: datetime
@@ -456,6 +467,8 @@ class ManageMilestone(Tool[ManageMilestoneArgs, ManageMilestoneResult]):
                 target_unit=args.target_unit,
                 target_date=args.target_date,
                 current_value=args.current_value,
+                time_limit_min=args.time_limit_min,
+                target_reps=args.target_reps,
             )
         if args.action == "update_progress":
             assert args.current_value is not None
@@ -491,6 +504,10 @@ def _progress(m: Milestone) -> str:
         if m.target_value:
             pct = f" ({100 * (m.current_value or 0) / m.target_value:.0f}%)"
         parts.append(f"{current}/{number_text(m.target_value)}{unit}{pct}")
+        if m.target_reps:
+            parts.append(f"for {m.target_reps} reps")
+        if m.time_limit_min:
+            parts.append(f"within {number_text(m.time_limit_min)} min")
     elif m.current_value is not None:
         parts.append(f"current {number_text(m.current_value)}{unit}")
     if m.target_date:

@@ -8,7 +8,7 @@ The current workout lives in session state under `current_workout`; its exercise
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Literal, Self
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, Field, computed_field, model_validator
 
@@ -54,6 +54,56 @@ TYPE_GOALS: dict[str, str] = {
     "duration": "Cardio",
     "intervals": "Cardio",
 }
+
+
+Rpe = Annotated[float, Field(ge=1, le=10)]
+Rir = Annotated[float, Field(ge=0, le=9)]
+RPE_HELP = "Effort of the hardest set, RPE 1-10 (or give rir)"
+RPE_EACH_HELP = "RPE of each set, e.g. [7, 8, 9] (one value: every set)"
+RIR_HELP = "Reps in reserve of the hardest set, instead of rpe (stored as RPE = 10 - RIR)"
+RIR_EACH_HELP = "Reps in reserve of each set, instead of rpe_each"
+
+
+def effort_fields(
+    rpe: float | None = None,
+    rpe_each: list[float] | None = None,
+    rir: float | None = None,
+    rir_each: list[float] | None = None,
+) -> dict[str, Any]:
+    """{rpe, rpe_each} from an effort given as RPE or reps in reserve (RPE = 10 - RIR), overall or per
+    set; the entry's `rpe` is the hardest set's unless given. ValueError when both forms are given."""
+    if rpe is not None and rir is not None:
+        raise ValueError("give rpe or rir, not both")
+    if rpe_each and rir_each:
+        raise ValueError("give rpe_each or rir_each, not both")
+    each = list(rpe_each) if rpe_each else [10 - v for v in rir_each] if rir_each else None
+    top = rpe if rpe is not None else (10 - rir if rir is not None else None)
+    if each is not None and top is not None and top != max(each):
+        raise ValueError("the overall effort is the hardest set's: it must equal the highest per-set RPE")
+    if top is None and each:
+        top = max(each)
+    return {"rpe": top, "rpe_each": each}
+
+
+class EffortIn(BaseModel):
+    """How hard the sets felt: RPE or reps in reserve, for the hardest set or per set."""
+
+    model_config = STRICT_NUMBERS
+    rpe: float | None = Field(default=None, ge=1, le=10, description=RPE_HELP)
+    rpe_each: list[Rpe] | None = Field(default=None, min_length=1, max_length=20, description=RPE_EACH_HELP)
+    rir: float | None = Field(default=None, ge=0, le=9, description=RIR_HELP)
+    rir_each: list[Rir] | None = Field(default=None, min_length=1, max_length=20, description=RIR_EACH_HELP)
+
+    @model_validator(mode="after")
+    def _one_effort_form(self) -> Self:
+        effort_fields(self.rpe, self.rpe_each, self.rir, self.rir_each)
+        return self
+
+    def effort(self) -> dict[str, Any]:
+        return effort_fields(self.rpe, self.rpe_each, self.rir, self.rir_each)
+
+
+EFFORT_FIELDS = {"rpe", "rpe_each", "rir", "rir_each"}
 
 
 async def current_workout(ctx: ToolContext) -> dict[str, Any]:
@@ -136,6 +186,7 @@ def planned_entry(
     distance: float | None = None,
     distance_unit: str | None = None,
     rpe: float | None = None,
+    rpe_each: list[float] | None = None,
     notes: str | None = None,
     weight_unit: str,
     default_distance_unit: str,
@@ -155,6 +206,7 @@ def planned_entry(
         "muscles": planned.get("muscles_utilized") or [],
         "goals": planned.get("goals_addressed") or [],
         "rpe": rpe,
+        "rpe_each": _fit(rpe_each, actual_sets) if rpe_each and len(rpe_each) > 1 else rpe_each,
         "notes": notes,
         "rest_sec": planned.get("rest_sec"),
     }
@@ -217,6 +269,7 @@ class LoggedExercise(BaseModel):
     work_sec: int | None = None
     rest_sec: int | None = None
     rpe: float | None = None
+    rpe_each: list[float] | None = None
     muscles: list[MuscleShareRow] = Field(default_factory=list)
     goals: list[GoalShareRow] = Field(default_factory=list)
     session_id: str | None = None
@@ -261,12 +314,15 @@ def logged_line(row: LoggedExercise) -> str:
         parts.append(f"{number_text(row.duration_min)} min")
     if row.distance:
         parts.append(f"{number_text(row.distance, 2)}{row.distance_unit or ''}")
-    if row.rpe is not None:
+    each = row.rpe_each or []
+    if len({float(v) for v in each}) > 1:
+        parts.append("RPE " + "/".join(number_text(v) for v in each))
+    elif row.rpe is not None:
         parts.append(f"RPE {number_text(row.rpe)}")
     return " ".join(parts) + f" (id={row.id})"
 
 
-class CompletedExerciseIn(BaseModel):
+class CompletedExerciseIn(EffortIn):
     model_config = STRICT_NUMBERS
     exercise_id: str | None = Field(default=None, max_length=64, description="Current-workout id or order")
     exercise_name: str | None = Field(default=None, max_length=120, description="Name, when no id is known")
@@ -280,7 +336,6 @@ class CompletedExerciseIn(BaseModel):
     duration_min: float | None = Field(default=None, gt=0, le=600)
     distance: Distance | None = None
     distance_unit: DistanceUnitArg | None = None
-    rpe: float | None = Field(default=None, ge=1, le=10)
     notes: str | None = Field(default=None, max_length=1000)
 
     @model_validator(mode="after")
@@ -358,7 +413,7 @@ class LogWorkout(Tool[LogWorkoutArgs, LogWorkoutResult]):
                     duration_min=item.duration_min,
                     distance=item.distance,
                     distance_unit=item.distance_unit,
-                    rpe=item.rpe,
+                    **item.effort(),
                     notes=_join_notes(item.notes, args.workout_notes),
                     weight_unit=settings.weight_unit,
                     default_distance_unit=settings.distance_unit,
@@ -386,7 +441,7 @@ class LogWorkout(Tool[LogWorkoutArgs, LogWorkoutResult]):
         return "\n".join(lines)
 
 
-class MarkExerciseCompleteArgs(BaseModel):
+class MarkExerciseCompleteArgs(EffortIn):
     model_config = STRICT_NUMBERS
     exercise_id: str = Field(
         min_length=1, max_length=64, description="Current-workout exercise id or order number"
@@ -398,7 +453,6 @@ class MarkExerciseCompleteArgs(BaseModel):
         default=None, min_length=1, max_length=20, description=LOAD_EACH_HELP
     )
     actual_duration_min: float | None = Field(default=None, gt=0, le=600)
-    rpe: float | None = Field(default=None, ge=1, le=10)
     notes: str | None = Field(default=None, max_length=1000)
 
 
@@ -438,7 +492,7 @@ class MarkExerciseComplete(Tool[MarkExerciseCompleteArgs, MarkExerciseCompleteRe
             load=args.actual_load,
             load_each=args.actual_load_each,
             duration_min=args.actual_duration_min,
-            rpe=args.rpe,
+            **args.effort(),
             notes=args.notes,
             weight_unit=settings.weight_unit,
             default_distance_unit=settings.distance_unit,
@@ -458,7 +512,7 @@ class MarkExerciseComplete(Tool[MarkExerciseCompleteArgs, MarkExerciseCompleteRe
         return f"logged: {logged_line(result.logged)}; {result.remaining} exercises left"
 
 
-class LogCompletedExerciseArgs(BaseModel):
+class LogCompletedExerciseArgs(EffortIn):
     model_config = STRICT_NUMBERS
     exercise_name: str = Field(min_length=1, max_length=120)
     exercise_type: Literal["reps", "hold", "duration", "intervals"]
@@ -480,7 +534,6 @@ class LogCompletedExerciseArgs(BaseModel):
     duration_min: float | None = Field(default=None, gt=0, le=600)
     distance: Distance | None = None
     distance_unit: DistanceUnitArg | None = Field(default=None, description="Defaults to the user's unit")
-    rpe: float | None = Field(default=None, ge=1, le=10)
     muscles_utilized: list[MuscleShare] | None = Field(
         default=None, description="Defaults from the exercise catalog when the name is known"
     )
@@ -538,8 +591,10 @@ class LogCompletedExercise(Tool[LogCompletedExerciseArgs, LogCompletedExerciseRe
 
     async def execute(self, args: LogCompletedExerciseArgs, ctx: ToolContext) -> LogCompletedExerciseResult:
         entry = args.model_dump(
-            exclude_none=True, exclude={"muscles_utilized", "goals_addressed", "load", "load_each"}
+            exclude_none=True,
+            exclude={"muscles_utilized", "goals_addressed", "load", "load_each", *EFFORT_FIELDS},
         )
+        entry.update({k: v for k, v in args.effort().items() if v is not None})
         muscles, goals, matched = _default_shares(args)
         entry.update(muscles=muscles, goals=goals, session_id=ctx.session_id)
         sets = (
@@ -722,6 +777,8 @@ def corrected_entry(
     for name in ("rest_sec", "rpe", "performed_at", "notes"):
         if getattr(args, name) is not None:
             entry[name] = getattr(args, name)
+    if args.rpe is not None:
+        entry["rpe_each"] = None  # one effort now stands for the entry
     if args.reps is not None:
         entry["reps"] = list(args.reps)
     sets = args.sets
@@ -830,7 +887,10 @@ class UndoLoggedExerciseResult(ToolResult):
 
 class UndoLoggedExercise(Tool[UndoLoggedExerciseArgs, UndoLoggedExerciseResult]):
     name = "undo_logged_exercise"
-    description = "Delete a logged exercise from history (a mistake or the wrong exercise) by its history id."
+    description = (
+        "Delete an exercise logged in THIS conversation (a mistake or the wrong exercise) by its history id. "
+        "Entries logged before the conversation are never deleted: correct them with adjust_logged_exercise."
+    )
     Args = UndoLoggedExerciseArgs
     Result = UndoLoggedExerciseResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
@@ -839,14 +899,21 @@ class UndoLoggedExercise(Tool[UndoLoggedExerciseArgs, UndoLoggedExerciseResult])
     category = "confirmation"
 
     async def execute(self, args: UndoLoggedExerciseArgs, ctx: ToolContext) -> UndoLoggedExerciseResult:
-        row = await ctx.user_data.history.delete(args.exercise_id)
+        history = ctx.user_data.history
+        row = await history.delete(args.exercise_id, session_id=ctx.session_id)
         if row is None:
+            if await history.get(args.exercise_id) is not None:
+                raise ToolError(
+                    f"logged exercise {args.exercise_id} was logged before this conversation: undo only "
+                    "removes what this conversation logged (nothing was deleted); correct it with "
+                    "adjust_logged_exercise instead"
+                )
             raise ToolError(f"logged exercise {args.exercise_id} not found")
         await _reopen_in_current_workout(ctx, row)
         return UndoLoggedExerciseResult(removed=LoggedExercise.from_row(row))
 
     def format(self, result: UndoLoggedExerciseResult) -> str:
-        return f"removed: {result.removed.exercise_name}"
+        return f"removed: {logged_line(result.removed)}"
 
 
 async def _reopen_in_current_workout(ctx: ToolContext, row: dict[str, Any]) -> None:

@@ -23,7 +23,7 @@ EXERCISE_TYPES = ("reps", "hold", "duration", "intervals")
 HISTORY_COLUMNS = (
     "performed_at", "exercise_name", "exercise_type", "sets", "reps", "load_each", "load_unit", "hold_sec",
     "duration_min", "distance", "distance_unit", "rounds", "work_sec", "rest_sec", "rpe", "muscles", "goals",
-    "session_id", "workout_id", "notes",
+    "session_id", "workout_id", "notes", "rpe_each",
 )  # fmt: skip
 _SELECT = "id, " + ", ".join(HISTORY_COLUMNS) + ", created_at"
 
@@ -55,12 +55,19 @@ async def log_exercises(
     return inserted
 
 
-async def delete_logged(conn: Conn, user_id: UserId, history_id: Any) -> dict[str, Any] | None:
-    """Delete one logged exercise and subtract its shares from the totals; None if it is not the user's."""
+async def delete_logged(
+    conn: Conn, user_id: UserId, history_id: Any, *, session_id: str | None = None
+) -> dict[str, Any] | None:
+    """Delete one logged exercise and subtract its shares from the totals; None if it is not the user's
+    (or, with `session_id`, was not logged in that chat session: an undo never reaches older rows)."""
+    only_session = " AND session_id = %s" if session_id is not None else ""
+    params: tuple[Any, ...] = (user_id, as_uuid(history_id, "exercise id"))
+    if session_id is not None:
+        params += (session_id,)
     async with conn.transaction():
         cur = await conn.execute(
-            f"DELETE FROM workout_history WHERE user_id = %s AND id = %s RETURNING {_SELECT}",
-            (user_id, as_uuid(history_id, "exercise id")),
+            f"DELETE FROM workout_history WHERE user_id = %s AND id = %s{only_session} RETURNING {_SELECT}",
+            params,
         )
         row = await cur.fetchone()
         if row is None:
@@ -107,11 +114,27 @@ async def get_logged(conn: Conn, user_id: UserId, history_id: Any) -> dict[str, 
     return await cur.fetchone()
 
 
+async def logged_in_session(conn: Conn, user_id: UserId, session_id: str) -> list[dict[str, Any]]:
+    """The rows logged in one chat session, newest first (what an undo may remove)."""
+    cur = await conn.execute(
+        f"SELECT {_SELECT} FROM workout_history WHERE user_id = %s AND session_id = %s"
+        " ORDER BY created_at DESC, performed_at DESC, id",
+        (user_id, session_id),
+    )
+    return await cur.fetchall()
+
+
 async def has_session(conn: Conn, user_id: UserId, session_id: str) -> bool:
     cur = await conn.execute(
         "SELECT 1 FROM workout_history WHERE user_id = %s AND session_id = %s LIMIT 1", (user_id, session_id)
     )
     return await cur.fetchone() is not None
+
+
+def days_back_start(days_back: int, now: datetime | None = None) -> datetime:
+    """Where 'the last `days_back` days' start: that many 24-hour days before now (what
+    GET /exercises/history?days_back=N and the statistics for N days both read)."""
+    return (now or datetime.now(UTC)) - timedelta(days=days_back)
 
 
 async def list_recent(
@@ -123,7 +146,7 @@ async def list_recent(
     now: datetime | None = None,
 ) -> list[dict[str, Any]]:
     """Newest first, at most `limit` rows within `days_back` days (index range scan, O(limit))."""
-    since = (now or datetime.now(UTC)) - timedelta(days=days_back)
+    since = days_back_start(days_back, now)
     cur = await conn.execute(
         f"SELECT {_SELECT} FROM workout_history WHERE user_id = %s AND performed_at >= %s"
         " ORDER BY performed_at DESC, id LIMIT %s",
@@ -326,6 +349,12 @@ def normalise_entry(
     if performed_at > now + timedelta(days=1):
         raise RepositoryError("performed_at is in the future")
     notes = entry.get("notes")
+    rpe_each = _per_set(entry.get("rpe_each"), sets, "rpe_each", integer=False)
+    if rpe_each is not None and not all(1 <= v <= 10 for v in rpe_each):
+        raise RepositoryError("rpe_each values must be between 1 and 10")
+    rpe = decimal_number(entry.get("rpe"), "rpe", minimum=1, maximum=10)
+    if rpe is None and rpe_each is not None:
+        rpe = max(rpe_each)
     return {
         "performed_at": performed_at,
         "exercise_name": name,
@@ -343,7 +372,8 @@ def normalise_entry(
         "rounds": _int(entry.get("rounds"), "rounds", 1, 1000),
         "work_sec": _int(entry.get("work_sec"), "work_sec", 1, 86400),
         "rest_sec": _int(entry.get("rest_sec"), "rest_sec", 0, 86400),
-        "rpe": decimal_number(entry.get("rpe"), "rpe", minimum=1, maximum=10),
+        "rpe": rpe,
+        "rpe_each": rpe_each,
         "muscles": _shares(entry.get("muscles", entry.get("muscles_utilized")), "muscle"),
         "goals": _shares(entry.get("goals", entry.get("goals_addressed")), "goal"),
         "session_id": _text(entry.get("session_id"), 200),

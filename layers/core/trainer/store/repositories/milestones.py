@@ -12,7 +12,7 @@ MILESTONE_TYPES = ("distance", "weight", "reps", "time", "event", "other")
 MILESTONE_STATUSES = ("active", "achieved", "abandoned")
 _COLUMNS = (
     "id, goal_name, goal_type, target_value, target_unit, target_date, current_value, status, plan_id,"
-    " created_at, achieved_at"
+    " created_at, achieved_at, time_limit_min, target_reps"
 )
 
 
@@ -26,7 +26,11 @@ async def create_milestone(
     target_unit: str | None = None,
     target_date: date | str | None = None,
     current_value: float | None = None,
+    time_limit_min: float | None = None,
+    target_reps: int | None = None,
 ) -> dict[str, Any]:
+    """A milestone with every number of its target: the value and unit, a time limit on a distance
+    ('5 km under 30 minutes') and the reps at a load ('100 kg for 5')."""
     name = (goal_name or "").strip()
     if not 1 <= len(name) <= 200:
         raise RepositoryError("goal_name must be 1-200 characters")
@@ -34,12 +38,15 @@ async def create_milestone(
         raise RepositoryError(f"goal_type must be one of {', '.join(MILESTONE_TYPES)}")
     cur = await conn.execute(
         "INSERT INTO milestone_goals (user_id, goal_name, goal_type, target_value, target_unit, target_date,"
-        f" current_value) VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
+        " current_value, time_limit_min, target_reps)"
+        f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
         (
             user_id, name, goal_type, decimal_number(target_value, "target_value", minimum=0),
             (target_unit or "").strip()[:50] or None,
             parse_date(target_date, "target_date") if target_date else None,
             decimal_number(current_value, "current_value", minimum=0),
+            decimal_number(time_limit_min, "time_limit_min", minimum=0, maximum=100000, strict=True),
+            _reps(target_reps),
         ),
     )  # fmt: skip
     row = await cur.fetchone()
@@ -84,3 +91,11 @@ async def list_milestones(conn: Conn, user_id: UserId, status: str = "active") -
         (user_id, status, status),
     )
     return await cur.fetchall()
+
+
+def _reps(value: int | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10000:
+        raise RepositoryError("target_reps must be a whole number between 1 and 10000")
+    return value

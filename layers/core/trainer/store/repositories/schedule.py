@@ -91,6 +91,17 @@ async def list_upcoming(
     return await cur.fetchall()
 
 
+async def list_between(conn: Conn, user_id: UserId, start: datetime, end: datetime) -> list[dict[str, Any]]:
+    """Every workout scheduled with start <= scheduled_date < end, whatever its status, oldest first
+    (what adherence reads)."""
+    cur = await conn.execute(
+        f"SELECT {_COLUMNS} FROM scheduled_workouts WHERE user_id = %s"
+        " AND scheduled_date >= %s AND scheduled_date < %s ORDER BY scheduled_date, id LIMIT 1000",
+        (user_id, start, end),
+    )
+    return await cur.fetchall()
+
+
 def _validate(changes: dict[str, Any], timezone: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for name, value in changes.items():
