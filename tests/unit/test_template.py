@@ -42,7 +42,22 @@ BUFFERED_ROUTES = {
     ("/workouts/import", "post"),
     ("/console", "get"),
     ("/console/{proxy+}", "get"),
+    ("/me", "delete"),
+    ("/me/profile", "get"),
+    ("/me/profile", "patch"),
+    ("/me/goals", "get"),
+    ("/me/goals", "put"),
+    ("/me/preferences", "get"),
+    ("/me/preferences", "post"),
+    ("/me/preferences/{preference_id}", "delete"),
+    ("/me/locations", "get"),
+    ("/me/locations", "post"),
+    ("/me/locations/{location_id}", "patch"),
+    ("/me/locations/{location_id}", "delete"),
+    ("/me/locations/{location_id}/current", "post"),
 }
+STREAMED_ROUTES = {("/agent/stream", "post"), ("/me/export", "get")}
+"""On the stream function, answered with response streaming."""
 
 
 @cache
@@ -211,6 +226,21 @@ def test_stream_route_uses_response_streaming_end_to_end() -> None:
     assert integration["uri"]["Fn::Sub"].endswith("${StreamFunctionAliaslive}/response-streaming-invocations")
 
 
+def test_the_data_export_is_streamed_by_the_stream_function() -> None:
+    event = function("StreamFunction")["Events"]["Export"]["Properties"]
+    assert (event["Path"], event["Method"].lower()) == ("/me/export", "get")
+    assert event["ResponseTransferMode"] == "RESPONSE_STREAM"
+    integration = _integration("/me/export", "get")
+    assert integration["responseTransferMode"] == "STREAM"
+    assert integration["uri"]["Fn::Sub"].endswith("${StreamFunctionAliaslive}/response-streaming-invocations")
+
+
+def test_the_cost_function_may_check_the_account_tombstone_in_its_transaction() -> None:
+    statements = function("CostFunction")["Policies"][0]["Statement"]
+    sessions = next(s for s in statements if "SessionsTable" in str(s["Resource"]))
+    assert {"dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"} <= set(sessions["Action"])
+
+
 def test_stream_function_runs_under_the_lambda_web_adapter() -> None:
     stream = function("StreamFunction")
     variables = stream["Environment"]["Variables"]
@@ -344,7 +374,7 @@ def test_buffered_routes_are_all_on_the_api_function_and_never_streamed() -> Non
     (rest_api,) = resources_of("AWS::ApiGateway::RestApi").values()
     paths = rest_api["Properties"]["Body"]["paths"]
     routes = {(path, method) for path, methods in paths.items() for method in methods}
-    assert routes == BUFFERED_ROUTES | {("/agent/stream", "post")}
+    assert routes == BUFFERED_ROUTES | STREAMED_ROUTES
     for path, method in BUFFERED_ROUTES:
         integration = _integration(path, method)
         assert integration["uri"]["Fn::Sub"].endswith("${ApiFunctionAliaslive}/invocations")
@@ -595,7 +625,7 @@ def test_api_events_are_rest_v1_proxy_events(name: str, expected: tuple[str, str
         assert event["headers"]["Authorization"].startswith("Bearer ")
     if method == "POST":
         assert json.loads(event["body"])["message"]
-    assert (path, method.lower()) in BUFFERED_ROUTES | {("/agent/stream", "post")}
+    assert (path, method.lower()) in BUFFERED_ROUTES | STREAMED_ROUTES
 
 
 def test_program_events_match_what_the_handlers_parse() -> None:
