@@ -1,6 +1,8 @@
 """The bodies of the `/me` routes (issue 20): the settings screens (profile, goals, preferences, locations
 with their equipment), account deletion, and the data export's documented envelope. Conventions as in
-trainer.api.schemas: response models list every field, request models refuse unknown fields."""
+trainer.api.schemas: response models list every field; request models refuse unknown fields and take
+values only of the JSON type the schema names (no `0` for `false`, no `"3"` for 3, no number for a date).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +10,17 @@ from datetime import date, datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    field_validator,
+)
 
 from trainer.api.schemas import (
     NON_BLANK_PATTERN,
@@ -30,6 +42,17 @@ PreferenceType = Literal[
 WeightUnit = Literal["kg", "lbs"]
 
 
+def _text_only(value: Any) -> Any:
+    """Dates and times come as ISO text (pydantic would also read a number as a timestamp)."""
+    if not isinstance(value, str):
+        raise ValueError("an ISO 8601 string is required")
+    return value
+
+
+IsoDate = Annotated[date, BeforeValidator(_text_only)]
+IsoDatetime = Annotated[AwareDatetime, BeforeValidator(_text_only)]
+
+
 def _text(max_length: int, description: str | None = None, *, optional: bool = False) -> Any:
     """A text field that is not blank (whitespace only); `optional`: it may be left out (None)."""
     if optional:
@@ -44,7 +67,7 @@ def _text(max_length: int, description: str | None = None, *, optional: bool = F
 
 
 class RequestModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # --- preferences ----------------------------------------------------------------------------------
@@ -77,8 +100,8 @@ class PreferenceCreate(RequestModel):
     type: PreferenceType
     description: str = _text(1000, "What the user wants or does not want ('bad left knee').")
     guidance: str = Field(default="", max_length=2000, description="How it should change the workouts.")
-    expires_at: AwareDatetime | None = Field(default=None, description="Until when; omit for permanent.")
-    delete_after_use: bool = Field(default=False, description="For the next workout only.")
+    expires_at: IsoDatetime | None = Field(default=None, description="Until when; omit for permanent.")
+    delete_after_use: StrictBool = Field(default=False, description="For the next workout only.")
 
     _no_nul = field_validator("description", "guidance")(without_nul)
 
@@ -123,12 +146,12 @@ class ProfileUpdate(RequestModel):
 
     display_name: str | None = _text(120, optional=True)
     sex: Sex | None = None
-    birth_date: date | None = None
-    height_cm: float | None = Field(default=None, gt=0, lt=300)
-    weight_kg: float | None = Field(default=None, gt=0, lt=700, description="Body weight in kg.")
-    body_fat_pct: float | None = Field(default=None, ge=0, lt=100)
+    birth_date: IsoDate | None = None
+    height_cm: StrictFloat | None = Field(default=None, gt=0, lt=300)
+    weight_kg: StrictFloat | None = Field(default=None, gt=0, lt=700, description="Body weight in kg.")
+    body_fat_pct: StrictFloat | None = Field(default=None, ge=0, lt=100)
     experience: ExperienceLevel | None = None
-    session_minutes: int | None = Field(default=None, ge=15, le=180)
+    session_minutes: StrictInt | None = Field(default=None, ge=15, le=180)
     available_days: list[Annotated[str, Field(pattern=WEEKDAY_PATTERN)]] | None = Field(
         default=None,
         max_length=14,
@@ -164,7 +187,7 @@ class GoalsResponse(ResponseModel):
 class CategoryGoalIn(RequestModel):
     category: str = _text(80, "Any name: 'Strength', 'Zone 2 Cardio'.")
     description: str | None = Field(default=None, max_length=500)
-    percentage: float = Field(ge=0, le=100, description="Its weight; the set is normalised to 100%.")
+    percentage: StrictFloat = Field(ge=0, le=100, description="Its weight; the set is normalised to 100%.")
 
     _no_nul = field_validator("category", "description")(without_nul)
 
@@ -174,7 +197,7 @@ class GoalsUpdate(RequestModel):
     listed twice (any case) or percentages that are all zero are `422 invalid_goals`."""
 
     categories: list[CategoryGoalIn] | None = Field(default=None, min_length=1, max_length=20)
-    muscles: dict[Muscle, Annotated[float, Field(ge=0, le=100)]] | None = Field(
+    muscles: dict[Muscle, Annotated[StrictFloat, Field(ge=0, le=100)]] | None = Field(
         default=None, min_length=1, description="{muscle: percentage} over the 16 canonical muscles."
     )
 
@@ -194,7 +217,7 @@ class Equipment(ResponseModel):
 class EquipmentIn(RequestModel):
     name: str = _text(100)
     type: str | None = Field(default=None, max_length=50)
-    weights: list[Annotated[float, Field(ge=0, le=10_000)]] | None = Field(default=None, max_length=200)
+    weights: list[Annotated[StrictFloat, Field(ge=0, le=10_000)]] | None = Field(default=None, max_length=200)
     unit: WeightUnit | None = None
 
     _no_nul = field_validator("name", "type")(without_nul)
@@ -223,7 +246,7 @@ class LocationCreate(RequestModel):
     name: str = _text(100)
     description: str | None = Field(default=None, max_length=1000)
     equipment: list[EquipmentIn] = Field(default_factory=list, max_length=200)
-    current: bool = Field(default=False, description="Make it the current location.")
+    current: StrictBool = Field(default=False, description="Make it the current location.")
 
     _no_nul = field_validator("name", "description")(without_nul)
 

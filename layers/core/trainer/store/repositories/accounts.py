@@ -24,7 +24,7 @@ LOCK_CLASS = 1953653102
 """The advisory lock class of account rows ('trai'); the object is hashtext(user id)."""
 ACCOUNT_DELETED_STATE = "TR001"
 """The SQLSTATE the users trigger raises for a deleted account."""
-EXPORT_BATCH_ROWS = 500
+EXPORT_BATCH_ROWS = 100
 """Rows one FETCH of an export's server-side cursor brings."""
 
 
