@@ -153,8 +153,10 @@ async def populate_dynamodb(
     sessions: int = 2,
     turns_per_session: int = 1,
     day: date | None = None,
+    large_payload: bool = True,
 ) -> DynamoWorld:
-    """Every kind of sessions-table item for the user (see the module docstring)."""
+    """Every kind of sessions-table item for the user (see the module docstring); `large_payload`: the
+    first session holds one event of about 1 MB (kept in BLOB parts)."""
     world = DynamoWorld()
     for index in range(sessions):
         session = table.create_session(user_id)
@@ -162,11 +164,11 @@ async def populate_dynamodb(
         for _ in range(turns_per_session):
             world.turn_spans[session.id] = play_turn(table, session.id)
         if index == 0:
-            big = {
-                "tool_name": "fetch_data",
-                "result": {"rows": [random.Random(i).random() for i in range(60_000)]},
-            }
-            table.append_event(session.id, EventType.TOOL_RESULT, big)  # compressed or split into BLOB parts
+            if large_payload:  # compressed and split into BLOB parts
+                rows = [random.Random(i).random() for i in range(60_000)]
+                table.append_event(
+                    session.id, EventType.TOOL_RESULT, {"tool_name": "fetch_data", "result": {"rows": rows}}
+                )
             table.put_state(
                 session.id, "current_workout", {"title": "Push day", "exercises": [{"name": "Dips"}]}
             )

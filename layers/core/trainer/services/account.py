@@ -100,6 +100,8 @@ class DeletionReport:
     sessions: int = 0
     external: dict[str, int] = field(default_factory=dict)
     duration_ms: int = 0
+    phase_ms: dict[str, int] = field(default_factory=dict)
+    """How long each step took: tombstone, erasers, postgres, dynamodb."""
 
     def audit(self) -> dict[str, Any]:
         return {
@@ -111,6 +113,7 @@ class DeletionReport:
             "sessions": self.sessions,
             "external": dict(self.external),
             "duration_ms": self.duration_ms,
+            "phase_ms": dict(self.phase_ms),
         }
 
 
@@ -179,6 +182,9 @@ class AccountService:
             return self._audited(report, started)
         if self._records is not None:
             await self._records.put_tombstone(user_id)
+        phase = report.phase_ms
+        mark = _Stopwatch()
+        phase["tombstone"] = mark.lap(started)
         for eraser in self.erasers:
             try:
                 report.external[eraser.name] = await eraser.erase(user_id)
@@ -187,6 +193,7 @@ class AccountService:
                     "account eraser failed", extra={"eraser": eraser.name, "error": type(exc).__name__}
                 )
                 report.complete = False
+        phase["erasers"] = mark.lap()
         if not report.complete:
             # The erasers read what they erase from the user's rows (a device's endpoint): the rows stay
             # until every eraser succeeded; the tombstone already refuses the account everywhere.
@@ -194,10 +201,12 @@ class AccountService:
         async with self._db.transaction() as conn:
             await repo.lock_account(conn, key)
             report.postgres_rows = await repo.erase_rows(conn, key, await repo.user_tables(conn))
+        phase["postgres"] = mark.lap()
         if self._records is not None:
             self._count(report, await self._records.erase(user_id, deadline))
             if report.complete:
                 self._count(report, await self._records.erase(user_id, deadline))
+        phase["dynamodb"] = mark.lap()
         if report.complete:
             async with self._db.connection() as conn:
                 await repo.complete_tombstone(conn, key)
@@ -286,6 +295,18 @@ class AccountService:
                 await out.write("]}")
         items = await self._records.user_items(user_id) if self._records is not None else []
         await out.write('],"userItems":' + _dumps(items) + ',"complete":true}')
+
+
+class _Stopwatch:
+    def __init__(self) -> None:
+        self._last = time.monotonic()
+
+    def lap(self, since: float | None = None) -> int:
+        """Milliseconds since `since` (else the last lap)."""
+        now = time.monotonic()
+        elapsed = now - (self._last if since is None else since)
+        self._last = now
+        return int(elapsed * 1000)
 
 
 class _ChunkWriter:
