@@ -35,8 +35,8 @@ from trainer.store.account_records import DynamoAccountRecords
 from trainer.store.db import Database
 from trainer.store.dynamo_tables import aws_client, parse_template
 from trainer.store.metrics import DailyMetricsStore
-from trainer.store.models import EventType
-from trainer.store.ports import AccountDeleted
+from trainer.store.models import Event, EventType
+from trainer.store.ports import AccountDeleted, LeaseClaim, SessionBatch
 from trainer.store.repositories import accounts, profiles
 from trainer.store.sessions import DynamoSessionStore
 
@@ -319,6 +319,60 @@ async def test_late_events_and_a_running_turn_write_nothing_for_a_deleted_accoun
     assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == []
     assert {table: rows for table, rows in (await user_rows(db, alice)).items() if rows} == {}
     assert (await user_rows(db, bob))["workout_history"], "Bob keeps his"
+
+
+class AfterMeta:
+    """The records' DynamoDB client, calling `hook(pk)` right after a session's META is deleted."""
+
+    def __init__(self, client: Any, hook: Callable[[str], None]) -> None:
+        self._client, self._hook = client, hook
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def delete_item(self, **request: Any) -> Any:
+        answer = self._client.delete_item(**request)
+        if request["Key"]["SK"]["S"] == "META":
+            self._hook(request["Key"]["PK"]["S"])
+        return answer
+
+
+async def test_a_turn_committing_while_its_session_is_erased_is_taken_over(
+    users: Users, aws_settings: Settings, session_store: DynamoSessionStore, db: Database
+) -> None:
+    """A turn's commit that lands between its session's META going and the rest of the session is
+    refused as a lease taken over (so the turn writes nothing more), not as a missing session (after
+    which it would write its error event straight to the store)."""
+    alice = users.alice
+    session_id = users.worlds[alice].sessions[1]
+    next_seq = session_store.table.load_session(session_id).last_seq + 1
+    await session_store.acquire_lease(session_id, "turn:running", 60)
+    outcomes: list[str] = []
+
+    def commit_now(pk: str) -> None:
+        if pk != f"SESSION#{session_id}":
+            return
+        event = Event(
+            session_id=session_id,
+            sequence_number=next_seq,
+            event_type=EventType.USER_MESSAGE,
+            timestamp=datetime.now(UTC),
+            data={"message": "one more"},
+        )
+        batch = SessionBatch(events=[event], lease=LeaseClaim("turn:running", 60))
+        try:
+            session_store.table.commit(session_id, batch)
+        except Exception as exc:
+            outcomes.append(type(exc).__name__)
+        else:
+            outcomes.append("committed")
+
+    records = DynamoAccountRecords(aws_settings)
+    records.table._client = AfterMeta(records.table._client, commit_now)
+    report = await AccountService(db, records).delete(alice)
+    assert report.complete
+    assert outcomes == ["LeaseHeld"]
+    assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == []
 
 
 async def test_a_wrong_or_missing_confirmation_deletes_nothing(

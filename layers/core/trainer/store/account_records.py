@@ -4,8 +4,8 @@ reading them a page at a time for an export. `DynamoAccountTable` does the block
 
 The user's items: the `USER#<uid>` partition (daily metrics and reservations `DAY#`, request rates `RATE#`,
 anything added there later) and each session found through GSI1 (`GSI1PK=USER#<uid>`), with its whole
-partition (`META`, `EVENT#`, `STATE#`, `BLOB#`, `LEASE`). A session's META goes first, so a turn still running
-in it fails its next commit (its META update and lease are conditional) and writes nothing more.
+partition (`META`, `EVENT#`, `STATE#`, `BLOB#`, `LEASE`). A session's lease is taken first, then its META
+goes: a turn still running in it fails its next commit or renewal as taken over and writes nothing more.
 
 The tombstone item `PK=DELETED#<digest hex>, SK=ACCOUNT` (trainer.store.account_keys) carries no user id and
 no TTL: the cost job's daily-metrics write is a transaction conditional on its absence, and the checkpoint job
@@ -38,6 +38,8 @@ DELETE_WORKERS = 8
 BATCH_ATTEMPTS = 10
 EVENTS_PAGE = 200
 """Events one export read brings."""
+ERASE_HOLDER = "account-deletion"
+ERASE_LEASE_SECONDS = 3600
 
 
 def user_partition(user_id: str) -> str:
@@ -86,6 +88,7 @@ class DynamoAccountTable:
         def erase_session(pk: str) -> int | None:
             if deadline is not None and time.monotonic() > deadline:
                 return None
+            self._take_lease(pk)
             self._client.delete_item(TableName=self._table, Key={"PK": {"S": pk}, "SK": {"S": "META"}})
             return 1 + self._delete_partition(pk, keep_meta=True)
 
@@ -97,6 +100,21 @@ class DynamoAccountTable:
                     erased.items += deleted
                     erased.sessions += 1
         return erased
+
+    def _take_lease(self, pk: str) -> None:
+        """The session's lease, whoever holds it: a turn still running in the session fails its next
+        commit or renewal as taken over (LeaseHeld) and writes nothing more, not even its error event."""
+        until = int(time.time()) + ERASE_LEASE_SECONDS
+        self._client.put_item(
+            TableName=self._table,
+            Item={
+                "PK": {"S": pk},
+                "SK": {"S": "LEASE"},
+                "holder": {"S": ERASE_HOLDER},
+                "lease_until": {"N": str(until)},
+                "expires_at": {"N": str(until)},
+            },
+        )
 
     def _session_partitions(self, user_id: str) -> list[str]:
         """The partitions of the user's sessions (GSI1 is eventually consistent: a session created a
