@@ -31,6 +31,7 @@ UNAUTHORIZED_CODES = (
     "invalid_signature",
     "invalid_audience",
     "invalid_issuer",
+    "account_deleted",
 )
 
 AUTHENTICATED: ErrorCodes = {

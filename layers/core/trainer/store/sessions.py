@@ -730,6 +730,30 @@ class DynamoSessionTable:
         )
         self._delete_keys(_blob_keys(pk, response.get("Attributes") or {}, "value"))
 
+    # -- a whole account (export) -------------------------------------------------------------------
+
+    def user_sessions(self, user_id: str) -> Iterator[Session]:
+        """Every live session of the user, newest first, read a page at a time."""
+        return self._user_sessions(user_id, active_only=False)
+
+    def states(self, session_id: str) -> dict[str, Any]:
+        """Every live state value of a session, by key."""
+        if not _valid_id(session_id):
+            return {}
+        pk = _pk(session_id)
+        now = self._epoch()
+        query = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :state)",
+            "ExpressionAttributeValues": {":pk": {"S": pk}, ":state": {"S": "STATE#"}},
+            "ConsistentRead": True,
+        }
+        return {
+            item["SK"]["S"].removeprefix("STATE#"): self._decode_payload(pk, item, "value")
+            for item in self._query(query)
+            if not self._expired(item, now)
+        }
+
     # -- internals ----------------------------------------------------------------------------------
 
     def _now(self) -> datetime:
