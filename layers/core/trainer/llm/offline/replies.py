@@ -22,6 +22,7 @@ from trainer.tools.analytics import (
     StatsSummaryResult,
     WorkoutStatisticsResult,
 )
+from trainer.tools.artifacts import TimerData
 from trainer.tools.calendar import (
     CreateWorkoutPlanResult,
     DeleteScheduledWorkoutResult,
@@ -51,7 +52,7 @@ from trainer.tools.programs import (
     RequestTrainingPlanResult,
     ShowTrainingPlanResult,
 )
-from trainer.tools.timers import TimerData, TimersResult
+from trainer.tools.timers import TimersResult
 from trainer.tools.workout import (
     AddResult,
     AdjustResult,
