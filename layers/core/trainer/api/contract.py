@@ -258,6 +258,10 @@ def contract_schemas(ref_template: str, event_schema: dict[str, Any]) -> dict[st
     schemas[JSON_OBJECT] = json_object_schema(ref_template)
     for name, schema in list(schemas.items()):
         schemas[name] = untyped_objects_as_json(schema, ref_template)
+    for outcome_name in [result.__name__ for _, _, result in tools] + ["ToolFailure"]:
+        required = schemas[outcome_name].setdefault("required", [])
+        if "success" not in required:
+            required.insert(0, "success")  # always sent: it tells a result from a failure
 
     failure = _ref(ref_template, "ToolFailure")
     starts: dict[str, str] = {}

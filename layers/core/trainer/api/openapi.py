@@ -101,8 +101,9 @@ operation documents the statuses it can answer with and, per status, its `code`s
 machine-readable in `x-error-codes`). An unexpected failure is `500` with code `internal`.
 
 `POST /agent/stream` answers `text/event-stream`: each event is `id: <seq>\\ndata: <Frame JSON>\\n\\n`
-(its 200 `schema` is `Frame`, the JSON of one event's `data`), with `: heartbeat` comment lines while
-the turn is quiet (never an event); `turn_end` closes every turn and `done` is always last.
+(its 200 `schema` is one parsed event; its `data` is a JSON `Frame`, also named by `x-sse-data`), with
+`: heartbeat` comment lines while the turn is quiet (never an event); `turn_end` closes every turn and
+`done` is always last.
 """
 
 

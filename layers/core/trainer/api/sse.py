@@ -50,7 +50,7 @@ STREAM_RESPONSE: dict[str, Any] = {
         "The turn as Server-Sent Events. Each event is `id: <seq>\\ndata: <Frame JSON>\\n\\n`, where "
         "`<seq>` is the last session event persisted when the frame was sent (it never decreases; "
         "pass it as `after` to `GET /agent/sessions/{session_id}/events` to catch up) and the data "
-        "is one `Frame` (the schema below is that of one event's `data`). The first frame is "
+        "is one `Frame` (`x-sse-data`; the schema is that of one parsed event). The first frame is "
         "`session` (the session the turn runs in, also in the `X-Session-Id` header), sent before any "
         "model call. While the turn is quiet a `: heartbeat` comment line is sent, which dispatches no "
         "event. A failure during the turn is an `error` frame; `turn_end` (with the outcome) closes "
@@ -58,12 +58,23 @@ STREAM_RESPONSE: dict[str, Any] = {
     ),
     "content": {
         SSE_MEDIA_TYPE: {
-            "schema": {"$ref": "#/components/schemas/Frame"},
-            "x-sse": {
-                "description": "Server-Sent Events: the schema is the JSON of each event's `data`.",
-                "id": {"type": "string", "pattern": "^[0-9]+$"},
-                "data": "application/json",
+            # OpenAPI 3.1 has no keyword for the items of a stream (3.2's `itemSchema`); by the
+            # convention 3.2 writes down for earlier documents, `schema` describes one event as a
+            # parsed object. Its `data` is the JSON of a `Frame`, as `encode_frame` writes it.
+            "schema": {
+                "type": "object",
+                "description": "One Server-Sent Event of the stream; its `data` is a JSON `Frame`.",
+                "required": ["id", "data"],
+                "properties": {
+                    "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": {"$ref": "#/components/schemas/Frame"},
+                    },
+                },
             },
+            "x-sse-data": {"$ref": "#/components/schemas/Frame"},
         }
     },
     "headers": {
