@@ -64,7 +64,15 @@ def rendered_closure() -> set[str]:
 
 def test_the_rendered_fields_reach_the_typed_unions() -> None:
     closure = rendered_closure()
-    assert {"Frame", "Action", "Event", "Artifact", "ExerciseFields", "Question", "SessionMetadata"} <= closure
+    assert {
+        "Frame",
+        "Action",
+        "Event",
+        "Artifact",
+        "ExerciseFields",
+        "Question",
+        "SessionMetadata",
+    } <= closure
     assert {"GenerateWorkoutArgs", "GenerateWorkoutResult", "MessageNotifyUserToolResult"} <= closure
 
 
@@ -82,7 +90,9 @@ def typescript_blocks(types: str) -> dict[str, str]:
     return blocks
 
 
-def test_typescript_types_of_what_the_app_renders_hold_no_unknown(typescript_client: TypeScriptClient) -> None:
+def test_typescript_types_of_what_the_app_renders_hold_no_unknown(
+    typescript_client: TypeScriptClient,
+) -> None:
     blocks = typescript_blocks(typescript_client.types)
     closure = rendered_closure()
     assert closure <= set(blocks)
@@ -97,7 +107,9 @@ def test_typescript_types_of_what_the_app_renders_hold_no_unknown(typescript_cli
 def test_python_types_of_what_the_app_renders_hold_no_any(python_client: Path) -> None:
     models = importlib.import_module("trainer_client.models")
     closure = rendered_closure()
-    classes = {name: getattr(models, name) for name in closure if inspect.isclass(getattr(models, name, None))}
+    classes = {
+        name: getattr(models, name) for name in closure if inspect.isclass(getattr(models, name, None))
+    }
     unions = closure - set(classes)
     assert unions <= {"Frame", "Action", "Event", "Artifact", "ToolStartFrame", "ToolResultFrame"}, unions
     untyped = {
@@ -110,7 +122,9 @@ def test_python_types_of_what_the_app_renders_hold_no_any(python_client: Path) -
     assert "GenerateWorkoutToolStart" in classes and "JsonObject" in classes
 
 
-def test_the_typescript_client_compiles_under_strict_and_narrows_frames(typescript_client: TypeScriptClient) -> None:
+def test_the_typescript_client_compiles_under_strict_and_narrows_frames(
+    typescript_client: TypeScriptClient,
+) -> None:
     """frames.ts narrows on `type`, then on `tool`; compiled in the fixture with `tsc --strict`."""
     assert (typescript_client.directory / "out" / "frames.js").exists()
     assert "switch (frame.type)" in (typescript_client.directory / "frames.ts").read_text()
@@ -119,7 +133,7 @@ def test_the_typescript_client_compiles_under_strict_and_narrows_frames(typescri
 @pytest.mark.parametrize(
     "body",
     [
-        'export const args = (frame: Frame) => frame.args;',
+        "export const args = (frame: Frame) => frame.args;",
         'export const text = (frame: Frame) => frame.type === "tool_result" && frame.data.message;',
     ],
 )
@@ -130,7 +144,9 @@ def test_reading_a_variants_field_without_narrowing_does_not_compile(
         shutil.copy(typescript_client.directory / name, tmp_path / name)
     (tmp_path / "node_modules").symlink_to(typescript_client.directory / "node_modules")
     (tmp_path / "unnarrowed.ts").write_text(
-        'import type { components } from "./api.js";\ntype Frame = components["schemas"]["Frame"];\n' + body + "\n"
+        'import type { components } from "./api.js";\ntype Frame = components["schemas"]["Frame"];\n'
+        + body
+        + "\n"
     )
     with pytest.raises(AssertionError, match="TS2339"):
         run([str(BIN / "tsc"), "--project", str(tmp_path / "tsconfig.json"), "--noEmit"], tmp_path)

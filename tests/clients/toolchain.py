@@ -28,9 +28,13 @@ VENV_BIN = Path(sys.executable).parent
 
 def run(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    result = subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
     if result.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+        raise AssertionError(
+            f"{' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+        )
     return result
 
 
@@ -40,7 +44,9 @@ def ensure_node_modules() -> None:
     if stamp.exists() and stamp.stat().st_mtime >= (CLIENTS / "package-lock.json").stat().st_mtime:
         return
     if shutil.which("npm") is None:
-        raise AssertionError("npm is missing: run `make test` (scripts/ensure_system_packages.sh installs it)")
+        raise AssertionError(
+            "npm is missing: run `make test` (scripts/ensure_system_packages.sh installs it)"
+        )
     run(["npm", "ci", "--no-audit", "--no-fund", "--prefer-offline"], CLIENTS)
 
 

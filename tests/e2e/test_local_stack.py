@@ -211,4 +211,9 @@ def test_stream_frames_and_headers(local_stack: Stack) -> None:
     ids = [i for i, _ in frames]
     assert ids == sorted(ids)
     assert frames[-1][1]["type"] == "done" and frames[-1][1]["sessionId"]
+    assert frames[-2][1] == {
+        "type": "turn_end",
+        "outcome": "replied",
+        "sessionId": frames[-1][1]["sessionId"],
+    }
     assert [e["type"] for _, e in frames].count("done") == 1

@@ -211,7 +211,9 @@ def test_heartbeats_reach_no_third_party_parser_as_a_message(
     python_client: Path,  # noqa: F811
 ) -> None:
     token = newcomer_token()
-    with httpx.Client(base_url=heartbeat_stack.base_url, headers=heartbeat_stack.headers(token), timeout=120) as http:
+    with httpx.Client(
+        base_url=heartbeat_stack.base_url, headers=heartbeat_stack.headers(token), timeout=120
+    ) as http:
         raw = http.post("/agent/stream", json={"message": WORKOUT_REQUEST}).text
     assert raw.count(": heartbeat\n") >= 3, "the stack sent no heartbeats to test with"
     assert ": heartbeat\n\n" not in raw

@@ -130,7 +130,12 @@ async def test_stream(client: httpx.AsyncClient, contract: Contract, auth: dict[
     response = await client.post("/agent/stream", json={"message": WORKOUT_REQUEST}, headers=auth)
     frames = contract.check(response)
     assert frames[-1]["type"] == "done" and frames[-1]["sessionId"]
-    assert frames[-2] == {**frames[-2], "type": "turn_end", "outcome": "replied", "sessionId": frames[-1]["sessionId"]}
+    assert frames[-2] == {
+        **frames[-2],
+        "type": "turn_end",
+        "outcome": "replied",
+        "sessionId": frames[-1]["sessionId"],
+    }
     assert [f["id"] for f in frames] == sorted(f["id"] for f in frames)
     assert {"status", "message_delta", "tool_start", "tool_result"} <= {f["type"] for f in frames}
 

@@ -250,7 +250,7 @@ def contract_schemas(ref_template: str, event_schema: dict[str, Any]) -> dict[st
     extra += [(model, "serialization") for model in event_models.values()]
     extra += [(model, "serialization") for model in FRAME_MODELS if frame_type(model) not in TOOL_FRAME_TYPES]
     pairs = [(model, "serialization") for _, args, result in tools for model in (args, result)] + extra
-    _, top = models_json_schema(pairs, ref_template=ref_template)  # type: ignore[arg-type]
+    _, top = models_json_schema(pairs, ref_template=ref_template)
     schemas: dict[str, dict[str, Any]] = top.get("$defs", {})
     artifact = TypeAdapter(Artifact).json_schema(mode="serialization", ref_template=ref_template)
     schemas.update(artifact.pop("$defs", {}))
