@@ -13,11 +13,11 @@ PYTHON312 := $(shell \
   else root=$$(pyenv root 2>/dev/null || echo $$HOME/.pyenv); \
     ls -d $$root/versions/3.12*/bin/python3.12 2>/dev/null | sort -V | tail -n 1; fi)
 
-.PHONY: help venv system-packages run test test-unit test-integration test-pgbouncer test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
+.PHONY: help venv system-packages clients run test test-unit test-integration test-pgbouncer test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
 
 help:
 	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
-	@echo "make test   - run the whole test suite"
+	@echo "make test   - run the whole test suite (generates and checks the TypeScript and Python clients too)"
 	@echo "make lint   - ruff + mypy"
 	@echo "make bench  - benchmarks (figures quoted in issue notes)"
 	@echo "make schedule-hourly | schedule-daily - run a program schedule now on the local stack's data"
@@ -37,14 +37,23 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP) system-packages
 
-# pgbouncer for the second run of the Postgres tests (apt-get as root or via sudo when missing).
+# pgbouncer for the second run of the Postgres tests, chromium for the console's, node and npm for
+# the generated TypeScript client (apt-get as root or via sudo when missing).
 system-packages:
 	@scripts/ensure_system_packages.sh
+
+# The generated clients' npm toolchain, at the versions package-lock.json pins (tests/clients).
+CLIENTS := tests/clients
+$(CLIENTS)/node_modules/.package-lock.json: $(CLIENTS)/package-lock.json | system-packages
+	cd $(CLIENTS) && npm ci --no-audit --no-fund --prefer-offline
+	@touch $@
+
+clients: $(CLIENTS)/node_modules/.package-lock.json
 
 run: $(STAMP)
 	PORT=$(PORT) $(VENV)/bin/trainer local
 
-test: $(STAMP) system-packages
+test: $(STAMP) system-packages clients
 	$(VENV)/bin/pytest -q -n 2 --dist loadfile tests
 	$(VENV)/bin/pytest -q -n 2 --dist loadfile --pgbouncer tests/integration
 
@@ -58,7 +67,7 @@ test-integration: $(STAMP)
 test-pgbouncer: $(STAMP) system-packages
 	$(VENV)/bin/pytest -q -n 2 --dist loadfile --pgbouncer tests/integration
 
-test-e2e: $(STAMP)
+test-e2e: $(STAMP) clients
 	$(VENV)/bin/pytest -q tests/e2e
 
 screenshots: $(STAMP)

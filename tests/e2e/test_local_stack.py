@@ -133,7 +133,7 @@ def test_request_body_errors(local_stack: Stack) -> None:
         missing = http.post("/agent/stream", json={"sessionId": None})
         assert (missing.status_code, error_code(missing)) == (400, "missing_message")
         too_long = http.post("/agent/chat", json={"message": "x" * 8001})
-        assert (too_long.status_code, error_code(too_long)) == (413, "message_too_long")
+        assert (too_long.status_code, error_code(too_long)) == (422, "message_too_long")
         huge = http.post("/agent/chat", json={"message": "hi", "currentWorkout": {"pad": "y" * 300_000}})
         assert (huge.status_code, error_code(huge)) == (413, "body_too_large")
         model = http.post("/agent/chat", json={"message": "hi", "model": "claude-unknown-9"})
@@ -211,4 +211,9 @@ def test_stream_frames_and_headers(local_stack: Stack) -> None:
     ids = [i for i, _ in frames]
     assert ids == sorted(ids)
     assert frames[-1][1]["type"] == "done" and frames[-1][1]["sessionId"]
+    assert frames[-2][1] == {
+        "type": "turn_end",
+        "outcome": "replied",
+        "sessionId": frames[-1][1]["sessionId"],
+    }
     assert [e["type"] for _, e in frames].count("done") == 1

@@ -114,9 +114,28 @@ def _container_from(settings: Settings) -> Callable[[], Awaitable[Container]]:
     return build
 
 
+OPERATION_IDS = {
+    "health": "getHealth",
+    "chat": "sendChatMessage",
+    "stream": "streamChatTurn",
+    "list_events": "listSessionEvents",
+    "put_user_settings": "updateUserSettings",
+    "exercise_history": "getExerciseHistory",
+    "exercise_distribution": "getExerciseDistribution",
+    "put_goals": "updateGoals",
+    "put_notification_settings": "updateNotificationSettings",
+    "make_location_current": "setCurrentLocation",
+}
+"""Handlers whose names do not read as a method of a client (`chat`, `health`)."""
+
+
 def operation_id(route: APIRoute) -> str:
-    """The handler's name (`chat`, `list_sessions`...): the method names of generated clients."""
-    return route.name
+    """The method names of generated clients: a verb, then what it acts on, in camelCase
+    (`listSessions`, `sendChatMessage`): the handler's name, or its entry in OPERATION_IDS."""
+    if route.name in OPERATION_IDS:
+        return OPERATION_IDS[route.name]
+    head, *rest = route.name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
 
 
 def create_app(container: Container | None = None, *, settings: Settings | None = None) -> FastAPI:

@@ -73,7 +73,7 @@ class RequestModel(BaseModel):
 # --- preferences ----------------------------------------------------------------------------------
 
 
-class Preference(ResponseModel):
+class UserPreference(ResponseModel):
     """A preference the workouts honour: permanent, until `expires_at`, or for the next workout only."""
 
     id: UUID
@@ -86,11 +86,11 @@ class Preference(ResponseModel):
 
 
 class PreferenceList(ResponseModel):
-    preferences: list[Preference] = Field(description="The active ones (not expired), oldest first.")
+    preferences: list[UserPreference] = Field(description="The active ones (not expired), oldest first.")
 
 
 class PreferenceResponse(ResponseModel):
-    preference: Preference
+    preference: UserPreference
 
 
 class PreferenceCreate(RequestModel):
@@ -130,7 +130,7 @@ class Profile(ResponseModel):
     available_days: list[Weekday] = Field(
         description="The days the user can train, Monday first (the settings' `preferred_days`)."
     )
-    injuries: list[Preference] = Field(
+    injuries: list[UserPreference] = Field(
         description="The active `injury` preferences: added and removed through `/me/preferences`."
     )
 
@@ -184,7 +184,7 @@ class GoalsResponse(ResponseModel):
     goals: Goals
 
 
-class CategoryGoalIn(RequestModel):
+class CategoryGoalUpdate(RequestModel):
     category: str = _text(80, "Any name: 'Strength', 'Zone 2 Cardio'.")
     description: str | None = Field(default=None, max_length=500)
     percentage: StrictFloat = Field(ge=0, le=100, description="Its weight; the set is normalised to 100%.")
@@ -196,7 +196,7 @@ class GoalsUpdate(RequestModel):
     """What the chat's `set_goals` does: each list given replaces that set, normalised to 100%. A name
     listed twice (any case) or percentages that are all zero are `422 invalid_goals`."""
 
-    categories: list[CategoryGoalIn] | None = Field(default=None, min_length=1, max_length=20)
+    categories: list[CategoryGoalUpdate] | None = Field(default=None, min_length=1, max_length=20)
     muscles: dict[Muscle, Annotated[StrictFloat, Field(ge=0, le=100)]] | None = Field(
         default=None, min_length=1, description="{muscle: percentage} over the 16 canonical muscles."
     )

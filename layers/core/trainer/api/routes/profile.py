@@ -22,13 +22,13 @@ from trainer.api.me_schemas import (
     LocationResponse,
     LocationUpdate,
     MuscleGoal,
-    Preference,
     PreferenceCreate,
     PreferenceList,
     PreferenceResponse,
     Profile,
     ProfileResponse,
     ProfileUpdate,
+    UserPreference,
 )
 from trainer.api.openapi import AUTHENTICATED, DATABASE, JSON_BODY, error_responses
 from trainer.api.routes import ContainerDep, RegisteredUserId, UserId
@@ -158,7 +158,7 @@ async def put_goals(container: ContainerDep, user_id: RegisteredUserId, update: 
 async def list_preferences(container: ContainerDep, user_id: UserId) -> PreferenceList:
     """The active preferences (what the workouts honour now), oldest first."""
     rows = await user_data(container, user_id).preferences.active()
-    return PreferenceList(preferences=[Preference.model_validate(row) for row in rows])
+    return PreferenceList(preferences=[UserPreference.model_validate(row) for row in rows])
 
 
 @router.post(
@@ -177,7 +177,7 @@ async def create_preference(
         created = await user_data(container, user_id).preferences.create(**body.model_dump())
     except UserDataError as exc:
         raise _invalid("invalid_preference", exc) from None
-    return PreferenceResponse(preference=Preference.model_validate(created.model_dump()))
+    return PreferenceResponse(preference=UserPreference.model_validate(created.model_dump()))
 
 
 @router.delete(
