@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "trainer"
 
 ALLOWED: dict[str, set[str]] = {
     "domain": {"domain"},
-    "settings": set(),
+    "settings": {"settings"},
     "frames": set(),
     "store": {"store", "domain", "settings"},
     "sources": {"sources", "store", "domain", "settings"},

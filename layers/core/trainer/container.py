@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from trainer.settings import Settings
+from trainer.settings import FunctionSettings, ModelSettings, Settings
 
 if TYPE_CHECKING:
     import httpx2
@@ -147,7 +147,7 @@ SDKs come with trainer.llm.factory, psycopg with trainer.store.db)."""
 PREWARMED_AWS_SERVICES: tuple[str, ...] = ("dynamodb", "events", "ssm", "secretsmanager")
 
 
-def prewarm(settings: Settings) -> None:
+def prewarm(settings: FunctionSettings) -> None:
     """The first container build's work that opens no connection and reads no secret: the modules
     above, the tool registry and its definitions, the exercise catalog, and one boto3 client per
     service the functions call (each client loads its service model; none sends a request). Run in an
@@ -192,7 +192,7 @@ def build_registries(chat_tools: Iterable[str] | None = None) -> Registries:
 
 
 def agent_run_deps(
-    settings: Settings,
+    settings: ModelSettings,
     db: Database | None,
     registries: Registries | None = None,
     *,

@@ -22,7 +22,7 @@ from trainer.agents.backends import (
 from trainer.agents.wire import AGENT_HEADER, output_tool_name
 from trainer.llm.anthropic_model import anthropic_client, usage_from_sdk
 from trainer.llm.ports import ModelError, ToolCall
-from trainer.settings import Settings
+from trainer.settings import ModelSettings
 
 EPHEMERAL = {"type": "ephemeral"}
 OUTPUT_TOOL_DESCRIPTION = "Return your final answer by calling this tool with the complete output."
@@ -33,7 +33,7 @@ class AnthropicStructured:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         http_client: httpx2.AsyncClient | None = None,
         *,
         max_retries: int = anthropic.DEFAULT_MAX_RETRIES,

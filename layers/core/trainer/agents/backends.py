@@ -17,7 +17,7 @@ from trainer.agents.definitions import ModelRole, OutputSpec
 from trainer.agents.registry import OfflineContext, Registries, ToolExchange, ToolRequest
 from trainer.agents.wire import canonical, jsonable
 from trainer.llm.ports import ModelError, ToolCall, Usage
-from trainer.settings import Settings
+from trainer.settings import ModelSettings
 
 if TYPE_CHECKING:
     import httpx2
@@ -176,7 +176,7 @@ class Backends:
         return cls(choice, choice)
 
 
-def agent_provider(settings: Settings) -> Provider:
+def agent_provider(settings: ModelSettings) -> Provider:
     """TRAINER_AGENT_PROVIDER, or with `auto`: Anthropic with its key, else OpenAI with its key, else
     offline."""
     chosen = settings.agent_provider
@@ -188,7 +188,7 @@ def agent_provider(settings: Settings) -> Provider:
 
 
 def build_backends(
-    settings: Settings, registries: Registries, http_client: httpx2.AsyncClient | None = None
+    settings: ModelSettings, registries: Registries, http_client: httpx2.AsyncClient | None = None
 ) -> Backends:
     provider = agent_provider(settings)
     if provider == "anthropic":

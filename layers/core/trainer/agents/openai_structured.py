@@ -19,14 +19,14 @@ from trainer.agents.backends import AgentReply, AgentRequest, AssistantTurn, Pro
 from trainer.agents.wire import AGENT_HEADER
 from trainer.llm.openai_initializer import openai_client
 from trainer.llm.ports import ModelError, ToolCall, Usage
-from trainer.settings import Settings
+from trainer.settings import ModelSettings
 
 
 class OpenAIStructured:
     provider: Provider = "openai"
 
     def __init__(
-        self, settings: Settings, http_client: httpx2.AsyncClient | None = None, *, max_retries: int = 2
+        self, settings: ModelSettings, http_client: httpx2.AsyncClient | None = None, *, max_retries: int = 2
     ) -> None:
         self._client = openai_client(
             settings, http_client, max_retries, fallback="the offline implementations"

@@ -33,7 +33,7 @@ UNAUTHORIZED_CODES = (
     "invalid_issuer",
 )
 
-AUTHENTICATED: ErrorCodes = {401: UNAUTHORIZED_CODES, 503: ("auth_unavailable", "auth_misconfigured")}
+AUTHENTICATED: ErrorCodes = {401: UNAUTHORIZED_CODES, 503: ("auth_unavailable",)}
 """Every route behind the bearer token."""
 JSON_BODY: ErrorCodes = {
     400: ("malformed_json", "invalid_body"),
@@ -65,7 +65,7 @@ HEADERS: dict[int, dict[str, Any]] = {
     },
     503: {
         "Retry-After": {
-            "description": "Seconds after which a retry may succeed (absent for `auth_misconfigured`).",
+            "description": "Seconds after which a retry may succeed.",
             "required": False,
             "schema": {"type": "integer", "minimum": 0},
         }

@@ -11,7 +11,7 @@ from typing import Any
 
 from trainer.agent.checkpoint import StateProvider, needs_checkpoint, run_checkpoint
 from trainer.agent.turn_completed import parse_turn_completed
-from trainer.settings import Settings
+from trainer.settings import CheckpointSettings
 from trainer.store.ports import SessionNotFound, SessionStore
 
 logger = logging.getLogger(__name__)
@@ -19,12 +19,12 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class CheckpointDeps:
-    settings: Settings
+    settings: CheckpointSettings
     store: SessionStore
     state_provider: StateProvider | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> CheckpointDeps:
+    def from_settings(cls, settings: CheckpointSettings) -> CheckpointDeps:
         """The production wiring: the checkpoint keeps the user's temporary preferences and location,
         read from the database named by the settings (its secret resolved on the first checkpoint)."""
         from trainer.agent import session_state
@@ -37,7 +37,7 @@ class CheckpointDeps:
         )
 
 
-def _database_url(settings: Settings) -> Callable[[], Awaitable[str | None]]:
+def _database_url(settings: CheckpointSettings) -> Callable[[], Awaitable[str | None]]:
     resolved: list[str | None] = []
 
     async def url() -> str | None:

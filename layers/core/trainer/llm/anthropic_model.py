@@ -15,7 +15,7 @@ from anthropic.types import Message
 from trainer.llm.models import CacheTTL
 from trainer.llm.partial_json import StreamedStringField
 from trainer.llm.ports import ModelError, ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
-from trainer.settings import Settings
+from trainer.settings import ModelSettings
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ STREAMED_TEXT_ARGS: dict[str, str] = {"message_notify_user": "message", "message
 
 
 def anthropic_client(
-    settings: Settings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
+    settings: ModelSettings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
 ) -> AsyncAnthropic:
     """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`."""
     if settings.anthropic_api_key is None:
@@ -44,7 +44,7 @@ class AnthropicAgentModel:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         http_client: httpx2.AsyncClient | None = None,
         *,
         max_retries: int = anthropic.DEFAULT_MAX_RETRIES,

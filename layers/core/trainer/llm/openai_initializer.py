@@ -13,7 +13,7 @@ from openai import AsyncOpenAI
 
 from trainer.llm.deterministic_selector import KNOWN_SOURCES
 from trainer.llm.ports import InitializerResponse, InitializerResult, ModelError
-from trainer.settings import Settings
+from trainer.settings import ModelSettings
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ def accepts_temperature(model_id: str) -> bool:
 
 
 def openai_client(
-    settings: Settings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
+    settings: ModelSettings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
 ) -> AsyncOpenAI:
     """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`."""
     if settings.openai_api_key is None:
@@ -166,7 +166,7 @@ def openai_client(
 class OpenAIKnowledgeSelector:
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         http_client: httpx2.AsyncClient | None = None,
         *,
         max_retries: int = 1,

@@ -9,7 +9,7 @@ import re
 from datetime import date
 from typing import Any
 
-from trainer.settings import Settings
+from trainer.settings import SessionTableSettings
 from trainer.store.dynamo_tables import aws_client, in_thread
 
 _COUNTER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -34,7 +34,7 @@ def _plain(attribute: dict[str, str]) -> int | float:
 
 
 class DailyMetricsStore:
-    def __init__(self, settings: Settings, client: Any = None) -> None:
+    def __init__(self, settings: SessionTableSettings, client: Any = None) -> None:
         self._table = settings.table_name
         self._client = client if client is not None else aws_client("dynamodb", settings)
 
