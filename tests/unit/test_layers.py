@@ -14,11 +14,12 @@ PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "trainer"
 ALLOWED: dict[str, set[str]] = {
     "domain": {"domain"},
     "settings": {"settings"},
+    "model_guard": {"settings"},
     "frames": set(),
     "store": {"store", "domain", "settings"},
     "sources": {"sources", "store", "domain", "settings"},
     "tools": {"tools", "domain", "store", "sources", "frames", "settings", "programs"},
-    "llm": {"llm", "domain", "tools", "frames", "settings"},
+    "llm": {"llm", "domain", "tools", "frames", "settings", "model_guard"},
     "agent": {"agent", "tools", "domain", "store", "sources", "llm", "frames", "settings", "programs"},
     "agents": {"agents", "llm", "sources", "store", "domain", "settings"},
     "programs": {"programs", "agents", "domain", "store", "settings"},

@@ -12,6 +12,7 @@ import httpx2
 from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
+from trainer import model_guard
 from trainer.llm.models import CacheTTL
 from trainer.llm.partial_json import StreamedStringField
 from trainer.llm.ports import ModelError, ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
@@ -33,7 +34,7 @@ def anthropic_client(
         raise ValueError(f"ANTHROPIC_API_KEY is not set; use {fallback} instead")
     return AsyncAnthropic(
         api_key=settings.anthropic_api_key.get_secret_value(),
-        base_url=settings.anthropic_base_url or DEFAULT_BASE_URL,
+        base_url=model_guard.checked_base_url(settings.anthropic_base_url or DEFAULT_BASE_URL),
         http_client=http_client,
         max_retries=max_retries,
     )

@@ -11,6 +11,7 @@ import httpx2
 import openai
 from openai import AsyncOpenAI
 
+from trainer import model_guard
 from trainer.llm.deterministic_selector import KNOWN_SOURCES
 from trainer.llm.ports import InitializerResponse, InitializerResult, ModelError
 from trainer.settings import ModelSettings
@@ -157,7 +158,7 @@ def openai_client(
         raise ValueError(f"OPENAI_API_KEY is not set; use {fallback} instead")
     return AsyncOpenAI(
         api_key=settings.openai_api_key.get_secret_value(),
-        base_url=settings.openai_base_url or DEFAULT_BASE_URL,
+        base_url=model_guard.checked_base_url(settings.openai_base_url or DEFAULT_BASE_URL),
         http_client=http_client,
         max_retries=max_retries,
     )
