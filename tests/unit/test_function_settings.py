@@ -24,7 +24,9 @@ from trainer.settings import (
     MicrocycleSettings,
     MigrateSettings,
     PlanSettings,
+    ProgramJobSettings,
     SchedulerSettings,
+    Settings,
     StreamSettings,
 )
 
@@ -108,6 +110,19 @@ def test_every_function_of_the_template_has_its_settings_model() -> None:
     assert set(function_directories()) == set(FUNCTIONS)
     for model, needs in FUNCTIONS.values():
         assert [requirement.variables for requirement in model.requirements] == needs, model.__name__
+
+
+def test_the_local_stacks_settings_serve_as_every_functions() -> None:
+    """The local stack runs every function in one process on one `Settings`, which the job code (typed
+    with the job models) and the HTTP functions' models (its subclasses) both take."""
+    for model in (CheckpointSettings, CostSettings, ProgramJobSettings, MigrateSettings):
+        assert issubclass(Settings, model), model.__name__
+    for model in (PlanSettings, MicrocycleSettings, SchedulerSettings):
+        assert issubclass(model, ProgramJobSettings) and set(model.model_fields) == set(
+            ProgramJobSettings.model_fields
+        )
+    assert issubclass(ApiSettings, Settings) and issubclass(StreamSettings, Settings)
+    assert set(Settings.model_fields) == set().union(*(model.model_fields for model, _ in FUNCTIONS.values()))
 
 
 @pytest.mark.parametrize("directory", sorted(FUNCTIONS))

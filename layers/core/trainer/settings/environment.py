@@ -6,13 +6,16 @@ every function imports this at cold start, and pydantic-settings' many sources (
 stores, a command line) cost more to import than the whole environment costs to read.
 `Model.model_construct()` is every default, with the environment unread.
 
+Cold-start cost: a function imports every model (`Settings` derives from all of them) but validates one,
+so each model builds its validator when first used (`defer_build`), and the settings modules do without
+`from __future__ import annotations`, which would have pydantic evaluate every inherited annotation
+again for each model.
+
 `from_environment()` is what a function's init phase calls (functions/*/app.py): the model of that
 function, or a `ConfigurationError` that names every variable that is invalid and, in a deployed
 function, every `Requirement` of its model that the environment leaves unmet. The process then never
 serves a request: Lambda reports the init error, with the message, in the function's log.
 """
-
-from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
@@ -42,7 +45,7 @@ class Requirement:
     refusal: str = "is not set"
     """How the message says the requirement is unmet."""
 
-    def met_by(self, settings: EnvironmentModel) -> bool:
+    def met_by(self, settings: "EnvironmentModel") -> bool:
         given = settings.given_variables()
         if not any(name in given for name in self.variables):
             return False
@@ -53,7 +56,7 @@ class Requirement:
 
 
 class EnvironmentModel(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, validate_default=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, validate_default=True, defer_build=True)
 
     function: ClassVar[str] = "the process"
     """Who the settings are for, as an init error names it (`ApiFunction`...)."""

@@ -8,8 +8,6 @@ and the local stack, which runs every function in one process; it is a subclass 
 model, so code that takes a function's model takes it too.
 """
 
-from __future__ import annotations
-
 from functools import lru_cache
 from typing import ClassVar
 

@@ -3,8 +3,6 @@ variables of one concern, and what it derives from them. Every group is a `Funct
 runtime's and the AWS SDK's variables), so any function's model can be handed to the code that takes
 one of its groups (`aws_client(service, settings)` takes any)."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field, SecretStr
