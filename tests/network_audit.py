@@ -1,6 +1,6 @@
 """A pytest plugin that records every connection and name lookup the test process makes beyond
-loopback: `pytest -p tests.network_audit --network-audit=PATH ...` writes them to PATH, one a line (an
-empty file: nothing left the machine). It watches through an audit hook (`socket.connect`,
+loopback: `pytest -p tests.network_audit --network-audit=PATH ...` appends them to PATH, one a line
+(an empty file: nothing left the machine). It watches through an audit hook (`socket.connect`,
 `socket.getaddrinfo`), which sees every socket of the process, whatever library opened it; a hook
 cannot be removed, so it is for a pytest run of its own (tests/integration/test_no_model_requests.py)."""
 
@@ -60,6 +60,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     path = config.getoption("--network-audit")
-    if path:
-        with _lock:
-            Path(path).write_text("".join(f"{line}\n" for line in _beyond_loopback), encoding="utf-8")
+    if path:  # appended: each xdist worker, and the controller, adds its own
+        with _lock, Path(path).open("a", encoding="utf-8") as audit:
+            audit.writelines(f"{line}\n" for line in _beyond_loopback)
