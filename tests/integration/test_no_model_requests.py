@@ -31,6 +31,9 @@ def test_a_test_run_with_model_keys_in_the_environment_stays_on_loopback(tmp_pat
             "-q",
             "-p",
             "no:cacheprovider",
+            # its own temporary directory: a run in /tmp/pytest-of-<user> would delete the oldest ones
+            # there, which the running sessions (their Postgres data included) may still be using
+            f"--basetemp={tmp_path / 'basetemp'}",
             "-p",
             "tests.network_audit",
             f"--network-audit={audit}",

@@ -57,6 +57,9 @@ def test_a_script_run_out_or_left_unfinished_fails_its_test(tmp_path: Path) -> N
             "-rA",
             "-p",
             "no:cacheprovider",
+            # its own temporary directory: a run in /tmp/pytest-of-<user> would delete the oldest ones
+            # there, which the running sessions (their Postgres data included) may still be using
+            f"--basetemp={tmp_path / 'basetemp'}",
             "-p",
             "tests.fakes.scripted_model",
             "--rootdir",
