@@ -77,11 +77,12 @@ test-scenarios: $(STAMP)
 	$(VENV)/bin/pytest -q tests/scenarios
 
 # Live when ANTHROPIC_API_KEY is set (OPENAI_API_KEY for the initializer), else a dry run against the
-# loopback fake server. EVAL_ARGS="--dry-run", "--only id1,id2", "--show".
+# loopback fake server. EVAL_ARGS="--dry-run", "--only id1,id2", "--show". The one target told to reach a
+# real model: `make test` runs with model requests off (tests/model_requests.py, trainer/model_guard.py).
 K ?= 3
 EVAL_ARGS ?=
 eval: $(STAMP)
-	$(PY) -m tests.scenarios.eval --k $(K) $(EVAL_ARGS)
+	TRAINER_ALLOW_MODEL_REQUESTS=1 $(PY) -m tests.scenarios.eval --k $(K) $(EVAL_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

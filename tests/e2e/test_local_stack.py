@@ -12,7 +12,8 @@ import pytest
 from trainer.api.auth import mint_dev_token
 from trainer.settings import LOCAL_JWT_SECRET
 
-from tests.e2e.conftest import Stack, sse_events
+from tests.e2e.conftest import Stack, sse_events, stack_environment
+from tests.model_requests import ALLOW_VARIABLE
 
 pytestmark = pytest.mark.e2e
 
@@ -23,6 +24,19 @@ def error_code(response: httpx.Response) -> str:
     body = response.json()
     assert set(body) == {"error"} and body["error"]["message"], body
     return str(body["error"]["code"])
+
+
+def test_the_stacks_run_with_model_requests_as_off_as_the_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stack process is told what this one was (tests/model_requests.py): off, unless allowed."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-exported")
+    for told, passed_on in ((None, "0"), ("0", "0"), ("1", "1")):
+        if told is None:
+            monkeypatch.delenv(ALLOW_VARIABLE, raising=False)
+        else:
+            monkeypatch.setenv(ALLOW_VARIABLE, told)
+        environment = stack_environment(8000, {})
+        assert environment[ALLOW_VARIABLE] == passed_on
+        assert "ANTHROPIC_API_KEY" not in environment
 
 
 def test_health_reports_version_model_mode_and_stores(local_stack: Stack) -> None:

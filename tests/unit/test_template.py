@@ -277,7 +277,7 @@ def test_stream_function_runs_under_the_lambda_web_adapter() -> None:
     assert sam()["Globals"]["Function"]["Architectures"] == ["x86_64"]
     run_sh = ROOT / "functions" / "stream" / "run.sh"
     assert run_sh.stat().st_mode & 0o111, "run.sh must be executable"
-    assert "uvicorn trainer.api.app:create_app --factory" in run_sh.read_text()
+    assert "uvicorn app:create_app --factory" in run_sh.read_text(), "functions/stream/app.py's factory"
     assert "AWS_LWA_PORT" in run_sh.read_text()
 
 

@@ -128,7 +128,11 @@ async def test_the_turn_reply_and_the_sse_frames_carry_the_timer() -> None:
 
 async def test_a_timer_built_but_not_delivered_still_reaches_the_reply() -> None:
     h = make_harness(
-        [call("generate_exercise_timer", exercise=TABATA), call("message_notify_user", message="Ready")],
+        [
+            call("generate_exercise_timer", exercise=TABATA),
+            call("message_notify_user", message="Ready"),
+            call("idle", reason="done"),
+        ],
         extra_tools=[GenerateExerciseTimer()],
     )
     result = await h.loop.run_turn(USER, "tabata timer please")
@@ -136,7 +140,7 @@ async def test_a_timer_built_but_not_delivered_still_reaches_the_reply() -> None
 
 
 async def test_a_turn_without_timers_has_none() -> None:
-    h = make_harness([call("message_notify_user", message="Hi")])
+    h = make_harness([call("message_notify_user", message="Hi"), call("idle", reason="done")])
     result = await h.loop.run_turn(USER, "hello")
     assert result.response.timers is None
 

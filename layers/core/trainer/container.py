@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from trainer.settings import Settings
+from trainer.settings import FunctionSettings, ModelSettings, Settings
 
 if TYPE_CHECKING:
     import httpx2
@@ -168,7 +168,7 @@ SDKs come with trainer.providers, psycopg with trainer.store.db)."""
 PREWARMED_AWS_SERVICES: tuple[str, ...] = ("dynamodb", "events", "ssm", "secretsmanager")
 
 
-def prewarm(settings: Settings) -> None:
+def prewarm(settings: FunctionSettings) -> None:
     """The first container build's work that opens no connection and reads no secret: the modules
     above, the agent registry and the chat agent's tool definitions, the exercise catalog, and one
     boto3 client per service the functions call (each client loads its service model; none sends a
@@ -202,7 +202,7 @@ def build_agent_registry() -> AgentRegistry:
 
 
 def build_backends(
-    settings: Settings, registry: AgentRegistry, http_client: httpx2.AsyncClient | None = None
+    settings: ModelSettings, registry: AgentRegistry, http_client: httpx2.AsyncClient | None = None
 ) -> Backends:
     """The registry agents' model per role, by TRAINER_AGENT_PROVIDER (trainer.agents.backends)."""
     from trainer.agents.backends import Backends, ModelChoice, agent_provider
@@ -231,7 +231,7 @@ def build_backends(
 
 
 def agent_run_deps(
-    settings: Settings,
+    settings: ModelSettings,
     db: Database | None,
     registry: AgentRegistry | None = None,
     *,

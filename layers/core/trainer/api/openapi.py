@@ -39,7 +39,7 @@ UNAUTHORIZED_CODES = (
 AUTHENTICATED: ErrorCodes = {
     401: UNAUTHORIZED_CODES,
     429: ("rate_limited",),
-    503: ("auth_unavailable", "auth_misconfigured"),
+    503: ("auth_unavailable",),
 }
 """Every route behind the bearer token (each has a per-user request rate)."""
 BUDGET: ErrorCodes = {429: ("budget_exceeded",)}
@@ -86,7 +86,7 @@ HEADERS: dict[int, dict[str, Any]] = {
     },
     503: {
         "Retry-After": {
-            "description": "Seconds after which a retry may succeed (absent for `auth_misconfigured`).",
+            "description": "Seconds after which a retry may succeed.",
             "required": False,
             "schema": {"type": "integer", "minimum": 0},
         }

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from trainer.chat.checkpoint import StateProvider, needs_checkpoint, run_checkpoint
 from trainer.chat.turn_completed import parse_turn_completed
-from trainer.settings import Settings
+from trainer.settings import CheckpointSettings
 from trainer.store.ports import SessionNotFound, SessionStore
 
 logger = logging.getLogger(__name__)
@@ -25,14 +25,14 @@ class AccountTombstones(Protocol):
 
 @dataclass
 class CheckpointDeps:
-    settings: Settings
+    settings: CheckpointSettings
     store: SessionStore
     state_provider: StateProvider | None = None
     tombstones: AccountTombstones | None = None
     """A late TurnCompleted of a deleted account checkpoints nothing."""
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> CheckpointDeps:
+    def from_settings(cls, settings: CheckpointSettings) -> CheckpointDeps:
         """The production wiring: the checkpoint keeps the user's temporary preferences and location,
         read from the database named by the settings (its secret resolved on the first checkpoint)."""
         from trainer.chat import session_state
@@ -48,7 +48,7 @@ class CheckpointDeps:
         )
 
 
-def _database_url(settings: Settings) -> Callable[[], Awaitable[str | None]]:
+def _database_url(settings: CheckpointSettings) -> Callable[[], Awaitable[str | None]]:
     resolved: list[str | None] = []
 
     async def url() -> str | None:

@@ -32,7 +32,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
 from trainer.chat.turn_completed import TurnCompleted, parse_turn_completed
-from trainer.settings import Settings
+from trainer.settings import CostSettings, IdempotencySettings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.models import Event, EventType
 from trainer.store.ports import SessionNotFound, SessionStore
@@ -134,7 +134,7 @@ def turn_day(events: Iterable[Event], fallback: datetime) -> date:
     return (moment.astimezone(UTC) if moment.tzinfo else moment).date()
 
 
-def build_idempotency_layer(settings: Settings, client: Any = None) -> DynamoDBPersistenceLayer:
+def build_idempotency_layer(settings: IdempotencySettings, client: Any = None) -> DynamoDBPersistenceLayer:
     """Powertools persistence on the idempotency table, honouring AWS_ENDPOINT_URL (moto locally)."""
     client = client if client is not None else aws_client("dynamodb", settings)
     return DynamoDBPersistenceLayer(table_name=settings.idempotency_table_name, boto3_client=client)
@@ -223,7 +223,7 @@ class CostDeps:
     idempotency: BasePersistenceLayer
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> CostDeps:
+    def from_settings(cls, settings: CostSettings) -> CostDeps:
         from trainer.store.metrics import DailyMetricsStore
         from trainer.store.sessions import DynamoSessionStore
 

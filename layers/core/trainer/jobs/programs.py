@@ -34,7 +34,7 @@ from trainer.programs.pipeline import (
     run_daily,
     run_hourly,
 )
-from trainer.settings import Settings
+from trainer.settings import ProgramJobSettings
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class LambdaRuntime:
     """One event loop per instance, and on it, built at the first invocation, the pipeline's
     dependencies: secrets resolved, a pool of one Postgres connection, EventBridge as publisher."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: ProgramJobSettings) -> None:
         self.settings = settings
         self._runner = asyncio.Runner()
         self._deps: ProgramDeps | None = None
@@ -171,7 +171,7 @@ class ProgramJobDeps:
     week_due_limit: int = WEEK_DUE_LIMIT
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> ProgramJobDeps:
+    def from_settings(cls, settings: ProgramJobSettings) -> ProgramJobDeps:
         return cls(runtime=LambdaRuntime(settings))
 
     @classmethod

@@ -18,6 +18,7 @@ import jiter
 from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
+from trainer import model_guard
 from trainer.providers.models import CacheTTL
 from trainer.providers.ports import (
     AGENT_HEADER,
@@ -34,7 +35,7 @@ from trainer.providers.ports import (
     Turn,
     Usage,
 )
-from trainer.settings import Settings
+from trainer.settings import ModelSettings
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ STREAMED_TEXT_ARGS: dict[str, str] = {"message_notify_user": "message", "message
 
 
 def anthropic_client(
-    settings: Settings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
+    settings: ModelSettings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
 ) -> AsyncAnthropic:
     """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`.
     The one place an Anthropic client is built."""
@@ -56,7 +57,7 @@ def anthropic_client(
         raise ValueError(f"ANTHROPIC_API_KEY is not set; use {fallback} instead")
     return AsyncAnthropic(
         api_key=settings.anthropic_api_key.get_secret_value(),
-        base_url=settings.anthropic_base_url or DEFAULT_BASE_URL,
+        base_url=model_guard.checked_base_url(settings.anthropic_base_url or DEFAULT_BASE_URL),
         http_client=http_client,
         max_retries=max_retries,
     )
@@ -69,7 +70,7 @@ class AnthropicAgentModel:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         http_client: httpx2.AsyncClient | None = None,
         *,
         max_retries: int = anthropic.DEFAULT_MAX_RETRIES,
@@ -91,7 +92,7 @@ class AnthropicStructured:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         http_client: httpx2.AsyncClient | None = None,
         *,
         max_retries: int = anthropic.DEFAULT_MAX_RETRIES,

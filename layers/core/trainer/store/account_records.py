@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from trainer.settings import Settings
+from trainer.settings import SessionTableSettings
 from trainer.store.account_keys import tombstone_key
 from trainer.store.dynamo_tables import aws_client, in_thread
 from trainer.store.models import Event, Session
@@ -58,7 +58,7 @@ class ErasedItems:
 class DynamoAccountTable:
     """The account's items through boto3. Thread-safe; every method is blocking."""
 
-    def __init__(self, settings: Settings, client: Any = None) -> None:
+    def __init__(self, settings: SessionTableSettings, client: Any = None) -> None:
         self._table = settings.table_name
         self._client = client if client is not None else aws_client("dynamodb", settings)
         self.sessions = DynamoSessionTable(settings, client=self._client)
@@ -224,7 +224,7 @@ class DynamoAccountRecords:
     """The account service's port on DynamoDB (trainer.services.account.AccountRecords): each call
     runs in a worker thread; an erase runs without the store-call deadline (it has its own)."""
 
-    def __init__(self, settings: Settings, client: Any = None) -> None:
+    def __init__(self, settings: SessionTableSettings, client: Any = None) -> None:
         self.table = DynamoAccountTable(settings, client=client)
 
     async def put_tombstone(self, user_id: str) -> None:

@@ -11,7 +11,7 @@ import re
 from datetime import date
 from typing import Any
 
-from trainer.settings import Settings
+from trainer.settings import SessionTableSettings
 from trainer.store.account_keys import tombstone_key
 from trainer.store.dynamo_tables import aws_client, in_thread
 
@@ -37,7 +37,7 @@ def _plain(attribute: dict[str, str]) -> int | float:
 
 
 class DailyMetricsStore:
-    def __init__(self, settings: Settings, client: Any = None) -> None:
+    def __init__(self, settings: SessionTableSettings, client: Any = None) -> None:
         self._table = settings.table_name
         self._client = client if client is not None else aws_client("dynamodb", settings)
 

@@ -42,7 +42,7 @@ from uuid import UUID, uuid4
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from trainer.settings import Settings
+from trainer.settings import SessionTableSettings
 from trainer.store.dynamo_tables import aws_client, in_thread
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
 from trainer.store.ports import LeaseClaim, LeaseHeld, SequenceConflict, SessionBatch, SessionNotFound
@@ -216,7 +216,9 @@ def _chunks(event_items: list[Item]) -> list[list[Item]]:
 class DynamoSessionTable:
     """The sessions table through boto3. Thread-safe; every method is blocking."""
 
-    def __init__(self, settings: Settings, client: Any = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self, settings: SessionTableSettings, client: Any = None, clock: Clock | None = None
+    ) -> None:
         self._settings = settings
         self._table = settings.table_name
         self._client = client if client is not None else aws_client("dynamodb", settings)
@@ -1017,7 +1019,9 @@ class DynamoSessionStore:
     worker thread, so callers never block the event loop; a store that cannot be reached (or keeps
     throttling after boto3's retries) is StoreUnavailable."""
 
-    def __init__(self, settings: Settings, client: Any = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self, settings: SessionTableSettings, client: Any = None, clock: Clock | None = None
+    ) -> None:
         self.table = DynamoSessionTable(settings, client=client, clock=clock)
 
     async def create_session(self, user_id: str) -> Session:
