@@ -13,11 +13,11 @@ PYTHON312 := $(shell \
   else root=$$(pyenv root 2>/dev/null || echo $$HOME/.pyenv); \
     ls -d $$root/versions/3.12*/bin/python3.12 2>/dev/null | sort -V | tail -n 1; fi)
 
-.PHONY: help venv system-packages run test test-unit test-integration test-pgbouncer test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
+.PHONY: help venv system-packages clients run test test-unit test-integration test-pgbouncer test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
 
 help:
 	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
-	@echo "make test   - run the whole test suite"
+	@echo "make test   - run the whole test suite (generates and checks the TypeScript and Python clients too)"
 	@echo "make lint   - ruff + mypy"
 	@echo "make bench  - benchmarks (figures quoted in issue notes)"
 	@echo "make schedule-hourly | schedule-daily - run a program schedule now on the local stack's data"
@@ -37,14 +37,23 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP) system-packages
 
-# pgbouncer for the second run of the Postgres tests (apt-get as root or via sudo when missing).
+# pgbouncer for the second run of the Postgres tests, chromium for the console's, node and npm for
+# the generated TypeScript client (apt-get as root or via sudo when missing).
 system-packages:
 	@scripts/ensure_system_packages.sh
+
+# The generated clients' npm toolchain, at the versions package-lock.json pins (tests/clients).
+CLIENTS := tests/clients
+$(CLIENTS)/node_modules/.package-lock.json: $(CLIENTS)/package-lock.json | system-packages
+	cd $(CLIENTS) && npm ci --no-audit --no-fund --prefer-offline
+	@touch $@
+
+clients: $(CLIENTS)/node_modules/.package-lock.json
 
 run: $(STAMP)
 	PORT=$(PORT) $(VENV)/bin/trainer local
 
-test: $(STAMP) system-packages
+test: $(STAMP) system-packages clients
 	$(VENV)/bin/pytest -q -n 2 --dist loadfile tests
 	$(VENV)/bin/pytest -q -n 2 --dist loadfile --pgbouncer tests/integration
 
@@ -58,7 +67,7 @@ test-integration: $(STAMP)
 test-pgbouncer: $(STAMP) system-packages
 	$(VENV)/bin/pytest -q -n 2 --dist loadfile --pgbouncer tests/integration
 
-test-e2e: $(STAMP)
+test-e2e: $(STAMP) clients
 	$(VENV)/bin/pytest -q tests/e2e
 
 screenshots: $(STAMP)
@@ -68,11 +77,12 @@ test-scenarios: $(STAMP)
 	$(VENV)/bin/pytest -q tests/scenarios
 
 # Live when ANTHROPIC_API_KEY is set (OPENAI_API_KEY for the initializer), else a dry run against the
-# loopback fake server. EVAL_ARGS="--dry-run", "--only id1,id2", "--show".
+# loopback fake server. EVAL_ARGS="--dry-run", "--only id1,id2", "--show". The one target told to reach a
+# real model: `make test` runs with model requests off (tests/model_requests.py, trainer/model_guard.py).
 K ?= 3
 EVAL_ARGS ?=
 eval: $(STAMP)
-	$(PY) -m tests.scenarios.eval --k $(K) $(EVAL_ARGS)
+	TRAINER_ALLOW_MODEL_REQUESTS=1 $(PY) -m tests.scenarios.eval --k $(K) $(EVAL_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -13,7 +13,8 @@ Mangum, the trainer package), as it did before tracing.
 
 Both are imported with the variables Lambda sets (LAMBDA_TASK_ROOT...), because the X-Ray SDK and
 Powertools take other paths outside Lambda: there the SDK's recorder builds the centralized sampler
-and its botocore clients at import, which never happens in a function.
+and its botocore clients at import, which never happens in a function. The API function's come from
+template.yaml (tests/lambda_environment.py): deployed, it refuses to start without them.
 
 Two settings, each with both modules:
 - `venv`: the development venv (the figure quoted since the start): 100+ distributions, whose
@@ -36,6 +37,8 @@ import time
 from pathlib import Path
 from statistics import median
 
+from tests.lambda_environment import deployed_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 7
 BASELINE_HANDLER = """\
@@ -57,6 +60,7 @@ CANDIDATES = ("functions.api.app", "trainer.api.app")
 BUILT_LAYER = ROOT / ".aws-sam" / "build" / "CoreLayer" / "python"
 BUILT_API = ROOT / ".aws-sam" / "build" / "ApiFunction"
 LAMBDA_ENVIRONMENT = {
+    **deployed_environment("ApiFunction"),
     "AWS_LAMBDA_FUNCTION_NAME": "bench",
     "AWS_REGION": "us-east-1",
     "AWS_EXECUTION_ENV": "AWS_Lambda_python3.12",

@@ -79,7 +79,12 @@ async def _renewals(store: Any, operations: Counter[str], settings: Settings) ->
     lines = []
     for seconds in TURN_LENGTHS_S:
         calls = 4
-        model = ScriptedModel([call("message_notify_user", message="...") for _ in range(calls - 1)])
+        model = ScriptedModel(
+            [
+                *(call("message_notify_user", message="...") for _ in range(calls - 1)),
+                call("idle", reason="done"),
+            ]
+        )
         model.latency = seconds / calls
         h = make_harness(model=model, store=store, settings=settings)
         operations.clear()

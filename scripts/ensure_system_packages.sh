@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # System packages `make test` needs beyond the venv: pgbouncer (the Postgres tests run a second time
-# through it, in transaction mode) and chromium (the session console's browser tests drive it).
+# through it, in transaction mode), chromium (the session console's browser tests drive it), and
+# nodejs and npm (the generated TypeScript client is built and checked with them, tests/clients).
 # Installs what is missing with apt-get as root, or through sudo when that works without a password;
 # otherwise fails saying what to install.
 # Usage: scripts/ensure_system_packages.sh [package...]   (default: the packages the tests need)
 set -euo pipefail
 
-if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(pgbouncer chromium); fi
+if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(pgbouncer chromium nodejs npm); fi
 SEARCH_PATH="$PATH:/usr/sbin:/usr/local/sbin"
 
 missing=()

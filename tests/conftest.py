@@ -1,5 +1,7 @@
 """Root fixtures. Real components come from plugin modules, each owned by its concept:
-moto server (tests/fixtures_moto.py) and embedded Postgres (tests/fixtures_pg.py).
+moto server (tests/fixtures_moto.py) and embedded Postgres (tests/fixtures_pg.py); no test reaches a
+real model unless told to (tests/model_requests.py); a scripted model fails the test that ran out of
+its script or left part of it unused (tests/fakes/scripted_model.py).
 
 `frozen_now`: the wall clock (time-machine) stopped at the real instant the test starts, for tests whose
 expectation is today's date: the code under test and the test read the same day even across midnight
@@ -11,7 +13,12 @@ from datetime import UTC, datetime
 import pytest
 import time_machine
 
-pytest_plugins = ["tests.fixtures_moto", "tests.fixtures_pg"]
+pytest_plugins = [
+    "tests.model_requests",
+    "tests.fixtures_moto",
+    "tests.fixtures_pg",
+    "tests.fakes.scripted_model",
+]
 
 
 @pytest.fixture

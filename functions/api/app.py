@@ -2,6 +2,8 @@
 
 Built at import so clients live across warm invocations; `create_app()` defers heavy work to first use.
 The import runs inside `init_phase()` (trainer.cold_start): no garbage-collector passes over what it builds.
+It loads the function's settings first (`ApiSettings`): a variable missing or invalid fails the init
+phase with its name, before any request.
 When no request waits for the init phase (a SnapStart snapshot, provisioned concurrency) it also
 prewarms what the first request would build (trainer.snapstart); the SnapStart hooks close a container
 built before the snapshot and reseed after a restore.
@@ -22,13 +24,14 @@ with init_phase():
     from trainer import snapstart
     from trainer.api.app import create_app
     from trainer.observability import logger, metrics, tracer
-    from trainer.settings import get_settings
+    from trainer.settings import ApiSettings
 
-    app = create_app()
+    settings = ApiSettings.from_environment()
+    app = create_app(settings=settings)
     asgi = Mangum(app, lifespan="off")
     provider = app.state.container_provider
     snapstart.on_snapshot("api", before=provider.before_snapshot, after=provider.after_restore)
-    if get_settings().prewarm_at_init:
+    if settings.prewarm_at_init:
         provider.prewarm()
         tracer.get()
 

@@ -13,9 +13,9 @@ with init_phase():
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from trainer.jobs.checkpoint import CheckpointDeps, handle_turn_completed
     from trainer.observability import logger, metrics, tracer
-    from trainer.settings import get_settings
+    from trainer.settings import CheckpointSettings
 
-    deps = CheckpointDeps.from_settings(get_settings())
+    deps = CheckpointDeps.from_settings(CheckpointSettings.from_environment())
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.EVENT_BRIDGE, clear_state=True)

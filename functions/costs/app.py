@@ -14,9 +14,9 @@ with init_phase():
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from trainer.jobs.costs import CostDeps, handle_turn_completed
     from trainer.observability import logger, metrics, tracer
-    from trainer.settings import get_settings
+    from trainer.settings import CostSettings
 
-    deps = CostDeps.from_settings(get_settings())
+    deps = CostDeps.from_settings(CostSettings.from_environment())
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.EVENT_BRIDGE, clear_state=True)

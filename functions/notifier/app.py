@@ -17,9 +17,9 @@ with init_phase():
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from trainer.jobs.notifier import NotifierDeps, handle
     from trainer.observability import logger, metrics, tracer
-    from trainer.settings import get_settings
+    from trainer.settings import NotifierSettings
 
-    deps = NotifierDeps.from_settings(get_settings())
+    deps = NotifierDeps.from_settings(NotifierSettings.from_environment())
 
 OUTCOMES = {
     "sent": "NotificationsSent",

@@ -11,9 +11,9 @@ with init_phase():
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from trainer.jobs.push_apps import Clients, handle_custom_resource
     from trainer.observability import logger, tracer
-    from trainer.settings import get_settings
+    from trainer.settings import PushAppsSettings
 
-    clients = Clients.from_settings(get_settings())
+    clients = Clients.from_settings(PushAppsSettings.from_environment())
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -20,9 +20,9 @@ with init_phase():
     from aws_lambda_powertools.utilities.typing import LambdaContext
     from trainer.jobs.programs import ProgramJobDeps, handle_schedule
     from trainer.observability import logger, metrics, tracer
-    from trainer.settings import get_settings
+    from trainer.settings import SchedulerSettings
 
-    deps = ProgramJobDeps.from_settings(get_settings())
+    deps = ProgramJobDeps.from_settings(SchedulerSettings.from_environment())
 
 COUNTS = {
     "week_due": "WeekDuePublished",

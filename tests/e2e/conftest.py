@@ -25,6 +25,8 @@ import pytest
 from trainer.settings import LOCAL_JWT_SECRET
 from trainer_dev.local.stack import DEMO_USER_ID
 
+from tests.model_requests import ALLOW_VARIABLE
+
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,13 +60,16 @@ def free_port() -> int:
 
 
 def stack_environment(port: int, extra: dict[str, str]) -> dict[str, str]:
-    """The caller's environment minus anything that would point the stack at real services."""
+    """The caller's environment minus anything that would point the stack at real services, with model
+    requests as off as in this process (tests/model_requests.py): the stack's SDK clients may reach
+    the loopback fake server only."""
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("ANTHROPIC_", "OPENAI_", "TRAINER_", "AWS_")) and k != "DATABASE_URL"
     }
     env.update({"PORT": str(port), "TRAINER_JWT_SECRET": E2E_SECRET, "PYTHONUNBUFFERED": "1"})
+    env[ALLOW_VARIABLE] = os.environ.get(ALLOW_VARIABLE, "0")
     env.update(extra)
     return env
 

@@ -258,7 +258,7 @@ def test_the_reply_grows_before_done_and_the_first_frame_comes_first(
     warnings.warn(ConsoleTiming(report), stacklevel=1)
 
 
-@pytest.mark.parametrize("cut_after", ["knowledge", "generate_workout", "message_delta"])
+@pytest.mark.parametrize("cut_after", ["knowledge", "tool_start", "message_delta"])
 def test_a_cut_stream_catches_up_with_no_duplicate_or_missing_event(
     fake_model: Console, cut_after: str
 ) -> None:

@@ -12,7 +12,8 @@ import pytest
 from trainer.api.auth import mint_dev_token
 from trainer.settings import LOCAL_JWT_SECRET
 
-from tests.e2e.conftest import Stack, sse_events
+from tests.e2e.conftest import Stack, sse_events, stack_environment
+from tests.model_requests import ALLOW_VARIABLE
 
 pytestmark = pytest.mark.e2e
 
@@ -23,6 +24,19 @@ def error_code(response: httpx.Response) -> str:
     body = response.json()
     assert set(body) == {"error"} and body["error"]["message"], body
     return str(body["error"]["code"])
+
+
+def test_the_stacks_run_with_model_requests_as_off_as_the_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stack process is told what this one was (tests/model_requests.py): off, unless allowed."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-exported")
+    for told, passed_on in ((None, "0"), ("0", "0"), ("1", "1")):
+        if told is None:
+            monkeypatch.delenv(ALLOW_VARIABLE, raising=False)
+        else:
+            monkeypatch.setenv(ALLOW_VARIABLE, told)
+        environment = stack_environment(8000, {})
+        assert environment[ALLOW_VARIABLE] == passed_on
+        assert "ANTHROPIC_API_KEY" not in environment
 
 
 def test_health_reports_version_model_mode_and_stores(local_stack: Stack) -> None:
@@ -133,7 +147,7 @@ def test_request_body_errors(local_stack: Stack) -> None:
         missing = http.post("/agent/stream", json={"sessionId": None})
         assert (missing.status_code, error_code(missing)) == (400, "missing_message")
         too_long = http.post("/agent/chat", json={"message": "x" * 8001})
-        assert (too_long.status_code, error_code(too_long)) == (413, "message_too_long")
+        assert (too_long.status_code, error_code(too_long)) == (422, "message_too_long")
         huge = http.post("/agent/chat", json={"message": "hi", "currentWorkout": {"pad": "y" * 300_000}})
         assert (huge.status_code, error_code(huge)) == (413, "body_too_large")
         model = http.post("/agent/chat", json={"message": "hi", "model": "claude-unknown-9"})
@@ -211,4 +225,9 @@ def test_stream_frames_and_headers(local_stack: Stack) -> None:
     ids = [i for i, _ in frames]
     assert ids == sorted(ids)
     assert frames[-1][1]["type"] == "done" and frames[-1][1]["sessionId"]
+    assert frames[-2][1] == {
+        "type": "turn_end",
+        "outcome": "replied",
+        "sessionId": frames[-1][1]["sessionId"],
+    }
     assert [e["type"] for _, e in frames].count("done") == 1

@@ -105,7 +105,7 @@ def test_smoke(stack: Stack) -> None:
         assert first["exercise_type"] in EXERCISE_TYPES
         assert first["muscles_utilized"] and first["goals_addressed"]
 
-        # 8. streaming: tool start and tool result events, ids on every frame, done last
+        # 8. streaming: tool start and tool result events, ids on every frame, turn_end then done last
         with http.stream(
             "POST", "/agent/stream", json={"message": "Show me a leg workout", "sessionId": session["id"]}
         ) as response:
@@ -113,11 +113,14 @@ def test_smoke(stack: Stack) -> None:
             text = response.read().decode()
     frames = sse_events(text)
     sse = [event for _, event in frames]
-    starts = [e for e in sse if isinstance(e.get("data"), dict) and e["data"].get("status") == "running"]
-    results = [e for e in sse if e.get("status") in ("done", "failed") and "formatted" in e]
+    starts = [e for e in sse if e["type"] == "tool_start"]
+    results = [e for e in sse if e["type"] == "tool_result" and e["status"] in ("done", "failed")]
     assert starts and results
-    assert {e["type"] for e in results} <= {e["type"] for e in starts}
-    assert sse[-1] == {"type": "done", "sessionId": session["id"]}
+    assert {e["tool"] for e in results} <= {e["tool"] for e in starts}
+    assert sse[-2:] == [
+        {"type": "turn_end", "outcome": "replied", "sessionId": session["id"]},
+        {"type": "done", "sessionId": session["id"]},
+    ]
     ids = [i for i, _ in frames]
     assert ids == sorted(ids)
 

@@ -1,15 +1,23 @@
 """ScriptedModel: an AgentModel that answers from a script, records every request, and can
-simulate latency, stream deltas, retryable stream breaks and hard failures."""
+simulate latency, stream deltas, retryable stream breaks and hard failures.
+
+A script is the whole conversation: a call past its end raises ScriptExhausted, and `assert_complete()`
+(as openai-agents' FakeModel) fails unless every step was used and none was asked for beyond the last.
+As a pytest plugin (tests/conftest.py) this module checks every ScriptedModel a test built when the test
+ends, so a script that ran out, or was left unfinished, fails its test even when the loop caught the
+error; `ScriptedModel(..., unfinished_ok=True)` is for the tests whose turn is cut short on purpose.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import copy
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import pytest
 from trainer.providers.ports import (
     ModelError,
     ModelRequest,
@@ -40,6 +48,19 @@ def call(name: str, **arguments: Any) -> Call:
     return Call(name, arguments)
 
 
+def idle(reason: str = "done") -> Call:
+    """The step that ends a turn."""
+    return Call("idle", {"reason": reason})
+
+
+class ScriptExhausted(AssertionError):
+    """The model was called after its script's last step."""
+
+
+_built: list[ScriptedModel] | None = None
+"""The models built during the running test (None outside one): `assert_complete()` at its end."""
+
+
 class ScriptedModel:
     provider: Literal["anthropic", "offline"] = "offline"
 
@@ -50,23 +71,35 @@ class ScriptedModel:
         latency: float = 0.0,
         usage: Usage | None = None,
         model: str = "claude-haiku-4-5",
-        then_idle: bool = True,
+        unfinished_ok: bool = False,
     ) -> None:
         self.steps = list(steps)
         self.latency = latency
         self.usage = usage or Usage(input_tokens=100, output_tokens=20, cache_read_input_tokens=50)
         self.model = model
-        self.then_idle = then_idle
+        self.unfinished_ok = unfinished_ok
+        """Steps may be left unused (a turn cut short on purpose); running out still fails."""
         self.requests: list[ModelRequest] = []
+        self.calls_past_the_end = 0
         self._ids = itertools.count(1)
+        if _built is not None:
+            _built.append(self)
+
+    def assert_complete(self) -> None:
+        """Every step was used, and the model was not called after the last one."""
+        if self.calls_past_the_end:
+            raise ScriptExhausted(
+                f"the model was called {self.calls_past_the_end} time(s) after its script ended "
+                f"({len(self.requests)} calls in all): script the rest of the turn, e.g. idle()"
+            )
+        if self.steps and not self.unfinished_ok:
+            raise AssertionError(f"{len(self.steps)} scripted step(s) never used: {self.steps!r}")
 
     def _next_step(self, request: ModelRequest) -> Any:
-        if self.steps:
-            step = self.steps.pop(0)
-        elif self.then_idle:
-            step = Call("idle", {"reason": "script finished"})
-        else:
-            raise AssertionError("the script ran out of steps")
+        if not self.steps:
+            self.calls_past_the_end += 1
+            raise ScriptExhausted(f"the script ran out of steps at model call {len(self.requests)}")
+        step = self.steps.pop(0)
         if callable(step) and not isinstance(step, (Call, BaseException)):
             step = step(request)
         return step
@@ -110,3 +143,17 @@ def stream_break(message: str = "stream broke off") -> ModelError:
 
 def hard_failure(message: str = "overloaded") -> ModelError:
     return ModelError(message, retryable=False)
+
+
+@pytest.fixture(autouse=True)
+def scripted_models_complete() -> Iterator[None]:
+    """Fails the test (at teardown) when a ScriptedModel it built ran out of script or left part of it."""
+    global _built
+    _built = []
+    try:
+        yield
+        models = list(_built)
+    finally:
+        _built = None
+    for model in models:
+        model.assert_complete()

@@ -17,10 +17,12 @@ from trainer.tools.workout import ExerciseBrief, GeneratedSummary, GenerateResul
 from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 
 API_KEY = "sk-ant-test-secret-0123456789"
+MOCKED_API = "http://127.0.0.1:9"
+"""The base URL of the clients on httpx2.MockTransport: loopback, as model requests are off in tests."""
 NOTIFY_TEXT = 'Here is your "Push Day" workout:\n4 exercises, about 45 minutes. Ready when you are!'
 
 
-def _settings(base_url: str = "https://api.anthropic.com") -> Settings:
+def _settings(base_url: str = MOCKED_API) -> Settings:
     return Settings(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=base_url)
 
 

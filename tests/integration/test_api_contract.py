@@ -2,8 +2,9 @@
 agent loop on the offline model): every answer below is checked against what the OpenAPI document
 the app serves says for its operation and status — the status is documented, the content type and
 required headers are those documented, and the body validates against the documented schema (for
-/agent/stream: every event's `id` and its `data` against `Frame`). Also: the committed openapi.json
-is the one `scripts/export_openapi.py` writes."""
+/agent/stream: every event's `id` and its `data` against `Frame`; the turn's last frames are
+`turn_end` and `done`). Also: the committed openapi.json is the one `scripts/export_openapi.py` writes
+and a valid OpenAPI 3.1 document."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
+from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.repositories import goals, history
@@ -32,17 +34,25 @@ class Contract:
         self.document = document
         self.checked: set[tuple[str, str, int]] = set()
 
-    def operation(self, method: str, path: str) -> tuple[str, dict[str, Any]]:
+    def operation(self, method: str, path: str, status: int = 200) -> tuple[str, dict[str, Any]]:
+        """The operation documented for `method` on `path`; for a 405 (a method the path does not
+        have), each of the path's operations, which must all document it."""
         for template, item in self.document["paths"].items():
             pattern = "^" + re.sub(r"\\{[^/]+\\}", "[^/]+", re.escape(template)) + "$"
-            if re.match(pattern, path) and method.lower() in item:
+            if not re.match(pattern, path):
+                continue
+            if method.lower() in item:
                 return template, item[method.lower()]
+            if status == 405:
+                operations = list(item.values())
+                assert all(op["responses"]["405"] == operations[0]["responses"]["405"] for op in operations)
+                return template, operations[0]
         raise AssertionError(f"{method} {path} is not documented")
 
     def check(self, response: httpx.Response) -> Any:
         """The parsed body (events for a stream), once it is shown to match the documentation."""
         request = response.request
-        template, operation = self.operation(request.method, request.url.path)
+        template, operation = self.operation(request.method, request.url.path, response.status_code)
         status = str(response.status_code)
         assert status in operation["responses"], f"{request.method} {template} answered undocumented {status}"
         documented = operation["responses"][status]
@@ -58,24 +68,28 @@ class Contract:
         media_type = response.headers["content-type"].split(";")[0].strip()
         assert media_type in content, f"{template} answered {media_type}, documented {list(content)}"
         if media_type == "text/event-stream":
-            return self._check_events(content[media_type]["itemSchema"], response.text)
+            return self._check_events(content[media_type], response.text)
         body = response.json()
         self._validate(content[media_type]["schema"], body)
         if "x-error-codes" in documented:
             assert body["error"]["code"] in documented["x-error-codes"]
         return body
 
-    def _check_events(self, item_schema: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    def _check_events(self, media: dict[str, Any], text: str) -> list[dict[str, Any]]:
+        """Each event against the schema of one event, its `data` JSON against `Frame`."""
         frames = []
         for block in text.split("\n\n"):
             lines = [line for line in block.split("\n") if line and not line.startswith(":")]
             if not lines:
                 continue
             event = dict(line.split(": ", 1) for line in lines)
-            self._validate(item_schema, event)
+            assert set(event) == {"id", "data"}, event
+            self._validate(media["schema"], event)
             frame = json.loads(event["data"])
-            self._validate(item_schema["properties"]["data"]["contentSchema"], frame)
+            self._validate(media["schema"]["properties"]["data"]["contentSchema"], frame)
+            assert media["x-sse-data"] == media["schema"]["properties"]["data"]["contentSchema"]
             frames.append({"id": int(event["id"]), **frame})
+        assert [f["type"] for f in frames[-2:]] == ["turn_end", "done"], frames[-3:]
         return frames
 
     def _validate(self, schema: dict[str, Any], instance: Any) -> None:
@@ -116,8 +130,14 @@ async def test_stream(client: httpx.AsyncClient, contract: Contract, auth: dict[
     response = await client.post("/agent/stream", json={"message": WORKOUT_REQUEST}, headers=auth)
     frames = contract.check(response)
     assert frames[-1]["type"] == "done" and frames[-1]["sessionId"]
+    assert frames[-2] == {
+        **frames[-2],
+        "type": "turn_end",
+        "outcome": "replied",
+        "sessionId": frames[-1]["sessionId"],
+    }
     assert [f["id"] for f in frames] == sorted(f["id"] for f in frames)
-    assert {"status", "message_delta"} <= {f["type"] for f in frames}
+    assert {"status", "message_delta", "tool_start", "tool_result"} <= {f["type"] for f in frames}
 
 
 async def test_create_session(client: httpx.AsyncClient, contract: Contract, auth: dict[str, str]) -> None:
@@ -252,6 +272,7 @@ async def test_body_errors_are_documented(
         ("/agent/chat", {"message": "  "}, "missing_message"),
         ("/agent/stream", ["hi"], "invalid_body"),
         ("/agent/chat", too_long, "message_too_long"),
+        ("/agent/stream", too_long, "message_too_long"),
         ("/agent/stream", {"message": "hi", "model": "gpt-2"}, "unknown_model"),
         ("/agent/chat", {"message": "hi", "currentWorkout": []}, "invalid_request"),
         ("/agent/chat", {"message": "hi", "sessionId": "no-such-session"}, "session_not_found"),
@@ -283,6 +304,22 @@ async def test_a_turn_on_a_leased_session_is_a_documented_409(
 
 
 # --- the committed document ---------------------------------------------------------------------
+
+
+def test_committed_openapi_json_is_a_valid_openapi_3_1_document() -> None:
+    document = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    assert document["openapi"].startswith("3.1.")
+    validate(document, cls=OpenAPIV31SpecValidator)
+    assert "itemSchema" not in OPENAPI_PATH.read_text(encoding="utf-8"), "itemSchema is OpenAPI 3.2"
+
+
+async def test_a_wrong_method_is_a_documented_405_with_allow(
+    client: httpx.AsyncClient, contract: Contract, auth: dict[str, str]
+) -> None:
+    for method, path in (("PATCH", "/agent/sessions"), ("GET", "/agent/stream"), ("POST", "/health")):
+        response = await client.request(method, path, headers=auth)
+        assert contract.check(response)["error"]["code"] == "method_not_allowed"
+        assert response.headers["allow"]
 
 
 def test_committed_openapi_json_is_current() -> None:

@@ -129,7 +129,11 @@ async def poll_until_settled(
     deadline = time.monotonic() + READY_TIMEOUT_S
     while True:
         body: dict[str, Any] = contract.check(await client.get(f"/plans/{plan_id}", headers=headers))
-        settled = body["plan"]["status"] in ("ready", "failed")
+        # A plan is marked ready just after its first week is built: a poll in between sees both.
+        status = body["plan"]["status"]
+        settled = status == "failed" or (
+            status == "ready" and any(w["status"] == "ready" for w in body["weeks"])
+        )
         if settled or time.monotonic() > deadline:
             return body
         await asyncio.sleep(0.2)

@@ -243,7 +243,8 @@ def expect_stream_chat(result: InvokeResult, published: list[dict[str, Any]], **
     assert result.headers["content-type"].startswith("text/event-stream")
     frames = sse_frames(result.body)
     assert frames[-1]["type"] == "done"
-    assert [f for f in frames if f["type"] == "message_notify_user" and f.get("status") == "done"]
+    assert [f for f in frames if f["type"] == "tool_result" and f["tool"] == "message_notify_user"]
+    assert [f["type"] for f in frames[-2:]] == ["turn_end", "done"]
     (turn,) = published
     assert turn["detail"]["session_id"] == frames[-1]["sessionId"]
     assert turn["detail"]["status"] == "completed"

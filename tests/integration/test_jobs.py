@@ -273,6 +273,7 @@ async def test_after_a_checkpoint_the_next_turns_context_starts_at_it(
     aws_settings: Settings, session_store: DynamoSessionStore
 ) -> None:
     from tests.fakes.agent_harness import make_harness
+    from tests.fakes.scripted_model import idle
 
     session_id = _long_session(session_store.table, "user-next")
     last_seq = session_store.table.load_session(session_id).last_seq
@@ -281,7 +282,7 @@ async def test_after_a_checkpoint_the_next_turns_context_starts_at_it(
     event = envelope(turn_detail(session_id, "user-next", (last_seq - 3, last_seq), tokens=tokens))
     assert (await asyncio.to_thread(checkpoint.handle_turn_completed, event, None, deps))["checkpointed"]
 
-    harness = make_harness(store=cast(Any, session_store))
+    harness = make_harness([idle()], store=cast(Any, session_store))
     await harness.loop.run_turn("user-next", "what now?", session_id=session_id)
 
     first = harness.model.requests[0].messages

@@ -3,42 +3,46 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from trainer.settings import get_settings
 from trainer.store.migrate import load_migrations
 
 HANDLER = Path(__file__).resolve().parents[2] / "functions" / "migrate" / "app.py"
 
 
 @pytest.fixture
-def migrate_app() -> Iterator[ModuleType]:
-    get_settings.cache_clear()
-    spec = importlib.util.spec_from_file_location("lambda_migrate_app", HANDLER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module
-    get_settings.cache_clear()
+def load_migrate_app(monkeypatch: pytest.MonkeyPatch) -> Callable[[str | None], ModuleType]:
+    """Imports the handler afresh, as a cold start does, with DATABASE_URL as given (None: unset)."""
+
+    def load(database_url: str | None) -> ModuleType:
+        monkeypatch.delenv("TRAINER_DATABASE_SECRET_ARN", raising=False)
+        if database_url is None:
+            monkeypatch.delenv("DATABASE_URL", raising=False)
+        else:
+            monkeypatch.setenv("DATABASE_URL", database_url)
+        spec = importlib.util.spec_from_file_location("lambda_migrate_app", HANDLER)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
 
 
 def test_handler_on_a_migrated_database_applies_nothing(
-    pg_url: str, migrate_app: ModuleType, monkeypatch: pytest.MonkeyPatch
+    pg_url: str, load_migrate_app: Callable[[str | None], ModuleType]
 ) -> None:
-    monkeypatch.setenv("DATABASE_URL", pg_url)
-    get_settings.cache_clear()
-    assert migrate_app.handler({}, None) == {"applied": []}
+    assert load_migrate_app(pg_url).handler({}, None) == {"applied": []}
     assert load_migrations(), "the layer ships its migrations"
 
 
 def test_handler_without_a_database_is_a_clear_error(
-    migrate_app: ModuleType, monkeypatch: pytest.MonkeyPatch
+    load_migrate_app: Callable[[str | None], ModuleType],
 ) -> None:
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.delenv("TRAINER_DATABASE_SECRET_ARN", raising=False)
-    get_settings.cache_clear()
+    """Run locally (deployed, the function would not even start: tests/unit/test_function_settings.py)."""
+    migrate_app = load_migrate_app(None)
     with pytest.raises(RuntimeError, match="no database configured"):
         migrate_app.handler({}, None)

@@ -17,6 +17,8 @@ from trainer.settings import Settings
 from trainer_dev.local.fake_llm import FakeLLMServer
 
 KEY = "sk-openai-test-123"
+MOCKED_API = "http://127.0.0.1:9/v1"
+"""The base URL of the clients on httpx2.MockTransport: loopback, as model requests are off in tests."""
 
 
 def _completion(content: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +74,7 @@ SELECTION = {
 
 
 def _selector(handler: Any, model: str = "gpt-4o-mini") -> OpenAIKnowledgeSelector:
-    settings = Settings(OPENAI_API_KEY=KEY, TRAINER_INITIALIZER_MODEL=model)
+    settings = Settings(OPENAI_API_KEY=KEY, OPENAI_BASE_URL=MOCKED_API, TRAINER_INITIALIZER_MODEL=model)
     return OpenAIKnowledgeSelector(
         settings, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
     )
@@ -149,7 +151,9 @@ async def test_unparseable_output_falls_back() -> None:
 
 def test_build_selector_without_a_key_is_deterministic() -> None:
     assert isinstance(build_selector(Settings(OPENAI_API_KEY=None)), DeterministicKnowledgeSelector)
-    assert isinstance(build_selector(Settings(OPENAI_API_KEY=KEY)), FallbackKnowledgeSelector)
+    assert isinstance(
+        build_selector(Settings(OPENAI_API_KEY=KEY, OPENAI_BASE_URL=MOCKED_API)), FallbackKnowledgeSelector
+    )
 
 
 async def test_against_the_loopback_server_with_prefix_caching() -> None:

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from trainer.tools.artifacts import TimerData
 from trainer.tools.base import ToolContext, ToolError
-from trainer.tools.timers import GenerateExerciseTimer, GenerateWorkoutTimers, TimerData
+from trainer.tools.timers import GenerateExerciseTimer, GenerateWorkoutTimers
 
 from tests.fakes.memory_store import InMemorySessionStore
 

@@ -23,7 +23,7 @@ from pydantic import SecretStr
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
 from trainer.container import Container, build_container
-from trainer.settings import LOCAL_JWT_SECRET, Settings
+from trainer.settings import LOCAL_JWT_SECRET, ApiSettings, ConfigurationError, Settings
 from trainer.store.db import Database
 from trainer.store.metrics import DailyMetricsStore
 from trainer.store.sessions import DynamoSessionStore
@@ -44,25 +44,38 @@ def error_of(response: httpx.Response) -> dict[str, Any]:
 # --- finding 2: auth fails closed -------------------------------------------------------------------
 
 
-async def test_a_deployed_api_without_jwks_refuses_the_public_default_secret(
-    aws_settings: Settings, session_store: DynamoSessionStore, db: Database, user: str
+async def test_a_deployed_api_verifies_no_token_with_the_public_default_secret(
+    aws_settings: Settings,
+    session_store: DynamoSessionStore,
+    db: Database,
+    user: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    deployed = aws_settings.model_copy(update={"lambda_function_name": "trainer-dev-ApiFunction"})
-    assert deployed.uses_default_jwt_secret and not deployed.jwks_url
-    container = await build_container(deployed, store=session_store, db=db, publisher=RecordingPublisher())
-    app = create_app(container)
-    forged = mint_dev_token(LOCAL_JWT_SECRET, user)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-        response = await client.get("/agent/sessions", headers={"Authorization": f"Bearer {forged}"})
-    assert response.status_code == 503
-    assert error_of(response)["code"] == "auth_misconfigured"
+    """Without a JWKS URL, on the public default secret, the API function does not start; with a secret
+    of its own, a token forged with the public one is 401 and its own tokens pass."""
+    for name, value in aws_settings.model_dump(by_alias=True, exclude_none=True).items():
+        monkeypatch.setenv(name, value.get_secret_value() if isinstance(value, SecretStr) else str(value))
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "trainer-dev-ApiFunction")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://trainer@db.internal/trainer")
+    monkeypatch.delenv("TRAINER_JWKS_URL", raising=False)
+    monkeypatch.setenv("TRAINER_JWT_SECRET", LOCAL_JWT_SECRET)
+    with pytest.raises(ConfigurationError, match="TRAINER_JWT_SECRET is the public development default"):
+        ApiSettings.from_environment()
+
     secret = "a-secret-of-this-deployment-0123456789abcdef"
-    own = deployed.model_copy(update={"jwt_secret": SecretStr(secret)})
+    monkeypatch.setenv("TRAINER_JWT_SECRET", secret)
+    own = ApiSettings.from_environment()
+    assert own.deployed and not own.jwks_url
     container = await build_container(own, store=session_store, db=db, publisher=RecordingPublisher())
     app = create_app(container)
+    forged = {"Authorization": f"Bearer {mint_dev_token(LOCAL_JWT_SECRET, user)}"}
     bearer = {"Authorization": f"Bearer {mint_dev_token(secret, user)}"}
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+        refused = await client.get("/agent/sessions", headers=forged)
+        assert refused.status_code == 401
+        assert error_of(refused)["code"] == "invalid_signature"
         assert (await client.get("/agent/sessions", headers=bearer)).status_code == 200
+    await container.aclose()
 
 
 @pytest.mark.parametrize(

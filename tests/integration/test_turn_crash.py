@@ -69,7 +69,7 @@ async def test_a_killed_turn_frees_its_session_and_is_marked_interrupted(aws_set
     settings = aws_settings.model_copy(update={"lease_seconds": LEASE_SECONDS})
     store = DynamoSessionStore(settings)
     h = make_harness(
-        [call("message_notify_user", message="new turn"), call("idle", reason="x")] * 3,
+        [call("message_notify_user", message="new turn"), call("idle", reason="x")] * 2,
         store=store,  # type: ignore[arg-type]
         settings=settings,
     )

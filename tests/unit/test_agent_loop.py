@@ -48,7 +48,7 @@ async def test_agent_loop_returns_structured_result_with_session_id_actions_and_
 
 
 async def test_loop_terminates_when_agent_calls_idle() -> None:
-    h = make_harness([call("idle", reason="nothing to do"), call("message_notify_user", message="never")])
+    h = make_harness([call("idle", reason="nothing to do")])
     result = await h.loop.run_turn(USER, "thanks")
     assert result.iterations == 1
     assert result.stop_reason == "done"
@@ -56,9 +56,7 @@ async def test_loop_terminates_when_agent_calls_idle() -> None:
 
 
 async def test_loop_terminates_when_agent_calls_message_ask_user() -> None:
-    h = make_harness(
-        [call("message_ask_user", question="Gym or home?", options=["Gym", "Home"]), call("idle", reason="x")]
-    )
+    h = make_harness([call("message_ask_user", question="Gym or home?", options=["Gym", "Home"])])
     result = await h.loop.run_turn(USER, "workout please")
     assert result.iterations == 1
     assert result.stop_reason == "awaiting_user"
@@ -67,7 +65,7 @@ async def test_loop_terminates_when_agent_calls_message_ask_user() -> None:
 
 async def test_loop_terminates_when_max_iterations_is_reached() -> None:
     h = make_harness(
-        [call("message_notify_user", message=f"step {i}") for i in range(20)],
+        [call("message_notify_user", message=f"step {i}") for i in range(10)],
         settings=make_settings(max_iterations=10),
     )
     result = await h.loop.run_turn(USER, "loop forever")
@@ -79,7 +77,7 @@ async def test_loop_terminates_when_max_iterations_is_reached() -> None:
 
 
 async def test_loop_terminates_when_llm_response_contains_no_tool_call() -> None:
-    h = make_harness([NO_TOOL, call("idle", reason="never reached")])
+    h = make_harness([NO_TOOL])
     result = await h.loop.run_turn(USER, "hi")
     assert result.iterations == 1
     assert result.stop_reason == "no_tool_call"
@@ -169,12 +167,12 @@ async def test_the_turn_follows_the_chat_agents_definition(tmp_path: Path) -> No
     await h.loop.run_turn(USER, "hi")
     assert h.model.requests[0].system[0]["text"] == "You are the coach under test.\n"
 
-    h = make_harness([stream_break(), call("idle", reason="x")], retry=RetryPolicy(max_retries=0))
+    h = make_harness([stream_break()], retry=RetryPolicy(max_retries=0))
     with pytest.raises(TurnFailed):
         await h.loop.run_turn(USER, "hi")
     assert len(h.model.requests) == 1
 
-    h = make_harness([call("message_notify_user", message=str(i)) for i in range(5)], max_steps=2)
+    h = make_harness([call("message_notify_user", message=str(i)) for i in range(2)], max_steps=2)
     result = await h.loop.run_turn(USER, "hi")
     assert (result.stop_reason, result.iterations) == ("max_iterations", 2)
 
@@ -213,7 +211,7 @@ async def test_session_status_is_completed_on_normal_exit_and_error_on_failure()
 
 
 async def test_unexpected_internal_failure_marks_session_error_and_raises_turn_failed() -> None:
-    h = make_harness([call("idle", reason="x")])
+    h = make_harness([])
 
     def broken_build(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("bug")
@@ -304,7 +302,7 @@ async def test_second_turn_lease_conflict_raises_lease_held() -> None:
 
 
 async def test_unknown_or_foreign_session_raises_session_not_found() -> None:
-    h = make_harness([call("idle", reason="x")])
+    h = make_harness([])
     other = await h.store.create_session("someone-else")
     with pytest.raises(SessionNotFound):
         await h.loop.run_turn(USER, "hi", session_id=other.id)
@@ -558,7 +556,7 @@ async def test_error_events_keep_a_code_and_a_safe_message_and_never_a_traceback
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Finding 3: tracebacks stay in the logs; the timeline the app can read has none."""
-    h = make_harness([call("idle", reason="x")])
+    h = make_harness([])
 
     def broken_build(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret at /srv/app/trainer/chat/context.py line 42")
@@ -610,13 +608,18 @@ async def test_a_turn_without_a_session_id_never_waits_for_a_session_it_did_not_
 
 
 async def test_the_lease_is_renewed_while_the_turn_runs_and_stops_the_turn_when_taken_over() -> None:
-    model = ScriptedModel([call("message_notify_user", message=str(i)) for i in range(2)], latency=1.4)
+    model = ScriptedModel(
+        [*(call("message_notify_user", message=str(i)) for i in range(2)), call("idle", reason="x")],
+        latency=1.4,
+    )
     h = make_harness(model=model, settings=make_settings(lease_seconds=3, function_timeout_seconds=60))
     result = await h.loop.run_turn(USER, "slow turn")
     assert result.status == "completed"
     assert h.store.calls["renew_lease"] >= 1, "a model call longer than a third of the lease renews it"
 
-    slow = ScriptedModel([call("message_notify_user", message=str(i)) for i in range(20)], latency=0.3)
+    slow = ScriptedModel(
+        [call("message_notify_user", message=str(i)) for i in range(20)], latency=0.3, unfinished_ok=True
+    )
     taken = make_harness(model=slow, settings=make_settings(lease_seconds=3))
     session = await taken.store.create_session(USER)
 

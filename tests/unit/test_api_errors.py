@@ -140,9 +140,13 @@ def test_non_object_body_is_400(client: TestClient, path: str) -> None:
 
 
 @pytest.mark.parametrize("path", ["/agent/chat", "/agent/stream"])
-def test_message_over_the_limit_is_413(client: TestClient, agent: ScriptedAgent, path: str) -> None:
+def test_message_over_the_limit_is_the_schemas_validation_error_422(
+    client: TestClient, agent: ScriptedAgent, path: str
+) -> None:
+    """The schema's `maxLength` is a validation error (422), as the document says; 413 is only a body
+    over the byte limit."""
     error = assert_error(
-        client.post(path, json={"message": "x" * 101}, headers=auth()), 413, "message_too_long"
+        client.post(path, json={"message": "x" * 101}, headers=auth()), 422, "message_too_long"
     )
     assert "100" in error["message"]
     assert agent.calls == []

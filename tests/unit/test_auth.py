@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 from trainer.api.auth import TokenVerifier, bearer_token, mint_dev_token
 from trainer.api.errors import ApiError
-from trainer.settings import LOCAL_JWT_SECRET, Settings
+from trainer.settings import LOCAL_JWT_SECRET, ConfigurationError, Settings
 
 USER = "5b0f3a56-1a0e-4c4e-9a57-6a3cf0f5c001"
 SECRET = "unit-test-secret-0123456789abcdef0123"
@@ -225,14 +225,16 @@ async def test_an_audience_nobody_configured_is_refused() -> None:
     assert (await refused(TokenVerifier(settings()), hs_token(aud="someone-else"))).code == "invalid_audience"
 
 
-async def test_a_deployed_function_refuses_the_default_secret_and_says_why() -> None:
+def test_a_deployed_function_builds_no_verifier_on_the_public_default_secret() -> None:
+    """The function refuses to start first (tests/unit/test_function_settings.py); the verifier holds
+    the same line for settings that never went through that check."""
     deployed = settings(TRAINER_JWT_SECRET=LOCAL_JWT_SECRET, AWS_LAMBDA_FUNCTION_NAME="trainer-ApiFunction")
-    verifier = TokenVerifier(deployed)
-    assert verifier.refusal and "JwksUrl" in verifier.refusal
-    with pytest.raises(ApiError) as info:
-        await verifier.verify(mint_dev_token(LOCAL_JWT_SECRET, USER))
-    assert (info.value.status, info.value.code) == (503, "auth_misconfigured")
-    assert TokenVerifier(settings(TRAINER_JWT_SECRET=LOCAL_JWT_SECRET)).refusal is None
+    with pytest.raises(ConfigurationError, match="TRAINER_JWKS_URL is not set and TRAINER_JWT_SECRET"):
+        TokenVerifier(deployed)
+    assert TokenVerifier(settings(TRAINER_JWT_SECRET=LOCAL_JWT_SECRET)).mode == "hs256", "locally it is fine"
+    assert TokenVerifier(settings(AWS_LAMBDA_FUNCTION_NAME="trainer-ApiFunction")).mode == "hs256"
+    jwks = settings(TRAINER_JWT_SECRET=LOCAL_JWT_SECRET, AWS_LAMBDA_FUNCTION_NAME="trainer-ApiFunction")
+    assert TokenVerifier(jwks.model_copy(update={"jwks_url": "https://issuer.example/jwks"})).mode == "jwks"
 
 
 async def test_hs256_mode_refuses_asymmetric_tokens() -> None:

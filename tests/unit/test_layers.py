@@ -26,6 +26,7 @@ HANDLERS = sorted((ROOT / "functions").glob("*/*.py"))
 BOTTOM = {"settings", "domain", "frames"}
 ALLOWED: dict[str, set[str]] = {
     "settings": set(),
+    "model_guard": {"settings"},
     "frames": set(),
     "domain": set(),
     "cold_start": set(),
@@ -34,7 +35,7 @@ ALLOWED: dict[str, set[str]] = {
     "services": {"store", "domain"},
     "runtime_secrets": {"store", "settings"},
     "sources": {"services", "store", *BOTTOM},
-    "providers": {"sources", "settings", "domain"},
+    "providers": {"sources", "settings", "domain", "model_guard"},
     "tools": {"services", "sources", "store", *BOTTOM},
     "agents": {"tools", "providers", "sources", "services", "store", *BOTTOM},
     "programs": {"agents", "tools", "providers", "sources", "services", "store", *BOTTOM},

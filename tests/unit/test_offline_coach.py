@@ -45,13 +45,14 @@ from trainer.tools.analytics import (
     WorkoutStatisticsResult,
     WorkoutStats,
 )
+from trainer.tools.artifacts import TimerData, TimerPhaseData
 from trainer.tools.base import ToolFailure
 from trainer.tools.calendar import ScheduledWorkout
 from trainer.tools.exercises import ExerciseInfo, MuscleShareInfo, SearchExercisesResult
 from trainer.tools.goals import GoalEntry
 from trainer.tools.logging import LoggedExercise, MarkExerciseCompleteResult
 from trainer.tools.preferences import Preference
-from trainer.tools.timers import TimerData, TimerPhaseData, TimersResult
+from trainer.tools.timers import TimersResult
 from trainer.tools.workout import AddResult, AdjustResult
 
 from tests.unit.test_offline_policy import NOW, OK, Convo, FakePlanner, _exercise, generated

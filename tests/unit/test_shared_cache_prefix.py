@@ -111,8 +111,14 @@ async def _sessions(settings: Settings, trainees: list[Trainee]) -> list[tuple[T
 
 
 def _settings(ttl: str = "5m") -> Settings:
+    """A loopback base URL, which the mock transport answers for: model requests are off in tests."""
     return Settings.model_validate(
-        {"ANTHROPIC_API_KEY": "sk-test", "TRAINER_MODEL": MODEL, "TRAINER_PROMPT_CACHE_TTL": ttl}
+        {
+            "ANTHROPIC_API_KEY": "sk-test",
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+            "TRAINER_MODEL": MODEL,
+            "TRAINER_PROMPT_CACHE_TTL": ttl,
+        }
     )
 
 

@@ -24,6 +24,7 @@ from trainer.settings import Settings
 from trainer_dev.local.lambda_runtime import readiness_path
 
 from tests.fakes.memory_store import InMemorySessionStore
+from tests.lambda_environment import deployed_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "layers" / "core" / "trainer"
@@ -192,15 +193,10 @@ def _lazily_imported(path: Path, functions: set[str] | None = None) -> set[str]:
 
 def _modules_after_import(init_type: str) -> set[str]:
     environment = {
+        **deployed_environment("ApiFunction"),
         "PATH": os.environ.get("PATH", ""),
         "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "layers" / "core")]),
         "AWS_LAMBDA_INITIALIZATION_TYPE": init_type,
-        "AWS_LAMBDA_FUNCTION_NAME": "ApiFunction",
-        "AWS_EXECUTION_ENV": "AWS_Lambda_python3.12",
-        "AWS_REGION": "us-east-1",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_EC2_METADATA_DISABLED": "true",
         "LAMBDA_TASK_ROOT": str(ROOT / "functions" / "api"),
     }
     code = "import json, sys; import functions.api.app; print(json.dumps(sorted(sys.modules)))"

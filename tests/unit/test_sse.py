@@ -17,6 +17,7 @@ from trainer.frames import (
     message_delta_frame,
     status_frame,
     tool_start_frame,
+    turn_end_frame,
 )
 from trainer.store.ports import LeaseHeld
 
@@ -69,8 +70,9 @@ async def test_frame_ids_follow_the_persisted_sequence_and_done_is_last() -> Non
     stream = make_stream(run, BackgroundTurns())
     await stream.start(1.0)
     frames = [parse(f) for f in await collect(stream)]
-    assert [i for i, _ in frames] == [3, 5, 5, 5]
-    assert [e["type"] for _, e in frames] == ["status", "generate_workout", "message_delta", "done"]
+    assert [i for i, _ in frames] == [3, 5, 5, 5, 5]
+    assert [e["type"] for _, e in frames] == ["status", "tool_start", "message_delta", "turn_end", "done"]
+    assert frames[-2][1] == {"type": "turn_end", "outcome": "replied", "sessionId": "s-1"}
     assert frames[-1][1] == {"type": "done", "sessionId": "s-1"}
 
 
@@ -98,8 +100,9 @@ async def test_failure_after_streaming_began_gives_error_then_done() -> None:
     stream = make_stream(run, BackgroundTurns())
     await stream.start(1.0)
     events = [parse(f)[1] for f in await collect(stream)]
-    assert events[-2:] == [
+    assert events[-3:] == [
         {"type": "error", "message": "failed: model down"},
+        {"type": "turn_end", "outcome": "failed", "sessionId": "s-err"},
         {"type": "done", "sessionId": "s-err"},
     ]
 
@@ -164,7 +167,7 @@ async def test_done_from_the_turn_is_sent_once_and_last() -> None:
     stream = make_stream(run, BackgroundTurns())
     await stream.start(1.0)
     events = [parse(f)[1] for f in await collect(stream)]
-    assert [e["type"] for e in events] == ["status", "done"]
+    assert [e["type"] for e in events] == ["status", "turn_end", "done"]
     assert events[-1]["sessionId"] == "s-1"
 
 
@@ -177,7 +180,7 @@ async def test_error_already_emitted_by_the_turn_is_not_repeated() -> None:
     stream = make_stream(run, BackgroundTurns())
     await stream.start(1.0)
     events = [parse(f)[1] for f in await collect(stream)]
-    assert [e["type"] for e in events] == ["status", "error", "done"]
+    assert [e["type"] for e in events] == ["status", "error", "turn_end", "done"]
 
 
 async def test_every_frame_of_a_stream_parses_as_the_published_frame_union() -> None:
@@ -192,6 +195,7 @@ async def test_every_frame_of_a_stream_parses_as_the_published_frame_union() -> 
     assert [type(FRAME.validate_python(e)).__name__ for e in events] == [
         "ToolStartFrame",
         "ErrorFrame",
+        "TurnEndFrame",
         "DoneFrame",
     ]
 
@@ -209,4 +213,78 @@ async def test_a_done_frame_without_a_session_leaves_the_session_out() -> None:
     )
     await stream.start(1.0)
     events = [parse(f)[1] for f in await collect(stream)]
-    assert events == [{"type": "error", "message": "failed"}, {"type": "done"}]
+    assert events == [
+        {"type": "error", "message": "failed"},
+        {"type": "turn_end", "outcome": "failed"},
+        {"type": "done"},
+    ]
+
+
+def test_a_heartbeat_is_a_comment_line_alone() -> None:
+    """WHATWG SSE: a line starting with `:` is ignored and only a blank line dispatches; a comment
+    followed by a blank line is what parsers such as httpx-sse and fetch-event-source hand over as an
+    empty message."""
+    assert HEARTBEAT == b": heartbeat\n"
+
+
+@pytest.mark.parametrize(
+    ("outcome", "expected"), [("replied", "replied"), ("asked", "asked"), ("limit", "limit")]
+)
+async def test_turn_end_carries_the_outcome_of_the_turn_right_before_done(
+    outcome: str, expected: str
+) -> None:
+    async def run(emit: FrameSink) -> Result:
+        await emit(status_frame("idle", "Thinking", "start"), 2)
+        return Result("s-1")
+
+    stream = TurnStream(
+        run,
+        turns=BackgroundTurns(),
+        heartbeat_seconds=5.0,
+        session_id_of=lambda r: r.session_id,
+        describe_error=lambda exc: ("failed", None),
+        outcome_of=lambda _: outcome,  # type: ignore[arg-type,return-value]
+    )
+    await stream.start(1.0)
+    frames = [parse(f) for f in await collect(stream)]
+    assert frames[-2] == (2, {"type": "turn_end", "outcome": expected, "sessionId": "s-1"})
+    assert frames[-1][1]["type"] == "done"
+
+
+async def test_a_turn_end_emitted_by_the_turn_is_sent_once_before_done() -> None:
+    async def run(emit: FrameSink) -> Result:
+        await emit(turn_end_frame("asked", "s-1"), 1)
+        await emit(status_frame("idle", "Done", "done"), 1)
+        return Result("s-1")
+
+    stream = make_stream(run, BackgroundTurns())
+    await stream.start(1.0)
+    events = [parse(f)[1] for f in await collect(stream)]
+    assert [e["type"] for e in events] == ["status", "turn_end", "done"]
+    assert events[1]["outcome"] == "asked"
+
+
+async def test_publish_decides_which_frames_are_sent_and_how() -> None:
+    async def run(emit: FrameSink) -> Result:
+        await emit(tool_start_frame("teleport", {}), 1)
+        await emit(tool_start_frame("idle", {"reason": "x"}), 2)
+        return Result("s-1")
+
+    def publish(frame: Frame) -> Frame | None:
+        return None if getattr(frame, "tool", None) == "teleport" else frame
+
+    stream = TurnStream(
+        run,
+        turns=BackgroundTurns(),
+        heartbeat_seconds=5.0,
+        session_id_of=lambda r: r.session_id,
+        describe_error=lambda exc: ("failed", None),
+        publish=publish,
+    )
+    await stream.start(1.0)
+    events = [parse(f) for f in await collect(stream)]
+    assert [(i, e["type"], e.get("tool")) for i, e in events] == [
+        (2, "tool_start", "idle"),
+        (2, "turn_end", None),
+        (2, "done", None),
+    ]

@@ -24,10 +24,12 @@ def kinds(events: list[dict[str, Any]]) -> list[str]:
     for e in events:
         if e["type"] == "status":
             out.append(f"status:{e['data']['phase']}")
-        elif e["type"] in ("session", "knowledge", "done", "error", "message_delta"):
-            out.append(e["type"])
+        elif e["type"] == "tool_start":
+            out.append(f"{e['tool']}:running")
+        elif e["type"] == "tool_result":
+            out.append(f"{e['tool']}:{e['status']}")
         else:
-            out.append(f"{e['type']}:{e.get('status') or e['data'].get('status')}")
+            out.append(e["type"])
     return out
 
 
@@ -85,7 +87,7 @@ async def test_failed_tool_emits_a_failed_result_and_an_error_status_phase() -> 
     h = make_harness([call("remove_exercise", exercise_id="1"), call("idle", reason="x")])
     await h.loop.run_turn(USER, "remove one", emit=h.emit)
     events = strip_seq(h.emitted)
-    result = next(e for e in events if e["type"] == "remove_exercise" and "formatted" in e)
+    result = next(e for e in events if e["type"] == "tool_result" and e["tool"] == "remove_exercise")
     assert result["status"] == "failed" and result["data"]["success"] is False
     assert {
         "type": "status",
@@ -95,16 +97,15 @@ async def test_failed_tool_emits_a_failed_result_and_an_error_status_phase() -> 
 
 async def test_tool_start_events_include_the_tool_name_and_arguments() -> None:
     h, _ = await workout_turn()
-    start = next(e for e in strip_seq(h.emitted) if e["type"] == "generate_workout")
-    assert start == {
-        "type": "generate_workout",
-        "data": {"status": "running", "args": {"workout": chest_workout()}},
-    }
+    start = next(e for e in strip_seq(h.emitted) if e["type"] == "tool_start")
+    assert start == {"type": "tool_start", "tool": "generate_workout", "args": {"workout": chest_workout()}}
 
 
 async def test_tool_result_events_include_the_result_data_and_the_formatted_string() -> None:
     h, result = await workout_turn()
-    done = [e for e in strip_seq(h.emitted) if e["type"] == "generate_workout"][1]
+    done = next(
+        e for e in strip_seq(h.emitted) if e["type"] == "tool_result" and e["tool"] == "generate_workout"
+    )
     assert done["status"] == "done"
     assert done["data"] == result.actions[0].as_json()["result"]
     assert done["formatted"].startswith('<tool_result tool="generate_workout" status="ok">Created workout_1')
@@ -116,7 +117,9 @@ async def test_message_notify_user_results_with_artifacts_include_the_artifact_p
 ):
     h, result = await workout_turn()
     art = result.actions[0].as_json()["result"]["artifact_id"]
-    notify = [e for e in strip_seq(h.emitted) if e["type"] == "message_notify_user"][1]
+    notify = next(
+        e for e in strip_seq(h.emitted) if e["type"] == "tool_result" and e["tool"] == "message_notify_user"
+    )
     assert notify["artifact_id"] == art
     assert notify["artifact"]["artifact_id"] == art
     assert len(notify["artifact"]["payload"]["exercises"]) == 3
@@ -127,7 +130,7 @@ async def test_the_first_frame_names_the_session_before_any_model_call() -> None
     h, result = await workout_turn()
     assert strip_seq(h.emitted)[0] == {"type": "session", "sessionId": result.session_id}
     assert h.emitted[0]["seq"] < min(
-        e["seq"] for e in h.emitted if e["type"] in ("generate_workout", "message_delta")
+        e["seq"] for e in h.emitted if e["type"] in ("tool_start", "message_delta")
     )
 
 

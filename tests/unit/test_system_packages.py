@@ -58,8 +58,14 @@ def test_without_root_or_sudo_it_fails_naming_the_package(tmp_path: Path) -> Non
     assert not (tmp_path / "apt-ran").exists()
 
 
+def test_make_test_installs_node_and_the_pinned_npm_packages_for_the_generated_clients() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    assert "test: $(STAMP) system-packages clients" in makefile
+    assert "npm ci" in makefile and (ROOT / "tests" / "clients" / "package-lock.json").exists()
+
+
 def test_make_test_installs_pgbouncer_then_runs_the_postgres_tests_through_it() -> None:
-    assert "PACKAGES=(pgbouncer chromium)" in SCRIPT.read_text()
+    assert "PACKAGES=(pgbouncer chromium nodejs npm)" in SCRIPT.read_text()
     recipe = subprocess.run(
         ["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, timeout=30, check=True
     ).stdout.splitlines()

@@ -67,7 +67,22 @@ BUFFERED_ROUTES = {
     ("/today", "get"),
     ("/console", "get"),
     ("/console/{proxy+}", "get"),
+    ("/me", "delete"),
+    ("/me/profile", "get"),
+    ("/me/profile", "patch"),
+    ("/me/goals", "get"),
+    ("/me/goals", "put"),
+    ("/me/preferences", "get"),
+    ("/me/preferences", "post"),
+    ("/me/preferences/{preference_id}", "delete"),
+    ("/me/locations", "get"),
+    ("/me/locations", "post"),
+    ("/me/locations/{location_id}", "patch"),
+    ("/me/locations/{location_id}", "delete"),
+    ("/me/locations/{location_id}/current", "post"),
 }
+STREAMED_ROUTES = {("/agent/stream", "post"), ("/me/export", "get")}
+"""On the stream function, answered with response streaming."""
 
 
 @cache
@@ -236,6 +251,21 @@ def test_stream_route_uses_response_streaming_end_to_end() -> None:
     assert integration["uri"]["Fn::Sub"].endswith("${StreamFunctionAliaslive}/response-streaming-invocations")
 
 
+def test_the_data_export_is_streamed_by_the_stream_function() -> None:
+    event = function("StreamFunction")["Events"]["Export"]["Properties"]
+    assert (event["Path"], event["Method"].lower()) == ("/me/export", "get")
+    assert event["ResponseTransferMode"] == "RESPONSE_STREAM"
+    integration = _integration("/me/export", "get")
+    assert integration["responseTransferMode"] == "STREAM"
+    assert integration["uri"]["Fn::Sub"].endswith("${StreamFunctionAliaslive}/response-streaming-invocations")
+
+
+def test_the_cost_function_may_check_the_account_tombstone_in_its_transaction() -> None:
+    assert function("CostFunction")["Role"] == {"Fn::GetAtt": ["CostFunctionRole", "Arn"]}
+    sessions = next(s for s in _statements("CostFunctionRole") if "SessionsTable" in str(s["Resource"]))
+    assert {"dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"} <= set(sessions["Action"])
+
+
 def test_stream_function_runs_under_the_lambda_web_adapter() -> None:
     stream = function("StreamFunction")
     variables = stream["Environment"]["Variables"]
@@ -247,7 +277,7 @@ def test_stream_function_runs_under_the_lambda_web_adapter() -> None:
     assert sam()["Globals"]["Function"]["Architectures"] == ["x86_64"]
     run_sh = ROOT / "functions" / "stream" / "run.sh"
     assert run_sh.stat().st_mode & 0o111, "run.sh must be executable"
-    assert "uvicorn trainer.api.app:create_app --factory" in run_sh.read_text()
+    assert "uvicorn app:create_app --factory" in run_sh.read_text(), "functions/stream/app.py's factory"
     assert "AWS_LWA_PORT" in run_sh.read_text()
 
 
@@ -370,7 +400,7 @@ def test_buffered_routes_are_all_on_the_api_function_and_never_streamed() -> Non
     (rest_api,) = resources_of("AWS::ApiGateway::RestApi").values()
     paths = rest_api["Properties"]["Body"]["paths"]
     routes = {(path, method) for path, methods in paths.items() for method in methods}
-    assert routes == BUFFERED_ROUTES | {("/agent/stream", "post")}
+    assert routes == BUFFERED_ROUTES | STREAMED_ROUTES
     for path, method in BUFFERED_ROUTES:
         integration = _integration(path, method)
         assert integration["uri"]["Fn::Sub"].endswith("${ApiFunctionAliaslive}/invocations")
@@ -626,7 +656,7 @@ def test_api_events_are_rest_v1_proxy_events(name: str, expected: tuple[str, str
         assert event["headers"]["Authorization"].startswith("Bearer ")
     if method == "POST":
         assert json.loads(event["body"])["message"]
-    assert (path, method.lower()) in BUFFERED_ROUTES | {("/agent/stream", "post")}
+    assert (path, method.lower()) in BUFFERED_ROUTES | STREAMED_ROUTES
 
 
 def test_program_events_match_what_the_handlers_parse() -> None:
@@ -812,9 +842,15 @@ DYNAMODB_GRANTS: dict[str, dict[str, set[str]]] = {
     },
     # One session under its lease: load, read events and state, append the checkpoint, update META.
     "CheckpointFunction": {"${SessionsTable.Arn}": SESSION_STORE_ACTIONS},
-    # A turn's events, the session's usage (ADD), the daily metrics; Powertools idempotency records.
+    # A turn's events, the session's usage (ADD), the daily metrics (in a transaction that checks the
+    # account's tombstone); Powertools idempotency records.
     "CostFunction": {
-        "${SessionsTable.Arn}": {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"},
+        "${SessionsTable.Arn}": {
+            "dynamodb:GetItem",
+            "dynamodb:Query",
+            "dynamodb:UpdateItem",
+            "dynamodb:ConditionCheckItem",
+        },
         "${IdempotencyTable.Arn}": {
             "dynamodb:GetItem",
             "dynamodb:PutItem",
@@ -857,6 +893,8 @@ def _powertools_persistence() -> Path:
 
 SESSION_TABLE = Adapter(TRAINER / "store" / "sessions.py", "DynamoSessionTable", "SessionsTable")
 DAILY_METRICS = Adapter(TRAINER / "store" / "metrics.py", "DailyMetricsStore", "SessionsTable")
+USAGE_LEDGER = Adapter(TRAINER / "store" / "usage.py", "DynamoUsageLedger", "SessionsTable")
+ACCOUNT_TABLE = Adapter(TRAINER / "store" / "account_records.py", "DynamoAccountTable", "SessionsTable")
 
 
 @cache
@@ -915,14 +953,21 @@ def _modules(*names: str) -> list[Path]:
 def _code_paths() -> dict[str, CodePath]:
     checkpoint = _modules("trainer.jobs.checkpoint", "trainer.chat.checkpoint")
     costs = _modules("trainer.jobs.costs")
-    # The API container hands the whole SessionStore port to the routes and the agent loop, and the
-    # daily metrics to the budget; both HTTP functions run that app.
-    http = CodePath(((SESSION_TABLE, EVERY_METHOD), (DAILY_METRICS, EVERY_METHOD)), publishes=True)
+    # The API container hands the whole SessionStore port to the routes and the chat turn, the usage
+    # ledger to the limits, and the account records (tombstones, deletion, export) to the account
+    # service; both HTTP functions run that app.
+    http = CodePath(
+        ((SESSION_TABLE, EVERY_METHOD), (USAGE_LEDGER, EVERY_METHOD), (ACCOUNT_TABLE, EVERY_METHOD)),
+        publishes=True,
+    )
     return {
         "ApiFunction": http,
         "StreamFunction": http,
         "CheckpointFunction": CodePath(
-            ((SESSION_TABLE, frozenset(dynamodb_calls.port_calls(checkpoint, "store"))),)
+            (
+                (SESSION_TABLE, frozenset(dynamodb_calls.port_calls(checkpoint, "store"))),
+                (ACCOUNT_TABLE, frozenset(dynamodb_calls.port_calls(checkpoint, "tombstones"))),
+            )
         ),
         "CostFunction": CodePath(
             (

@@ -120,15 +120,19 @@ async def test_the_turn_reply_and_the_sse_frames_carry_the_timer() -> None:
     assert result.response.timers is not None and len(result.response.timers) == 1
     assert result.response.timers[0]["exercise_name"] == "Tabata"
     assert result.response.timers[0]["total_duration_sec"] == 240
-    frames = [f for f in h.emitted if f["type"] == "message_notify_user" and f.get("status") == "done"]
+    frames = [f for f in h.emitted if f["type"] == "tool_result" and f["tool"] == "message_notify_user"]
     assert frames[0]["artifact_id"] == art and frames[0]["artifact"]["type"] == "timer"
-    built = [f for f in h.emitted if f["type"] == "generate_exercise_timer" and f.get("status") == "done"]
+    built = [f for f in h.emitted if f["type"] == "tool_result" and f["tool"] == "generate_exercise_timer"]
     assert built[0]["artifact_id"] == art and built[0].get("artifact") is None
 
 
 async def test_a_timer_built_but_not_delivered_still_reaches_the_reply() -> None:
     h = make_harness(
-        [call("generate_exercise_timer", exercise=TABATA), call("message_notify_user", message="Ready")],
+        [
+            call("generate_exercise_timer", exercise=TABATA),
+            call("message_notify_user", message="Ready"),
+            call("idle", reason="done"),
+        ],
         extra_tools=[GenerateExerciseTimer()],
     )
     result = await h.loop.run_turn(USER, "tabata timer please")
@@ -136,7 +140,7 @@ async def test_a_timer_built_but_not_delivered_still_reaches_the_reply() -> None
 
 
 async def test_a_turn_without_timers_has_none() -> None:
-    h = make_harness([call("message_notify_user", message="Hi")])
+    h = make_harness([call("message_notify_user", message="Hi"), call("idle", reason="done")])
     result = await h.loop.run_turn(USER, "hello")
     assert result.response.timers is None
 

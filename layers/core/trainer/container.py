@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from trainer.settings import Settings
+from trainer.settings import FunctionSettings, ModelSettings, Settings
 
 if TYPE_CHECKING:
     import httpx2
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from trainer.offline import OfflinePlanner
     from trainer.programs.pipeline import ProgramDeps
     from trainer.providers.ports import AgentModel, KnowledgeSelector
+    from trainer.services.account import AccountEraser, AccountService
     from trainer.services.today import TodayService
     from trainer.services.usage_limits import UsageLimits
     from trainer.store.db import Database
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MAX_REGISTERED_USERS_CACHED = 10_000
+
+ACCOUNT_ERASERS: tuple[tuple[str, str], ...] = ()
+"""(module, function) pairs that build what an account deletion erases beyond Postgres and the sessions
+table (trainer.services.account.AccountEraser): `function(settings, db) -> AccountEraser | None`."""
 
 
 class TurnRunner(Protocol):
@@ -68,12 +73,15 @@ class Container:
     """What `trainer.agents.run_agent` needs; `container.agents.for_user(user_id)` for a user's run."""
     programs: ProgramDeps | None = None
     """What the program pipeline needs (trainer.programs.pipeline); None without a database."""
+    accounts: AccountService | None = None
+    """The tombstone check, account deletion and export (trainer.services.account)."""
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     registered_users: set[str] = field(default_factory=set)
 
     async def ensure_user(self, user_id: str) -> None:
         """Gives a first-time user their `users` row (every domain table references it); each
-        user costs one idempotent insert per process."""
+        user costs one idempotent insert per process. A deleted account is AccountDeleted (the
+        database refuses its row)."""
         if self.db is None or user_id in self.registered_users:
             return
         from trainer.services.user_data import UserDataService
@@ -132,6 +140,10 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.offline",
     "trainer.offline.selector",
     "trainer.providers.models",
+    "trainer.services.account",
+    "trainer.store.account_records",
+    "trainer.services.today",
+    "trainer.programs.day_messages",
     "trainer.agents.registry",
     "trainer.agents.prompts",
     "trainer.agents.context",
@@ -149,7 +161,7 @@ SDKs come with trainer.providers, psycopg with trainer.store.db)."""
 PREWARMED_AWS_SERVICES: tuple[str, ...] = ("dynamodb", "events", "ssm", "secretsmanager")
 
 
-def prewarm(settings: Settings) -> None:
+def prewarm(settings: FunctionSettings) -> None:
     """The first container build's work that opens no connection and reads no secret: the modules
     above, the agent registry and the chat agent's tool definitions, the exercise catalog, and one
     boto3 client per service the functions call (each client loads its service model; none sends a
@@ -183,7 +195,7 @@ def build_agent_registry() -> AgentRegistry:
 
 
 def build_backends(
-    settings: Settings, registry: AgentRegistry, http_client: httpx2.AsyncClient | None = None
+    settings: ModelSettings, registry: AgentRegistry, http_client: httpx2.AsyncClient | None = None
 ) -> Backends:
     """The registry agents' model per role, by TRAINER_AGENT_PROVIDER (trainer.agents.backends)."""
     from trainer.agents.backends import Backends, ModelChoice, agent_provider
@@ -212,7 +224,7 @@ def build_backends(
 
 
 def agent_run_deps(
-    settings: Settings,
+    settings: ModelSettings,
     db: Database | None,
     registry: AgentRegistry | None = None,
     *,
@@ -248,8 +260,10 @@ async def build_container(
     planner: OfflinePlanner | None = None,
     hooks: Sequence[TurnHooks] = (),
     budget: UsageLimits | None = None,
+    erasers: Sequence[AccountEraser] | None = None,
 ) -> Container:
-    """Wires the production adapters; anything passed in is used instead (tests, the local stack).
+    """Wires the production adapters; anything passed in is used instead (tests, the local stack;
+    `erasers` replaces the ones ACCOUNT_ERASERS builds).
 
     A `db` passed in stays owned by the caller; one built here (from DATABASE_URL) is opened now
     and closed by `Container.aclose()`.
@@ -300,8 +314,31 @@ async def build_container(
         limits=budget,
         agents=agents,
         programs=programs,
+        accounts=account_service(settings, store, db, erasers),
         closers=closers,
     )
+
+
+def account_service(
+    settings: Settings,
+    store: SessionStore,
+    db: Database | None,
+    erasers: Sequence[AccountEraser] | None = None,
+) -> AccountService:
+    """Deletion and export over the database, the sessions table (when the store is DynamoDB) and the
+    erasers given, else those ACCOUNT_ERASERS builds."""
+    from trainer.services.account import AccountService
+    from trainer.store.sessions import DynamoSessionStore
+
+    records = None
+    if isinstance(store, DynamoSessionStore):
+        from trainer.store.account_records import DynamoAccountRecords
+
+        records = DynamoAccountRecords(settings, client=store.table.client)
+    if erasers is None:
+        built = (getattr(importlib.import_module(m), f)(settings, db) for m, f in ACCOUNT_ERASERS)
+        erasers = [eraser for eraser in built if eraser is not None]
+    return AccountService(db, records, erasers)
 
 
 def chat_deps(

@@ -1,9 +1,12 @@
 """The SSE frames of a turn (seed 002 §8.3, ARCHITECTURE §7) as pydantic models: the loop and the
 tools emit them, the API encodes them, and the OpenAPI document publishes them.
 
-Tool frames carry the tool's name in `type` (seed 002): a tool start has `data.status == "running"`,
-a tool result has a top-level `status`. The other frames have fixed `type` values. `Frame` is the
-union, told apart by `frame_kind`.
+Every frame has a fixed `type`; `Frame` is the union discriminated on it. Tool frames name the tool in
+`tool` (`tool_start`, `tool_result`). Here a tool frame's `args` and `data` are plain JSON objects:
+this module knows no tool. The published contract (trainer.api.contract) types them per tool, keyed by
+`tool`, and the API streams only the tool frames that contract describes.
+
+`turn_end` closes every turn's frames (with how the turn ended); `done` is always the last frame.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ import types
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 StatusPhase = Literal["start", "done", "error"]
-FIXED_TYPES = ("status", "knowledge", "message_delta", "session", "error", "done")
+TurnOutcome = Literal["replied", "asked", "failed", "limit", "refused"]
+"""How a turn ended: the agent replied and went idle, asked the user and waits for the answer, failed,
+hit its iteration limit, or the model refused (reserved: no model reports a refusal yet)."""
 
 
 def wire_json_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
@@ -117,28 +122,27 @@ class DoneFrame(_Frame):
     session_id: str | None = Field(alias="sessionId")
 
 
-class ToolStartData(_Frame):
-    status: Literal["running"] = "running"
-    args: dict[str, Any]
+class TurnEndFrame(_Frame):
+    """The turn is over: how it ended. Every turn's frames end with it, right before `done`."""
 
-
-TOOL_NAME_SCHEMA: dict[str, Any] = {
-    "description": "The tool's name (never one of the fixed frame types).",
-    "not": {"enum": list(FIXED_TYPES)},
-}
+    type: Literal["turn_end"] = "turn_end"
+    outcome: TurnOutcome
+    session_id: str | None = Field(alias="sessionId")
 
 
 class ToolStartFrame(_Frame):
-    """A tool call begins; `type` is the tool's name."""
+    """A tool call begins. `args` are the call's arguments (left out when they do not fit the tool)."""
 
-    type: str = Field(json_schema_extra=TOOL_NAME_SCHEMA)
-    data: ToolStartData
+    type: Literal["tool_start"] = "tool_start"
+    tool: str
+    args: dict[str, Any] | None = None
 
 
 class ToolResultFrame(_Frame):
-    """A tool call finished; `type` is the tool's name, `data` its result."""
+    """A tool call finished: `data` is its result (`success: true`) or its failure (`success: false`)."""
 
-    type: str = Field(json_schema_extra=TOOL_NAME_SCHEMA)
+    type: Literal["tool_result"] = "tool_result"
+    tool: str
     data: dict[str, Any]
     formatted: str
     status: Literal["done", "failed"]
@@ -146,49 +150,44 @@ class ToolResultFrame(_Frame):
     artifact_id: str | None = None
 
 
-def frame_kind(value: Any) -> str:
-    """The union's discriminator: the fixed `type`, else tool start or tool result."""
-    if isinstance(value, BaseModel):
-        value = value.model_dump(by_alias=True)
-    if not isinstance(value, dict):
-        return "invalid"
-    kind = value.get("type")
-    if kind in FIXED_TYPES:
-        return str(kind)
-    if "status" in value and "formatted" in value:
-        return "tool_result"
-    return "tool_start"
-
-
-Frame = Annotated[
-    Annotated[StatusFrame, Tag("status")]
-    | Annotated[KnowledgeFrame, Tag("knowledge")]
-    | Annotated[MessageDeltaFrame, Tag("message_delta")]
-    | Annotated[SessionFrame, Tag("session")]
-    | Annotated[ErrorFrame, Tag("error")]
-    | Annotated[DoneFrame, Tag("done")]
-    | Annotated[ToolStartFrame, Tag("tool_start")]
-    | Annotated[ToolResultFrame, Tag("tool_result")],
-    Discriminator(frame_kind),
-]
+FrameModel = (
+    SessionFrame
+    | StatusFrame
+    | KnowledgeFrame
+    | MessageDeltaFrame
+    | ToolStartFrame
+    | ToolResultFrame
+    | ErrorFrame
+    | TurnEndFrame
+    | DoneFrame
+)
+Frame = Annotated[FrameModel, Field(discriminator="type")]
+FRAME_MODELS: tuple[type[BaseModel], ...] = get_args(FrameModel)
+TOOL_FRAME_TYPES = ("tool_start", "tool_result")
+"""The frame types whose payload the published contract types per tool."""
 
 FrameSink = Callable[[Frame, int], Awaitable[None]]
 """Receives each frame with the sequence number of the last event persisted when it was sent."""
 
 FRAME_DESCRIPTION = (
-    "One SSE frame of a turn. `type` is a fixed value (`status`, `knowledge`, `message_delta`, "
-    "`session`, `error`, `done`) or, for tool frames, the tool's name: a tool start has "
-    '`data.status == "running"`, a tool result has a top-level `status` and `formatted`. '
-    "`done` is always the last frame."
+    "One SSE frame of a turn, told apart by `type` (a fixed value). Tool frames (`tool_start`, "
+    "`tool_result`) name the tool in `tool`, which types their `args` and `data`. `turn_end` closes "
+    "every turn (with its outcome) and `done` is always the last frame."
 )
 
 
+def frame_type(model: type[BaseModel]) -> str:
+    """The fixed `type` of a frame model."""
+    return str(model.model_fields["type"].default)
+
+
 def frame_json_schemas(ref_template: str) -> dict[str, dict[str, Any]]:
-    """The JSON schemas of `Frame` (the union, as `oneOf`) and of every frame model, keyed by name,
-    with references written by `ref_template` (e.g. `#/components/schemas/{model}`)."""
-    schema = TypeAdapter(Frame).json_schema(mode="serialization", ref_template=ref_template)
+    """The JSON schemas of the frame models that are not tool frames (and of their parts), keyed by
+    name, with references written by `ref_template` (e.g. `#/components/schemas/{model}`)."""
+    fixed = [model for model in FRAME_MODELS if frame_type(model) not in TOOL_FRAME_TYPES]
+    schema = TypeAdapter(Union[tuple(fixed)]).json_schema(mode="serialization", ref_template=ref_template)  # noqa: UP007
     definitions: dict[str, dict[str, Any]] = schema.pop("$defs")
-    return {"Frame": {"title": "Frame", "description": FRAME_DESCRIPTION, **schema}, **definitions}
+    return definitions
 
 
 def frame_json(frame: BaseModel) -> dict[str, Any]:
@@ -201,7 +200,7 @@ def status_frame(tool: str, message: str, phase: StatusPhase) -> StatusFrame:
 
 
 def tool_start_frame(tool: str, args: dict[str, Any]) -> ToolStartFrame:
-    return ToolStartFrame(type=tool, data=ToolStartData(args=args))
+    return ToolStartFrame(tool=tool, args=args)
 
 
 def knowledge_frame(source: str, display_name: str) -> KnowledgeFrame:
@@ -222,3 +221,7 @@ def done_frame(session_id: str | None) -> DoneFrame:
 
 def error_frame(message: str, code: str | None = None) -> ErrorFrame:
     return ErrorFrame(message=message, code=code)
+
+
+def turn_end_frame(outcome: TurnOutcome, session_id: str | None) -> TurnEndFrame:
+    return TurnEndFrame(outcome=outcome, session_id=session_id)

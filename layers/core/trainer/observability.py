@@ -37,7 +37,7 @@ from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 
 from trainer.chat.hooks import TurnHooks
-from trainer.settings import Settings, get_settings
+from trainer.settings import FunctionSettings, Settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
@@ -114,7 +114,7 @@ class _Logger(Logger):
 
 logger: Logger = _Logger(
     service=SERVICE_NAME,
-    level=get_settings().log_level,
+    level=FunctionSettings().log_level,
     stream=cast(IO[str], _CurrentStdout()),
     logger_formatter=_Formatter(),
 )

@@ -1,6 +1,8 @@
 """Secrets in AWS: the template passes only names (TRAINER_ANTHROPIC_KEY_PARAMETER,
 TRAINER_OPENAI_KEY_PARAMETER, TRAINER_DATABASE_SECRET_ARN); this resolves them with Powertools
-Parameters into a Settings copy at cold start. Values already set directly (local runs) win.
+Parameters into a copy of a function's settings (the names its model has: the keys of a model with
+`ModelSettings`, the database URL of one with `DatabaseSettings`) on first use. Values already set
+directly (local runs) win.
 TRAINER_DATABASE_HOST (the RDS Proxy endpoint) replaces the host of the secret's URL."""
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import SecretStr
 
-from trainer.settings import Settings
+from trainer.settings import DatabaseSettings, FunctionSettings, ModelSettings
 
 
 class ParameterSource(Protocol):
@@ -68,15 +70,31 @@ def _read(source: ParameterSource, name: str, **kwargs: Any) -> str:
     return value.strip()
 
 
-def resolve_runtime_secrets(
-    settings: Settings,
+def resolve_runtime_secrets[S: FunctionSettings](
+    settings: S,
     *,
     ssm: ParameterSource | None = None,
     secrets: ParameterSource | None = None,
-) -> Settings:
-    """Settings with API keys and the database URL filled from SSM / Secrets Manager (sync boto3:
+) -> S:
+    """The settings with API keys and the database URL filled from SSM / Secrets Manager (sync boto3:
     call it in a worker thread from async code). Unchanged when no names are configured."""
     updates: dict[str, Any] = {}
+    if isinstance(settings, ModelSettings):
+        updates.update(_model_keys(settings, ssm))
+    if isinstance(settings, DatabaseSettings) and settings.database_secret_arn and not settings.database_url:
+        if secrets is None:
+            from aws_lambda_powertools.utilities.parameters import SecretsProvider
+
+            from trainer.store.dynamo_tables import aws_client
+
+            secrets = SecretsProvider(boto3_client=aws_client("secretsmanager", settings))
+        url = database_url_from_secret(_read(secrets, settings.database_secret_arn))
+        updates["database_url"] = with_host(url, settings.database_host) if settings.database_host else url
+    return settings.model_copy(update=updates) if updates else settings
+
+
+def _model_keys(settings: ModelSettings, ssm: ParameterSource | None) -> dict[str, Any]:
+    keys: dict[str, Any] = {}
     wants_ssm = (settings.anthropic_key_parameter and not settings.anthropic_api_key) or (
         settings.openai_key_parameter and not settings.openai_api_key
     )
@@ -87,16 +105,7 @@ def resolve_runtime_secrets(
 
         ssm = SSMProvider(boto3_client=aws_client("ssm", settings))
     if ssm is not None and settings.anthropic_key_parameter and not settings.anthropic_api_key:
-        updates["anthropic_api_key"] = SecretStr(_read(ssm, settings.anthropic_key_parameter, decrypt=True))
+        keys["anthropic_api_key"] = SecretStr(_read(ssm, settings.anthropic_key_parameter, decrypt=True))
     if ssm is not None and settings.openai_key_parameter and not settings.openai_api_key:
-        updates["openai_api_key"] = SecretStr(_read(ssm, settings.openai_key_parameter, decrypt=True))
-    if settings.database_secret_arn and not settings.database_url:
-        if secrets is None:
-            from aws_lambda_powertools.utilities.parameters import SecretsProvider
-
-            from trainer.store.dynamo_tables import aws_client
-
-            secrets = SecretsProvider(boto3_client=aws_client("secretsmanager", settings))
-        url = database_url_from_secret(_read(secrets, settings.database_secret_arn))
-        updates["database_url"] = with_host(url, settings.database_host) if settings.database_host else url
-    return settings.model_copy(update=updates) if updates else settings
+        keys["openai_api_key"] = SecretStr(_read(ssm, settings.openai_key_parameter, decrypt=True))
+    return keys

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from trainer.agents.definitions import ModelRole
 from trainer.providers.ports import Provider, StructuredModel
-from trainer.settings import Settings
+from trainer.settings import ModelSettings
 
 OFFLINE_MODEL = "offline"
 
@@ -36,7 +36,7 @@ class Backends:
         return cls(choice, choice)
 
 
-def agent_provider(settings: Settings) -> Provider:
+def agent_provider(settings: ModelSettings) -> Provider:
     """TRAINER_AGENT_PROVIDER, or with `auto`: Anthropic with its key, else OpenAI with its key, else
     offline."""
     chosen = settings.agent_provider

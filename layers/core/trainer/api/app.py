@@ -1,10 +1,11 @@
 """The FastAPI application.
 
-`create_app(container)` serves a ready container (tests, the local stack). `create_app()` builds
-one from `get_settings()` (or the `settings` given) on first use — at startup under uvicorn, on the
-first request under Mangum (lifespan off) — so importing this module stays cheap for Lambda cold
-starts. In a SnapStart init (trainer.snapstart) the uvicorn startup only prewarms: the container, with
-its secrets and its database pool, is built by the first request after the restore. The OpenAPI
+`create_app(container)` serves a ready container (tests, the local stack). `create_app(settings=...)`
+builds one from the settings (the API and stream functions load theirs in their init phase:
+functions/api/app.py, functions/stream/app.py) on first use — at startup under uvicorn, on the first
+request under Mangum (lifespan off) — so importing this module stays cheap for Lambda cold starts.
+In a SnapStart init (trainer.snapstart) the uvicorn startup only prewarms: the container, with its
+secrets and its database pool, is built by the first request after the restore. The OpenAPI
 document (/openapi.json) is built from the same settings: limits that are settings (the message
 length) are documented as they are enforced.
 """
@@ -25,10 +26,10 @@ from trainer.api.errors import BodySizeLimitMiddleware, CatchAllMiddleware, inst
 from trainer.api.json_guard import JsonBodyGuardMiddleware
 from trainer.api.logging import CorrelationIdMiddleware, logger
 from trainer.api.openapi import install_openapi
-from trainer.api.routes import agent, devices, health, programs, sessions, today, user_data
+from trainer.api.routes import account, agent, devices, health, profile, programs, sessions, today, user_data
 from trainer.api.sse import BackgroundTurns
 from trainer.container import Container
-from trainer.settings import Settings, get_settings
+from trainer.settings import Settings
 
 SHUTDOWN_GRACE_SECONDS = 30.0
 
@@ -115,20 +116,39 @@ def _container_from(settings: Settings) -> Callable[[], Awaitable[Container]]:
     return build
 
 
+OPERATION_IDS = {
+    "health": "getHealth",
+    "chat": "sendChatMessage",
+    "stream": "streamChatTurn",
+    "list_events": "listSessionEvents",
+    "put_user_settings": "updateUserSettings",
+    "exercise_history": "getExerciseHistory",
+    "exercise_distribution": "getExerciseDistribution",
+    "put_goals": "updateGoals",
+    "put_notification_settings": "updateNotificationSettings",
+    "make_location_current": "setCurrentLocation",
+}
+"""Handlers whose names do not read as a method of a client (`chat`, `health`)."""
+
+
 def operation_id(route: APIRoute) -> str:
-    """The handler's name (`chat`, `list_sessions`...): the method names of generated clients."""
-    return route.name
+    """The method names of generated clients: a verb, then what it acts on, in camelCase
+    (`listSessions`, `sendChatMessage`): the handler's name, or its entry in OPERATION_IDS."""
+    if route.name in OPERATION_IDS:
+        return OPERATION_IDS[route.name]
+    head, *rest = route.name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
 
 
 def create_app(container: Container | None = None, *, settings: Settings | None = None) -> FastAPI:
-    """`settings` (default: the environment's) is for an app without a container: the container is
-    then built from them on first use."""
+    """`settings` are for an app without a container: the container is then built from them on first
+    use."""
     if container is not None:
         if settings is not None and settings is not container.settings:
             raise ValueError("pass either a container or settings, not both")
         settings = container.settings
     elif settings is None:
-        settings = get_settings()
+        raise TypeError("create_app needs a container or the settings to build one from")
     provider = ContainerProvider(
         container, None if container is not None else _container_from(settings), settings
     )
@@ -164,6 +184,8 @@ def create_app(container: Container | None = None, *, settings: Settings | None 
     app.include_router(programs.router)
     app.include_router(devices.router)
     app.include_router(today.router)
+    app.include_router(profile.router)
+    app.include_router(account.router)
     if settings.console_enabled:
         from trainer.api.routes.console import install_console
 

@@ -4,10 +4,10 @@ Two modes, chosen by configuration:
 - TRAINER_JWKS_URL set: RS256/ES256 tokens verified against the JWKS (Cognito, Supabase asymmetric
   keys). Keys are cached by PyJWKClient; the fetch runs in a worker thread. HS256 is refused in
   this mode, and a token whose algorithm does not match its key is 401.
-- otherwise: HS256 with TRAINER_JWT_SECRET (local development; Supabase legacy JWT secret). In a
-  deployed function (the Lambda runtime's variables are set) the public default secret is refused:
-  without a JWKS URL and a secret of its own the API answers 503 `auth_misconfigured` to everyone,
-  and says why in the logs when it starts.
+- otherwise: HS256 with TRAINER_JWT_SECRET (local development; Supabase legacy JWT secret). A
+  deployed function (the Lambda runtime's variables are set) with neither a JWKS URL nor a secret of
+  its own refuses to start (trainer.settings.functions, TOKEN_VERIFICATION), and no verifier is built
+  on the public default secret there (ConfigurationError).
 `exp` must be a number. Issuer and audience are checked whenever they are configured, in either
 mode; with no audience configured, a token that names one is refused (it cannot be checked). `sub`
 is the user id and must be a UUID (the domain tables key users by UUID).
@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from trainer.api.errors import ApiError
-from trainer.api.logging import logger
-from trainer.settings import Settings
+from trainer.settings import AuthSettings, ConfigurationError
 
 if TYPE_CHECKING:
     import jwt
@@ -54,25 +53,17 @@ def bearer_token(authorization: str | None) -> str:
     return token.strip()
 
 
-def misconfiguration(settings: Settings) -> str | None:
-    """Why this deployment must not verify tokens at all, or None."""
-    if settings.deployed and not settings.jwks_url and settings.uses_default_jwt_secret:
-        return (
-            "TRAINER_JWKS_URL is empty and TRAINER_JWT_SECRET is the public development default: "
-            "anyone could mint a token. Set the JwksUrl parameter (or a secret of your own)."
-        )
-    return None
-
-
 class TokenVerifier:
-    def __init__(self, settings: Settings, *, jwks_client: jwt.PyJWKClient | None = None) -> None:
+    def __init__(self, settings: AuthSettings, *, jwks_client: jwt.PyJWKClient | None = None) -> None:
+        if settings.deployed and not settings.verifies_tokens_safely:
+            raise ConfigurationError(
+                settings.lambda_function_name or "the function",
+                ["TRAINER_JWKS_URL is not set and TRAINER_JWT_SECRET is the public development default"],
+            )
         self.issuer = settings.jwt_issuer
         self.audience = settings.jwt_audience
         self._secret = settings.jwt_secret.get_secret_value()
         self._jwks: jwt.PyJWKClient | None = jwks_client
-        self.refusal = misconfiguration(settings)
-        if self.refusal:
-            logger.error("authentication refused for every request: %s", self.refusal)
         if self._jwks is None and settings.jwks_url:
             import jwt
 
@@ -85,8 +76,6 @@ class TokenVerifier:
     async def verify(self, token: str) -> Principal:
         import jwt
 
-        if self.refusal:
-            raise ApiError(503, "auth_misconfigured", "Authentication is not configured on this deployment.")
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:

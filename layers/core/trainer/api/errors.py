@@ -19,7 +19,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from trainer.api.logging import logger
 from trainer.api.schemas import Error, ErrorDetail, ErrorInfo
 from trainer.services.usage_limits import BudgetExceeded, RateLimited
-from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
+from trainer.store.ports import (
+    AccountDeleted,
+    DatabaseUnavailable,
+    LeaseHeld,
+    SessionNotFound,
+    StoreUnavailable,
+)
 
 RETRY_AFTER_SECONDS = 2
 
@@ -155,6 +161,15 @@ async def _lease_held(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _account_deleted(_: Request, exc: Exception) -> JSONResponse:
+    return error_response(
+        401,
+        "account_deleted",
+        "This account was deleted; its data is gone and its tokens are no longer accepted.",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
 async def _budget_exceeded(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, BudgetExceeded)
     return error_response(
@@ -195,6 +210,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(SessionNotFound, _session_not_found)
     app.add_exception_handler(LeaseHeld, _lease_held)
+    app.add_exception_handler(AccountDeleted, _account_deleted)
     app.add_exception_handler(BudgetExceeded, _budget_exceeded)
     app.add_exception_handler(RateLimited, _rate_limited)
     app.add_exception_handler(StoreUnavailable, _store_unavailable)

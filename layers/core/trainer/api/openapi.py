@@ -2,8 +2,11 @@
 
 FastAPI generates it from the routes and their pydantic models; this module adds what FastAPI cannot
 know: the error answers of each operation (one `Error` schema; the codes per status in the
-description and in `x-error-codes`), the SSE frames of /agent/stream as components, and a little
-tidying (no pydantic property titles, no FastAPI default 422 where none can happen).
+description and in `x-error-codes`; 405, 500 on every operation), the typed contract of a turn
+(trainer.api.contract: the SSE frames of /agent/stream, the actions, artifacts and session events,
+typed per tool and per event type, which replace the generic `Action` and `Event` schemas of the
+run-time models), and a little tidying (no pydantic property titles, no FastAPI default 422 where
+none can happen).
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from trainer.api.schemas import Error
-from trainer.frames import frame_json_schemas
 
 REF_TEMPLATE = "#/components/schemas/{model}"
 BEARER_SCHEME = "bearerAuth"
@@ -31,12 +33,13 @@ UNAUTHORIZED_CODES = (
     "invalid_signature",
     "invalid_audience",
     "invalid_issuer",
+    "account_deleted",
 )
 
 AUTHENTICATED: ErrorCodes = {
     401: UNAUTHORIZED_CODES,
     429: ("rate_limited",),
-    503: ("auth_unavailable", "auth_misconfigured"),
+    503: ("auth_unavailable",),
 }
 """Every route behind the bearer token (each has a per-user request rate)."""
 BUDGET: ErrorCodes = {429: ("budget_exceeded",)}
@@ -54,7 +57,19 @@ DATABASE: ErrorCodes = {503: ("database_unavailable",)}
 SESSION_STORE: ErrorCodes = {503: ("store_unavailable",)}
 """Every route that reads or writes sessions (DynamoDB)."""
 
+EVERY_OPERATION: ErrorCodes = {405: ("method_not_allowed",), 500: ("internal",)}
+"""What any operation can answer: another method on its path (with `Allow`), an unexpected failure."""
+REPLACED_BY_CONTRACT = ("Action", "Event")
+"""Components of the run-time models that the typed contract replaces (with unions of typed members)."""
+
 HEADERS: dict[int, dict[str, Any]] = {
+    405: {
+        "Allow": {
+            "description": "The methods the path has.",
+            "required": True,
+            "schema": {"type": "string"},
+        }
+    },
     401: {
         "WWW-Authenticate": {
             "description": "Always `Bearer`.",
@@ -71,7 +86,7 @@ HEADERS: dict[int, dict[str, Any]] = {
     },
     503: {
         "Retry-After": {
-            "description": "Seconds after which a retry may succeed (absent for `auth_misconfigured`).",
+            "description": "Seconds after which a retry may succeed.",
             "required": False,
             "schema": {"type": "integer", "minimum": 0},
         }
@@ -87,7 +102,9 @@ operation documents the statuses it can answer with and, per status, its `code`s
 machine-readable in `x-error-codes`). An unexpected failure is `500` with code `internal`.
 
 `POST /agent/stream` answers `text/event-stream`: each event is `id: <seq>\\ndata: <Frame JSON>\\n\\n`
-(the `Frame` schema), with `: heartbeat` comments while the turn is quiet; `done` is always last.
+(its 200 `schema` is one parsed event; its `data` is a JSON `Frame`, also named by `x-sse-data`), with
+`: heartbeat` comment lines while the turn is quiet (never an event); `turn_end` closes every turn and
+`done` is always last.
 """
 
 
@@ -97,9 +114,9 @@ def session_links(session_id: str) -> dict[str, Any]:
     return {
         name: {"operationId": operation_id, "parameters": {"session_id": session_id}}
         for name, operation_id in (
-            ("GetSession", "get_session"),
-            ("ListEvents", "list_events"),
-            ("DeleteSession", "delete_session"),
+            ("GetSession", "getSession"),
+            ("ListSessionEvents", "listSessionEvents"),
+            ("DeleteSession", "deleteSession"),
         )
     }
 
@@ -144,18 +161,43 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
         description=DESCRIPTION,
         routes=app.routes,
     )
+    from trainer.api.contract import contract_schemas, untyped_objects_as_json
+
     schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
-    for name, schema in frame_json_schemas(REF_TEMPLATE).items():
-        if name in schemas and schemas[name] != schema:
-            raise RuntimeError(f"two different schemas are named {name!r}")
+    for name, schema in contract_schemas(REF_TEMPLATE, schemas["Event"]).items():
+        if name in schemas and name not in REPLACED_BY_CONTRACT:
+            if _comparable(schemas[name]) != _comparable(schema):
+                raise RuntimeError(f"two different schemas are named {name!r}")
+            continue
         schemas[name] = schema
+    for name, schema in list(schemas.items()):
+        schemas[name] = untyped_objects_as_json(schema, REF_TEMPLATE)
     _drop_impossible_validation_errors(document)
     for schema in schemas.values():
         _drop_property_titles(schema)
     for operation in _operations(document):
         for parameter in operation.get("parameters", []):
             parameter.get("schema", {}).pop("title", None)
+        responses = operation.setdefault("responses", {})
+        for status, response in error_responses(EVERY_OPERATION).items():
+            responses.setdefault(str(status), _error_response_json(response))
     return document
+
+
+def _comparable(schema: Any) -> Any:
+    """A schema without what FastAPI rewrites of pydantic's (titles, null defaults)."""
+    if isinstance(schema, dict):
+        return {key: _comparable(value) for key, value in schema.items() if key not in ("title", "default")}
+    if isinstance(schema, list):
+        return [_comparable(item) for item in schema]
+    return schema
+
+
+def _error_response_json(response: dict[str, Any]) -> dict[str, Any]:
+    """An `error_responses` entry as it reads in the document (FastAPI writes `model` as content)."""
+    written = {key: value for key, value in response.items() if key != "model"}
+    written["content"] = {"application/json": {"schema": {"$ref": REF_TEMPLATE.format(model="Error")}}}
+    return written
 
 
 def render_openapi(document: Mapping[str, Any]) -> str:

@@ -14,9 +14,19 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    create_model,
+    field_validator,
+    model_serializer,
+)
 
-from trainer.domain.workout import ClientWorkout, Workout
+from trainer.api.contract import public_action
+from trainer.domain.workout import ClientWorkout, ExerciseFields, Workout
 from trainer.programs.models import FitnessPlan, PlanRequest
 from trainer.store import models as store
 
@@ -140,7 +150,7 @@ def chat_request_model(max_message_chars: int, model_ids: Sequence[str]) -> type
             min_length=1,
             max_length=max_message_chars,
             pattern=NON_BLANK_PATTERN,
-            description=("The user's message: not blank; over the limit is `413 message_too_long`."),
+            description="The user's message: not blank; over `maxLength` is `422 message_too_long`.",
         ),
     ]
     model_id: Any = Literal[tuple(model_ids)]
@@ -173,23 +183,41 @@ class Timer(ResponseModel):
     phases: list[TimerPhase]
 
 
+class Question(ResponseModel):
+    """A question the agent asked; the turn waits for the answer (an option, or free text)."""
+
+    text: str
+    options: list[str] = Field(description="Suggested answers, in order; [] when none.")
+
+
 class ClientResponse(ResponseModel):
     """Seed 002 §10.2 ClientResponse: what the app shows after a buffered turn."""
 
     messages: list[str]
-    exercises: list[dict[str, Any]] | None = None
-    question: dict[str, Any] | None = None
+    exercises: list[ExerciseFields] | None = Field(
+        default=None,
+        description="The current workout's exercises when the turn created or changed it; null otherwise. "
+        "Send them back as `currentWorkout.exercises`.",
+    )
+    question: Question | None = Field(default=None, description="The agent's question; null when none.")
     timers: list[Timer] | None = Field(
         default=None, description="Timers the turn built or delivered, in order; null when none."
     )
 
 
-class Action(ResponseModel):
-    """One tool call of the turn with its result."""
+class Action(BaseModel):
+    """One tool call of the turn with its result (published typed per tool: trainer.api.contract)."""
 
     tool: str
-    args: dict[str, Any]
+    args: dict[str, Any] | None = None
     result: dict[str, Any]
+
+    @model_serializer(mode="wrap")
+    def _without_unfit_args(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("args") is None:
+            data.pop("args", None)
+        return data
 
 
 class ChatResponse(ResponseModel):
@@ -205,7 +233,11 @@ class ChatResponse(ResponseModel):
             session_id=result.session_id,
             response=ClientResponse.model_validate(asdict(result.response)),
             iterations=result.iterations,
-            actions=[Action.model_validate(action.as_json()) for action in result.actions],
+            actions=[
+                Action.model_validate(public)
+                for action in result.actions
+                if (public := public_action(action.as_json())) is not None
+            ],
             status=result.status,
         )
 
@@ -217,10 +249,24 @@ class KnowledgeRef(store.KnowledgeRef):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
+class SessionMetadata(ResponseModel):
+    """What the agent keeps about a session's context between turns."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    context_tokens_estimate: int | None = Field(
+        default=None, description="The context's size after the last turn (tokens, estimated)."
+    )
+    context_estimate_start: int | None = Field(
+        default=None, description="The `context_start_sequence` that estimate was made for."
+    )
+
+
 class Session(store.Session):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     knowledge_in_context: list[KnowledgeRef] = Field(default_factory=list)  # type: ignore[assignment]
+    metadata: SessionMetadata = Field(default_factory=SessionMetadata)  # type: ignore[assignment]
 
     @classmethod
     def of(cls, session: store.Session) -> Session:

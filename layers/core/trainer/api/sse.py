@@ -2,8 +2,10 @@
 
 A turn runs as a detached asyncio task that feeds a queue; the response generator drains the queue,
 writing `id: <seq>\\ndata: <json>\\n\\n` frames (seq: the last session event persisted when the frame
-was sent, so it never decreases) and a heartbeat
-comment whenever nothing was sent for `heartbeat_seconds`. If the client goes away the generator
+was sent, so it never decreases) and a heartbeat whenever nothing was sent for `heartbeat_seconds`:
+a comment line alone (`: heartbeat\\n`, no blank line after it), which by the WHATWG processing model
+never dispatches an event — no parser hands the client an empty message. The turn's frames end with
+`turn_end` (how the turn ended), then `done`. If the client goes away the generator
 stops and the emitter drops further events, but the task runs on: the turn still completes and
 persists its events (a phone that lost its stream catches up with GET /agent/sessions/{id}/events).
 """
@@ -25,9 +27,12 @@ from trainer.frames import (
     Frame,
     FrameSink,
     SessionFrame,
+    TurnEndFrame,
+    TurnOutcome,
     done_frame,
     error_frame,
     frame_json,
+    turn_end_frame,
 )
 
 SSE_HEADERS = {
@@ -36,7 +41,8 @@ SSE_HEADERS = {
     "X-Accel-Buffering": "no",
 }
 SSE_MEDIA_TYPE = "text/event-stream"
-HEARTBEAT = b": heartbeat\n\n"
+HEARTBEAT = b": heartbeat\n"
+"""A comment line alone: it keeps the connection busy and dispatches nothing."""
 SESSION_HEADER = "X-Session-Id"
 
 STREAM_RESPONSE: dict[str, Any] = {
@@ -44,17 +50,20 @@ STREAM_RESPONSE: dict[str, Any] = {
         "The turn as Server-Sent Events. Each event is `id: <seq>\\ndata: <Frame JSON>\\n\\n`, where "
         "`<seq>` is the last session event persisted when the frame was sent (it never decreases; "
         "pass it as `after` to `GET /agent/sessions/{session_id}/events` to catch up) and the data "
-        "is one `Frame`. The first frame is `session` (the session the turn runs in, also in the "
-        "`X-Session-Id` header), sent before any model call. A `: heartbeat` comment is sent after a "
-        "quiet interval. `done` is always the last frame; a failure during the turn is an `error` "
-        "frame before it."
+        "is one `Frame` (`x-sse-data`; the schema is that of one parsed event). The first frame is "
+        "`session` (the session the turn runs in, also in the `X-Session-Id` header), sent before any "
+        "model call. While the turn is quiet a `: heartbeat` comment line is sent, which dispatches no "
+        "event. A failure during the turn is an `error` frame; `turn_end` (with the outcome) closes "
+        "every turn, and `done` is always the last frame."
     ),
     "content": {
         SSE_MEDIA_TYPE: {
-            # OpenAPI 3.2's description of an event stream (what FastAPI writes for its own SSE):
-            # one parsed event per item, its `data` a JSON `Frame`, as `encode_frame` writes them.
-            "itemSchema": {
+            # OpenAPI 3.1 has no keyword for the items of a stream (3.2's `itemSchema`); by the
+            # convention 3.2 writes down for earlier documents, `schema` describes one event as a
+            # parsed object. Its `data` is the JSON of a `Frame`, as `encode_frame` writes it.
+            "schema": {
                 "type": "object",
+                "description": "One Server-Sent Event of the stream; its `data` is a JSON `Frame`.",
                 "required": ["id", "data"],
                 "properties": {
                     "id": {"type": "string", "pattern": "^[0-9]+$"},
@@ -63,10 +72,9 @@ STREAM_RESPONSE: dict[str, Any] = {
                         "contentMediaType": "application/json",
                         "contentSchema": {"$ref": "#/components/schemas/Frame"},
                     },
-                    "event": {"type": "string"},
-                    "retry": {"type": "integer", "minimum": 0},
                 },
-            }
+            },
+            "x-sse-data": {"$ref": "#/components/schemas/Frame"},
         }
     },
     "headers": {
@@ -111,9 +119,10 @@ class BackgroundTurns:
 
 
 class _End:
-    def __init__(self, session_id: str | None, error: str | None) -> None:
+    def __init__(self, session_id: str | None, error: str | None, outcome: TurnOutcome) -> None:
         self.session_id = session_id
         self.error = error
+        self.outcome = outcome
 
 
 class TurnStream:
@@ -122,7 +131,9 @@ class TurnStream:
     `await start()` launches `run(emit)` detached and waits (up to `first_event_timeout`) for its
     first event; a failure of a type in `early_errors` raised before any event (a held lease, an
     unknown session) is re-raised there, so the route can still answer with a JSON error status.
-    After that, failures become an `error` frame. `frames()` yields the SSE body, `done` last.
+    After that, failures become an `error` frame. `frames()` yields the SSE body: `turn_end` (the
+    outcome: `outcome_of(result)`, or `failed`), then `done`. `publish` turns each frame the turn
+    emits into the frame sent (None: not sent).
     """
 
     def __init__(
@@ -133,6 +144,8 @@ class TurnStream:
         heartbeat_seconds: float,
         session_id_of: Callable[[Any], str | None],
         describe_error: Callable[[BaseException], tuple[str, str | None]],
+        outcome_of: Callable[[Any], TurnOutcome] = lambda _: "replied",
+        publish: Callable[[Frame], Frame | None] = lambda frame: frame,
         early_errors: tuple[type[BaseException], ...] = (),
     ) -> None:
         self._run = run
@@ -140,6 +153,8 @@ class TurnStream:
         self._heartbeat = heartbeat_seconds
         self._session_id_of = session_id_of
         self._describe_error = describe_error
+        self._outcome_of = outcome_of
+        self._publish = publish
         self._early_errors = early_errors
         self._queue: asyncio.Queue[tuple[Frame, int] | _End] = asyncio.Queue()
         self._signal = asyncio.Event()
@@ -164,9 +179,9 @@ class TurnStream:
                 self._early = exc
             else:
                 message, session_id = self._describe_error(exc)
-                self._queue.put_nowait(_End(session_id, message))
+                self._queue.put_nowait(_End(session_id, message, "failed"))
         else:
-            self._queue.put_nowait(_End(self._session_id_of(result), None))
+            self._queue.put_nowait(_End(self._session_id_of(result), None, self._outcome_of(result)))
         finally:
             self._signal.set()
 
@@ -179,12 +194,13 @@ class TurnStream:
             raise self._early
 
     async def frames(self) -> AsyncIterator[bytes]:
-        """A `done` emitted by the turn itself is held back and sent once, last; an `error` the
-        turn already emitted is not repeated."""
+        """A `turn_end` or `done` emitted by the turn itself is held back and sent once, at the end;
+        an `error` the turn already emitted is not repeated."""
         frame_id = 0
         finished = False
         error_sent = False
         done_session: str | None = None
+        turn_end: TurnEndFrame | None = None
         try:
             while True:
                 try:
@@ -195,12 +211,20 @@ class TurnStream:
                 if isinstance(item, _End):
                     if item.error is not None and not error_sent:
                         yield encode_frame(error_frame(item.error), frame_id)
+                    session_id = item.session_id or done_session
                     finished = True
-                    yield encode_frame(done_frame(item.session_id or done_session), frame_id)
+                    yield encode_frame(turn_end or turn_end_frame(item.outcome, session_id), frame_id)
+                    yield encode_frame(done_frame(session_id), frame_id)
                     return
-                frame, seq = item
-                if isinstance(frame, DoneFrame):
-                    done_session = frame.session_id or done_session
+                emitted, seq = item
+                if isinstance(emitted, DoneFrame):
+                    done_session = emitted.session_id or done_session
+                    continue
+                if isinstance(emitted, TurnEndFrame):
+                    turn_end = emitted
+                    continue
+                frame = self._publish(emitted)
+                if frame is None:
                     continue
                 error_sent = error_sent or isinstance(frame, ErrorFrame)
                 frame_id = max(frame_id, seq)

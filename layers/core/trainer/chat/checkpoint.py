@@ -21,7 +21,7 @@ from typing import Any
 from uuid import uuid4
 
 from trainer.domain.text import escape_text
-from trainer.settings import Settings
+from trainer.settings import ContextWindowSettings
 from trainer.store.models import CONTEXT_EVENT_TYPES, CURRENT_WORKOUT_KEY, Event, EventType, Session
 from trainer.store.ports import SessionStore
 
@@ -45,7 +45,7 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def needs_checkpoint(tokens: int, settings: Settings, *, hard: bool = False) -> bool:
+def needs_checkpoint(tokens: int, settings: ContextWindowSettings, *, hard: bool = False) -> bool:
     """True when `tokens` exceed the checkpoint threshold (or, with `hard`, the hard limit that makes
     a turn checkpoint synchronously before it starts)."""
     ratio = settings.hard_limit_ratio if hard else settings.checkpoint_threshold

@@ -123,7 +123,7 @@ def request_summary(request: ModelRequest) -> str:
 def tool_result_frame(outcome: ToolOutcome) -> ToolResultFrame:
     delivered = outcome.delivered_artifact()
     return ToolResultFrame(
-        type=outcome.tool,
+        tool=outcome.tool,
         data=outcome.result_json(),
         formatted=outcome.formatted,
         status="done" if outcome.success else "failed",

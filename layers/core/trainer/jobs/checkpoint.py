@@ -7,37 +7,48 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from trainer.chat.checkpoint import StateProvider, needs_checkpoint, run_checkpoint
 from trainer.chat.turn_completed import parse_turn_completed
-from trainer.settings import Settings
+from trainer.settings import CheckpointSettings
 from trainer.store.ports import SessionNotFound, SessionStore
 
 logger = logging.getLogger(__name__)
 
 
+class AccountTombstones(Protocol):
+    """Whether an account was deleted (trainer.store.account_records.DynamoAccountRecords)."""
+
+    async def has_tombstone(self, user_id: str) -> bool: ...
+
+
 @dataclass
 class CheckpointDeps:
-    settings: Settings
+    settings: CheckpointSettings
     store: SessionStore
     state_provider: StateProvider | None = None
+    tombstones: AccountTombstones | None = None
+    """A late TurnCompleted of a deleted account checkpoints nothing."""
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> CheckpointDeps:
+    def from_settings(cls, settings: CheckpointSettings) -> CheckpointDeps:
         """The production wiring: the checkpoint keeps the user's temporary preferences and location,
         read from the database named by the settings (its secret resolved on the first checkpoint)."""
         from trainer.chat import session_state
+        from trainer.store.account_records import DynamoAccountRecords
         from trainer.store.sessions import DynamoSessionStore
 
+        store = DynamoSessionStore(settings)
         return cls(
             settings=settings,
-            store=DynamoSessionStore(settings),
+            store=store,
             state_provider=session_state.from_url(_database_url(settings)),
+            tombstones=DynamoAccountRecords(settings, client=store.table.client),
         )
 
 
-def _database_url(settings: Settings) -> Callable[[], Awaitable[str | None]]:
+def _database_url(settings: CheckpointSettings) -> Callable[[], Awaitable[str | None]]:
     resolved: list[str | None] = []
 
     async def url() -> str | None:
@@ -56,6 +67,8 @@ def handle_turn_completed(event: dict[str, Any], context: Any, deps: CheckpointD
     turn = parse_turn_completed(event)
     if not needs_checkpoint(turn.context_tokens_estimate, deps.settings):
         return {"session_id": turn.session_id, "checkpointed": False, "reason": "below_threshold"}
+    if deps.tombstones is not None and asyncio.run(deps.tombstones.has_tombstone(turn.user_id)):
+        return {"session_id": turn.session_id, "checkpointed": False, "reason": "account_deleted"}
     try:
         checkpoint = asyncio.run(
             run_checkpoint(

@@ -3,7 +3,10 @@
 A turn's `llm_response` events (sequence first_seq..last_seq, data `tokens` {prompt, completion,
 cached, cache_write, total} and `cost_cents`) are added to the session totals and to the user's
 daily metrics exactly once per `turn_id`: Powertools idempotency on the idempotency table turns a
-redelivered TurnCompleted into a replay of the stored result.
+redelivered TurnCompleted into a replay of the stored result. For a deleted account nothing is added
+(the session is gone, and the daily write is conditional on the account's tombstone being absent); the
+idempotency record holds no user or session id (its key is a hash of the turn id) and expires in two
+days.
 
 Token convention (seed 002 §11.2): an event's `tokens.prompt` is Anthropic's `input_tokens` (no cache
 reads, no cache writes). A session's `prompt_tokens` sums the input the model did not read from cache
@@ -29,7 +32,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
 from trainer.chat.turn_completed import TurnCompleted, parse_turn_completed
-from trainer.settings import Settings
+from trainer.settings import CostSettings, IdempotencySettings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.models import Event, EventType
 from trainer.store.ports import SessionNotFound, SessionStore
@@ -42,7 +45,9 @@ IDEMPOTENCY_TTL_SECONDS = 2 * 24 * 3600
 
 
 class DailyMetrics(Protocol):
-    def add(self, user_id: str, day: date, **increments: float) -> Any: ...
+    def add_unless_deleted(self, user_id: str, day: date, **increments: float) -> bool:
+        """Adds to the user's day unless the account was deleted (False then: nothing written)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,7 @@ def turn_day(events: Iterable[Event], fallback: datetime) -> date:
     return (moment.astimezone(UTC) if moment.tzinfo else moment).date()
 
 
-def build_idempotency_layer(settings: Settings, client: Any = None) -> DynamoDBPersistenceLayer:
+def build_idempotency_layer(settings: IdempotencySettings, client: Any = None) -> DynamoDBPersistenceLayer:
     """Powertools persistence on the idempotency table, honouring AWS_ENDPOINT_URL (moto locally)."""
     client = client if client is not None else aws_client("dynamodb", settings)
     return DynamoDBPersistenceLayer(table_name=settings.idempotency_table_name, boto3_client=client)
@@ -168,11 +173,14 @@ async def _apply_turn_cost_async(
         logger.warning(
             "session gone; turn cost goes to daily metrics only", extra={"session_id": turn.session_id}
         )
-    metrics.add(turn.user_id, day, **cost.daily_increments())
+    daily_counted = metrics.add_unless_deleted(turn.user_id, day, **cost.daily_increments())
+    if not daily_counted:
+        logger.info("account deleted; the turn's cost is not recorded")
     return {
         "turn_id": turn.turn_id,
         "day": day.isoformat(),
         "session_counted": session_hit_rate is not None,
+        "daily_counted": daily_counted,
         "session_cache_hit_rate": session_hit_rate,
         **asdict(cost),
     }
@@ -215,7 +223,7 @@ class CostDeps:
     idempotency: BasePersistenceLayer
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> CostDeps:
+    def from_settings(cls, settings: CostSettings) -> CostDeps:
         from trainer.store.metrics import DailyMetricsStore
         from trainer.store.sessions import DynamoSessionStore
 

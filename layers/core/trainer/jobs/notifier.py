@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trainer.services.delivery import DeliveryService, ReadyWorkout
 from trainer.services.devices import ENDPOINTS_RETIRED
-from trainer.settings import Settings
+from trainer.settings import NotifierSettings
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class LambdaNotifierRuntime:
     """One event loop per instance and, built at the first invocation, the delivery service: secrets
     resolved, a pool of one Postgres connection, an SNS client."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: NotifierSettings) -> None:
         self.settings = settings
         self._runner = asyncio.Runner()
         self._service: DeliveryService | None = None
@@ -124,7 +124,7 @@ class LoopNotifierRuntime:
 
 
 def delivery_service(
-    settings: Settings, db: Any, gateway: Any, clock: Callable[[], datetime] | None = None
+    settings: NotifierSettings, db: Any, gateway: Any, clock: Callable[[], datetime] | None = None
 ) -> DeliveryService:
     """The delivery service on `gateway` (push, and SMS when the deployment enables it)."""
     return DeliveryService(
@@ -141,7 +141,7 @@ class NotifierDeps:
     runtime: NotifierRuntime
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> NotifierDeps:
+    def from_settings(cls, settings: NotifierSettings) -> NotifierDeps:
         return cls(runtime=LambdaNotifierRuntime(settings))
 
     @classmethod

@@ -6,7 +6,8 @@ The work is `trainer.programs.pipeline`'s; here the events are parsed and the de
 A deployed instance keeps one event loop and one Postgres connection across its invocations
 (`LambdaRuntime`); the local stack and `trainer schedule` run the same handlers on their own loop
 (`LoopRuntime`). A malformed event raises InvalidProgramEvent: retrying cannot fix it (after the
-function's retries it lands in the failure queue, kept for a look).
+function's retries it lands in the failure queue, kept for a look). An event of a deleted account does
+nothing (`account_deleted`); the schedules find nothing of one (its plans were deleted with it).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from trainer.programs.pipeline import (
     run_daily,
     run_hourly,
 )
-from trainer.settings import Settings
+from trainer.settings import ProgramJobSettings
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ class LambdaRuntime:
     """One event loop per instance, and on it, built at the first invocation, the pipeline's
     dependencies: secrets resolved, a pool of one Postgres connection, EventBridge as publisher."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: ProgramJobSettings) -> None:
         self.settings = settings
         self._runner = asyncio.Runner()
         self._deps: ProgramDeps | None = None
@@ -170,7 +171,7 @@ class ProgramJobDeps:
     week_due_limit: int = WEEK_DUE_LIMIT
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> ProgramJobDeps:
+    def from_settings(cls, settings: ProgramJobSettings) -> ProgramJobDeps:
         return cls(runtime=LambdaRuntime(settings))
 
     @classmethod
@@ -185,12 +186,22 @@ class ProgramJobDeps:
 # --- the handlers ---------------------------------------------------------------------------------
 
 
+async def account_deleted(programs: ProgramDeps, user_id: str) -> bool:
+    """A late event of a deleted account builds nothing (its plans are gone, and its rows cannot be
+    written again; this answers before any work starts)."""
+    from trainer.services.account import AccountService
+
+    return await AccountService(programs.db).is_deleted(user_id)
+
+
 def handle_plan_requested(event: dict[str, Any], context: Any, deps: ProgramJobDeps) -> dict[str, Any]:
     """Lambda entry for PlanRequested: the plan built (`ready` with week 1, or `failed`) once."""
     request = parse_detail(event, PLAN_REQUESTED, PlanRequestedDetail)
     ids = {"user_id": str(request.user_id), "plan_id": str(request.plan_id)}
 
     async def work(programs: ProgramDeps) -> dict[str, Any]:
+        if await account_deleted(programs, ids["user_id"]):
+            return {**ids, "status": "account_deleted", "error": None}
         try:
             row = await build_plan(programs, ids["user_id"], ids["plan_id"])
         except ProgramError as exc:
@@ -208,6 +219,8 @@ def handle_week_due(event: dict[str, Any], context: Any, deps: ProgramJobDeps) -
     ids: dict[str, Any] = {"user_id": user_id, "plan_id": plan_id, "week_number": due.week_number}
 
     async def work(programs: ProgramDeps) -> dict[str, Any]:
+        if await account_deleted(programs, user_id):
+            return {**ids, "built": False, "reason": "account_deleted", "days": 0}
         try:
             build = await build_week(programs, user_id, plan_id, due.week_number)
         except ProgramError as exc:

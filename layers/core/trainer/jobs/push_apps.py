@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from trainer.settings import Settings
+from trainer.settings import FunctionSettings
 from trainer.store.dynamo_tables import aws_client
 
 logger = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ class Clients:
     secrets: Any
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Clients:
+    def from_settings(cls, settings: FunctionSettings) -> Clients:
         return cls(sns=aws_client("sns", settings), secrets=aws_client("secretsmanager", settings))
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from trainer.services.delivery import EndpointDisabled, EndpointGone, EndpointState, PushFailed
-from trainer.settings import Settings
+from trainer.settings import PushSettings
 from trainer.store.dynamo_tables import aws_client
 
 EXISTING_ENDPOINT = re.compile(r"Endpoint (arn:aws[a-z-]*:sns\S+) already exists with the same [Tt]oken")
@@ -50,7 +50,7 @@ class SnsPushGateway:
         self._client = client
 
     @classmethod
-    def from_settings(cls, settings: Settings, client: Any = None) -> SnsPushGateway:
+    def from_settings(cls, settings: PushSettings, client: Any = None) -> SnsPushGateway:
         return cls(settings.push_applications, client if client is not None else aws_client("sns", settings))
 
     def configured(self, platform: str) -> bool:

@@ -31,6 +31,7 @@ from trainer.tools.analytics import (
     StatsSummaryResult,
     WorkoutStatisticsResult,
 )
+from trainer.tools.artifacts import TimerData
 from trainer.tools.calendar import (
     CreateWorkoutPlanResult,
     DeleteScheduledWorkoutResult,
@@ -52,7 +53,7 @@ from trainer.tools.logging import (
     UndoLoggedExerciseResult,
 )
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
-from trainer.tools.timers import TimerData, TimersResult
+from trainer.tools.timers import TimersResult
 from trainer.tools.workout import (
     AddResult,
     AdjustResult,

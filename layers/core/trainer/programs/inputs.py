@@ -1,4 +1,4 @@
-"""Loads what the plan and week builders read about a user (settings, current location and its
+"""Loads what the plan and week builders read about a user (settings, profile, current location and its
 equipment, goals, active preferences, recent history and the sessions progression reads) and resolves
 the request against it: training days, session length, experience."""
 
@@ -21,7 +21,16 @@ from trainer.programs.models import (
     PlanRequest,
     Weekday,
 )
-from trainer.store.repositories import Conn, UserId, goals, history, locations, preferences, settings
+from trainer.store.repositories import (
+    Conn,
+    UserId,
+    goals,
+    history,
+    locations,
+    preferences,
+    profiles,
+    settings,
+)
 
 HISTORY_DAYS = 60
 HISTORY_LIMIT = 300
@@ -61,15 +70,20 @@ def resolve_inputs(
     active_preferences: Sequence[Mapping[str, Any]],
     recent: Sequence[Mapping[str, Any]],
     sessions: Sequence[Mapping[str, Any]],
+    profile: Mapping[str, Any] | None = None,
 ) -> PlanInputs:
-    """PlanInputs from the rows a loader read (pure, so tests need no database)."""
+    """PlanInputs from the rows a loader read (pure, so tests need no database). Session length: the
+    request's, else a permanent time preference's, else the profile's, else DEFAULT_SESSION_MINUTES;
+    experience: the request's, else the profile's, else inferred from the history."""
     tz_name = str(user_settings.get("timezone") or "UTC")
     items = [dict(i) for i in (location or {}).get("equipment") or [] if isinstance(i, Mapping)]
     equipment = available_equipment((location or {}).get("equipment") or []) if location else {"bodyweight"}
     permanent = [p for p in active_preferences if not is_temporary(p)]
+    profile = profile or {}
     minutes = (
         request.session_minutes
         or preference_constraints(permanent).time_budget_min
+        or profile.get("session_minutes")
         or DEFAULT_SESSION_MINUTES
     )
     return PlanInputs(
@@ -80,7 +94,7 @@ def resolve_inputs(
             request.training_days, user_settings.get("preferred_days") or [], request.days_per_week
         ),
         session_minutes=max(15, min(180, minutes)),
-        experience=request.experience or infer_experience(recent, tz_name),
+        experience=request.experience or profile.get("experience") or infer_experience(recent, tz_name),
         goal_text=request.goal or "",
         category_goals={k: float(v) for k, v in category_goals.items()},
         muscle_goals={k: float(v) for k, v in muscle_goals.items()},
@@ -120,8 +134,9 @@ def slim_row(row: Mapping[str, Any]) -> dict[str, Any]:
 async def load_plan_inputs(
     conn: Conn, user_id: UserId, now: datetime, request: PlanRequest | None = None
 ) -> PlanInputs:
-    """Everything the builders read for one user, on one connection (7 statements)."""
+    """Everything the builders read for one user, on one connection (8 statements)."""
     user_settings = await settings.get_user_settings(conn, user_id)
+    profile = await profiles.get_profile(conn, user_id)
     current = await locations.get_current(conn, user_id)
     category_rows = await goals.list_category_goals(conn, user_id)
     muscle_rows = await goals.list_muscle_goals(conn, user_id)
@@ -140,6 +155,7 @@ async def load_plan_inputs(
         active_preferences=[dict(p) for p in prefs],
         recent=[dict(r) for r in recent],
         sessions=[dict(r) for r in sessions],
+        profile=profile,
     )
 
 

@@ -26,6 +26,7 @@ from trainer.programs.pipeline import (
 )
 from trainer.services.rows import plain
 from trainer.services.usage_limits import BudgetExceeded
+from trainer.tools.artifacts import WorkoutJson
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.calendar import parse_day, user_zone
 
@@ -463,7 +464,7 @@ class GetPlannedWorkoutArgs(BaseModel):
 class GetPlannedWorkoutResult(ToolResult):
     day: Day
     planned: PlannedDayBrief | None = None
-    workout: dict[str, Any] | None = None
+    workout: WorkoutJson | None = None
     """The structured workout of a training day (the app's workout schema)."""
     has_plan: bool = True
 

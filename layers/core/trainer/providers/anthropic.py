@@ -19,6 +19,7 @@ import jiter
 from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
+from trainer import model_guard
 from trainer.providers.deadline import MODEL_TIMEOUT, call_timeout, timed_out
 from trainer.providers.models import CacheTTL
 from trainer.providers.ports import (
@@ -36,7 +37,7 @@ from trainer.providers.ports import (
     Turn,
     Usage,
 )
-from trainer.settings import Settings
+from trainer.settings import ModelSettings
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ STREAMED_TEXT_ARGS: dict[str, str] = {"message_notify_user": "message", "message
 
 
 def anthropic_client(
-    settings: Settings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
+    settings: ModelSettings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
 ) -> AsyncAnthropic:
     """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`.
     The one place an Anthropic client is built."""
@@ -58,7 +59,7 @@ def anthropic_client(
         raise ValueError(f"ANTHROPIC_API_KEY is not set; use {fallback} instead")
     return AsyncAnthropic(
         api_key=settings.anthropic_api_key.get_secret_value(),
-        base_url=settings.anthropic_base_url or DEFAULT_BASE_URL,
+        base_url=model_guard.checked_base_url(settings.anthropic_base_url or DEFAULT_BASE_URL),
         http_client=http_client,
         max_retries=max_retries,
         timeout=float(settings.function_timeout_seconds),
@@ -72,7 +73,7 @@ class AnthropicAgentModel:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         http_client: httpx2.AsyncClient | None = None,
         *,
         max_retries: int = anthropic.DEFAULT_MAX_RETRIES,
@@ -96,7 +97,7 @@ class AnthropicStructured:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         http_client: httpx2.AsyncClient | None = None,
         *,
         max_retries: int = anthropic.DEFAULT_MAX_RETRIES,

@@ -22,6 +22,7 @@ from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
+from trainer import model_guard
 from trainer.domain.text import escape_text
 from trainer.providers.deadline import call_timeout, timed_out
 from trainer.providers.ports import (
@@ -38,7 +39,7 @@ from trainer.providers.ports import (
     Turn,
     Usage,
 )
-from trainer.settings import Settings
+from trainer.settings import ModelSettings
 from trainer.sources.registry import SOURCE_NAMES
 
 log = logging.getLogger(__name__)
@@ -178,7 +179,7 @@ def accepts_temperature(model_id: str) -> bool:
 
 
 def openai_client(
-    settings: Settings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
+    settings: ModelSettings, http_client: httpx2.AsyncClient | None, max_retries: int, *, fallback: str
 ) -> AsyncOpenAI:
     """The SDK client on the settings' key and base URL; without a key, a ValueError naming `fallback`.
     The one place an OpenAI client is built."""
@@ -186,7 +187,7 @@ def openai_client(
         raise ValueError(f"OPENAI_API_KEY is not set; use {fallback} instead")
     return AsyncOpenAI(
         api_key=settings.openai_api_key.get_secret_value(),
-        base_url=settings.openai_base_url or DEFAULT_BASE_URL,
+        base_url=model_guard.checked_base_url(settings.openai_base_url or DEFAULT_BASE_URL),
         http_client=http_client,
         max_retries=max_retries,
         timeout=float(settings.function_timeout_seconds),
@@ -196,7 +197,7 @@ def openai_client(
 class OpenAIKnowledgeSelector:
     def __init__(
         self,
-        settings: Settings,
+        settings: ModelSettings,
         http_client: httpx2.AsyncClient | None = None,
         *,
         max_retries: int = 1,
@@ -283,7 +284,7 @@ class OpenAIStructured:
     provider: Provider = "openai"
 
     def __init__(
-        self, settings: Settings, http_client: httpx2.AsyncClient | None = None, *, max_retries: int = 2
+        self, settings: ModelSettings, http_client: httpx2.AsyncClient | None = None, *, max_retries: int = 2
     ) -> None:
         self._client = openai_client(
             settings, http_client, max_retries, fallback="the offline implementations"

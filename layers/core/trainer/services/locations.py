@@ -6,6 +6,7 @@ from typing import Any
 
 from trainer.services.rows import Row
 from trainer.services.scope import UserScope
+from trainer.store.repositories import MalformedId
 from trainer.store.repositories import locations as repo
 
 
@@ -39,6 +40,32 @@ class LocationService:
                 equipment=equipment,
                 make_current=make_current,
             )
+
+    async def get(self, location_id: Any) -> Row | None:
+        """One location; None when the user has none with that id."""
+        async with self._scope.use() as conn:
+            try:
+                return await repo.get_location(conn, self._scope.user, location_id)
+            except MalformedId:
+                return None
+
+    async def update(self, location_id: Any, **changes: Any) -> Row | None:
+        """Change the given fields (name, description, equipment); None when the user has no location
+        with that id; UserDataConflict when the new name is another location's."""
+        async with self._scope.use(write=True) as conn:
+            try:
+                return await repo.update_location(conn, self._scope.user, location_id, **changes)
+            except MalformedId:
+                return None
+
+    async def delete(self, location_id: Any) -> bool:
+        """False when the user has no location with that id (deleting the current one leaves none
+        current)."""
+        async with self._scope.use(write=True) as conn:
+            try:
+                return await repo.delete_location(conn, self._scope.user, location_id)
+            except MalformedId:
+                return False
 
     async def set_current(self, *, location_id: Any = None, name: str | None = None) -> Row:
         """Make one location current, by id, else by case-insensitive name (a unique partial match

@@ -1,4 +1,5 @@
-"""The user's row: name and body stats; created on first contact."""
+"""The user's row: name, body stats and training profile (experience, usual session length); created on
+first contact, never again for a deleted account (AccountDeleted)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,26 @@ from trainer.services.rows import Row
 from trainer.services.scope import UserScope
 from trainer.store.repositories import profiles as repo
 
+PROFILE_FIELDS: tuple[str, ...] = repo.PROFILE_FIELDS
+"""What `update` may set."""
+EXPERIENCE_LEVELS: tuple[str, ...] = repo.EXPERIENCE_LEVELS
+
 
 class ProfileService:
     def __init__(self, scope: UserScope) -> None:
         self._scope = scope
 
     async def get(self) -> Row | None:
-        """Name, sex, birth date, height, weight, body fat; None before the user's first contact."""
+        """Name, sex, birth date, height, weight, body fat, experience, session minutes; None before the
+        user's first contact."""
         async with self._scope.use() as conn:
             return await repo.get_profile(conn, self._scope.user)
 
     async def update(self, **fields: Any) -> Row:
-        """Set the given fields (None clears one)."""
+        """Set the given fields (None clears one); a first-time user's row is created in the same
+        transaction."""
         async with self._scope.use(write=True) as conn:
+            await repo.ensure_user(conn, self._scope.user)
             return await repo.update_profile(conn, self._scope.user, **fields)
 
     async def ensure(self, *, display_name: str | None = None) -> None:

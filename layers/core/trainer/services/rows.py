@@ -4,7 +4,7 @@ values that typed models and tool results are built from."""
 from __future__ import annotations
 
 import uuid
-from datetime import date, datetime
+from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
 
@@ -13,8 +13,8 @@ Row = dict[str, Any]
 
 
 def plain(value: Any) -> Any:
-    """A database row (or anything nested in one) as JSON-ready values: ids and timestamps as strings,
-    decimals as ints or floats."""
+    """A database row (or anything nested in one) as JSON-ready values: ids, timestamps and times of day
+    (quiet hours) as strings, decimals as ints or floats."""
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -23,6 +23,6 @@ def plain(value: Any) -> Any:
         return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, uuid.UUID):
         return str(value)
-    if isinstance(value, datetime | date):
+    if isinstance(value, datetime | date | time):
         return value.isoformat()
     return value

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 
-from trainer.services.errors import UserDataError
+from trainer.services.errors import UserDataConflict, UserDataError
 from trainer.store.db import Database
-from trainer.store.repositories import Conn, RepositoryError, user_uuid
+from trainer.store.repositories import Conn, Duplicate, RepositoryError, user_uuid
 
 UserRef = str | uuid.UUID
 """An identity-provider subject (the JWT `sub`), or a users.id already mapped from one."""
@@ -43,6 +43,8 @@ class UserScope:
                 db = self.database()
                 async with db.transaction() if write else db.connection() as conn:
                     yield conn
+        except Duplicate as exc:
+            raise UserDataConflict(str(exc)) from None
         except RepositoryError as exc:
             raise UserDataError(str(exc)) from None
 

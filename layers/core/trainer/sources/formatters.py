@@ -97,6 +97,10 @@ def format_user_profile(data: Mapping[str, Any]) -> str:
     if profile and profile.get("display_name"):
         lines.append(f"Name: {esc(profile['display_name'])}")
     lines.extend(body_stat_lines(profile, settings, today))
+    if profile and profile.get("experience"):
+        lines.append(f"Experience: {esc(profile['experience'])}")
+    if profile and profile.get("session_minutes"):
+        lines.append(f"Usual session length: {int(profile['session_minutes'])} min")
     if not lines:
         return "<user_profile>No profile details yet</user_profile>"
     return "<user_profile>\n" + "\n".join(lines) + "\n</user_profile>"

@@ -277,7 +277,8 @@ async def _milestone_goals(data: UserData, params: dict[str, Any], ctx: FetchCon
 SOURCES: dict[str, DataSource] = {
     source.name: source
     for source in (
-        DataSource("user_profile", "User profile", "Name and body stats (sex, age, height, weight, body fat)",
+        DataSource("user_profile", "User profile",
+                   "Name, body stats (sex, age, height, weight, body fat), experience, usual session length",
                    _user_profile, fmt.format_user_profile),
         DataSource("user_settings", "User settings", "Units (kg/lbs, km/mi), timezone, preferred days",
                    _user_settings, fmt.format_user_settings),

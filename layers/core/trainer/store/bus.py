@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from trainer.settings import Settings
+from trainer.settings import EventBusSettings
 from trainer.store.dynamo_tables import aws_client
 
 logger = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class EventBridgePublisher:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: EventBusSettings,
         client: Any = None,
         *,
         max_attempts: int = 4,

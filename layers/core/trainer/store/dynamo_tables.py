@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from trainer.settings import Settings
+from trainer.settings import FunctionSettings, Settings
 from trainer.store.ports import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ STORE_CALL_DEADLINE_S = 4.5
 unavailable, whatever the worker thread is still doing (trainer.store.dynamo_tables.in_thread)."""
 
 
-def aws_client(service: str, settings: Settings, **config: Any) -> Any:
+def aws_client(service: str, settings: FunctionSettings, **config: Any) -> Any:
     """A boto3 client for `service` honouring AWS_ENDPOINT_URL and AWS_REGION from Settings.
 
     Against a loopback endpoint (moto) dummy credentials are supplied, so the local stack needs none.

@@ -28,6 +28,10 @@ class DatabaseUnavailable(RuntimeError):
     """The domain database cannot be reached; retrying shortly may work."""
 
 
+class AccountDeleted(PermissionError):
+    """The user deleted their account: nothing may be read or written for them again."""
+
+
 class SequenceConflict(RuntimeError):
     """An event's sequence number was taken by another writer (or none was left)."""
 

@@ -52,7 +52,7 @@ from uuid import UUID, uuid4
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from trainer.settings import Settings
+from trainer.settings import SessionTableSettings
 from trainer.store.dynamo_tables import aws_client, in_thread
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
 from trainer.store.ports import LeaseHeld, SequenceConflict, SessionBatch, SessionNotFound
@@ -320,7 +320,9 @@ def _touches_meta(batch: SessionBatch) -> bool:
 class DynamoSessionTable:
     """The sessions table through boto3. Thread-safe; every method is blocking."""
 
-    def __init__(self, settings: Settings, client: Any = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self, settings: SessionTableSettings, client: Any = None, clock: Clock | None = None
+    ) -> None:
         self._settings = settings
         self._table = settings.table_name
         self._client = client if client is not None else aws_client("dynamodb", settings)
@@ -933,6 +935,30 @@ class DynamoSessionTable:
             return
         self.commit(session_id, SessionBatch(states={key: None}))
 
+    # -- a whole account (export) -------------------------------------------------------------------
+
+    def user_sessions(self, user_id: str) -> Iterator[Session]:
+        """Every live session of the user, newest first, read a page at a time."""
+        return self._user_sessions(user_id, active_only=False)
+
+    def states(self, session_id: str) -> dict[str, Any]:
+        """Every live state value of a session, by key."""
+        if not _valid_id(session_id):
+            return {}
+        pk = _pk(session_id)
+        now = self._epoch()
+        query = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :state)",
+            "ExpressionAttributeValues": {":pk": {"S": pk}, ":state": {"S": "STATE#"}},
+            "ConsistentRead": True,
+        }
+        return {
+            item["SK"]["S"].removeprefix("STATE#"): self._decode_payload(pk, item, "value")
+            for item in self._query(query)
+            if not self._expired(item, now)
+        }
+
     # -- internals ----------------------------------------------------------------------------------
 
     def _now(self) -> datetime:
@@ -1199,7 +1225,9 @@ class DynamoSessionStore:
     worker thread, so callers never block the event loop; a store that cannot be reached (or keeps
     throttling after boto3's retries) is StoreUnavailable."""
 
-    def __init__(self, settings: Settings, client: Any = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self, settings: SessionTableSettings, client: Any = None, clock: Clock | None = None
+    ) -> None:
         self.table = DynamoSessionTable(settings, client=client, clock=clock)
 
     async def create_session(self, user_id: str) -> Session:

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from trainer.domain.workout import STRICT_NUMBERS
+from trainer.tools.artifacts import (
+    ARTIFACT,
+    ATTACHMENT,
+    TIMER_ARTIFACT_TYPE,  # noqa: F401  (the timer tools name it from here)
+    Attachment,
+    TimerArtifact,
+    WorkoutArtifact,
+)
 from trainer.tools.base import (
     AnyTool,
     DeliveredArtifact,
@@ -20,8 +28,6 @@ from trainer.tools.base import (
 
 ARTIFACTS_KEY = "artifacts"
 DISPLAYABLES_KEY = "displayables"
-TIMER_ARTIFACT_TYPE = "timer"
-"""An artifact holding timers: its payload's `timers` go to the reply when it is delivered."""
 
 
 class NotifyArgs(BaseModel):
@@ -67,31 +73,26 @@ def resolve_attachments(
     return resolved, unknown
 
 
-class Attachment(BaseModel):
-    """A displayable shown with a message: a workout or one exercise."""
-
-    type: str
-    id: str
-    data: dict[str, Any]
-
-
 class NotifyResult(ToolResult):
     message: str
     artifact_id: str | None = None
-    artifact: dict[str, Any] | None = None
+    artifact: WorkoutArtifact | TimerArtifact | None = Field(default=None, discriminator="type")
     attachments: list[Attachment] | None = None
     warning: str | None = None
 
     def add_to_reply(self, reply: Reply) -> None:
         reply.messages.append(self.message)
-        artifact = self.artifact or {}
-        if self.artifact_id and artifact.get("type") == TIMER_ARTIFACT_TYPE:
-            reply.add_timers(self.artifact_id, list((artifact.get("payload") or {}).get("timers") or []))
+        if self.artifact_id and isinstance(self.artifact, TimerArtifact):
+            timers = [
+                timer.model_dump(mode="json", exclude_none=True) for timer in self.artifact.payload.timers
+            ]
+            reply.add_timers(self.artifact_id, timers)
 
     def delivered_artifact(self) -> DeliveredArtifact | None:
         if self.artifact_id is None:
             return None
-        return DeliveredArtifact(self.artifact_id, self.artifact)
+        artifact = self.artifact.model_dump(mode="json", exclude_none=True) if self.artifact else None
+        return DeliveredArtifact(self.artifact_id, artifact)
 
 
 class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
@@ -117,7 +118,7 @@ class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
             artifact_refs = [a for a in args.attachments if a in artifacts]
             resolved, unknown = resolve_attachments(ids, displayables)
             if resolved:
-                result.attachments = [Attachment.model_validate(item) for item in resolved]
+                result.attachments = [ATTACHMENT.validate_python(item) for item in resolved]
             if unknown:
                 warnings.append(f"unknown attachment ids: {', '.join(unknown)}")
             if artifact_id is None:
@@ -128,8 +129,13 @@ class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
                 known = ", ".join(sorted(artifacts)) or "none"
                 warnings.append(f"artifact {artifact_id} not found (known: {known}); message sent without it")
             else:
-                result.artifact_id = artifact_id
-                result.artifact = artifact
+                try:
+                    result.artifact = ARTIFACT.validate_python(artifact)
+                    result.artifact_id = artifact_id
+                except ValidationError:
+                    warnings.append(
+                        f"artifact {artifact_id} is not a workout or timers; message sent without it"
+                    )
         if warnings:
             result.warning = "; ".join(warnings)
         return result

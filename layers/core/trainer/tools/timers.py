@@ -13,9 +13,10 @@ from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from trainer.domain.timers import PhaseType, Timer, exercise_timer, workout_timers
+from trainer.domain.timers import Timer, exercise_timer, workout_timers
 from trainer.domain.workout import STRICT_NUMBERS, Exercise
 from trainer.store.models import EventType
+from trainer.tools.artifacts import TIMER_ARTIFACT_TYPE, TimerData
 from trainer.tools.base import (
     AnyTool,
     DeliveredArtifact,
@@ -26,7 +27,7 @@ from trainer.tools.base import (
     ToolError,
     ToolResult,
 )
-from trainer.tools.communication import ARTIFACTS_KEY, TIMER_ARTIFACT_TYPE
+from trainer.tools.communication import ARTIFACTS_KEY
 from trainer.tools.logging import current_workout, find_exercise
 
 SCHEMA_VERSION = "1"
@@ -37,27 +38,6 @@ def duration_text(seconds: int) -> str:
     if not minutes:
         return f"{secs}s"
     return f"{minutes}m {secs:02d}s" if secs else f"{minutes}m"
-
-
-class TimerPhaseData(BaseModel):
-    """One phase of a timer (seed 000 §4.6 phase schema)."""
-
-    phase_type: PhaseType
-    duration_sec: int
-    cue: str
-    detail: str
-    countdown: bool
-    set_number: int | None = None
-
-
-class TimerData(BaseModel):
-    """The timer of one exercise, or of one group (circuit, superset...) with its rounds."""
-
-    exercise_name: str
-    exercise_type: str
-    """The exercise type, or the group type for a group's timer."""
-    total_duration_sec: int
-    phases: list[TimerPhaseData]
 
 
 class TimersResult(ToolResult):

@@ -16,6 +16,7 @@ from trainer.domain.progression import ProgressionTarget
 from trainer.domain.workout import STRICT_NUMBERS, Exercise, ExerciseType, Workout, exercise_line
 from trainer.domain.workout_checks import WorkoutReview
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType
+from trainer.tools.artifacts import ExerciseJson
 from trainer.tools.base import (
     AnyTool,
     DeliveredArtifact,
@@ -440,7 +441,7 @@ class SwapResult(WorkoutChange):
     old_id: str
     old_name: str
     old_exercise: ExerciseRef
-    new_exercise: dict[str, Any]
+    new_exercise: ExerciseJson
     new_id: str
     reason: str | None = None
 
@@ -517,7 +518,7 @@ class AdjustResult(WorkoutChange):
     adjustments: dict[str, Any]
     old_values: dict[str, Any]
     changes_summary: str
-    exercise: dict[str, Any]
+    exercise: ExerciseJson
 
 
 class AdjustExercise(Tool[AdjustArgs, AdjustResult]):
@@ -682,7 +683,7 @@ class AddArgs(BaseModel):
 
 class AddResult(WorkoutChange):
     exercise_id: str
-    exercise: dict[str, Any]
+    exercise: ExerciseJson
     exercise_count: int
     order: int
     reason: str | None = None

@@ -58,8 +58,11 @@ def rate_bucket(method: str, path: str) -> str:
 async def current_user_id(
     request: Request, principal: Annotated[Principal, Depends(current_principal)]
 ) -> str:
-    """The caller's user id, once their request rate for this kind of route allows it (429 otherwise)."""
+    """The caller's user id, once their account is known not to be deleted (401 `account_deleted`) and
+    their request rate for this kind of route allows it (429 otherwise)."""
     container: Container = await request.app.state.container_provider.get()
+    if container.accounts is not None:
+        await container.accounts.refuse_if_deleted(principal.user_id)
     if container.limits is not None:
         route = request.scope.get("route")
         path = getattr(route, "path", request.url.path)

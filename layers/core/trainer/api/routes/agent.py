@@ -3,8 +3,9 @@
 Both run the turn as a detached task: a client that disconnects does not abort it.
 The body is the `ChatRequest` model built from the deployment's settings (`build_router`), validated
 by FastAPI; its errors keep the chat codes: not JSON 400 `malformed_json`, not an object 400
-`invalid_body`, no or blank `message` 400 `missing_message`, `message` over the limit 413
-`message_too_long`, an unknown `model` 422 `unknown_model`, anything else 422 `invalid_request`.
+`invalid_body`, no or blank `message` 400 `missing_message`, `message` over the schema's `maxLength`
+422 `message_too_long` (a validation error, as the schema says; 413 is only a body over the byte
+limit), an unknown `model` 422 `unknown_model`, anything else 422 `invalid_request`.
 
 (No `from __future__ import annotations` here: the body parameter's annotation is a model built at
 run time, which FastAPI must see as an object, not as a name to resolve.)
@@ -19,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 
+from trainer.api.contract import public_frame
 from trainer.api.errors import ApiError, is_malformed_json, is_not_an_object, request_error
 from trainer.api.logging import logger
 from trainer.api.openapi import (
@@ -35,7 +37,7 @@ from trainer.api.routes import ContainerDep, RegisteredUserId, TurnsDep
 from trainer.api.schemas import ChatRequest, ChatResponse, chat_request_model
 from trainer.api.sse import SESSION_HEADER, SSE_HEADERS, SSE_MEDIA_TYPE, STREAM_RESPONSE, TurnStream
 from trainer.container import Container
-from trainer.frames import FrameSink
+from trainer.frames import FrameSink, TurnOutcome
 from trainer.services.usage_limits import BudgetExceeded, RateLimited
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import STORE_CALL_DEADLINE_S
@@ -63,8 +65,7 @@ TURN_FAILED_MESSAGE = "The assistant could not finish this turn. Please try agai
 
 TURN_ERRORS = {
     400: ("missing_message",),
-    413: ("message_too_long",),
-    422: ("unknown_model",),
+    422: ("message_too_long", "unknown_model"),
     429: ("budget_exceeded",),
 }
 """What both agent routes can answer besides the body, auth and session errors."""
@@ -103,7 +104,7 @@ def chat_request_error(errors: list[Any]) -> ApiError:
         if err["type"] == "string_too_long":
             length, limit = len(err["input"]), err["ctx"]["max_length"]
             return ApiError(
-                413, "message_too_long", f"The message has {length} characters; the limit is {limit}."
+                422, "message_too_long", f"The message has {length} characters; the limit is {limit}."
             )
     if len(errors) == 1:
         (err,) = errors
@@ -139,6 +140,20 @@ def _describe_failure(exc: BaseException) -> tuple[str, str | None]:
         return str(exc) or TURN_FAILED_MESSAGE, session_id
     logger.exception("turn failed unexpectedly", exc_info=exc)
     return TURN_FAILED_MESSAGE, session_id
+
+
+STOP_OUTCOMES: dict[str, TurnOutcome] = {
+    "done": "replied",
+    "awaiting_user": "asked",
+    "max_iterations": "limit",
+    "no_tool_call": "failed",
+    "error": "failed",
+}
+"""A turn's stop reason as the `turn_end` frame's outcome (`refused` comes with model refusals)."""
+
+
+def turn_outcome(result: "TurnResult") -> TurnOutcome:
+    return STOP_OUTCOMES.get(result.stop_reason, "failed")
 
 
 def _run_turn(
@@ -202,6 +217,8 @@ def build_router(settings: Settings) -> APIRouter:
             heartbeat_seconds=container.settings.heartbeat_seconds,
             session_id_of=lambda result: result.session_id,
             describe_error=_describe_failure,
+            outcome_of=turn_outcome,
+            publish=public_frame,
             early_errors=ANSWERED_AS_JSON,
         )
         await turn.start(FIRST_EVENT_WAIT_SECONDS)

@@ -44,7 +44,7 @@ PrincipalDep = Annotated[Principal, Depends(current_principal)]
 
 def device_links(device_id: str) -> dict[str, Any]:
     """The OpenAPI link from an answer naming a device (`device_id`: a runtime expression)."""
-    return {"DeleteDevice": {"operationId": "delete_device", "parameters": {"device_id": device_id}}}
+    return {"DeleteDevice": {"operationId": "deleteDevice", "parameters": {"device_id": device_id}}}
 
 
 @router.post(

@@ -71,7 +71,7 @@ IMPORT_ERRORS = {422: ("not_a_workout", "import_too_large"), 503: ("import_unava
 
 def plan_links(plan_id: str) -> dict[str, Any]:
     """The OpenAPI link from an answer naming a plan (`plan_id`: a runtime expression) to reading it."""
-    return {"GetPlan": {"operationId": "get_plan", "parameters": {"plan_id": plan_id}}}
+    return {"GetPlan": {"operationId": "getPlan", "parameters": {"plan_id": plan_id}}}
 
 
 def require_programs(container: Container) -> ProgramDeps:

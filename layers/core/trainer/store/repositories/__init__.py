@@ -30,6 +30,10 @@ class Ambiguous(RepositoryError):
     pass
 
 
+class Duplicate(RepositoryError):
+    """The row would take a name (or key) another of the user's rows has."""
+
+
 class MalformedId(RepositoryError):
     """An id from user/model input that is not a UUID (so it names no row)."""
 

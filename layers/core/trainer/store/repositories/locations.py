@@ -9,7 +9,7 @@ from typing import Any
 from psycopg import errors
 from psycopg.types.json import Jsonb
 
-from trainer.store.repositories import Ambiguous, Conn, NotFound, RepositoryError, UserId, as_uuid
+from trainer.store.repositories import Ambiguous, Conn, Duplicate, NotFound, RepositoryError, UserId, as_uuid
 
 _COLUMNS = "id, name, description, equipment, is_current, created_at"
 _ORDER = "ORDER BY is_current DESC, lower(name), id"
@@ -51,7 +51,7 @@ async def create_location(
                 (user_id, clean_name, description, Jsonb(items), make_current),
             )
         except errors.UniqueViolation:
-            raise RepositoryError(f"a location named {clean_name!r} already exists") from None
+            raise Duplicate(f"a location named {clean_name!r} already exists") from None
     row = await cur.fetchone()
     assert row is not None
     return row
@@ -76,6 +76,50 @@ async def upsert_location(
     row = await cur.fetchone()
     assert row is not None
     return row
+
+
+LOCATION_FIELDS = ("name", "description", "equipment")
+
+
+async def get_location(conn: Conn, user_id: UserId, location_id: Any) -> dict[str, Any] | None:
+    cur = await conn.execute(
+        f"SELECT {_COLUMNS} FROM user_locations WHERE user_id = %s AND id = %s",
+        (user_id, as_uuid(location_id, "location id")),
+    )
+    return await cur.fetchone()
+
+
+async def update_location(
+    conn: Conn, user_id: UserId, location_id: Any, **changes: Any
+) -> dict[str, Any] | None:
+    """Change the given fields (name, description, equipment; a None description clears it); None when
+    the user has no location with that id."""
+    unknown = sorted(set(changes) - set(LOCATION_FIELDS))
+    if unknown:
+        raise RepositoryError(f"unknown location field(s): {', '.join(unknown)}")
+    values: dict[str, Any] = {}
+    if "name" in changes:
+        values["name"] = _check_name(changes["name"])
+    if "description" in changes:
+        description = changes["description"]
+        if description is not None and len(str(description)) > 1000:
+            raise RepositoryError("description must be at most 1000 characters")
+        values["description"] = description
+    if "equipment" in changes:
+        values["equipment"] = Jsonb(normalise_equipment(changes["equipment"] or []))
+    target = as_uuid(location_id, "location id")
+    if not values:
+        return await get_location(conn, user_id, target)
+    assignments = ", ".join(f"{name} = %({name})s" for name in values)
+    try:
+        cur = await conn.execute(
+            f"UPDATE user_locations SET {assignments}, updated_at = now()"
+            f" WHERE user_id = %(user_id)s AND id = %(id)s RETURNING {_COLUMNS}",
+            {**values, "user_id": user_id, "id": target},
+        )
+    except errors.UniqueViolation:
+        raise Duplicate(f"a location named {values['name']!r} already exists") from None
+    return await cur.fetchone()
 
 
 async def delete_location(conn: Conn, user_id: UserId, location_id: Any) -> bool:

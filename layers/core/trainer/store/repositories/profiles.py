@@ -1,35 +1,49 @@
-"""users (profile + body stats). `ensure_user` creates the user and default settings on first contact."""
+"""users (profile + body stats + training profile). `ensure_user` creates the user and default settings on
+first contact; for a deleted account it raises AccountDeleted (the users trigger of migration 0009)."""
 
 from __future__ import annotations
 
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+import psycopg
 from psycopg import sql
 
 from trainer.store.repositories import Conn, RepositoryError, UserId, set_clause
+from trainer.store.repositories.accounts import refuse_if_deleted
 
-PROFILE_FIELDS = ("display_name", "sex", "birth_date", "height_cm", "weight_kg", "body_fat_pct")
+PROFILE_FIELDS = (
+    "display_name", "sex", "birth_date", "height_cm", "weight_kg", "body_fat_pct", "experience",
+    "session_minutes",
+)  # fmt: skip
 SEXES = ("male", "female", "other")
+EXPERIENCE_LEVELS = ("beginner", "intermediate", "advanced")
+SESSION_MINUTES = (15, 180)
+EARLIEST_BIRTH_DATE = date(1900, 1, 1)
+"""Birth dates must be after it (the column's check)."""
+_COLUMNS = (
+    "id, display_name, sex, birth_date, height_cm, weight_kg, body_fat_pct, experience, session_minutes,"
+    " created_at"
+)
 
 
 async def ensure_user(conn: Conn, user_id: UserId, *, display_name: str | None = None) -> None:
     """Create the users row and default user_settings if missing (idempotent, one round trip)."""
-    await conn.execute(
-        "WITH u AS (INSERT INTO users (id, display_name) VALUES (%(id)s, %(name)s)"
-        " ON CONFLICT (id) DO NOTHING)"
-        " INSERT INTO user_settings (user_id) VALUES (%(id)s) ON CONFLICT (user_id) DO NOTHING",
-        {"id": user_id, "name": display_name},
-    )
+    try:
+        await conn.execute(
+            "WITH u AS (INSERT INTO users (id, display_name) VALUES (%(id)s, %(name)s)"
+            " ON CONFLICT (id) DO NOTHING)"
+            " INSERT INTO user_settings (user_id) VALUES (%(id)s) ON CONFLICT (user_id) DO NOTHING",
+            {"id": user_id, "name": display_name},
+        )
+    except psycopg.Error as exc:
+        refuse_if_deleted(exc)
+        raise
 
 
 async def get_profile(conn: Conn, user_id: UserId) -> dict[str, Any] | None:
-    cur = await conn.execute(
-        "SELECT id, display_name, sex, birth_date, height_cm, weight_kg, body_fat_pct, created_at"
-        " FROM users WHERE id = %s",
-        (user_id,),
-    )
+    cur = await conn.execute(f"SELECT {_COLUMNS} FROM users WHERE id = %s", (user_id,))
     return await cur.fetchone()
 
 
@@ -45,8 +59,7 @@ async def update_profile(conn: Conn, user_id: UserId, **fields: Any) -> dict[str
             raise RepositoryError("user not found")
         return profile
     query = sql.SQL(
-        "UPDATE users SET {}, updated_at = now() WHERE id = %(user_id)s"
-        " RETURNING id, display_name, sex, birth_date, height_cm, weight_kg, body_fat_pct, created_at"
+        "UPDATE users SET {}, updated_at = now() WHERE id = %(user_id)s RETURNING " + _COLUMNS
     ).format(set_clause(values))
     cur = await conn.execute(query, {**values, "user_id": user_id})
     row = await cur.fetchone()
@@ -63,12 +76,24 @@ def _check(name: str, value: Any) -> Any:
             raise RepositoryError(f"sex must be one of {', '.join(SEXES)}")
         return str(value).lower()
     if name == "birth_date":
-        if isinstance(value, date):
-            return value
         try:
-            return date.fromisoformat(str(value))
+            born = value if isinstance(value, date) else date.fromisoformat(str(value))
         except ValueError:
             raise RepositoryError(f"birth_date {value!r} is not an ISO date") from None
+        if not EARLIEST_BIRTH_DATE < born <= date.today():
+            raise RepositoryError(f"birth_date must be after {EARLIEST_BIRTH_DATE} and not in the future")
+        return born
+    if name == "experience":
+        if str(value).lower() not in EXPERIENCE_LEVELS:
+            raise RepositoryError(f"experience must be one of {', '.join(EXPERIENCE_LEVELS)}")
+        return str(value).lower()
+    if name == "session_minutes":
+        low_minutes, high_minutes = SESSION_MINUTES
+        if isinstance(value, bool) or not isinstance(value, int) or not low_minutes <= value <= high_minutes:
+            raise RepositoryError(
+                f"session_minutes must be a whole number from {low_minutes} to {high_minutes}"
+            )
+        return value
     if name == "display_name":
         text = str(value).strip()
         if not 1 <= len(text) <= 120:
@@ -77,9 +102,12 @@ def _check(name: str, value: Any) -> Any:
     limits = {"height_cm": (0, 300), "weight_kg": (0, 700), "body_fat_pct": (0, 100)}
     low, high = limits[name]
     try:
-        number = Decimal(str(value))
+        # Rounded as the column stores it (one decimal), so a value the check passes is one it keeps.
+        number = Decimal(str(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
     except ArithmeticError:
         raise RepositoryError(f"{name} must be a number") from None
+    if not number.is_finite():
+        raise RepositoryError(f"{name} must be a number")
     if not low < number < high and not (name == "body_fat_pct" and number == 0):
         raise RepositoryError(f"{name} must be between {low} and {high}")
     return number

@@ -4,11 +4,15 @@ import { api, errorOf, headers, url } from "./api.js";
 const PAGE_LIMIT = 500;
 const POLL_MS = 400;
 const CATCH_UP_TIMEOUT_MS = 180_000;
+// The stream says when a turn is over (`turn_end`). Stored events do not yet (issue 19 items 2 and 3:
+// a `turn_end` event, catch-up in frames): until they do, catch-up after a dropped stream recognises
+// the end of a turn by the calls and errors that end one.
 const TURN_ENDING_TOOLS = new Set(["idle", "message_ask_user"]);
 const TURN_ENDING_ERRORS = new Set(["agent_loop", "llm"]);
 
 export function endsTurn(event) {
   const data = event.data ?? {};
+  if (event.event_type === "turn_end") return true;
   if (event.event_type === "tool_result") return Boolean(data.success) && TURN_ENDING_TOOLS.has(data.tool_name);
   return event.event_type === "error" && TURN_ENDING_ERRORS.has(data.context);
 }
@@ -24,23 +28,26 @@ export async function openStream(body, signal) {
   return response;
 }
 
+// A turn is over at its `turn_end` frame (`done`, right after it, closes the stream).
 export async function readFrames(response, onFrame) {
   const reader = response.body
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(new EventSourceParserStream())
     .getReader();
   let lastId = 0;
+  let ended = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return { lastId, finished: false };
+      if (done) return { lastId, finished: ended };
       lastId = Math.max(lastId, Number(value.id) || 0);
       const frame = JSON.parse(value.data);
       onFrame(frame, lastId);
+      if (frame.type === "turn_end") ended = true;
       if (frame.type === "done") return { lastId, finished: true };
     }
   } catch (error) {
-    return { lastId, finished: false, error };
+    return { lastId, finished: ended, error };
   } finally {
     reader.releaseLock();
   }

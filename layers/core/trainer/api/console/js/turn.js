@@ -2,7 +2,6 @@ import { artifactCard } from "./cards.js";
 import { afterPaint, h, replace } from "./dom.js";
 import { humanize, milliseconds } from "./format.js";
 
-const FIXED_TYPES = new Set(["status", "knowledge", "message_delta", "session", "error", "done"]);
 const MESSAGE_TOOLS = new Set(["message_notify_user", "message_ask_user"]);
 const SHOWN_ERROR_CONTEXTS = new Set(["agent_loop", "llm"]);
 
@@ -16,21 +15,24 @@ function canonical(value) {
 }
 
 export function frameStep(frame) {
-  if (frame.type === "knowledge") {
-    return { kind: "knowledge", source: frame.data.source, label: frame.data.displayName };
+  switch (frame.type) {
+    case "knowledge":
+      return { kind: "knowledge", source: frame.data.source, label: frame.data.displayName };
+    case "error":
+      return { kind: "error", message: frame.message };
+    case "tool_start":
+      return { kind: "call", tool: frame.tool, args: frame.args ?? {} };
+    case "tool_result":
+      return {
+        kind: "result",
+        tool: frame.tool,
+        data: frame.data,
+        artifact: frame.artifact ?? frame.data?.artifact ?? null,
+        ok: frame.status === "done",
+      };
+    default:
+      return null;
   }
-  if (frame.type === "error") return { kind: "error", message: frame.message };
-  if (FIXED_TYPES.has(frame.type)) return null;
-  if ("formatted" in frame) {
-    return {
-      kind: "result",
-      tool: frame.type,
-      data: frame.data,
-      artifact: frame.artifact ?? frame.data?.artifact ?? null,
-      ok: frame.status === "done",
-    };
-  }
-  return { kind: "call", tool: frame.type, args: frame.data?.args ?? {} };
 }
 
 export function eventStep(event) {
@@ -110,6 +112,10 @@ export class Turn {
         return;
       case "message_delta":
         this.delta(frame.data.text);
+        return;
+      case "turn_end":
+        this.outcome = frame.outcome;
+        this.element.dataset.outcome = frame.outcome;
         return;
       case "done":
         return;
@@ -223,7 +229,7 @@ export class Turn {
       });
     };
     first("first-frame");
-    if (!["session", "done"].includes(frame.type)) first("first-content");
+    if (!["session", "turn_end", "done"].includes(frame.type)) first("first-content");
     if (frame.type === "message_delta") first("first-text");
     if (frame.type === "done") {
       this.marks.done = now - this.sentAt;

@@ -1,0 +1,112 @@
+"""The account itself (issue 20, items 4 and 5): `DELETE /me` erases everything the system holds for the
+caller, `GET /me/export` streams it all as one JSON document. The work is trainer.services.account's.
+
+`DELETE /me` is the one route a deleted account's token still reaches: a repeated deletion is answered as
+the first was (204), and resumes one that stopped at its deadline (202)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.responses import StreamingResponse
+
+from trainer.api.auth import Principal
+from trainer.api.errors import ApiError
+from trainer.api.me_schemas import AccountDeletion, AccountExport, DeletionResponse, DeletionStatus
+from trainer.api.openapi import AUTHENTICATED, DATABASE, JSON_BODY, SESSION_STORE, error_responses
+from trainer.api.routes import ContainerDep, UserId, current_principal, rate_bucket
+from trainer.container import Container
+
+if TYPE_CHECKING:
+    from trainer.services.account import AccountService
+
+router = APIRouter(prefix="/me", tags=["account"])
+
+RETRY_DELETION_SECONDS = 1
+EXPORT_DISPOSITION = 'attachment; filename="trainer-export.json"'
+
+
+def accounts(container: Container) -> AccountService:
+    if container.accounts is None or container.db is None:
+        raise ApiError(503, "database_unavailable", "The domain database is not configured.")
+    return container.accounts
+
+
+async def account_holder(
+    request: Request, principal: Annotated[Principal, Depends(current_principal)]
+) -> str:
+    """The caller, deleted or not; a live account's request rate is checked (a deleted one writes
+    nothing, its rate item included)."""
+    container: Container = await request.app.state.container_provider.get()
+    service = accounts(container)
+    if container.limits is not None and not await service.is_deleted(principal.user_id):
+        await container.limits.check_rate(principal.user_id, rate_bucket(request.method, "/me"))
+    return principal.user_id
+
+
+@router.delete(
+    "",
+    status_code=204,
+    response_class=Response,
+    responses={
+        202: {"model": DeletionResponse, "description": "Not finished within the request: send it again."},
+        **error_responses(AUTHENTICATED, JSON_BODY, DATABASE, SESSION_STORE),
+    },
+)
+async def delete_account(
+    container: ContainerDep,
+    user_id: Annotated[str, Depends(account_holder)],
+    body: AccountDeletion,
+) -> Response:
+    """Erases everything the system holds for the caller: profile, settings, goals, preferences,
+    locations, history, plans, schedule, milestones, chat sessions and their events, usage records, and
+    what registered integrations hold (push endpoints). Irreversible. From the moment it starts the
+    caller's tokens are refused (`401 account_deleted`) on every other route, and nothing can recreate
+    the account's data. `204` when everything is erased (again `204` for an account already deleted);
+    `202` when it did not finish within the request: send the same request again (it resumes) until it
+    answers `204`."""
+    report = await accounts(container).delete(user_id)
+    container.registered_users.discard(user_id)
+    if report.complete:
+        return Response(status_code=204)
+    body_json = DeletionResponse(
+        deletion=DeletionStatus(status="in_progress", deleted_at=report.deleted_at)
+    ).model_dump_json(by_alias=True)
+    return Response(
+        body_json,
+        status_code=202,
+        media_type="application/json",
+        headers={"Retry-After": str(RETRY_DELETION_SECONDS)},
+    )
+
+
+@router.get(
+    "/export",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "model": AccountExport,
+            "description": "The whole account as one JSON document, streamed (the `AccountExport` schema).",
+        },
+        **error_responses(AUTHENTICATED, DATABASE, SESSION_STORE),
+    },
+)
+async def export_account(container: ContainerDep, user_id: UserId) -> StreamingResponse:
+    """Everything the system holds about the caller (data portability): every table's rows, the chat
+    sessions with their events, the usage records. Streamed as it is read, so its size does not
+    matter; the document's last key is `complete: true`."""
+    chunks = accounts(container).export(user_id).__aiter__()
+    first = await anext(chunks)  # a store that cannot be reached is a 503 before the answer starts
+
+    async def body() -> AsyncIterator[bytes]:
+        yield first
+        async for chunk in chunks:
+            yield chunk
+
+    return StreamingResponse(
+        body(),
+        media_type="application/json",
+        headers={"Content-Disposition": EXPORT_DISPOSITION, "Cache-Control": "no-store"},
+    )

@@ -1,0 +1,126 @@
+// A phone's flow through the generated TypeScript client (openapi-fetch over the openapi-typescript
+// types) and @microsoft/fetch-event-source for the stream, against a running stack:
+//   node out/phone.js <baseUrl> <token> [flow|stream]
+// prints one JSON summary line that tests/e2e/test_phone_flow.py checks (`stream`: a session and one
+// streamed turn only).
+import { fetchEventSource } from "@microsoft/fetch-event-source";
+import createClient from "openapi-fetch";
+import type { components, paths } from "./api.js";
+import { describeEvent, describeFrame, type Frame } from "./frames.js";
+
+// fetch-event-source is written for browsers: it pauses hidden pages and calls window timers.
+const browserish = globalThis as unknown as Record<string, unknown>;
+browserish.window ??= globalThis;
+browserish.document ??= { hidden: false, addEventListener() {}, removeEventListener() {} };
+
+const [baseUrl, token, mode = "flow"] = process.argv.slice(2);
+if (!baseUrl || !token) throw new Error("usage: node phone.js <baseUrl> <token>");
+const headers = { Authorization: `Bearer ${token}` };
+const api = createClient<paths>({ baseUrl, headers });
+
+function ok<T>(result: { data?: T; error?: unknown; response: Response }, what: string): T {
+  if (result.data === undefined) throw new Error(`${what}: ${result.response.status} ${JSON.stringify(result.error)}`);
+  return result.data;
+}
+
+class Fatal extends Error {}
+
+async function streamTurn(message: string, sessionId: string) {
+  const frames: Array<{ id: number; frame: Frame; line: string }> = [];
+  let emptyMessages = 0;
+  await fetchEventSource(`${baseUrl}/agent/stream`, {
+    method: "POST",
+    headers: { ...headers, "Content-Type": "application/json" },
+    body: JSON.stringify({ message, sessionId }),
+    openWhenHidden: true,
+    async onopen(response) {
+      const type = response.headers.get("content-type") ?? "";
+      if (!response.ok || !type.startsWith("text/event-stream")) throw new Fatal(`stream: ${response.status} ${type}`);
+    },
+    onmessage(message) {
+      if (message.data === "") {
+        emptyMessages += 1;
+        return;
+      }
+      const frame = JSON.parse(message.data) as Frame;
+      frames.push({ id: Number(message.id), frame, line: describeFrame(frame) });
+    },
+    onerror(error) {
+      throw error; // no retry here: the dropped-stream retry is issue 19 item 1
+    },
+  });
+  return { frames, emptyMessages };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main() {
+  const { session } = ok(await api.POST("/agent/sessions"), "createSession");
+  const listed = ok(await api.GET("/agent/sessions", { params: { query: { limit: 10 } } }), "listSessions");
+
+  const turn = await streamTurn("Give me a quick chest workout", session.id);
+  const last = turn.frames.at(-1)?.frame;
+  const turnEnd = turn.frames.at(-2)?.frame;
+  const streamed = {
+    sessionId: session.id,
+    listed: listed.sessions.map((s) => s.id),
+    frameTypes: turn.frames.map((f) => f.frame.type),
+    frameIds: turn.frames.map((f) => f.id),
+    lines: turn.frames.map((f) => f.line),
+    emptyMessages: turn.emptyMessages,
+    turnEnd: turnEnd?.type === "turn_end" ? turnEnd.outcome : null,
+    doneSession: last?.type === "done" ? last.sessionId : null,
+  };
+  if (mode === "stream") {
+    console.log(JSON.stringify(streamed));
+    return;
+  }
+
+  const { plan } = ok(await api.POST("/plans", { body: { weeks: 4, days_per_week: 3 } }), "createPlan");
+  const deadline = Date.now() + 120_000;
+  let detail = ok(await api.GET("/plans/{plan_id}", { params: { path: { plan_id: plan.id } } }), "getPlan");
+  while (!(detail.plan.status === "ready" && detail.weeks.some((week) => week.status === "ready"))) {
+    if (detail.plan.status === "failed" || Date.now() > deadline) throw new Error(`plan: ${JSON.stringify(detail.plan)}`);
+    await sleep(500);
+    detail = ok(await api.GET("/plans/{plan_id}", { params: { path: { plan_id: plan.id } } }), "getPlan");
+  }
+  const firstDay = detail.days[0]?.date;
+  const week = ok(await api.GET("/workouts", { params: { query: { from: firstDay } } }), "listWorkouts");
+  const training = week.workouts.filter((day) => day.kind === "training" && day.workout !== null);
+
+  const imported = ok(
+    await api.POST("/workouts/import", { body: { text: "Bench press 4x8 @ 60kg\nPlank 3 x 45s\n" } }),
+    "importWorkout",
+  );
+
+  const events: string[] = [];
+  let pages = 0;
+  let after: number | null = 0;
+  while (after !== null) {
+    const page: components["schemas"]["EventsPage"] = ok(
+      await api.GET("/agent/sessions/{session_id}/events", {
+        params: { path: { session_id: session.id }, query: { after, limit: 5 } },
+      }),
+      "listSessionEvents",
+    );
+    pages += 1;
+    events.push(...page.events.map(describeEvent));
+    after = page.nextAfter;
+  }
+
+  console.log(
+    JSON.stringify({
+      ...streamed,
+      plan: { status: detail.plan.status, weeks: detail.weeks.length, days: detail.days.length },
+      week: { days: week.workouts.length, training: training.length, firstExercise: training[0]?.workout?.exercises[0]?.exercise_name ?? null },
+      imported: imported.workout.exercises.map((e) => e.exercise_name),
+      events: events.length,
+      pages,
+    }),
+  );
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
