@@ -68,6 +68,12 @@ async def test_the_api_sets_the_deadline_from_the_lambda_context() -> None:
 
 
 def test_the_sdk_clients_time_out_with_the_function_not_after_600_s() -> None:
-    settings = Settings(ANTHROPIC_API_KEY="k", OPENAI_API_KEY="k", TRAINER_FUNCTION_TIMEOUT_SECONDS=45)
+    settings = Settings(
+        ANTHROPIC_API_KEY="k",
+        OPENAI_API_KEY="k",
+        ANTHROPIC_BASE_URL="http://127.0.0.1:9",
+        OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+        TRAINER_FUNCTION_TIMEOUT_SECONDS=45,
+    )
     assert AnthropicAgentModel(settings)._client.timeout == 45
     assert OpenAIStructured(settings)._client.timeout == 45
