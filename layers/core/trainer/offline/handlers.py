@@ -331,7 +331,7 @@ async def undo_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
     mine = [
         row
         for row in logged_in_conversation(turn.convo, before_this_turn=True)
-        if not turn.session_id or row.session_id == turn.session_id  # not an older entry corrected here
+        if not (row.session_id and turn.session_id and row.session_id != turn.session_id)  # corrected here
     ]
     if not mine:
         return [Step("undo", None)]
