@@ -561,12 +561,14 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
         case FetchDataResult(data=data):
             found = "\n\n".join(plain_text(text, 1500) for text in data.values())
             return f"Here's what I have on file:\n{found}" if found else "I couldn't find that data."
-        case GenerateResult(title=title, exercises=exercises):
-            sent = {str(e.get("exercise_name", "")).lower(): e for e in _sent_exercises(call)}
+        case GenerateResult(title=title, exercises=exercises, adjustments=adjustments, prescribed=stored):
+            sent = {str(e.get("exercise_name", "")).lower(): e for e in stored or _sent_exercises(call)}
             lines = [f"Here's {title}, {_count_words(len(exercises), 'exercise', 'exercises')}:"]
             for brief in exercises:
                 detail = prescription(sent.get(brief.exercise_name.lower(), {}))
                 lines.append(f"{brief.order}. {brief.exercise_name}" + (f": {detail}" if detail else ""))
+            if adjustments:
+                lines.append(f"Based on today's check-in I {joined(adjustments)}.")
             return "\n".join(lines)
         case SwapResult(old_name=old_name, new_exercise=new):
             return f"Swapped {old_name} for {new.get('exercise_name')}: {prescription(new)}."

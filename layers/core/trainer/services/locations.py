@@ -45,3 +45,24 @@ class LocationService:
         will do); UserDataError naming the user's locations when none or several match."""
         async with self._scope.use(write=True) as conn:
             return await repo.set_current(conn, self._scope.user, location_id=location_id, name=name)
+
+    async def update(
+        self,
+        *,
+        location_id: Any = None,
+        name: str | None = None,
+        new_name: str | None = None,
+        description: str | None = None,
+        equipment: list[Any] | None = None,
+    ) -> Row:
+        """Rename a location or replace its description or equipment (None leaves a field as it is)."""
+        async with self._scope.use(write=True) as conn:
+            return await repo.update_location(
+                conn,
+                self._scope.user,
+                location_id,
+                name,
+                new_name=new_name,
+                description=description,
+                equipment=equipment,
+            )

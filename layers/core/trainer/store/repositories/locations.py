@@ -78,6 +78,38 @@ async def upsert_location(
     return row
 
 
+async def update_location(
+    conn: Conn,
+    user_id: UserId,
+    location_id: Any = None,
+    name: str | None = None,
+    *,
+    new_name: str | None = None,
+    description: str | None = None,
+    equipment: list[Any] | None = None,
+) -> dict[str, Any]:
+    """Rename a location, or replace its description or equipment (what is None stays)."""
+    target = await _find(conn, user_id, location_id, name)
+    try:
+        cur = await conn.execute(
+            "UPDATE user_locations SET name = coalesce(%s, name), description = coalesce(%s, description),"
+            " equipment = coalesce(%s, equipment), updated_at = now()"
+            f" WHERE user_id = %s AND id = %s RETURNING {_COLUMNS}",
+            (
+                _check_name(new_name) if new_name is not None else None,
+                description,
+                Jsonb(normalise_equipment(equipment)) if equipment is not None else None,
+                user_id,
+                target,
+            ),
+        )
+    except errors.UniqueViolation:
+        raise RepositoryError(f"a location named {new_name!r} already exists") from None
+    row = await cur.fetchone()
+    assert row is not None
+    return row
+
+
 async def delete_location(conn: Conn, user_id: UserId, location_id: Any) -> bool:
     cur = await conn.execute(
         "DELETE FROM user_locations WHERE user_id = %s AND id = %s",
