@@ -24,7 +24,7 @@ from trainer.api.errors import BodySizeLimitMiddleware, CatchAllMiddleware, inst
 from trainer.api.json_guard import JsonBodyGuardMiddleware
 from trainer.api.logging import CorrelationIdMiddleware, logger
 from trainer.api.openapi import install_openapi
-from trainer.api.routes import agent, devices, health, programs, sessions, today, user_data
+from trainer.api.routes import agent, devices, health, programs, readiness, sessions, today, user_data
 from trainer.api.sse import BackgroundTurns
 from trainer.container import Container
 from trainer.settings import Settings, get_settings
@@ -162,6 +162,7 @@ def create_app(container: Container | None = None, *, settings: Settings | None 
     app.include_router(programs.router)
     app.include_router(devices.router)
     app.include_router(today.router)
+    app.include_router(readiness.router)
     if settings.console_enabled:
         from trainer.api.routes.console import install_console
 

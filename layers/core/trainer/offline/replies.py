@@ -41,7 +41,8 @@ from trainer.tools.calendar import (
 from trainer.tools.data import FetchDataResult, number_text
 from trainer.tools.exercises import ExerciseInfo, SearchExercisesResult
 from trainer.tools.goals import SetGoalsResult
-from trainer.tools.location import SetCurrentLocationResult
+from trainer.tools.location import LocationResult, SetCurrentLocationResult
+from trainer.tools.readiness import CheckReadinessResult
 from trainer.tools.logging import (
     AdjustLoggedExerciseResult,
     LogCompletedExerciseResult,
@@ -126,6 +127,9 @@ ACTION_LABELS = {
     "create_workout_plan": "create that plan",
     "manage_milestone": "save that milestone",
     "set_current_location": "change your location",
+    "create_location": "save that location",
+    "update_location": "update that location",
+    "check_readiness": "record your check-in",
     "search_exercises": "look that exercise up",
     "fetch_data": "load that",
     "generate_exercise_timer": "build that timer",
@@ -655,6 +659,10 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
         case ManageMilestoneResult(milestone=milestone):
             target = f" by {day_text(milestone.target_date, None)}" if milestone.target_date else ""
             return f"Milestone saved: {milestone.goal_name}{target}."
+        case LocationResult(location=saved):
+            return location_reply(saved.name, saved.equipment_summary, saved.created)
+        case CheckReadinessResult(level=level, advice=advice, recorded=recorded):
+            return readiness_reply(level, advice, recorded)
         case SetCurrentLocationResult(location=location):
             return f"Switched your location to {location.name} ({location.equipment_summary})."
         case TimersResult():
@@ -685,6 +693,21 @@ STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("distance", rx(r"\b(how far|distance|how many (km|kilomet\w+|miles))\b")),
     ("breakdown", rx(r"\b(breakdown|distribution|split|by muscle|by category)\b")),
 )
+
+
+def location_reply(name: str, summary: str, created: bool) -> str:
+    if created:
+        return (
+            f"Saved {name} as a new location and switched to it: {summary}. "
+            "Workouts here use only that equipment, with loads you can actually set up."
+        )
+    return f"Updated {name}: {summary}."
+
+
+def readiness_reply(level: str | None, advice: str, recorded: bool) -> str:
+    if level is None:
+        return advice
+    return ("Thanks for checking in. " if recorded else "") + advice
 
 
 def plan_requested_text(plan: PlanBrief, today: date | None) -> str:

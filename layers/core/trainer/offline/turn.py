@@ -57,6 +57,7 @@ IntentName = Literal[
     "timer", "upcoming", "reschedule", "unschedule", "data", "plan", "milestone", "schedule", "unprefer",
     "stats", "location", "preference", "goals", "workout", "answer", "clarify",
     "program", "show_plan", "planned_workout", "change_week", "change_day",
+    "readiness", "new_location",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
 DATED_RESULTS = (
