@@ -104,7 +104,27 @@ def distance_this_month(snapshot: Snapshot) -> tuple[Any, str]:
     ) + r")\b"
 
 
+def readiness_call(snapshot: Snapshot) -> tuple[Any, str]:
+    """What the newest check-in calls for, by plain rules: under 6 hours of sleep, energy 2/5 or less, or
+    sleep quality 2/5 or less -> not a normal session (lighter, recovery or rest); else train."""
+    if not snapshot.readiness:
+        return "no check-in", r"how did you sleep|how (?:are|do) you feel|check[- ]in"
+    row = snapshot.readiness[0]
+    poor = (
+        (row["sleep_hours"] is not None and row["sleep_hours"] < 6)
+        or (row["energy"] is not None and row["energy"] <= 2)
+        or (row["sleep_quality"] is not None and row["sleep_quality"] <= 2)
+    )
+    if poor:
+        return "take it easy", r"\b(rest|recovery|lighter|easy|skip)\b"
+    return "train", r"\b(good to train|train as planned|go ahead)\b"
+
+
+AFTER_TURN = frozenset({"readiness_call"})
+"""Facts about what the turn itself stored (read after it, not before)."""
+
 FACTS: dict[str, Callable[[Snapshot], tuple[Any, str]]] = {
+    "readiness_call": readiness_call,
     "workouts_this_month": workouts_this_month,
     "workouts_yesterday": workouts_yesterday,
     "workouts_last_7_days": workouts_last_7_days,

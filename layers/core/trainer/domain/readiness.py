@@ -107,8 +107,8 @@ class Assessment:
 
 
 def assess(check_in: CheckIn) -> Assessment:
-    """The day a check-in points to: each poor sign scores 1 or 2; 0-1 ready, 2-3 reduce, 4-5
-    recover, 6+ rest."""
+    """The day a check-in points to: each poor sign scores 1 or 2; 0-1 ready, 2 reduce, 3-5 recover,
+    6+ rest."""
     score = 0
     reasons: list[str] = []
 
@@ -132,7 +132,7 @@ def assess(check_in: CheckIn) -> Assessment:
     sore = tuple(c.sore_muscles)
     if len(sore) >= 3:
         sign(1, f"sore {', '.join(sore)}")
-    level: Level = "ready" if score <= 1 else "reduce" if score <= 3 else "recover" if score <= 5 else "rest"
+    level: Level = "ready" if score <= 1 else "reduce" if score == 2 else "recover" if score <= 5 else "rest"
     return Assessment(level=level, reasons=tuple(reasons), sore_muscles=sore)
 
 
@@ -329,7 +329,7 @@ def _recovery_session(
         if minutes_left is not None and minutes_left < 0.5:
             break
         hold = 30 if minutes_left is None else int(min(30, minutes_left * 60))
-        exercises.append(_recovery_item(stretch, "hold", sets=1, hold_sec=[hold]))
+        exercises.append(_recovery_item(stretch, "hold", sets=1, hold_sec=[hold], rest_sec=15))
         taken.add(stretch.name)
         sets_left -= 1
         if minutes_left is not None:

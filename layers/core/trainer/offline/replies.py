@@ -698,10 +698,10 @@ STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 def location_reply(name: str, summary: str, created: bool) -> str:
     if created:
         return (
-            f"Saved {name} as a new location and switched to it: {summary}. "
+            f"{name} is your new location, and your current one: {summary}. "
             "Workouts here use only that equipment, with loads you can actually set up."
         )
-    return f"Updated {name}: {summary}."
+    return f"{name} now has: {summary}."
 
 
 def readiness_reply(level: str | None, advice: str, recorded: bool) -> str:

@@ -90,7 +90,7 @@ def equipment_summary(items: list[dict[str, Any]]) -> str:
         weights = item.get("weights") or []
         if weights:
             low, high = min(weights), max(weights)
-            span = number_text(low) if low == high else f"{number_text(low)}-{number_text(high)}"
+            span = f"{low:g}" if low == high else f"{low:g}-{high:g}"
             parts.append(f"{item['name']} {span}{item.get('unit', 'kg')}")
         else:
             parts.append(str(item["name"]))
