@@ -13,6 +13,7 @@ An adjusted workout never has more volume (working sets, tonnage, minutes) than 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -152,8 +153,13 @@ class Volume:
         )
 
 
+SET_MINUTES = 1.0
+"""The working time a set of reps counts for in a workout's minutes."""
+
+
 def workout_volume(workout: Workout) -> Volume:
-    """Working sets (rounds for intervals, 1 per timed piece), load x reps summed, and timed minutes."""
+    """Working sets (rounds for intervals, 1 per timed piece), load x reps summed, and working minutes
+    (timed work, holds, and SET_MINUTES per set of reps)."""
     sets = 0
     tonnage = 0.0
     minutes = 0.0
@@ -166,6 +172,8 @@ def workout_volume(workout: Workout) -> Volume:
             minutes += ex.duration_min or 0
         else:
             sets += ex.sets or 0
+            if ex.exercise_type == "reps":
+                minutes += (ex.sets or 0) * SET_MINUTES
         if ex.reps and ex.load_each:
             tonnage += sum(r * load for r, load in zip(ex.reps, ex.load_each, strict=False))
         if ex.hold_sec:
@@ -311,29 +319,25 @@ def _recovery_session(
 ) -> Adjusted:
     """Easy cardio and a few stretches, within the unadjusted workout's volume."""
     before = workout_volume(workout)
-    sets_left = max(1, before.sets)
-    minutes_left = before.minutes if before.minutes > 0 else None
+    sets_left = before.sets
+    minutes_left = before.minutes
     exercises: list[dict[str, Any]] = []
     cardio = _first(catalog, "cardio", have, assessment.sore_muscles)
-    if cardio is not None and (minutes_left is None or minutes_left >= 1):
-        minutes = RECOVERY_MINUTES if minutes_left is None else min(RECOVERY_MINUTES, minutes_left)
-        exercises.append(_recovery_item(cardio, "duration", duration_min=round(minutes, 1)))
+    if cardio is not None and sets_left >= 1 and minutes_left >= 1:
+        minutes = math.floor(min(RECOVERY_MINUTES, minutes_left) * 10) / 10
+        exercises.append(_recovery_item(cardio, "duration", duration_min=minutes))
         sets_left -= 1
-        if minutes_left is not None:
-            minutes_left -= minutes
+        minutes_left -= minutes
     taken = {cardio.name} if cardio else set()
-    while sets_left >= 1 and len(exercises) < 4:
+    while sets_left >= 1 and minutes_left >= 0.25 and len(exercises) < 4:
         stretch = _first(catalog, "stretching", have, assessment.sore_muscles, taken)
         if stretch is None:
             break
-        if minutes_left is not None and minutes_left < 0.5:
-            break
-        hold = 30 if minutes_left is None else int(min(30, minutes_left * 60))
+        hold = int(min(30, minutes_left * 60))
         exercises.append(_recovery_item(stretch, "hold", sets=1, hold_sec=[hold], rest_sec=15))
         taken.add(stretch.name)
         sets_left -= 1
-        if minutes_left is not None:
-            minutes_left -= hold / 60
+        minutes_left -= hold / 60
     if not exercises:
         return Adjusted(workout, [])
     items = [Exercise.model_validate({**e, "order": i}) for i, e in enumerate(exercises, 1)]
