@@ -464,11 +464,17 @@ def workout_expectations(outcome: TurnOutcome, expect: WorkoutExpect) -> list[st
     if expect.max_exercises is not None and len(shown) > expect.max_exercises:
         failures.append(f"the workout has {len(shown)} exercises, expected at most {expect.max_exercises}")
     if expect.max_sets is not None:
-        over = [n for n, e in zip(names, shown, strict=True) if int(e.get("sets") or e.get("rounds") or 0) > expect.max_sets]
+        over = [
+            n
+            for n, e in zip(names, shown, strict=True)
+            if int(e.get("sets") or e.get("rounds") or 0) > expect.max_sets
+        ]
         if over:
             failures.append(f"{over} have more than {expect.max_sets} sets")
     for n, e in zip(names, shown, strict=True):
-        worked = sorted(m for m, s in muscle_shares(e).items() if s >= WORKED_SHARE_THRESHOLD and m in expect.spares)
+        worked = sorted(
+            m for m, s in muscle_shares(e).items() if s >= WORKED_SHARE_THRESHOLD and m in expect.spares
+        )
         if worked:
             failures.append(f"{n} works {', '.join(worked)}, which the check-in said are sore")
     title = str((outcome.after.current_workout or {}).get("title") or "")
@@ -604,7 +610,9 @@ def readiness_expectations(before: Snapshot, after: Snapshot, expect: StateExpec
         return [*failures, "no readiness check-in is stored"]
     row = after.readiness[0]
     problems: list[str] = []
-    if match.sleep_hours is not None and (row["sleep_hours"] is None or abs(row["sleep_hours"] - match.sleep_hours) > 0.01):
+    if match.sleep_hours is not None and (
+        row["sleep_hours"] is None or abs(row["sleep_hours"] - match.sleep_hours) > 0.01
+    ):
         problems.append(f"sleep_hours {row['sleep_hours']}, expected {match.sleep_hours}")
     for key, limit in (("energy", match.max_energy), ("sleep_quality", match.max_sleep_quality)):
         if limit is not None and (row[key] is None or row[key] > limit):
@@ -641,7 +649,9 @@ def location_expectations(after: Snapshot, expect: StateExpect) -> list[str]:
     if extra:
         problems.append(f"has {extra}, which the user did not mention")
     steps = LoadSteps.for_unit(match.unit, items)
-    if match.dumbbells_max is not None and (not steps.dumbbells or abs(steps.dumbbells[-1] - match.dumbbells_max) > 0.01):
+    if match.dumbbells_max is not None and (
+        not steps.dumbbells or abs(steps.dumbbells[-1] - match.dumbbells_max) > 0.01
+    ):
         problems.append(f"dumbbells {list(steps.dumbbells)}, expected up to {match.dumbbells_max}")
     if match.plates is not None and sorted(steps.plates) != sorted(match.plates):
         problems.append(f"plates {list(steps.plates)}, expected {match.plates}")

@@ -25,7 +25,15 @@ from trainer.offline.checkins import parse_check_in, parse_new_location
 
 CATALOG = load_catalog()
 NOW = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
-EQUIPMENT = ["Treadmill", "Flat Bench", "Squat Rack", "Pull-up Bar", "Cable Machine", "Resistance Bands", "Kettlebells"]
+EQUIPMENT = [
+    "Treadmill",
+    "Flat Bench",
+    "Squat Rack",
+    "Pull-up Bar",
+    "Cable Machine",
+    "Resistance Bands",
+    "Kettlebells",
+]
 KG_PLATES = [0.5, 1.25, 2.5, 5, 10, 15, 20, 25]
 LB_PLATES = [2.5, 5, 10, 25, 35, 45]
 REQUESTS = ["", "Give me a leg workout", "upper body workout", "a quick full body session", "chest and back"]
@@ -37,11 +45,20 @@ def locations(draw: Any) -> tuple[str, list[Any]]:
     unit = draw(st.sampled_from(["kg", "lbs"]))
     items: list[Any] = draw(st.lists(st.sampled_from(EQUIPMENT), unique=True, max_size=5))
     if draw(st.booleans()):
-        plates = draw(st.lists(st.sampled_from(KG_PLATES if unit == "kg" else LB_PLATES), min_size=1, max_size=5, unique=True))
+        plates = draw(
+            st.lists(
+                st.sampled_from(KG_PLATES if unit == "kg" else LB_PLATES), min_size=1, max_size=5, unique=True
+            )
+        )
         bar = draw(st.sampled_from([15, 20] if unit == "kg" else [35, 45]))
-        items += [{"name": "Barbell", "weights": [bar], "unit": unit}, {"name": "Weight Plates", "weights": plates, "unit": unit}]
+        items += [
+            {"name": "Barbell", "weights": [bar], "unit": unit},
+            {"name": "Weight Plates", "weights": plates, "unit": unit},
+        ]
     if draw(st.booleans()):
-        pairs = draw(st.lists(st.integers(2, 40 if unit == "kg" else 90), min_size=1, max_size=8, unique=True))
+        pairs = draw(
+            st.lists(st.integers(2, 40 if unit == "kg" else 90), min_size=1, max_size=8, unique=True)
+        )
         items.append({"name": "Dumbbells", "weights": pairs, "unit": unit})
     return unit, items
 
@@ -49,7 +66,13 @@ def locations(draw: Any) -> tuple[str, list[Any]]:
 @st.composite
 def check_ins(draw: Any) -> CheckIn:
     maybe = st.none() | st.integers(1, 5)
-    sore = draw(st.dictionaries(st.sampled_from(["Quadriceps", "Chest", "Back", "Shoulders", "Hamstrings", "Glutes"]), st.integers(0, 5), max_size=3))
+    sore = draw(
+        st.dictionaries(
+            st.sampled_from(["Quadriceps", "Chest", "Back", "Shoulders", "Hamstrings", "Glutes"]),
+            st.integers(0, 5),
+            max_size=3,
+        )
+    )
     return CheckIn(
         sleep_hours=draw(st.none() | st.floats(2, 10).map(lambda h: round(h, 1))),
         sleep_quality=draw(maybe),
@@ -150,11 +173,17 @@ def test_prescriptions_fit_the_location_and_readiness_never_adds_volume(
 @settings(max_examples=200, deadline=None)
 @given(
     bar=st.sampled_from([15.0, 20.0, 45.0]),
-    plates=st.lists(st.sampled_from([0.5, 1.25, 2.5, 5.0, 10.0, 25.0, 45.0]), min_size=1, max_size=6, unique=True),
+    plates=st.lists(
+        st.sampled_from([0.5, 1.25, 2.5, 5.0, 10.0, 25.0, 45.0]), min_size=1, max_size=6, unique=True
+    ),
     wanted=st.floats(0, 300),
 )
-def test_every_barbell_load_is_the_bar_plus_plate_pairs(bar: float, plates: list[float], wanted: float) -> None:
-    steps = LoadSteps.for_unit("kg", [{"name": "Barbell", "weights": [bar]}, {"name": "Plates", "weights": plates}])
+def test_every_barbell_load_is_the_bar_plus_plate_pairs(
+    bar: float, plates: list[float], wanted: float
+) -> None:
+    steps = LoadSteps.for_unit(
+        "kg", [{"name": "Barbell", "weights": [bar]}, {"name": "Plates", "weights": plates}]
+    )
     for load in (steps.nearest(wanted, "barbell"), steps.down(wanted, "barbell")):
         assert load >= bar and _pairs_make(load - bar, tuple(plates))
     nearest = steps.nearest(wanted, "barbell")
@@ -181,7 +210,9 @@ def test_a_bad_night_and_exhaustion_make_a_recovery_session_with_the_reason() ->
 
 
 def test_a_short_night_takes_sets_and_load_off() -> None:
-    workout = _compose("kg", [{"name": "Dumbbells", "weights": [4, 8, 12, 16, 20, 24]}, "Flat Bench"], "upper body")
+    workout = _compose(
+        "kg", [{"name": "Dumbbells", "weights": [4, 8, 12, 16, 20, 24]}, "Flat Bench"], "upper body"
+    )
     assert workout is not None
     found = assess(CheckIn(sleep_hours=5.5, energy=2))
     assert found.level == "reduce"
@@ -191,7 +222,11 @@ def test_a_short_night_takes_sets_and_load_off() -> None:
 
 
 def test_sore_muscles_exercises_are_swapped_for_ones_that_spare_them() -> None:
-    workout = _compose("kg", ["Squat Rack", {"name": "Barbell", "weights": [20]}, {"name": "Plates", "weights": [2.5, 5, 10, 20]}], "legs")
+    workout = _compose(
+        "kg",
+        ["Squat Rack", {"name": "Barbell", "weights": [20]}, {"name": "Plates", "weights": [2.5, 5, 10, 20]}],
+        "legs",
+    )
     assert workout is not None
     found = assess(CheckIn(soreness={"quadriceps": 4}))
     assert found.level == "ready" and found.sore_muscles == ("Quadriceps",)
@@ -206,7 +241,10 @@ def test_sore_muscles_exercises_are_swapped_for_ones_that_spare_them() -> None:
     [
         ("I slept badly and I'm exhausted, should I train?", {"sleep_quality": 2, "energy": 1}),
         ("Slept 4 hours, stress 5/5", {"sleep_hours": 4.0, "stress": 5}),
-        ("my legs are really sore", {"soreness": {"Quadriceps": 4, "Hamstrings": 4, "Glutes": 4, "Calves": 4}}),
+        (
+            "my legs are really sore",
+            {"soreness": {"Quadriceps": 4, "Hamstrings": 4, "Glutes": 4, "Calves": 4}},
+        ),
         ("last session was rpe 9.5 and I feel great", {"last_session_rpe": 9.5, "energy": 5}),
     ],
 )
@@ -217,4 +255,9 @@ def test_a_check_in_is_read_from_words(text: str, wanted: dict[str, Any]) -> Non
 def test_a_hotel_gym_sentence_is_a_location_with_its_dumbbell_rack() -> None:
     parsed = parse_new_location("I'm at a hotel gym with a treadmill and dumbbells up to 25 kg", "lbs")
     assert parsed is not None
-    assert (parsed.name, parsed.equipment, parsed.dumbbells_up_to, parsed.unit) == ("Hotel Gym", ["treadmill"], 25, "kg")
+    assert (parsed.name, parsed.equipment, parsed.dumbbells_up_to, parsed.unit) == (
+        "Hotel Gym",
+        ["treadmill"],
+        25,
+        "kg",
+    )

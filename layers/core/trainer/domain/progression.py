@@ -32,8 +32,8 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import date, datetime, tzinfo
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -322,7 +322,7 @@ class LoadSteps:
 
 def barbell_totals(bar: float, plates: Iterable[float], limit: float) -> tuple[float, ...]:
     """The bar plus any sum of plate pairs (each plate usable any number of times), up to `limit`."""
-    pairs = sorted({int(round(2 * p * 100)) for p in plates if p > 0} - {0})  # hundredths of the unit
+    pairs = sorted({round(2 * p * 100) for p in plates if p > 0} - {0})  # hundredths of the unit
     if not pairs or limit < bar:
         return (round(bar, 2),)
     grain = math.gcd(*pairs)

@@ -87,7 +87,9 @@ class Assessment:
     def advice(self) -> str:
         """A concrete, safe answer to 'should I train today?'."""
         why = f" ({', '.join(self.reasons)})" if self.reasons else ""
-        sore = f" I'd keep {', '.join(self.sore_muscles)} out of it - still sore." if self.sore_muscles else ""
+        sore = (
+            f" I'd keep {', '.join(self.sore_muscles)} out of it - still sore." if self.sore_muscles else ""
+        )
         match self.level:
             case "ready":
                 return f"You're good to train as planned{why}.{sore}"
@@ -121,9 +123,15 @@ def assess(check_in: CheckIn) -> Assessment:
 
     c = check_in
     if c.sleep_hours is not None:
-        sign(2 if c.sleep_hours < 5 else 1 if c.sleep_hours < 6.5 else 0, f"{_num(c.sleep_hours)} hours of sleep")
+        sign(
+            2 if c.sleep_hours < 5 else 1 if c.sleep_hours < 6.5 else 0,
+            f"{_num(c.sleep_hours)} hours of sleep",
+        )
     if c.sleep_quality is not None:
-        sign(2 if c.sleep_quality <= 1 else 1 if c.sleep_quality == 2 else 0, f"sleep quality {c.sleep_quality}/5")
+        sign(
+            2 if c.sleep_quality <= 1 else 1 if c.sleep_quality == 2 else 0,
+            f"sleep quality {c.sleep_quality}/5",
+        )
     if c.energy is not None:
         sign(2 if c.energy <= 1 else 1 if c.energy == 2 else 0, f"energy {c.energy}/5")
     if c.stress is not None:
@@ -149,7 +157,9 @@ class Volume:
     def at_most(self, other: Volume) -> bool:
         eps = 1e-6
         return (
-            self.sets <= other.sets and self.tonnage <= other.tonnage + eps and self.minutes <= other.minutes + eps
+            self.sets <= other.sets
+            and self.tonnage <= other.tonnage + eps
+            and self.minutes <= other.minutes + eps
         )
 
 
@@ -212,9 +222,7 @@ def adjust_workout(
         changes.extend(swapped)
     if assessment.level == "reduce":
         exercises = [_reduced(ex, lighter) for ex in exercises]
-        changes.append(
-            f"fewer sets and about 10% lighter loads because of {', '.join(assessment.reasons)}"
-        )
+        changes.append(f"fewer sets and about 10% lighter loads because of {', '.join(assessment.reasons)}")
     exercises = [ex.model_copy(update={"order": i}) for i, ex in enumerate(exercises, 1)]
     return Adjusted(workout.model_copy(update={"exercises": exercises}), changes)
 
@@ -247,7 +255,7 @@ def _lighter(target: float, original: float, ex: Exercise, lighter: Any) -> floa
 
 
 def _sore_load(ex: Exercise, sore: Iterable[str]) -> float:
-    shares = {m.muscle: m.share for m in ex.muscles_utilized}
+    shares: dict[str, float] = {m.muscle: m.share for m in ex.muscles_utilized}
     return max((shares.get(m, 0.0) for m in sore), default=0.0)
 
 

@@ -15,7 +15,12 @@ from trainer.domain.equipment import normalise_equipment
 from trainer.offline.parsing import named_location
 from trainer.offline.turn import Step, Turn, ask
 from trainer.tools.base import ToolInvocation
-from trainer.tools.location import CreateLocation, CreateLocationArgs, SetCurrentLocation, SetCurrentLocationArgs
+from trainer.tools.location import (
+    CreateLocation,
+    CreateLocationArgs,
+    SetCurrentLocation,
+    SetCurrentLocationArgs,
+)
 from trainer.tools.readiness import CheckReadiness, CheckReadinessArgs
 
 
@@ -26,7 +31,18 @@ def rx(pattern: str) -> re.Pattern[str]:
 # --- readiness --------------------------------------------------------------------------------------
 
 _NUMBER = r"(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten)"
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 SLEEP_HOURS = rx(
     rf"\b(?:slept|sleep|got|had)\s+(?:only\s+|about\s+|around\s+|like\s+|just\s+|barely\s+)?{_NUMBER}\s*"
     rf"(?:h|hrs?|hours?)\b|\b{_NUMBER}\s*(?:h|hrs?|hours?)\s+(?:of\s+)?sleep\b"
@@ -35,29 +51,36 @@ BAD_SLEEP = rx(
     r"\b(slept (?:badly|terribly|poorly|awful(?:ly)?|like (?:crap|garbage))|bad night|terrible night|"
     r"rough night|barely slept|didn'?t sleep|couldn'?t sleep|poor sleep|bad sleep|no sleep|insomnia)\b"
 )
-GOOD_SLEEP = rx(r"\b(slept (?:well|great|really well|like a baby)|great sleep|good night'?s sleep|good sleep)\b")
+GOOD_SLEEP = rx(
+    r"\b(slept (?:well|great|really well|like a baby)|great sleep|good night'?s sleep|good sleep)\b"
+)
 NO_ENERGY = rx(
     r"\b(exhausted|wiped(?: out)?|drained|knackered|dead tired|shattered|no energy|running on empty|"
     r"completely spent|burn(?:ed|t) out)\b"
 )
 LOW_ENERGY = rx(r"\b(tired|low energy|sluggish|fatigued|lethargic|groggy)\b")
 HIGH_ENERGY = rx(r"\b(energetic|full of energy|feel(?:ing)? (?:great|fresh|strong)|raring to go)\b")
-SCALE = rx(r"\b(energy|stress|sleep(?: quality)?)\s*(?:is|was|:|of|at)?\s*(\d+(?:\.\d+)?)\s*(?:/|out of)\s*(5|10)\b")
+SCALE = rx(
+    r"\b(energy|stress|sleep(?: quality)?)\s*(?:is|was|:|of|at)?\s*(\d+(?:\.\d+)?)\s*(?:/|out of)\s*(5|10)\b"
+)
 STRESSED = rx(r"\b(stressed|stressful|anxious|overwhelmed|under a lot of stress)\b")
 VERY = rx(r"\b(very|really|super|so|extremely|incredibly)\s+(?:stressed|sore)\b")
 RPE = rx(r"\b(?:rpe|effort)\s*(?:of|was|:)?\s*(\d+(?:\.5)?)\b")
 SHOULD_TRAIN = rx(
-    r"\b(should i (?:train|work ?out|lift|exercise|go to the gym|go (?:for a )?run|skip|rest|take (?:a|the) day off)|"
+    r"\b(should i (?:train|work ?out|lift|exercise|go to the gym|go (?:for a )?run|skip|rest|"
+    r"take (?:a|the) day off)|"
     r"(?:is it|would it be) (?:wise|ok|okay|smart|a good idea) to (?:train|work ?out|go to the gym|lift)|"
     r"train or rest|rest or train|am i (?:ready|recovered|good) to (?:train|lift)|check[- ]?in)\b"
 )
 
 _BODY_PARTS: dict[str, tuple[str, ...]] = {
-    "legs": ("Quadriceps", "Hamstrings", "Glutes", "Calves"), "leg": ("Quadriceps", "Hamstrings", "Glutes", "Calves"),
+    "legs": ("Quadriceps", "Hamstrings", "Glutes", "Calves"),
+    "leg": ("Quadriceps", "Hamstrings", "Glutes", "Calves"),
     "quads": ("Quadriceps",), "quad": ("Quadriceps",), "quadriceps": ("Quadriceps",),
     "hamstrings": ("Hamstrings",), "hamstring": ("Hamstrings",), "hammies": ("Hamstrings",),
     "glutes": ("Glutes",), "butt": ("Glutes",), "calves": ("Calves",), "calf": ("Calves",),
-    "chest": ("Chest",), "pecs": ("Chest",), "back": ("Back",), "lats": ("Back",), "lower back": ("Lower Back",),
+    "chest": ("Chest",), "pecs": ("Chest",), "back": ("Back",), "lats": ("Back",),
+    "lower back": ("Lower Back",),
     "shoulders": ("Shoulders",), "shoulder": ("Shoulders",), "delts": ("Shoulders",),
     "arms": ("Biceps", "Triceps"), "biceps": ("Biceps",), "triceps": ("Triceps",),
     "abs": ("Abs",), "core": ("Abs",), "traps": ("Trapezius",), "forearms": ("Forearms",),
@@ -67,7 +90,8 @@ _BODY_PARTS: dict[str, tuple[str, ...]] = {
 _PART = "|".join(sorted((re.escape(p) for p in _BODY_PARTS), key=len, reverse=True))
 SORE = rx(
     rf"\b(?:my\s+)?(?P<a>{_PART})\s+(?:are|is|feel|feels|still|are still|is still)?\s*"
-    rf"(?:(?:very|really|super|so|quite|a bit|a little|pretty|extremely)\s+)?(?:sore|aching|achy|doms|stiff)\b|"
+    rf"(?:(?:very|really|super|so|quite|a bit|a little|pretty|extremely)\s+)?"
+    rf"(?:sore|aching|achy|doms|stiff)\b|"
     rf"\bsore\s+(?P<b>{_PART})\b|\bdoms in (?:my\s+)?(?P<c>{_PART})\b"
 )
 
@@ -84,7 +108,9 @@ def parse_check_in(text: str) -> CheckReadinessArgs:
         if 0 <= hours <= 24:
             fields["sleep_hours"] = hours
     if BAD_SLEEP.search(text):
-        fields["sleep_quality"] = 1 if re.search(r"barely|didn'?t|couldn'?t|no sleep|terribl|awful", text, re.I) else 2
+        fields["sleep_quality"] = (
+            1 if re.search(r"barely|didn'?t|couldn'?t|no sleep|terribl|awful", text, re.I) else 2
+        )
     elif GOOD_SLEEP.search(text):
         fields["sleep_quality"] = 5
     if NO_ENERGY.search(text):
@@ -107,7 +133,9 @@ def parse_check_in(text: str) -> CheckReadinessArgs:
     soreness: dict[str, int] = {}
     for m in SORE.finditer(text):
         part = (m.group("a") or m.group("b") or m.group("c") or "").lower()
-        level = 4 if VERY.search(m.group(0)) or re.search(r"really|super|extremely|very", m.group(0), re.I) else 3
+        level = (
+            4 if VERY.search(m.group(0)) or re.search(r"really|super|extremely|very", m.group(0), re.I) else 3
+        )
         for muscle in _BODY_PARTS.get(part, ()):
             soreness[muscle] = max(level, soreness.get(muscle, 0))
     if soreness:
@@ -141,21 +169,30 @@ EQUIPMENT_WORD = rx(rf"\b(?:{_EQUIPMENT_WORDS})\b")
 NEW_PLACE = rx(
     r"\b(?:i'?m|i am|we'?re|training|working out|staying)\s+(?:at|in)\s+(?:a|an|this|the)\s+"
     r"(?P<a>[a-z' -]{2,30}?(?:gym|studio|room|club|centre|center|garage|basement|park|office))\b|"
-    r"\bnew location:?\s+(?:called\s+)?(?:the\s+|my\s+|a\s+)?(?P<b>[a-z0-9' -]{2,30}?)(?=\s+with\b|[.,:;!?]|$)|"
-    r"\b(?:add|create|save|set up)\s+(?:a\s+)?(?:new\s+)?location\s+(?:called\s+|named\s+)?(?P<c>[a-z0-9' -]{2,30}?)"
+    r"\bnew location:?\s+(?:called\s+)?(?:the\s+|my\s+|a\s+)?(?P<b>[a-z0-9' -]{2,30}?)"
+    r"(?=\s+with\b|[.,:;!?]|$)|"
+    r"\b(?:add|create|save|set up)\s+(?:a\s+)?(?:new\s+)?location\s+(?:called\s+|named\s+)?"
+    r"(?P<c>[a-z0-9' -]{2,30}?)"
     r"(?=\s+with\b|[.,:;!?]|$)"
 )
 DUMBBELLS_UP_TO = rx(
-    r"\bdumbbells?\s+(?:up\s+to|to|until|max(?:imum)?(?:\s+of)?|of up to)\s+(\d+(?:\.\d+)?)\s*(kg|kgs|kilos?|lbs?|pounds?)\b|"
-    r"\bdumbbells?\s+(?:from\s+)?(\d+(?:\.\d+)?)\s*(?:kg|lbs?|pounds?)?\s*(?:-|to)\s*(\d+(?:\.\d+)?)\s*(kg|kgs|kilos?|lbs?|pounds?)\b"
+    r"\bdumbbells?\s+(?:up\s+to|to|until|max(?:imum)?(?:\s+of)?|of up to)\s+(\d+(?:\.\d+)?)\s*"
+    r"(kg|kgs|kilos?|lbs?|pounds?)\b|"
+    r"\bdumbbells?\s+(?:from\s+)?(\d+(?:\.\d+)?)\s*(?:kg|lbs?|pounds?)?\s*(?:-|to)\s*(\d+(?:\.\d+)?)\s*"
+    r"(kg|kgs|kilos?|lbs?|pounds?)\b"
 )
 PLATES = rx(
     r"\bplates?\s+(?:of\s+|from\s+)?((?:\d+(?:\.\d+)?\s*(?:,|and|to|-)?\s*)+)\s*(kg|kgs|kilos?|lbs?|pounds?)\b|"
     r"\b((?:\d+(?:\.\d+)?\s*(?:,|and)?\s*)+)\s*(kg|kgs|kilos?|lbs?|pounds?)\s+plates?\b"
 )
-BAR = rx(r"\b(\d+(?:\.\d+)?)\s*(kg|kgs|kilos?|lbs?|pounds?)\s+(?:olympic\s+)?(?:bar|barbell)\b|"
-         r"\b(?:bar|barbell)\s+(?:is|of|weighs)\s+(\d+(?:\.\d+)?)\s*(kg|kgs|kilos?|lbs?|pounds?)\b")
-STANDARD_PLATES: dict[str, tuple[float, ...]] = {"kg": (1.25, 2.5, 5, 10, 15, 20, 25), "lbs": (2.5, 5, 10, 25, 35, 45)}
+BAR = rx(
+    r"\b(\d+(?:\.\d+)?)\s*(kg|kgs|kilos?|lbs?|pounds?)\s+(?:olympic\s+)?(?:bar|barbell)\b|"
+    r"\b(?:bar|barbell)\s+(?:is|of|weighs)\s+(\d+(?:\.\d+)?)\s*(kg|kgs|kilos?|lbs?|pounds?)\b"
+)
+STANDARD_PLATES: dict[str, tuple[float, ...]] = {
+    "kg": (1.25, 2.5, 5, 10, 15, 20, 25),
+    "lbs": (2.5, 5, 10, 25, 35, 45),
+}
 
 
 def _unit(word: str) -> str:
@@ -223,7 +260,9 @@ async def new_location(turn: Turn, step: Step) -> ToolInvocation:
     if parsed is None or not parsed.name:
         return ask("What should I call this place, and what equipment does it have?")
     known = [loc.name for loc in records.locations]
-    existing = named_location(parsed.name, known) or next((n for n in known if n.lower() == parsed.name.lower()), None)
+    existing = named_location(parsed.name, known) or next(
+        (n for n in known if n.lower() == parsed.name.lower()), None
+    )
     if existing:
         return SetCurrentLocation().call(SetCurrentLocationArgs(location_name=existing))
     return CreateLocation().call(parsed)

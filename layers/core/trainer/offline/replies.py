@@ -42,7 +42,6 @@ from trainer.tools.data import FetchDataResult, number_text
 from trainer.tools.exercises import ExerciseInfo, SearchExercisesResult
 from trainer.tools.goals import SetGoalsResult
 from trainer.tools.location import LocationResult, SetCurrentLocationResult
-from trainer.tools.readiness import CheckReadinessResult
 from trainer.tools.logging import (
     AdjustLoggedExerciseResult,
     LogCompletedExerciseResult,
@@ -52,6 +51,7 @@ from trainer.tools.logging import (
     UndoLoggedExerciseResult,
 )
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
+from trainer.tools.readiness import CheckReadinessResult
 from trainer.tools.timers import TimerData, TimersResult
 from trainer.tools.workout import (
     AddResult,

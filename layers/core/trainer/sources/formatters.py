@@ -485,8 +485,11 @@ def format_readiness(data: Mapping[str, Any]) -> str:
         assessment = assess(CheckIn.from_row(today))
         lines.append(f"Today: {assessment.level} - {assessment.advice}")
     for row in data.get("recent") or []:
-        parts = [f"{k}={row[k]}" for k in ("sleep_hours", "sleep_quality", "energy", "stress", "last_session_rpe")
-                 if row.get(k) is not None]
+        parts = [
+            f"{k}={row[k]}"
+            for k in ("sleep_hours", "sleep_quality", "energy", "stress", "last_session_rpe")
+            if row.get(k) is not None
+        ]
         if row.get("soreness"):
             parts.append("soreness " + ", ".join(f"{m} {v}/5" for m, v in row["soreness"].items()))
         lines.append(f"- {row['recorded_at']:%Y-%m-%d %H:%M}: {'; '.join(parts) or 'no details'}")

@@ -271,7 +271,10 @@ async def _exercise_info(data: UserData, params: dict[str, Any], ctx: FetchConte
 
 
 async def _readiness(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
-    return {"today": await data.readiness.today(ctx.now), "recent": await data.readiness.recent(days=params["days_back"])}
+    return {
+        "today": await data.readiness.today(ctx.now),
+        "recent": await data.readiness.recent(days=params["days_back"]),
+    }
 
 
 async def _milestone_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:

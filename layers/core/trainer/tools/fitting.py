@@ -66,8 +66,6 @@ def _fitted(ex: Exercise, steps: LoadSteps) -> Exercise:
     if not steps.listed(cls) and unit == steps.unit:
         return ex
     loads = [convert_weight(v, unit, steps.unit) for v in ex.load_each]
-    if steps.listed(cls):
-        loads = [steps.nearest(v, cls) for v in loads]
-    else:
-        loads = [round(v, 1) for v in loads]
+    settable = bool(steps.listed(cls))
+    loads = [steps.nearest(v, cls) if settable else round(v, 1) for v in loads]
     return ex.model_copy(update={"load_each": [round(v, 2) for v in loads], "load_unit": steps.unit})

@@ -11,7 +11,6 @@ from pydantic import BaseModel, Field, model_validator
 from trainer.domain.equipment import normalise_equipment
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.data import number_text
 
 SUMMARY_ITEMS = 10
 
@@ -112,13 +111,18 @@ class LocationLoads(BaseModel):
     )
     bar_weight: float | None = Field(default=None, gt=0, le=50, description="The barbell's own weight")
     plates: list[Weight] | None = Field(
-        default=None, max_length=20, description="Plate weights available (each in pairs), e.g. [1.25, 2.5, 5, 10, 20]"
+        default=None,
+        max_length=20,
+        description="Plate weights available (each in pairs), e.g. [1.25, 2.5, 5, 10, 20]",
     )
     dumbbells: list[Weight] | None = Field(
         default=None, max_length=60, description="Dumbbell pairs available, e.g. [5, 10, 15]"
     )
     dumbbells_up_to: float | None = Field(
-        default=None, gt=0, le=100, description="A standard dumbbell rack up to this weight (2.5 kg / 5 lb steps)"
+        default=None,
+        gt=0,
+        le=100,
+        description="A standard dumbbell rack up to this weight (2.5 kg / 5 lb steps)",
     )
 
 
@@ -126,13 +130,17 @@ class CreateLocationArgs(LocationLoads):
     name: str = Field(min_length=1, max_length=100, description="e.g. 'Hotel Gym'")
     description: str | None = Field(default=None, max_length=1000)
     equipment: list[str] = Field(
-        default_factory=list, max_length=40, description="Equipment names, e.g. ['treadmill', 'bench']; [] for none"
+        default_factory=list,
+        max_length=40,
+        description="Equipment names, e.g. ['treadmill', 'bench']; [] for none",
     )
     make_current: bool = Field(default=True, description="Switch to it now (the usual case)")
 
 
 class UpdateLocationArgs(LocationLoads):
-    location_name: str | None = Field(default=None, max_length=100, description="Which location (default: current)")
+    location_name: str | None = Field(
+        default=None, max_length=100, description="Which location (default: current)"
+    )
     new_name: str | None = Field(default=None, max_length=100)
     add_equipment: list[str] = Field(default_factory=list, max_length=40)
     remove_equipment: list[str] = Field(default_factory=list, max_length=40)
@@ -214,7 +222,9 @@ class CreateLocation(Tool[CreateLocationArgs, LocationResult]):
     )
     Args = CreateLocationArgs
     Result = LocationResult
-    status: ClassVar[StatusMessage | None] = StatusMessage(start="Saving the location...", done="Location saved")
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Saving the location...", done="Location saved"
+    )
     category = "summary"
 
     async def execute(self, args: CreateLocationArgs, ctx: ToolContext) -> LocationResult:
@@ -222,7 +232,10 @@ class CreateLocation(Tool[CreateLocationArgs, LocationResult]):
         loaded = load_items(args, unit)
         equipment = merged_equipment([], args.equipment, [], loaded)
         row = await ctx.user_data.locations.create(
-            args.name.strip(), description=args.description, equipment=equipment, make_current=args.make_current
+            args.name.strip(),
+            description=args.description,
+            equipment=equipment,
+            make_current=args.make_current,
         )
         return LocationResult(location=_saved(row, created=True))
 
@@ -259,7 +272,9 @@ class UpdateLocation(Tool[UpdateLocationArgs, LocationResult]):
             raise ToolError("no such location - create it first (create_location)")
         unit = args.unit or await _user_unit(ctx)
         loaded = load_items(args, unit)
-        equipment = merged_equipment(list(row["equipment"] or []), args.add_equipment, args.remove_equipment, loaded)
+        equipment = merged_equipment(
+            list(row["equipment"] or []), args.add_equipment, args.remove_equipment, loaded
+        )
         updated = await data.locations.update(
             location_id=row["id"], new_name=args.new_name, equipment=equipment
         )

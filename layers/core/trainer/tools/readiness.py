@@ -4,7 +4,7 @@ generate_workout then adjusts the day's workout to it."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -47,18 +47,21 @@ class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
     )
     Args = CheckReadinessArgs
     Result = CheckReadinessResult
-    status: ClassVar[StatusMessage | None] = StatusMessage(start="Checking your readiness...", done="Readiness checked")
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Checking your readiness...", done="Readiness checked"
+    )
     category = "summary"
 
     async def execute(self, args: CheckReadinessArgs, ctx: ToolContext) -> CheckReadinessResult:
         fields = args.model_dump(exclude_none=True)
-        soreness = {}
+        soreness: dict[str, int] = {}
         for name, level in (fields.pop("soreness", None) or {}).items():
             muscle = canonical_muscle(name)
             if muscle is None:
                 raise ToolError(f"unknown muscle '{name}'. Valid muscles: {', '.join(MUSCLES)}")
             soreness[muscle] = max(level, soreness.get(muscle, 0))
         readiness = ctx.user_data.readiness
+        row: dict[str, Any] | None
         if fields or soreness:
             row = await readiness.check_in(**fields, soreness=soreness, recorded_at=ctx.now())
             recorded = True
@@ -69,7 +72,10 @@ class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
             return CheckReadinessResult(
                 recorded=False,
                 has_check_in=False,
-                advice="No check-in today yet: how did you sleep (hours), and how are your energy, stress and any soreness?",
+                advice=(
+                    "No check-in today yet: how did you sleep (hours), and how are your energy, stress "
+                    "and any soreness?"
+                ),
             )
         assessment = assess(CheckIn.from_row(row))
         return CheckReadinessResult(

@@ -273,7 +273,9 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
             ),
         ]
         if result.adjustments:
-            lines.append("Adjusted to today's readiness check-in (tell the user): " + "; ".join(result.adjustments))
+            lines.append(
+                "Adjusted to today's readiness check-in (tell the user): " + "; ".join(result.adjustments)
+            )
         known = [(t, t.target) for t in result.targets if t.target is not None]
         if known:
             lines.append("Progression targets from the user's history (next load x reps per set):")

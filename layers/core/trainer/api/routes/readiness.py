@@ -15,7 +15,11 @@ from trainer.api.routes.user_data import user_data
 router = APIRouter(tags=["readiness"])
 
 
-@router.get("/readiness", response_model=ReadinessResponse, responses=error_responses(AUTHENTICATED, INVALID_QUERY, DATABASE))
+@router.get(
+    "/readiness",
+    response_model=ReadinessResponse,
+    responses=error_responses(AUTHENTICATED, INVALID_QUERY, DATABASE),
+)
 async def get_readiness(
     container: ContainerDep, user_id: UserId, days_back: Annotated[int, Query(ge=1, le=90)] = 14
 ) -> ReadinessResponse:
@@ -32,7 +36,9 @@ async def get_readiness(
     status_code=201,
     responses=error_responses(AUTHENTICATED, JSON_BODY, {422: ("invalid_readiness",)}, DATABASE),
 )
-async def post_readiness(container: ContainerDep, user_id: UserId, check_in: ReadinessCheckIn) -> ReadinessResponse:
+async def post_readiness(
+    container: ContainerDep, user_id: UserId, check_in: ReadinessCheckIn
+) -> ReadinessResponse:
     """Stores a check-in (today's workouts adjust to it) and answers with today's readiness."""
     from trainer.domain.muscles import canonical_muscle
 
@@ -61,7 +67,10 @@ def _response(rows: list[dict[str, Any]], today: dict[str, Any] | None) -> Readi
     else:
         found = assess(CheckIn.from_row(today))
         now = ReadinessToday(
-            level=found.level, reasons=list(found.reasons), sore_muscles=list(found.sore_muscles), advice=found.advice
+            level=found.level,
+            reasons=list(found.reasons),
+            sore_muscles=list(found.sore_muscles),
+            advice=found.advice,
         )
     entries = [ReadinessEntry.model_validate({**row, "id": str(row["id"])}) for row in rows]
     return ReadinessResponse(today=now, entries=entries)

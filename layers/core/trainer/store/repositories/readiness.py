@@ -10,7 +10,8 @@ from psycopg.types.json import Jsonb
 from trainer.store.repositories import Conn, UserId
 
 _COLUMNS = (
-    "id, recorded_at, sleep_hours, sleep_quality, energy, stress, soreness, last_session_rpe, notes, created_at"
+    "id, recorded_at, sleep_hours, sleep_quality, energy, stress, soreness, last_session_rpe, notes,"
+    " created_at"
 )
 
 
@@ -48,7 +49,9 @@ async def add_entry(
     return row
 
 
-async def list_entries(conn: Conn, user_id: UserId, *, since: datetime | None = None, limit: int = 30) -> list[dict[str, Any]]:
+async def list_entries(
+    conn: Conn, user_id: UserId, *, since: datetime | None = None, limit: int = 30
+) -> list[dict[str, Any]]:
     """Check-ins newest first, recorded at or after `since` when given."""
     cur = await conn.execute(
         f"SELECT {_COLUMNS} FROM readiness_entries WHERE user_id = %s"
