@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from trainer.api.errors import ApiError
 from trainer.api.openapi import AUTHENTICATED, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
 from trainer.api.readiness_schemas import ReadinessCheckIn, ReadinessEntry, ReadinessResponse, ReadinessToday
-from trainer.api.routes import ContainerDep, UserId
+from trainer.api.routes import ContainerDep, RegisteredUserId, UserId
 from trainer.api.routes.user_data import user_data
 
 router = APIRouter(tags=["readiness"])
@@ -37,18 +37,11 @@ async def get_readiness(
     responses=error_responses(AUTHENTICATED, JSON_BODY, {422: ("invalid_readiness",)}, DATABASE),
 )
 async def post_readiness(
-    container: ContainerDep, user_id: UserId, check_in: ReadinessCheckIn
+    container: ContainerDep, user_id: RegisteredUserId, check_in: ReadinessCheckIn
 ) -> ReadinessResponse:
     """Stores a check-in (today's workouts adjust to it) and answers with today's readiness."""
-    from trainer.domain.muscles import canonical_muscle
-
     fields = check_in.model_dump(exclude_none=True)
-    soreness: dict[str, int] = {}
-    for name, level in fields.pop("soreness", {}).items():
-        muscle = canonical_muscle(name)
-        if muscle is None:
-            raise ApiError(422, "invalid_readiness", f"unknown muscle '{name}'")
-        soreness[muscle] = max(level, soreness.get(muscle, 0))
+    soreness: dict[str, int] = fields.pop("soreness", {})
     if not fields and not soreness:
         raise ApiError(422, "invalid_readiness", "give at least one field")
     data = user_data(container, user_id)
