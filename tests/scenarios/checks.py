@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from trainer.domain.equipment import available_equipment, missing_equipment
+from trainer.domain.movements import equipment_class
+from trainer.domain.progression import LoadSteps
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, recovering_muscles
 from trainer.domain.timers import exercise_timer
 from trainer.domain.units import convert_distance, convert_weight
@@ -33,6 +35,9 @@ from tests.scenarios.schema import (
     WorkoutExpect,
 )
 from tests.scenarios.world import Snapshot
+
+READINESS_SORE = 3
+"""Soreness (0-5) from which a check-in records a muscle as sore."""
 
 CHANGEOVER_SEC = 60
 """Per exercise: walking over and setting up."""
@@ -459,6 +464,23 @@ def workout_expectations(outcome: TurnOutcome, expect: WorkoutExpect) -> list[st
         failures.append(f"the workout has {len(shown)} exercises, expected at least {expect.min_exercises}")
     if expect.max_exercises is not None and len(shown) > expect.max_exercises:
         failures.append(f"the workout has {len(shown)} exercises, expected at most {expect.max_exercises}")
+    if expect.max_sets is not None:
+        over = [
+            n
+            for n, e in zip(names, shown, strict=True)
+            if int(e.get("sets") or e.get("rounds") or 0) > expect.max_sets
+        ]
+        if over:
+            failures.append(f"{over} have more than {expect.max_sets} sets")
+    for n, e in zip(names, shown, strict=True):
+        worked = sorted(
+            m for m, s in muscle_shares(e).items() if s >= WORKED_SHARE_THRESHOLD and m in expect.spares
+        )
+        if worked:
+            failures.append(f"{n} works {', '.join(worked)}, which the check-in said are sore")
+    title = str((outcome.after.current_workout or {}).get("title") or "")
+    if expect.title_has is not None and expect.title_has.lower() not in title.lower():
+        failures.append(f"the workout is titled {title!r}, expected {expect.title_has!r} in it")
     before = sorted(
         (outcome.before.current_workout or {}).get("exercises") or [], key=lambda e: int(e.get("order") or 0)
     )
@@ -599,6 +621,114 @@ def _milestone_problems(row: dict[str, Any], match: MilestoneMatch) -> list[str]
     return problems
 
 
+def readiness_expectations(before: Snapshot, after: Snapshot, expect: StateExpect) -> list[str]:
+    failures: list[str] = []
+    old = {r["id"] for r in before.readiness}
+    added = [r for r in after.readiness if r["id"] not in old]
+    if expect.readiness_added is not None and len(added) != expect.readiness_added:
+        failures.append(f"{len(added)} readiness check-ins stored, expected {expect.readiness_added}")
+    match = expect.readiness_has
+    if match is None:
+        return failures
+    if not after.readiness:
+        return [*failures, "no readiness check-in is stored"]
+    row = after.readiness[0]
+    problems: list[str] = []
+    if match.sleep_hours is not None and (
+        row["sleep_hours"] is None or abs(row["sleep_hours"] - match.sleep_hours) > 0.01
+    ):
+        problems.append(f"sleep_hours {row['sleep_hours']}, expected {match.sleep_hours}")
+    for key, limit in (("energy", match.max_energy), ("sleep_quality", match.max_sleep_quality)):
+        if limit is not None and (row[key] is None or row[key] > limit):
+            problems.append(f"{key} {row[key]}, expected at most {limit}")
+    if match.min_stress is not None and (row["stress"] is None or row["stress"] < match.min_stress):
+        problems.append(f"stress {row['stress']}, expected at least {match.min_stress}")
+    sore = {m for m, level in (row["soreness"] or {}).items() if level >= READINESS_SORE}
+    if set(match.sore) - sore:
+        problems.append(f"sore muscles {sorted(sore)}, expected {match.sore}")
+    if problems:
+        failures.append(f"the newest check-in does not match: {'; '.join(problems)}")
+    return failures
+
+
+def location_expectations(after: Snapshot, expect: StateExpect) -> list[str]:
+    failures: list[str] = []
+    if expect.locations_count is not None and len(after.locations) != expect.locations_count:
+        failures.append(f"{len(after.locations)} locations saved, expected {expect.locations_count}")
+    match = expect.location_has
+    if match is None:
+        return failures
+    loc = next((x for x in after.locations if x["name"].lower() == match.name.lower()), None)
+    if loc is None:
+        return [*failures, f"no location named {match.name!r} ({[x['name'] for x in after.locations]})"]
+    items = list(loc.get("equipment") or [])
+    have = available_equipment(items)
+    problems: list[str] = []
+    if match.current is not None and bool(loc["is_current"]) != match.current:
+        problems.append(f"current={loc['is_current']}")
+    missing = sorted(missing_equipment(match.equipment, have))
+    if missing:
+        problems.append(f"lacks {missing}")
+    extra = sorted(set(match.lacks) & have)
+    if extra:
+        problems.append(f"has {extra}, which the user did not mention")
+    steps = LoadSteps.for_unit(match.unit, items)
+    if match.dumbbells_max is not None and (
+        not steps.dumbbells or abs(steps.dumbbells[-1] - match.dumbbells_max) > 0.01
+    ):
+        problems.append(f"dumbbells {list(steps.dumbbells)}, expected up to {match.dumbbells_max}")
+    if match.plates is not None and sorted(steps.plates) != sorted(match.plates):
+        problems.append(f"plates {list(steps.plates)}, expected {match.plates}")
+    if match.bar is not None and steps.bar != match.bar:
+        problems.append(f"bar {steps.bar}, expected {match.bar}")
+    if problems:
+        failures.append(f"location {loc['name']!r}: {'; '.join(problems)}")
+    return failures
+
+
+def settable_loads(outcome: TurnOutcome) -> list[str]:
+    """Every load of the delivered workout can be set up at the current location: a barbell load is the
+    bar plus pairs of its plates, a dumbbell load one of its pairs (checked when it lists them)."""
+    location = outcome.after.current_location
+    if location is None or not outcome.workout:
+        return []
+    unit = outcome.after.weight_unit
+    items = list(location.get("equipment") or [])
+    steps = LoadSteps.for_unit(unit, items)
+    failures: list[str] = []
+    for ex in new_or_changed(outcome, outcome.workout):
+        kind = equipment_class(str(ex.get("exercise_name")), ex.get("equipment") or [])
+        allowed = _settable(kind, steps)
+        if not allowed:
+            continue
+        for load in ex.get("load_each") or []:
+            if not any(abs(float(load) - a) <= 0.011 for a in allowed):
+                failures.append(
+                    f"#{ex.get('order')} {ex.get('exercise_name')} prescribes {load} {unit}, which "
+                    f"{location['name']} cannot make (its {kind} loads: {_sample(allowed)})"
+                )
+                break
+    return failures
+
+
+def _settable(kind: str | None, steps: LoadSteps) -> tuple[float, ...]:
+    """Independently of the product's rounding: the bar plus any pairs of plates; the listed pairs."""
+    if kind == "barbell" and steps.plates and steps.bar is not None:
+        totals = {0.0}
+        for _ in range(40):
+            totals |= {round(t + 2 * p, 2) for t in totals for p in steps.plates if t + 2 * p <= 500}
+        return tuple(sorted(round(steps.bar + t, 2) for t in totals))
+    if kind == "dumbbell":
+        return steps.dumbbells or steps.kettlebells
+    if kind == "kettlebell":
+        return steps.kettlebells or steps.dumbbells
+    return ()
+
+
+def _sample(values: tuple[float, ...]) -> str:
+    return ", ".join(f"{v:g}" for v in values[:8]) + (" ..." if len(values) > 8 else "")
+
+
 def state_expectations(before: Snapshot, after: Snapshot, expect: StateExpect) -> list[str]:
     failures: list[str] = []
     for wanted in expect.milestones_has:
@@ -685,6 +815,8 @@ def state_expectations(before: Snapshot, after: Snapshot, expect: StateExpect) -
         failures.extend(_program_problems(before, after, expect.program_has))
     if expect.history_added_from_workout:
         failures.extend(_logged_as_planned(before, added))
+    failures.extend(readiness_expectations(before, after, expect))
+    failures.extend(location_expectations(after, expect))
     exercises = (after.current_workout or {}).get("exercises") or []
     if expect.workout_open is not None and bool(exercises) != expect.workout_open:
         failures.append(f"the current workout is {'open' if exercises else 'closed'}, expected the opposite")
@@ -786,6 +918,7 @@ def check_turn(expect: Expect, outcome: TurnOutcome, rules: Constraints, *, fina
         failures.extend(reply_hygiene(outcome))
         failures.extend(truthful_claims(outcome))
         failures.extend(workout_constraints(outcome, rules, expect.workout))
+        failures.extend(settable_loads(outcome))
     called = {name for name, ok in outcome.tools if ok}
     attempted = [name for name, _ in outcome.tools]
     for tool in expect.tools:
@@ -806,7 +939,7 @@ def check_turn(expect: Expect, outcome: TurnOutcome, rules: Constraints, *, fina
         if mentions(text, needle):
             failures.append(f"the reply mentions {needle!r}, and should not: {text[:300]!r}")
     for name in expect.facts:
-        truth, pattern = facts.evaluate(name, outcome.before)
+        truth, pattern = facts.evaluate(name, outcome.after if name in facts.AFTER_TURN else outcome.before)
         if not re.search(pattern, text, re.IGNORECASE):
             failures.append(f"the reply does not state {name.replace('_', ' ')} = {truth}: {text[:300]!r}")
     if expect.asks is True and not (outcome.question or "?" in text):

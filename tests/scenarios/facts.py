@@ -155,12 +155,32 @@ def scheduled_sessions_done(snapshot: Snapshot) -> tuple[Any, str]:
     )
 
 
+def readiness_call(snapshot: Snapshot) -> tuple[Any, str]:
+    """What the newest check-in calls for, by plain rules: under 6 hours of sleep, energy 2/5 or less, or
+    sleep quality 2/5 or less -> not a normal session (lighter, recovery or rest); else train."""
+    if not snapshot.readiness:
+        return "no check-in", r"how did you sleep|how (?:are|do) you feel|check[- ]in"
+    row = snapshot.readiness[0]
+    poor = (
+        (row["sleep_hours"] is not None and row["sleep_hours"] < 6)
+        or (row["energy"] is not None and row["energy"] <= 2)
+        or (row["sleep_quality"] is not None and row["sleep_quality"] <= 2)
+    )
+    if poor:
+        return "take it easy", r"\b(rest|recovery|lighter|easy|skip)\b"
+    return "train", r"\b(good to train|train as planned|go ahead)\b"
+
+
+AFTER_TURN = frozenset({"readiness_call"})
+"""Facts about what the turn itself stored (read after it, not before)."""
+
 FACTS: dict[str, Callable[[Snapshot], tuple[Any, str]]] = {
     "workouts_last_14_days": _workouts_days_back(14),
     "workouts_last_30_days": _workouts_days_back(30),
     "workouts_this_week": workouts_this_week,
     "current_streak_days": current_streak_days,
     "scheduled_sessions_done": scheduled_sessions_done,
+    "readiness_call": readiness_call,
     "workouts_this_month": workouts_this_month,
     "workouts_yesterday": workouts_yesterday,
     "workouts_last_7_days": workouts_last_7_days,

@@ -219,6 +219,12 @@ class ScenarioRunner:
             raise RuntimeError(f"could not seed the current workout: {str(body)[:500]}")
         return str(body["sessionId"]), list(body["response"]["exercises"])
 
+    async def _readiness(self, user_id: str) -> list[dict[str, Any]]:
+        """The user's check-ins through the route the app uses."""
+        response = await self.client.get("/readiness?days_back=90", headers=self._headers(user_id))
+        response.raise_for_status()
+        return list(response.json()["entries"])
+
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario.id, self.mode)
         started = time.perf_counter()
@@ -240,6 +246,7 @@ class ScenarioRunner:
         muscles, phrases = scenario_rules(scenario)
         rules = Constraints(set(muscles), set(phrases))
         first = before = await take_snapshot(self.db, self.store, user_id, session_id, datetime.now(UTC))
+        before.readiness = await self._readiness(user_id)
         outcome: TurnOutcome | None = None
         all_tools: list[dict[str, Any]] = []
         replies: list[str] = []
@@ -260,6 +267,7 @@ class ScenarioRunner:
                 shown = list(exercises) if exercises else shown
             summary = self.recorder.last.pop(session_id, None) if session_id else None
             after = await take_snapshot(self.db, self.store, user_id, session_id, datetime.now(UTC))
+            after.readiness = await self._readiness(user_id)
             outcome = TurnOutcome(
                 say=turn.say,
                 status_code=response.status_code,

@@ -20,11 +20,11 @@ DURATION_TOLERANCE = 0.2
 
 Domain = Literal[
     "history", "preferences", "goals", "locations", "schedule", "plans", "milestones", "settings",
-    "current_workout", "programs",
+    "current_workout", "programs", "readiness",
 ]  # fmt: skip
 DOMAINS: tuple[Domain, ...] = (
     "history", "preferences", "goals", "locations", "schedule", "plans", "milestones", "settings",
-    "current_workout", "programs",
+    "current_workout", "programs", "readiness",
 )  # fmt: skip
 """`plans` are the calendar's label-only plans (create_workout_plan); `programs` the generated training
 plans with their planned days (request_training_plan)."""
@@ -232,6 +232,11 @@ class WorkoutExpect(Strict):
     progression: bool = True
     exercises: list[ExerciseCheck] = Field(default_factory=list)
     has_type: Literal["reps", "hold", "duration", "intervals"] | None = None
+    max_sets: int | None = None
+    """No exercise has more sets (or rounds) than this."""
+    title_has: str | None = None
+    spares: list[str] = Field(default_factory=list)
+    """Muscles no exercise works (a share of 0.2 or more): sore ones a check-in named."""
 
 
 class HistoryMatch(Strict):
@@ -292,6 +297,32 @@ class ProgramMatch(Strict):
     """Plan weeks whose planned days changed in the turn, exactly these."""
 
 
+class ReadinessMatch(Strict):
+    """The newest readiness check-in (read through GET /readiness)."""
+
+    sleep_hours: float | None = None
+    max_energy: int | None = None
+    max_sleep_quality: int | None = None
+    min_stress: int | None = None
+    sore: list[str] = Field(default_factory=list)
+    """Canonical muscles the check-in must record as sore (3/5 or more)."""
+
+
+class LocationMatch(Strict):
+    """A saved location, by name (case-insensitive)."""
+
+    name: str
+    current: bool | None = None
+    equipment: list[str] = Field(default_factory=list)
+    """Canonical equipment names it must offer."""
+    lacks: list[str] = Field(default_factory=list)
+    dumbbells_max: float | None = None
+    """Its heaviest dumbbell pair, in `unit`."""
+    plates: list[float] | None = None
+    bar: float | None = None
+    unit: Literal["kg", "lbs"] = "kg"
+
+
 class StateExpect(Strict):
     """The stored state after the turn."""
 
@@ -319,6 +350,10 @@ class StateExpect(Strict):
     """Names (phrases) of the current workout's exercises marked completed, exactly these."""
     settings: dict[str, str] | None = None
     milestones_has: list[MilestoneMatch] = Field(default_factory=list)
+    readiness_added: int | None = None
+    readiness_has: ReadinessMatch | None = None
+    location_has: LocationMatch | None = None
+    locations_count: int | None = None
 
 
 class LoadMentions(Strict):
@@ -366,7 +401,7 @@ class Turn(Strict):
 Area = Literal[
     "generation", "swap", "adjust", "add_remove", "logging", "correction", "undo", "statistics",
     "progression", "goals", "preferences", "location", "schedule", "timers", "questions", "injury",
-    "units", "open_question", "truthfulness", "programs", "milestones",
+    "units", "open_question", "truthfulness", "programs", "milestones", "readiness",
 ]  # fmt: skip
 
 

@@ -276,6 +276,8 @@ class Snapshot:
     program_days: list[dict[str, Any]] = field(default_factory=list)
     """Their planned days, in date order."""
     settings_row: dict[str, Any] = field(default_factory=dict)
+    readiness: list[dict[str, Any]] = field(default_factory=list)
+    """Readiness check-ins as GET /readiness lists them (newest first), filled in by the runner."""
 
     @property
     def zone(self) -> ZoneInfo:
@@ -307,6 +309,8 @@ class Snapshot:
                 return self.settings_row
             case "programs":
                 return (self.programs, self.program_days)
+            case "readiness":
+                return [r["id"] for r in self.readiness]
             case "current_workout":
                 exercises = (self.current_workout or {}).get("exercises") or []
                 return [{k: v for k, v in e.items() if k != "reasoning"} for e in exercises]

@@ -26,7 +26,18 @@ from trainer.api.errors import BodySizeLimitMiddleware, CatchAllMiddleware, inst
 from trainer.api.json_guard import JsonBodyGuardMiddleware
 from trainer.api.logging import CorrelationIdMiddleware, logger
 from trainer.api.openapi import install_openapi
-from trainer.api.routes import account, agent, devices, health, profile, programs, sessions, today, user_data
+from trainer.api.routes import (
+    account,
+    agent,
+    devices,
+    health,
+    profile,
+    programs,
+    readiness,
+    sessions,
+    today,
+    user_data,
+)
 from trainer.api.sse import BackgroundTurns
 from trainer.container import Container
 from trainer.settings import Settings
@@ -186,6 +197,7 @@ def create_app(container: Container | None = None, *, settings: Settings | None 
     app.include_router(today.router)
     app.include_router(profile.router)
     app.include_router(account.router)
+    app.include_router(readiness.router)
     if settings.console_enabled:
         from trainer.api.routes.console import install_console
 

@@ -24,6 +24,7 @@ from trainer.tools import (
     goals,
     location,
     preferences,
+    readiness,
     timers,
     workout,
 )
@@ -45,6 +46,7 @@ CHAT_TOOLS: tuple[AnyTool, ...] = (
     *location.TOOLS,
     *exercises.TOOLS,
     *program_tools.TOOLS,
+    *readiness.TOOLS,
 )
 """The chat agent's tools, in the order its requests list them (the cached prefix depends on it)."""
 

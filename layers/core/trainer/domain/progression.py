@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -60,6 +61,9 @@ ENTRIES_PER_EXERCISE = 8
 """Logged entries read per exercise (a session can be two entries of one exercise)."""
 PLATE_STEP: dict[str, float] = {"kg": 2.5, "lbs": 5.0}
 DUMBBELL_STEP: dict[str, float] = {"kg": 2.0, "lbs": 5.0}
+STANDARD_BAR: dict[str, float] = {"kg": 20.0, "lbs": 45.0}
+"""The bar a location with plates but no listed barbell weight is assumed to have."""
+BARBELL_MAX: dict[str, float] = {"kg": 400.0, "lbs": 880.0}
 KETTLEBELL_STEP: dict[str, float] = {"kg": 4.0, "lbs": 5.0}
 _EPS = 1e-6
 
@@ -241,6 +245,10 @@ class LoadSteps:
     kettlebell_step: float
     dumbbells: tuple[float, ...] = ()
     kettlebells: tuple[float, ...] = ()
+    plates: tuple[float, ...] = ()
+    """The plate weights the location lists (each loaded in pairs, one per side)."""
+    bar: float | None = None
+    """The barbell's own weight when the location lists plates (its listed weight, else a standard bar)."""
 
     @classmethod
     def for_unit(cls, unit: str, location_equipment: Iterable[Mapping[str, Any] | str] = ()) -> LoadSteps:
@@ -248,6 +256,7 @@ class LoadSteps:
         u = weight_unit(unit)
         items = list(location_equipment)
         plates = _weights(items, "plate", u)
+        bars = _weights(items, "barbell", u)
         return cls(
             unit=u,
             plate_step=2 * plates[0] if plates else PLATE_STEP[u],
@@ -255,7 +264,15 @@ class LoadSteps:
             kettlebell_step=KETTLEBELL_STEP[u],
             dumbbells=_weights(items, "dumbbell", u),
             kettlebells=_weights(items, "kettlebell", u),
+            plates=plates,
+            bar=(bars[-1] if bars else STANDARD_BAR[u]) if plates else None,
         )
+
+    @cached_property
+    def barbell_loads(self) -> tuple[float, ...]:
+        """Every total a barbell can carry here: the bar plus pairs of the listed plates (any number
+        of each), up to BARBELL_MAX; () when the location lists no plates."""
+        return barbell_totals(self.bar, self.plates, BARBELL_MAX[self.unit]) if self.bar is not None else ()
 
     def _available(self, equipment_class: str | None) -> tuple[float, ...]:
         """The weights listed for a handheld implement (a goblet squat takes a dumbbell or a kettlebell,
@@ -264,7 +281,13 @@ class LoadSteps:
             return self.dumbbells or self.kettlebells
         if equipment_class == "kettlebell":
             return self.kettlebells or self.dumbbells
+        if equipment_class == "barbell":
+            return self.barbell_loads
         return ()
+
+    def listed(self, equipment_class: str | None) -> tuple[float, ...]:
+        """The loads the location's listed weights allow for an implement (() when it lists none)."""
+        return self._available(equipment_class)
 
     def step(self, equipment_class: str | None) -> float:
         return {"dumbbell": self.dumbbell_step, "kettlebell": self.kettlebell_step}.get(
@@ -295,6 +318,21 @@ class LoadSteps:
             return next((w for w in available if w > load + _EPS), None)
         step = self.step(equipment_class)
         return round(_round_to(load, step) + step, 2)
+
+
+def barbell_totals(bar: float, plates: Iterable[float], limit: float) -> tuple[float, ...]:
+    """The bar plus any sum of plate pairs (each plate usable any number of times), up to `limit`."""
+    pairs = sorted({round(2 * p * 100) for p in plates if p > 0} - {0})  # hundredths of the unit
+    if not pairs or limit < bar:
+        return (round(bar, 2),)
+    grain = math.gcd(*pairs)
+    cells = int((limit - bar) * 100) // grain
+    reachable = [False] * (cells + 1)
+    reachable[0] = True
+    for pair in (p // grain for p in pairs):
+        for total in range(pair, cells + 1):
+            reachable[total] = reachable[total] or reachable[total - pair]
+    return tuple(round(bar + total * grain / 100, 2) for total, ok in enumerate(reachable) if ok)
 
 
 def _round_to(value: float, step: float) -> float:

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
-from trainer.offline import handlers
+from trainer.offline import checkins, handlers
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
     ABOUT_GOALS,
@@ -224,6 +224,14 @@ LOCATIONS = Topic(
     lambda text: bool(ABOUT_LOCATION.search(text)),
     lambda text: (Need("all_locations", "locations and their equipment"),),
 )
+READINESS = Topic(
+    "readiness",
+    checkins.says_readiness,
+    lambda text: (
+        Need("readiness", "today's check-in and computed readiness"),
+        Need("workout_history", "recent training load", days_back=INJURY_HISTORY_DAYS),
+    ),
+)
 EXERCISE_QUESTION = Topic("exercise question", _asks_about_exercise("how"), _exercise_needs)
 EXERCISE_ALTERNATIVES = Topic("exercise alternatives", _asks_about_exercise("alternatives"), _exercise_needs)
 
@@ -238,6 +246,7 @@ TOPICS: tuple[Topic, ...] = (
     LOCATIONS,
     EXERCISE_QUESTION,
     EXERCISE_ALTERNATIVES,
+    READINESS,
 )
 """In the order the initializer lists them."""
 
@@ -327,9 +336,15 @@ INTENTS: tuple[Intent, ...] = (
            label="save that milestone"),
     Intent("schedule", _matches(SCHEDULE), handlers.schedule, SCHEDULE_TOPICS, label="schedule that workout"),
     Intent("stats", _stats, handlers.stats, (STATISTICS,), label="work out your stats"),
-    Intent("location", _matches(LOCATION), handlers.location, (LOCATIONS,), combined=True,
+    Intent("readiness", lambda m: checkins.says_readiness(m.text), checkins.readiness, (READINESS,),
+           label="record your check-in", combined=True),
+    Intent("new_location", lambda m: checkins.describes_new_place(m.text), checkins.new_location,
+           (LOCATIONS,), label="save that location", combined=True),
+    Intent("location", lambda m: bool(LOCATION.search(m.text)) and not checkins.describes_new_place(m.text),
+           handlers.location, (LOCATIONS,), combined=True,
            expand=handlers.location_steps),
-    Intent("preference", lambda m: bool(INJURY.search(m.text) or PREFERENCE.search(m.text)),
+    Intent("preference",
+           lambda m: bool(INJURY.search(checkins.without_soreness(m.text)) or PREFERENCE.search(m.text)),
            handlers.preference, PREFERENCE_TOPICS, label="save that preference", combined=True,
            expand=handlers.preference_steps),
     Intent("goals", _goals, handlers.goals, (GOAL_SETTING,), label="save your goals", combined=True),

@@ -843,7 +843,7 @@ def parse_preferences(text: str, now: datetime) -> list[SetPreferenceArgs]:
 
 def parse_location(text: str) -> str | None:
     if m := LOCATION.search(text):
-        name = (m.group("a") or m.group("b") or "").strip()
+        name = (m.group("a") or m.group("b") or m.group("c") or "").strip()
         return name or None
     return None
 

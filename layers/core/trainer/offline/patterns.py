@@ -140,7 +140,9 @@ UNSCHEDULE = rx(
 LOCATION = rx(
     r"\b(?:i'?m|i am|currently|we'?re)\s+(?:at|in)\s+(?:the\s+|my\s+|a\s+)?(?P<a>[a-z0-9' -]{2,40}?)"
     r"(?=\s+(?:today|now|right now|and|so|this)\b|[.,!?;]|$)|"
-    r"\bswitch(?:ing)?\s+(?:my\s+)?(?:location\s+)?to\s+(?:the\s+|my\s+)?"
+    r"\b(?:go(?:ing)?|mov(?:e|ing)|head(?:ing)?)\s+back\s+to\s+(?:the\s+|my\s+)?"
+    r"(?P<c>[a-z0-9' -]{0,30}(?:gym|home|studio|garage|room|club))\b|"
+    r"\bswitch(?:ing)?\s+(?:back\s+)?(?:my\s+)?(?:location\s+)?(?:back\s+)?to\s+(?:the\s+|my\s+)?"
     r"(?P<b>[a-z0-9' -]{2,40}?)(?=[.,!?;]|$)"
 )
 INJURY = rx(

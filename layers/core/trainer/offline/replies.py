@@ -43,7 +43,7 @@ from trainer.tools.calendar import (
 from trainer.tools.data import FetchDataResult, number_text
 from trainer.tools.exercises import ExerciseInfo, SearchExercisesResult
 from trainer.tools.goals import SetGoalsResult
-from trainer.tools.location import SetCurrentLocationResult
+from trainer.tools.location import LocationResult, SetCurrentLocationResult
 from trainer.tools.logging import (
     AdjustLoggedExerciseResult,
     LogCompletedExerciseResult,
@@ -53,6 +53,7 @@ from trainer.tools.logging import (
     UndoLoggedExerciseResult,
 )
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
+from trainer.tools.readiness import CheckReadinessResult
 from trainer.tools.timers import TimersResult
 from trainer.tools.workout import (
     AddResult,
@@ -132,6 +133,9 @@ ACTION_LABELS = {
     "create_workout_plan": "create that plan",
     "manage_milestone": "save that milestone",
     "set_current_location": "change your location",
+    "create_location": "save that location",
+    "update_location": "update that location",
+    "check_readiness": "record your check-in",
     "search_exercises": "look that exercise up",
     "fetch_data": "load that",
     "generate_exercise_timer": "build that timer",
@@ -686,12 +690,14 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
         case FetchDataResult(data=data):
             found = "\n\n".join(plain_text(text, 1500) for text in data.values())
             return f"Here's what I have on file:\n{found}" if found else "I couldn't find that data."
-        case GenerateResult(title=title, exercises=exercises):
-            sent = {str(e.get("exercise_name", "")).lower(): e for e in _sent_exercises(call)}
+        case GenerateResult(title=title, exercises=exercises, adjustments=adjustments, prescribed=stored):
+            sent = {str(e.get("exercise_name", "")).lower(): e for e in stored or _sent_exercises(call)}
             lines = [f"Here's {title}, {_count_words(len(exercises), 'exercise', 'exercises')}:"]
             for brief in exercises:
                 detail = prescription(sent.get(brief.exercise_name.lower(), {}))
                 lines.append(f"{brief.order}. {brief.exercise_name}" + (f": {detail}" if detail else ""))
+            if adjustments:
+                lines.append(f"Based on today's check-in I {joined(adjustments)}.")
             return "\n".join(lines)
         case SwapResult(old_name=old_name, new_exercise=new):
             return f"Swapped {old_name} for {new.get('exercise_name')}: {prescription(new)}."
@@ -780,6 +786,10 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
             return f"Milestone saved: {milestone_target_text(milestone)}{target}."
         case MilestoneProgressResult():
             return milestone_progress_text(call.result, ctx.today)
+        case LocationResult(location=saved):
+            return location_reply(saved.name, saved.equipment_summary, saved.created)
+        case CheckReadinessResult(level=level, advice=advice, recorded=recorded):
+            return readiness_reply(level, advice, recorded)
         case SetCurrentLocationResult(location=location):
             return f"Switched your location to {location.name} ({location.equipment_summary})."
         case TimersResult():
@@ -819,6 +829,21 @@ STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("distance", rx(r"\b(how far|distance|how many (km|kilomet\w+|miles))\b")),
     ("breakdown", rx(r"\b(breakdown|distribution|split|by muscle|by category)\b")),
 )
+
+
+def location_reply(name: str, summary: str, created: bool) -> str:
+    if created:
+        return (
+            f"{name} is your new location, and your current one: {summary}. "
+            "Workouts here use only that equipment, with loads you can actually set up."
+        )
+    return f"{name} now has: {summary}."
+
+
+def readiness_reply(level: str | None, advice: str, recorded: bool) -> str:
+    if level is None:
+        return advice
+    return ("Thanks for checking in. " if recorded else "") + advice
 
 
 def plan_requested_text(plan: PlanBrief, today: date | None) -> str:

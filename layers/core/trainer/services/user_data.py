@@ -24,6 +24,7 @@ from trainer.services.milestones import MilestoneService
 from trainer.services.notifications import NotificationService
 from trainer.services.preferences import PreferenceService
 from trainer.services.profile import ProfileService
+from trainer.services.readiness import ReadinessService
 from trainer.services.schedule import ScheduleService
 from trainer.services.scope import UserRef, UserScope, user_key
 from trainer.services.settings import SettingsService
@@ -52,6 +53,7 @@ class UserData:
         self.training_plans = TrainingPlanService(scope)
         self.devices = DeviceService(scope)
         self.notifications = NotificationService(scope)
+        self.readiness = ReadinessService(scope)
 
     @classmethod
     def on_connection(cls, conn: Conn, user_id: UserRef) -> UserData:

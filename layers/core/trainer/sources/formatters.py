@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from trainer.domain.distribution import DistributionRow
+from trainer.domain.readiness import CheckIn, assess
 from trainer.domain.text import escape_text, one_line
 from trainer.domain.units import convert_distance, convert_weight
 from trainer.domain.workout import per_set_loads_text
@@ -480,3 +481,25 @@ def jsonable(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return str(value)
+
+
+def format_readiness(data: Mapping[str, Any]) -> str:
+    """Today's computed readiness (from the newest check-in of the day) and the recent check-ins."""
+    today = data.get("today")
+    lines = ["<readiness>"]
+    if today is None:
+        lines.append("No check-in today (ask how they slept and feel before a hard session).")
+    else:
+        assessment = assess(CheckIn.from_row(today))
+        lines.append(f"Today: {assessment.level} - {assessment.advice}")
+    for row in data.get("recent") or []:
+        parts = [
+            f"{k}={row[k]}"
+            for k in ("sleep_hours", "sleep_quality", "energy", "stress", "last_session_rpe")
+            if row.get(k) is not None
+        ]
+        if row.get("soreness"):
+            parts.append("soreness " + ", ".join(f"{m} {v}/5" for m, v in row["soreness"].items()))
+        lines.append(f"- {row['recorded_at']:%Y-%m-%d %H:%M}: {'; '.join(parts) or 'no details'}")
+    lines.append("</readiness>")
+    return "\n".join(lines)

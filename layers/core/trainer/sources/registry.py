@@ -270,6 +270,13 @@ async def _exercise_info(data: UserData, params: dict[str, Any], ctx: FetchConte
     return exercise_guide(params["query"], equipment, location=location)
 
 
+async def _readiness(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    return {
+        "today": await data.readiness.today(ctx.now),
+        "recent": await data.readiness.recent(days=params["days_back"]),
+    }
+
+
 async def _milestone_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     return {"rows": await data.milestones.with_status(params["status"]), "params": params}
 
@@ -318,6 +325,10 @@ SOURCES: dict[str, DataSource] = {
                    "One catalog exercise (query: its name): how to do it (steps), muscles, equipment, "
                    "alternatives with the current location's equipment; no query: what that equipment allows",
                    _exercise_info, fmt.format_exercise_info, (Param("query", None, max_length=120),)),
+        DataSource("readiness", "Readiness",
+                   "Readiness check-ins (sleep, energy, stress, soreness, last RPE) and today's computed "
+                   "readiness: train, train lighter, recovery session or rest, with the reasons",
+                   _readiness, fmt.format_readiness, (Param("days_back", 7, 1, 90),)),
     )
 }  # fmt: skip
 

@@ -1,14 +1,16 @@
-"""set_current_location (seed 002 §6.6): by id or case-insensitive name; one current at a time."""
+"""Locations from chat: set_current_location (seed 002 §6.6: by id or case-insensitive name; one current
+at a time), create_location and update_location with their equipment, plates, bar and dumbbell pairs
+(stored as equipment items with weights, which the load rounding reads: trainer.domain.progression)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, Field, model_validator
 
+from trainer.domain.equipment import normalise_equipment
 from trainer.domain.workout import STRICT_NUMBERS
-from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolResult
-from trainer.tools.data import number_text
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 
 SUMMARY_ITEMS = 10
 
@@ -87,7 +89,7 @@ def equipment_summary(items: list[dict[str, Any]]) -> str:
         weights = item.get("weights") or []
         if weights:
             low, high = min(weights), max(weights)
-            span = number_text(low) if low == high else f"{number_text(low)}-{number_text(high)}"
+            span = f"{low:g}" if low == high else f"{low:g}-{high:g}"
             parts.append(f"{item['name']} {span}{item.get('unit', 'kg')}")
         else:
             parts.append(str(item["name"]))
@@ -95,4 +97,195 @@ def equipment_summary(items: list[dict[str, Any]]) -> str:
     return ", ".join(parts) + (f" and {extra} more" if extra > 0 else "")
 
 
-TOOLS: list[AnyTool] = [SetCurrentLocation()]
+DUMBBELL_PAIR_STEP: dict[str, float] = {"kg": 2.5, "lbs": 5.0}
+"""The steps of a standard dumbbell rack, for 'dumbbells up to 25 kg'."""
+Weight = float
+
+
+class LocationLoads(BaseModel):
+    """What carries load at a location, all in `unit`."""
+
+    model_config = STRICT_NUMBERS
+    unit: Literal["kg", "lbs"] | None = Field(
+        default=None, description="Unit of every weight below (default: the user's unit)"
+    )
+    bar_weight: float | None = Field(default=None, gt=0, le=50, description="The barbell's own weight")
+    plates: list[Weight] | None = Field(
+        default=None,
+        max_length=20,
+        description="Plate weights available (each in pairs), e.g. [1.25, 2.5, 5, 10, 20]",
+    )
+    dumbbells: list[Weight] | None = Field(
+        default=None, max_length=60, description="Dumbbell pairs available, e.g. [5, 10, 15]"
+    )
+    dumbbells_up_to: float | None = Field(
+        default=None,
+        gt=0,
+        le=100,
+        description="A standard dumbbell rack up to this weight (2.5 kg / 5 lb steps)",
+    )
+
+
+class CreateLocationArgs(LocationLoads):
+    name: str = Field(min_length=1, max_length=100, description="e.g. 'Hotel Gym'")
+    description: str | None = Field(default=None, max_length=1000)
+    equipment: list[str] = Field(
+        default_factory=list,
+        max_length=40,
+        description="Equipment names, e.g. ['treadmill', 'bench']; [] for none",
+    )
+    make_current: bool = Field(default=True, description="Switch to it now (the usual case)")
+
+
+class UpdateLocationArgs(LocationLoads):
+    location_name: str | None = Field(
+        default=None, max_length=100, description="Which location (default: current)"
+    )
+    new_name: str | None = Field(default=None, max_length=100)
+    add_equipment: list[str] = Field(default_factory=list, max_length=40)
+    remove_equipment: list[str] = Field(default_factory=list, max_length=40)
+
+
+class SavedLocation(CurrentLocation):
+    is_current: bool
+    created: bool
+
+
+class LocationResult(ToolResult):
+    location: SavedLocation
+
+
+def dumbbell_rack(up_to: float, unit: str) -> list[float]:
+    step = DUMBBELL_PAIR_STEP[unit]
+    count = int(up_to / step + 1e-9)
+    return [round(step * i, 2) for i in range(1, count + 1)]
+
+
+def load_items(loads: LocationLoads, unit: str) -> list[dict[str, Any]]:
+    """The weighted equipment items the loads describe (Barbell, Weight Plates, Dumbbells)."""
+    items: list[dict[str, Any]] = []
+    if loads.bar_weight is not None or loads.plates:
+        bar = loads.bar_weight if loads.bar_weight is not None else (20.0 if unit == "kg" else 45.0)
+        items.append({"name": "Barbell", "weights": [bar], "unit": unit})
+    if loads.plates:
+        items.append({"name": "Weight Plates", "weights": sorted(set(loads.plates)), "unit": unit})
+    pairs = list(loads.dumbbells or [])
+    if loads.dumbbells_up_to is not None:
+        pairs += dumbbell_rack(loads.dumbbells_up_to, unit)
+    if pairs:
+        items.append({"name": "Dumbbells", "weights": sorted(set(pairs)), "unit": unit})
+    return items
+
+
+def merged_equipment(
+    existing: list[dict[str, Any]], add: list[str], remove: list[str], loaded: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The existing items minus `remove`, plus `add`; a weighted item replaces one of the same kind."""
+    gone = {normalise_equipment(n) for n in remove}
+    replaced = {_kind(i["name"]) for i in loaded}
+    kept = [i for i in existing if _kind(i["name"]) not in gone | replaced]
+    names = {_kind(i["name"]) for i in kept}
+    for name in add:
+        if _kind(name) not in names and _kind(name) not in replaced:
+            kept.append({"name": name})
+            names.add(_kind(name))
+    return kept + loaded
+
+
+def _kind(name: str) -> str:
+    return "plate" if "plate" in name.lower() else normalise_equipment(name)
+
+
+async def _user_unit(ctx: ToolContext) -> str:
+    return (await ctx.user_data.settings.get()).weight_unit
+
+
+def _saved(row: dict[str, Any], created: bool) -> SavedLocation:
+    equipment = row["equipment"] or []
+    return SavedLocation(
+        id=str(row["id"]),
+        name=row["name"],
+        description=row["description"],
+        equipment_count=len(equipment),
+        equipment_summary=equipment_summary(equipment),
+        is_current=bool(row["is_current"]),
+        created=created,
+    )
+
+
+class CreateLocation(Tool[CreateLocationArgs, LocationResult]):
+    name = "create_location"
+    description = (
+        "Save a new workout location with its equipment (names), and what carries load there: the bar "
+        "weight, the plates (each used in pairs) and the dumbbell pairs (a list, or a rack up to a "
+        "weight). Usually made current at once. Prescribed loads are then rounded to what it has."
+    )
+    Args = CreateLocationArgs
+    Result = LocationResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Saving the location...", done="Location saved"
+    )
+    category = "summary"
+
+    async def execute(self, args: CreateLocationArgs, ctx: ToolContext) -> LocationResult:
+        unit = args.unit or await _user_unit(ctx)
+        loaded = load_items(args, unit)
+        equipment = merged_equipment([], args.equipment, [], loaded)
+        row = await ctx.user_data.locations.create(
+            args.name.strip(),
+            description=args.description,
+            equipment=equipment,
+            make_current=args.make_current,
+        )
+        return LocationResult(location=_saved(row, created=True))
+
+    def format(self, result: LocationResult) -> str:
+        loc = result.location
+        current = " (now current)" if loc.is_current else ""
+        return f"created location {loc.name} (id={loc.id}){current}; equipment: {loc.equipment_summary}"
+
+
+class UpdateLocation(Tool[UpdateLocationArgs, LocationResult]):
+    name = "update_location"
+    description = (
+        "Edit a saved location (default: the current one): rename it, add or remove equipment, or set "
+        "its bar weight, plates or dumbbell pairs (these replace the ones it had)."
+    )
+    Args = UpdateLocationArgs
+    Result = LocationResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Updating the location...", done="Location updated"
+    )
+    category = "summary"
+
+    async def execute(self, args: UpdateLocationArgs, ctx: ToolContext) -> LocationResult:
+        data = ctx.user_data
+        if args.location_name and args.location_name.strip():
+            rows = await data.locations.all()
+            wanted = args.location_name.strip().lower()
+            row = next((r for r in rows if r["name"].lower() == wanted), None) or next(
+                (r for r in rows if wanted in r["name"].lower()), None
+            )
+        else:
+            row = await data.locations.current()
+        if row is None:
+            raise ToolError("no such location - create it first (create_location)")
+        unit = args.unit or await _user_unit(ctx)
+        loaded = load_items(args, unit)
+        equipment = merged_equipment(
+            list(row["equipment"] or []), args.add_equipment, args.remove_equipment, loaded
+        )
+        changes: dict[str, Any] = {"equipment": equipment}
+        if args.new_name is not None:
+            changes["name"] = args.new_name
+        updated = await data.locations.update(row["id"], **changes)
+        if updated is None:
+            raise ToolError("That location no longer exists.")
+        return LocationResult(location=_saved(updated, created=False))
+
+    def format(self, result: LocationResult) -> str:
+        loc = result.location
+        return f"updated location {loc.name} (id={loc.id}); equipment: {loc.equipment_summary}"
+
+
+TOOLS: list[AnyTool] = [SetCurrentLocation(), CreateLocation(), UpdateLocation()]

@@ -29,6 +29,7 @@ from trainer.tools.base import (
     validation_summary,
 )
 from trainer.tools.communication import ARTIFACTS_KEY, DISPLAYABLES_KEY
+from trainer.tools.fitting import fit_workout
 
 logger = logging.getLogger(__name__)
 
@@ -168,6 +169,10 @@ class GenerateResult(WorkoutChange):
     problems: list[str] = Field(default_factory=list)
     targets: list[ExerciseTarget] = Field(default_factory=list)
     """Per exercise, in order: the next load and reps progression computes from the user's history."""
+    adjustments: list[str] = Field(default_factory=list)
+    """What the server changed to fit today's readiness check-in, and why (say it to the user)."""
+    prescribed: list[dict[str, Any]] = Field(default_factory=list)
+    """The exercises as stored (loads fitted to the location, in the user's unit)."""
 
 
 class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
@@ -186,7 +191,7 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
     category = "full"
 
     async def execute(self, args: GenerateArgs, ctx: ToolContext) -> GenerateResult:
-        workout = args.workout
+        workout, adjustments = await fit_workout(args.workout, ctx)
         displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
         workouts: dict[str, Any] = displayables.setdefault("workouts", {})
         known_exercises: dict[str, Any] = displayables.setdefault("exercises", {})
@@ -251,6 +256,8 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
             summary=GeneratedSummary.model_validate(summary),
             exercises=[_brief(ex) for ex in dumped],
             problems=review.problems,
+            adjustments=adjustments,
+            prescribed=dumped,
             targets=[
                 ExerciseTarget(exercise_id=ex["id"], exercise_name=ex["exercise_name"], target=target)
                 for ex, target in zip(dumped, targets, strict=True)
@@ -266,6 +273,10 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
                 for ex in result.exercises
             ),
         ]
+        if result.adjustments:
+            lines.append(
+                "Adjusted to today's readiness check-in (tell the user): " + "; ".join(result.adjustments)
+            )
         known = [(t, t.target) for t in result.targets if t.target is not None]
         if known:
             lines.append("Progression targets from the user's history (next load x reps per set):")
