@@ -67,8 +67,8 @@ STRESSED = rx(r"\b(stressed|stressful|anxious|overwhelmed|under a lot of stress)
 VERY = rx(r"\b(very|really|super|so|extremely|incredibly)\s+(?:stressed|sore)\b")
 RPE = rx(r"\b(?:rpe|effort)\s*(?:of|was|:)?\s*(\d+(?:\.5)?)\b")
 SHOULD_TRAIN = rx(
-    r"\b(should i (?:train|work ?out|lift|exercise|go to the gym|go (?:for a )?run|skip|rest|"
-    r"take (?:a|the) day off)|"
+    r"\b(should i (?:train|work ?out|lift|exercise|go to the gym|go (?:for a )?run|skip|"
+    r"rest(?:\s+(?:today|tomorrow|instead))?(?=\s*(?:[?.!,]|$))|take (?:a|the) day off)|"
     r"(?:is it|would it be) (?:wise|ok|okay|smart|a good idea) to (?:train|work ?out|go to the gym|lift)|"
     r"train or rest|rest or train|am i (?:ready|recovered|good) to (?:train|lift)|check[- ]?in)\b"
 )
