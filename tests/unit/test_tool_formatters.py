@@ -167,7 +167,15 @@ AGREED_ARGS: dict[str, set[str]] = {
     "get_progress_trends": {"metric", "exercise_name", "time_period"},
     "generate_stats_summary": {"time_period", "include_sections"},
     "set_current_location": {"location_id", "location_name"},
-}
+    "create_location": {
+        "name", "description", "equipment", "make_current", "unit", "bar_weight", "plates", "dumbbells",
+        "dumbbells_up_to",
+    },
+    "update_location": {
+        "location_name", "new_name", "add_equipment", "remove_equipment", "unit", "bar_weight", "plates",
+        "dumbbells", "dumbbells_up_to",
+    },
+}  # fmt: skip
 COMPLETED_EXERCISE_FIELDS = {
     "exercise_id",
     "exercise_name",
