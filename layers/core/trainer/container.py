@@ -201,7 +201,10 @@ def build_backends(
 
         anthropic = AnthropicStructured(settings, http_client=http_client)
         logger.info("program agents: Anthropic (%s / %s)", settings.model, settings.light_model)
-        return Backends(ModelChoice(anthropic, settings.model), ModelChoice(anthropic, settings.light_model))
+        return Backends(
+            ModelChoice(anthropic, settings.model, settings.main_effort),
+            ModelChoice(anthropic, settings.light_model, settings.light_effort),
+        )
     if provider == "openai":
         from trainer.providers.openai import OpenAIStructured
 

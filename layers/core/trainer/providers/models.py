@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 from trainer.providers.ports import Usage
 
 if TYPE_CHECKING:
-    from genai_prices.types import ModelPrice
+    from genai_prices.types import ModelPrice, TieredPrices
 
 CacheTTL = Literal["5m", "1h"]
 ThinkingMode = Literal["adaptive", "disabled", "between_tools", "enabled"]
@@ -251,11 +251,13 @@ def _model_price(model_id: str, provider: ProviderId) -> ModelPrice:
     return calc_price(PriceUsage(input_tokens=0, output_tokens=0), model_id, provider_id=provider).model_price
 
 
-def _base(price: Decimal | object) -> float:
-    """A flat price, or the lowest band of a tiered one (`TieredPrices.base`)."""
+def _base(price: Decimal | TieredPrices | None) -> float:
+    """A flat price, or the lowest band of a tiered one; 0 for none."""
+    if price is None:
+        return 0.0
     if isinstance(price, Decimal | int | float):
         return float(price)
-    return float(getattr(price, "base"))
+    return float(price.base)
 
 
 def _price_cents(model: ModelInfo, usage: Usage, *, all_writes_1h: bool = False) -> float:
