@@ -147,9 +147,7 @@ async def test_thinking_blocks_go_back_unchanged_with_their_call_during_the_turn
     later = [m for m in second_turn_request.messages if m["role"] == "assistant"]
     assert all(b["type"] == "tool_use" for m in later for b in m["content"])
     # kept in the turn's events, never in what the API shows the user
-    call_event = next(
-        e for e in h.store.all_events(first.session_id) if e.event_type is EventType.TOOL_CALL
-    )
+    call_event = next(e for e in h.store.all_events(first.session_id) if e.event_type is EventType.TOOL_CALL)
     assert call_event.data["preamble"] == thinking
     assert "preamble" not in ApiEvent.of(call_event).data
 

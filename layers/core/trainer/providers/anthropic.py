@@ -315,6 +315,7 @@ def structured_request(request: AgentRequest) -> ModelRequest:
         messages=[{"role": "user", "content": first}, *_messages(request.messages)],
         max_tokens=request.max_tokens,
         tool_choice=tool_choice,
+        effort=request.effort,
     )
 
 

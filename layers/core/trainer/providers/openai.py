@@ -2,8 +2,9 @@
 (`OpenAIKnowledgeSelector`, structured output picking which data sources to append before the chat agent
 runs; seed 000 §3.2, seed 002 §5) and the registry agents' (`OpenAIStructured`: a json output uses
 `response_format` json_schema, strict, the output model's schema made strict as the SDK's own `parse`
-does; the agent's tools are functions; the output is validated by the factory, not by the SDK, so a
-rejected answer can be fed back as it was written).
+does; the agent's tools are functions, sent with `reasoning_effort: "none"` on models that take function
+tools on chat completions only so (GPT-6 Luna/Sol); the output is validated by the factory, not by the
+SDK, so a rejected answer can be fed back as it was written).
 
 One client builder, one error mapping and one usage conversion serve both."""
 
@@ -21,6 +22,7 @@ from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
+from trainer.providers.models import MODELS
 from trainer.providers.ports import (
     AGENT_HEADER,
     AgentReply,
@@ -313,6 +315,9 @@ def request_params(request: AgentRequest) -> dict[str, Any]:
                 "strict": True,
             },
         }
+    model = MODELS.get(request.model_id)
+    if request.tools and model is not None and model.tools_need_effort_none:
+        params["reasoning_effort"] = "none"
     if request.tools:
         params["tools"] = [
             {
