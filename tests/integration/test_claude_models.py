@@ -15,6 +15,7 @@ from trainer.providers.anthropic import AnthropicAgentModel
 from trainer.providers.ports import ModelError, ModelRequest
 from trainer.settings import Settings
 from trainer_dev.local.fake_llm import (
+    BINDING_BETA,
     FORCED_TOOL_CHOICE_ERROR,
     PREFILL_ERROR,
     UPDATES_BETA,
@@ -176,8 +177,8 @@ async def test_the_text_between_tool_calls_reaches_the_user_on_sonnet_and_opus(
 
     response = await _model(server).complete(_request(model), on_delta)
     recorded = server.requests[since]
-    assert recorded.body["thinking"] == {"type": "adaptive", "display": "updates"}
-    assert recorded.headers["anthropic-beta"] == UPDATES_BETA
+    assert recorded.body["thinking"]["display"] == "updates"
+    assert UPDATES_BETA in recorded.headers["anthropic-beta"].split(",")
     update = response.preamble[0]["thinking"]
     assert update and "".join(text for _, text in deltas).startswith(update)
     assert {tool for tool, _ in deltas} <= {"message_notify_user"}
@@ -225,6 +226,31 @@ async def test_thinking_blocks_round_trip_and_a_dropped_or_altered_one_is_a_400(
     altered[0]["thinking"] = "something else"
     with pytest.raises(ModelError, match=r"HTTP 400.*Invalid `signature` in `thinking` block"):
         await adapter.complete(_follow_up(request, altered, call_id))
+
+
+async def test_a_block_whose_prefix_changed_is_a_400_unless_the_request_drops_stale_blocks(
+    server: FakeLLMServer,
+) -> None:
+    """A later turn replays the earlier turns' blocks (append-only, so the cache holds); if the prefix
+    they were written after changed (here the system prompt), the chat adapter's drop_block setting
+    lets the API drop them instead of refusing the request."""
+    adapter = _model(server)
+    request = _request("claude-haiku-5-5")
+    first = await adapter.complete(request)
+    assert first.tool_call is not None
+    since = len(server.requests)
+    later = _follow_up(request, first.preamble, first.tool_call.id)
+    later.messages.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}]})
+    later.messages.append({"role": "user", "content": [{"type": "text", "text": "Thanks, and tomorrow?"}]})
+    later.system = [{"type": "text", "text": "You are a trainer. Today is Friday."}]
+    assert (await adapter.complete(later)).tool_call is not None
+    sent = server.requests[since]
+    assert sent.body["thinking"]["block_binding"] == {"prefix_mismatch_behavior": "drop_block"}
+    assert BINDING_BETA in sent.headers["anthropic-beta"]
+    adapter_body = {k: v for k, v in sent.body.items() if k != "stream"}
+    adapter_body["thinking"] = {"type": "adaptive"}
+    message = _error(_raw(server, adapter_body))
+    assert "The block is bound to a different conversation" in message
 
 
 @pytest.mark.parametrize("model", CLAUDE_5_5)

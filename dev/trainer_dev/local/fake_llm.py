@@ -13,7 +13,9 @@ Per model (trainer.providers.models) the fake answers as the real API does: a 40
 shape for forced tool choice where the model rejects it, for thinking types it rejects, for
 temperature/top_p/top_k and for an assistant prefill; on models that think adaptively a thinking block
 with a signature before each tool call (its text empty unless the request asks for a display that
-returns it), and a 400 when a follow-up in the same tool loop drops or alters one; caching from the
+returns it), bound to the model, the call and the prefix it was written after; a 400 when a follow-up
+in the same tool loop drops or alters one, or when a replayed block's prefix changed (unless the
+request asks for `block_binding.prefix_mismatch_behavior: drop_block`: then it is dropped); caching from the
 model's own minimum; token counts with its tokenizer factor. `refuse_next = N` answers the next N
 messages requests with a refusal (HTTP 200, stop_reason "refusal"); `cut_next_at_max_tokens = N` with
 an answer cut off by max_tokens."""
@@ -74,6 +76,7 @@ MISSING_THINKING_ERROR = (
     "unchanged while the tool loop continues; {missing} of them are missing or altered."
 )
 UPDATES_BETA = "thinking-display-updates-2026-08-18"
+BINDING_BETA = "thinking-binding-controls-2026-08-01"
 NO_THINKING_EFFORTS = ("xhigh", "max")
 """Efforts at which a model that can turn thinking off (disabled / between_tools) refuses to."""
 REFUSAL_DETAILS: dict[str, Any] = {"type": "refusal", "category": "general_harms", "explanation": None}
@@ -109,12 +112,40 @@ def thinking_error(body: dict[str, Any], model: ModelInfo | None, headers: dict[
     effort = (body.get("output_config") or {}).get("effort")
     if kind in ("disabled", "between_tools") and effort in NO_THINKING_EFFORTS:
         return f'"thinking.type.{kind}" is not supported with output_config.effort "{effort}".'
+    binding = (thinking.get("block_binding") or {}).get("prefix_mismatch_behavior")
+    if binding is not None and BINDING_BETA not in headers.get("anthropic-beta", ""):
+        return f'thinking.block_binding: requires the anthropic-beta header "{BINDING_BETA}".'
+    if binding not in (None, "drop_block", "error"):
+        return "thinking.block_binding.prefix_mismatch_behavior: Input should be 'drop_block' or 'error'"
     display = thinking.get("display")
     if display == "updates" and UPDATES_BETA not in headers.get("anthropic-beta", ""):
         return f'thinking.display: "updates" requires the anthropic-beta header "{UPDATES_BETA}".'
     if display not in (None, "summarized", "omitted", "updates"):
         return "thinking.display: Input should be 'summarized' or 'omitted'"
     return None
+
+
+def prefix_digest(body: dict[str, Any], messages: int) -> str:
+    """What a thinking block written after the first `messages` messages of the request is bound to:
+    the model, tools, system and those messages, without their cache breakpoints."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if k != "cache_control"}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    system = body.get("system")
+    if isinstance(system, str):
+        system = [{"type": "text", "text": system}]
+    prefix = [
+        body.get("model"),
+        body.get("tools") or [],
+        system or [],
+        (body.get("messages") or [])[:messages],
+    ]
+    return hashlib.sha256(_dumps(clean(prefix)).encode()).hexdigest()
 
 
 def thinks_on(body: dict[str, Any], model: ModelInfo | None) -> bool:
@@ -485,8 +516,8 @@ class FakeLLMServer:
             self.cut_next_at_max_tokens -= int(cut)
         return cut
 
-    def _signature(self, model: str, thinking: str, call_id: str) -> str:
-        message = _dumps([model, thinking, call_id]).encode()
+    def _signature(self, model: str, thinking: str, call_id: str, prefix: str) -> str:
+        message = _dumps([model, thinking, call_id, prefix]).encode()
         return hmac.new(self._signing_key, message, hashlib.sha256).hexdigest()
 
     def thinking_block(
@@ -500,18 +531,24 @@ class FakeLLMServer:
             text = f"The user's request needs {tool}."
         elif display == "updates" and model.thinking_text_between_tools:
             text = f"Working on it ({tool.replace('_', ' ')}). "
-        block = {"type": "thinking", "thinking": text, "signature": self._signature(model.id, text, call_id)}
+        prefix = prefix_digest(body, len(body.get("messages") or []))
+        signature = self._signature(model.id, text, call_id, prefix)
+        block = {"type": "thinking", "thinking": text, "signature": signature}
         with self._lock:
             self._thinking_by_call[call_id] = block
             while len(self._thinking_by_call) > 4096:
                 self._thinking_by_call.pop(next(iter(self._thinking_by_call)))
         return block
 
-    def replayed_thinking_error(self, body: dict[str, Any]) -> str | None:
-        """A 400 message when a thinking block sent back was altered (its signature does not match), or
-        when an assistant message of the running tool loop lacks the block its tool call came with."""
+    def replayed_thinking_error(self, body: dict[str, Any], headers: dict[str, str]) -> str | None:
+        """A 400 message when a thinking block sent back does not match its signature (altered, or its
+        prefix changed since it was written), or when an assistant message of the running tool loop
+        lacks the block its tool call came with. With `drop_block`, a mismatched block before the
+        running tool loop is dropped from the request instead (as the API does)."""
         messages = list(body.get("messages") or [])
         model = str(body.get("model"))
+        binding = ((body.get("thinking") or {}).get("block_binding") or {}).get("prefix_mismatch_behavior")
+        drop = binding == "drop_block" and BINDING_BETA in headers.get("anthropic-beta", "")
         loop_start = 0
         for index, message in enumerate(messages):
             content = message.get("content")
@@ -523,13 +560,19 @@ class FakeLLMServer:
             if message.get("role") != "assistant" or not isinstance(content, list):
                 continue
             calls = [b for b in content if b.get("type") == "tool_use"]
+            prefix = prefix_digest(body, index)
+            kept: list[dict[str, Any]] = []
             for number, block in enumerate(content):
-                if block.get("type") != "thinking":
-                    continue
-                owner = calls[0].get("id") if calls else ""
-                expected = self._signature(model, str(block.get("thinking")), str(owner))
-                if not hmac.compare_digest(str(block.get("signature")), expected):
-                    return INVALID_SIGNATURE_ERROR.format(index=index, block=number)
+                if block.get("type") == "thinking":
+                    owner = calls[0].get("id") if calls else ""
+                    expected = self._signature(model, str(block.get("thinking")), str(owner), prefix)
+                    if not hmac.compare_digest(str(block.get("signature")), expected):
+                        if drop and index < loop_start:
+                            continue
+                        return INVALID_SIGNATURE_ERROR.format(index=index, block=number)
+                kept.append(block)
+            if len(kept) != len(content):
+                message["content"] = content = kept
             if index < loop_start:
                 continue
             with self._lock:
@@ -729,7 +772,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._json(400, _error_body("invalid_request_error", "body is not JSON"))
                 return
             headers = {k.lower(): v for k, v in self.headers.items()}
-            recorded = server.record(self.path, headers, body)
+            # a copy: what the client sent (answering may drop stale thinking blocks from `body`)
+            recorded = server.record(self.path, headers, json.loads(raw or b"{}"))
             agent = headers.get(AGENT_HEADER)
             try:
                 if not self._authorized(headers):
@@ -784,7 +828,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             refused = (
                 cache_control_error(body)
                 or thinking_error(body, model, headers)
-                or server.replayed_thinking_error(body)
+                or server.replayed_thinking_error(body, headers)
             )
             if refused:
                 self._json(400, _error_body("invalid_request_error", refused))

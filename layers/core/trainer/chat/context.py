@@ -4,9 +4,11 @@ Rules: every tool_use is followed by its tool_result in the next user message; k
 and user text arriving while a result is pending are buffered and appended after it; consecutive
 user content is merged; everything is serialised deterministically so earlier bytes never change
 between iterations (prompt caching); four cache breakpoints. The blocks the model wrote before a tool
-call of the running turn (its thinking blocks, with their signatures) go back unchanged before the
-call, as the API requires while a tool loop continues; those of earlier turns are left out (the API
-ignores them, and a checkpoint that rewrote the context before them would invalidate them).
+call (its thinking blocks, with their signatures) go back unchanged before the call: the API requires
+it while a tool loop continues, and keeping those of earlier turns keeps the conversation append-only,
+so the cached prefix survives the turn boundary. A thinking block is bound to the prefix it was
+written after; where that changed since (the user data block of a later turn), the chat adapter asks
+the API to drop the stale block rather than refuse the request (trainer.providers.anthropic).
 """
 
 from __future__ import annotations
@@ -81,7 +83,6 @@ class _Converted:
     name: str = ""
     chars: int = 0
     result: BaseModel | None = None
-    sequence: int = 0
     preamble: tuple[dict[str, Any], ...] = ()
     """A tool_use's blocks before it, as the model wrote them (thinking, signature)."""
 
@@ -107,7 +108,6 @@ def convert_event(event: Event, tools: ToolSet | None = None) -> _Converted:
                 call_id,
                 name,
                 len(serialised) + len(name) + len(call_id),
-                sequence=event.sequence_number,
                 preamble=tuple(preamble) if isinstance(preamble, list) else (),
             )
         case EventType.TOOL_RESULT:
@@ -182,10 +182,10 @@ class Assembled:
     results: dict[str, BaseModel]
 
 
-def assemble(items: Iterable[_Converted], *, preamble_after: int | None = None) -> Assembled:
+def assemble(items: Iterable[_Converted], *, preambles: bool = True) -> Assembled:
     """Seed 002 §4.3 buildEventsToMessages over converted events, plus crash repair; the messages,
     their approximate size in characters and the typed results of the calls they hold. Tool calls
-    recorded after sequence `preamble_after` (the running turn's) carry their preamble."""
+    carry their preamble (unless `preambles` is False)."""
     conv = _Conversation()
     chars = 0
     results: dict[str, BaseModel] = {}
@@ -193,8 +193,7 @@ def assemble(items: Iterable[_Converted], *, preamble_after: int | None = None) 
         if item.kind == "user" and item.block is not None:
             conv.add_user_block(item.block)
         elif item.kind == "tool_use":
-            keep = preamble_after is not None and item.sequence > preamble_after
-            conv.add_tool_use(item, with_preamble=keep)
+            conv.add_tool_use(item, with_preamble=preambles)
         elif item.kind == "tool_result" and item.block is not None:
             if not conv.add_tool_result(item.call_id, item.block):
                 continue
@@ -275,10 +274,7 @@ class ContextBuilder:
             for e in events
             if e.event_type in CONTEXT_EVENT_TYPES and e.sequence_number >= session.context_start_sequence
         ]
-        turn_start = max(
-            (e.sequence_number for e in events if e.event_type == EventType.USER_MESSAGE), default=None
-        )
-        assembled = assemble(in_context, preamble_after=turn_start)
+        assembled = assemble(in_context)
         messages, chars = assembled.messages, assembled.chars
         if not messages:
             raise ValueError("Cannot build context: no events in session")

@@ -59,6 +59,10 @@ THINKING_BLOCK_TYPES = ("thinking", "redacted_thinking")
 UPDATES_DISPLAY_BETA = "thinking-display-updates-2026-08-18"
 """The beta that lets `thinking.display` be `updates`: only the progress updates written between tool
 calls come back as text, the reasoning stays hidden."""
+BLOCK_BINDING_BETA = "thinking-binding-controls-2026-08-01"
+"""The beta that lets `thinking.block_binding.prefix_mismatch_behavior` be `drop_block`: a replayed
+thinking block whose prefix changed since it was written is dropped (listed in the response's
+`input_transformations`) instead of failing the request with a 400."""
 
 
 def anthropic_client(
@@ -94,7 +98,9 @@ class AnthropicAgentModel:
     async def complete(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
     ) -> ModelResponse:
-        params = request_params(request, static_ttl=self._static_ttl, progress_updates=True)
+        params = request_params(
+            request, static_ttl=self._static_ttl, progress_updates=True, drop_stale_thinking=True
+        )
         headers = beta_headers(params)
         final = await _streamed(self._client, params, on_text_delta, headers=headers, forward_text=True)
         return to_model_response(final)
@@ -203,13 +209,18 @@ def usage_from_sdk(usage: anthropic.types.Usage) -> Usage:
 
 
 def request_params(
-    request: ModelRequest, *, static_ttl: CacheTTL = "5m", progress_updates: bool = False
+    request: ModelRequest,
+    *,
+    static_ttl: CacheTTL = "5m",
+    progress_updates: bool = False,
+    drop_stale_thinking: bool = False,
 ) -> dict[str, Any]:
     """The Messages API parameters for the request's model. The cache breakpoints of the prefix every
     session shares (the tools and the first `shared_system_blocks` system blocks) get `static_ttl`; the
     per-user ones keep the 5-minute default, so no 1-hour breakpoint follows a 5-minute one. With
     `progress_updates`, a model that returns the text between tool calls inside thinking blocks is
-    asked for the `updates` display (see `beta_headers`)."""
+    asked for the `updates` display; with `drop_stale_thinking` (a conversation that replays earlier
+    turns' thinking blocks) a block whose prefix changed is dropped by the API (see `beta_headers`)."""
     tools, system = request.tools, request.system
     if static_ttl != "5m":
         shared = request.shared_system_blocks
@@ -229,6 +240,8 @@ def request_params(
         thinking: dict[str, Any] = {"type": "adaptive"}
         if progress_updates and model.thinking_text_between_tools:
             thinking["display"] = "updates"
+        if drop_stale_thinking:
+            thinking["block_binding"] = {"prefix_mismatch_behavior": "drop_block"}
         params["thinking"] = thinking
         if request.effort:
             params["output_config"] = {"effort": request.effort}
@@ -250,8 +263,12 @@ def _updates_display(params: dict[str, Any]) -> bool:
 
 
 def beta_headers(params: dict[str, Any]) -> dict[str, str] | None:
-    """The `anthropic-beta` header the parameters need (the `updates` thinking display), if any."""
-    return {"anthropic-beta": UPDATES_DISPLAY_BETA} if _updates_display(params) else None
+    """The `anthropic-beta` header the parameters need (the `updates` thinking display, block binding
+    controls), if any."""
+    betas = [UPDATES_DISPLAY_BETA] if _updates_display(params) else []
+    if (params.get("thinking") or {}).get("block_binding"):
+        betas.append(BLOCK_BINDING_BETA)
+    return {"anthropic-beta": ",".join(betas)} if betas else None
 
 
 def _with_ttl(blocks: list[dict[str, Any]], ttl: CacheTTL) -> list[dict[str, Any]]:
