@@ -210,3 +210,20 @@ def test_the_deprecation_check_catches_a_retiring_default() -> None:
     assert retiring_defaults(_defaults(TRAINER_MODEL="claude-opus-4-5"), date(2026, 10, 24))
     assert _openai_shutdowns()["gpt-4o-mini"] == date(2027, 1, 14)
     assert "claude-sonnet-4-5" in _anthropic_deprecations()
+
+
+def test_prices_come_from_the_bundled_table_without_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Lambda prices offline: genai-prices' bundled data, never its updater."""
+    import socket
+
+    from trainer.providers import models
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("pricing opened a connection")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    models._model_price.cache_clear()
+    models.warm_prices("claude-haiku-5-5", "gpt-6-luna", "not-a-model")
+    assert models._model_price.cache_info().currsize == 2
+    assert cost_cents("claude-opus-5-5", Usage(input_tokens=1_000_000)) == pytest.approx(400.0)

@@ -158,7 +158,8 @@ PREWARMED_AWS_SERVICES: tuple[str, ...] = ("dynamodb", "events", "ssm", "secrets
 
 def prewarm(settings: Settings) -> None:
     """The first container build's work that opens no connection and reads no secret: the modules
-    above, the agent registry and the chat agent's tool definitions, the exercise catalog, and one
+    above, the agent registry and the chat agent's tool definitions, the exercise catalog, the
+    configured models' prices (genai-prices' bundled table, no network), and one
     boto3 client per service the functions call (each client loads its service model; none sends a
     request). Run in an init phase no request waits for (a SnapStart snapshot, provisioned
     concurrency); what it builds is dropped, the warm caches stay."""
@@ -166,11 +167,13 @@ def prewarm(settings: Settings) -> None:
         importlib.import_module(name)
     from trainer.chat.agent import CHAT
     from trainer.domain.catalog import load_catalog
+    from trainer.providers.models import warm_prices
     from trainer.store.dynamo_tables import aws_client
 
     CHAT.toolset.definitions()
     build_agent_registry()
     load_catalog()
+    warm_prices(settings.model, settings.light_model, settings.initializer_model)
     for service in PREWARMED_AWS_SERVICES:
         aws_client(service, settings)
 

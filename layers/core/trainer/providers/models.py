@@ -251,6 +251,15 @@ def _model_price(model_id: str, provider: ProviderId) -> ModelPrice:
     return calc_price(PriceUsage(input_tokens=0, output_tokens=0), model_id, provider_id=provider).model_price
 
 
+def warm_prices(*model_ids: str) -> None:
+    """Loads genai-prices' bundled table and the models' prices (the first lookup costs ~0.1 s, more
+    without compiled bytecode): for an init phase no request waits for. Unknown ids are skipped."""
+    for model_id in model_ids:
+        model = MODELS.get(model_id)
+        if model is not None:
+            _model_price(model.id, model.provider)
+
+
 def _base(price: Decimal | TieredPrices | None) -> float:
     """A flat price, or the lowest band of a tiered one; 0 for none."""
     if price is None:
