@@ -71,6 +71,9 @@ class ModelInfo:
     """Whether a trailing assistant message (prefill) is accepted (every Claude 5.x model answers 400)."""
     tools_need_effort_none: bool = False
     """OpenAI chat completions: function tools only with `reasoning_effort: "none"` (GPT-6 Sol/Luna)."""
+    reasoning_effort_default: str | None = None
+    """OpenAI: the model's `reasoning_effort` when none is sent (GPT-6: medium, none accepted); None for
+    models without reasoning."""
     end_of_life: date | None = None
     aliases: tuple[str, ...] = field(default=())
 
@@ -210,6 +213,7 @@ MODELS: dict[str, ModelInfo] = {
             structured_output=True,
             sampling_params=False,
             tools_need_effort_none=True,
+            reasoning_effort_default="medium",
         ),
         ModelInfo(
             id="gpt-4o-mini",

@@ -204,6 +204,11 @@ class OpenAIKnowledgeSelector:
 
     async def select(self, message: str, existing: list[dict[str, Any]]) -> InitializerResult:
         extra: dict[str, Any] = {"temperature": TEMPERATURE} if accepts_temperature(self.model) else {}
+        model = MODELS.get(self.model)
+        if model is not None and model.reasoning_effort_default is not None:
+            # a short classification on the turn's critical path: no reasoning tokens eating the
+            # 500-token completion budget (GPT-6 reasons at medium unless told otherwise)
+            extra["reasoning_effort"] = "none"
         try:
             completion = await self._client.chat.completions.parse(
                 model=self.model,
