@@ -858,7 +858,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
             else:
                 blocks.append({"type": "text", "text": response.text or "..."})
-            self._send(body, blocks, "tool_use" if call else "end_turn", failures)
+            self._send(body, blocks, "tool_use" if call else "end_turn", failures, paced=True)
 
         def _special_stop(self, body: dict[str, Any], failures: _Failures | None) -> bool:
             """A refusal or a cut-off answer, when one was asked for; True when it was sent."""
@@ -878,9 +878,11 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             failures: _Failures | None = None,
             *,
             stop_details: dict[str, Any] | None = None,
+            paced: bool = False,
         ) -> None:
             """One message, as JSON or as the SSE events the SDK reads (a stream broken off in the last
-            block when `failures` asks for it)."""
+            block when `failures` asks for it; with `paced`, a tenth of the latency between pieces, as
+            a model writing)."""
             usage = server.usage_for(body)
             written = "".join(
                 _dumps(b["input"])
@@ -935,7 +937,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     self._event(
                         "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
                     )
-                    if server.latency_s:
+                    if paced and server.latency_s:
                         time.sleep(server.latency_s / 10)
                 if block["type"] == "thinking":
                     delta = {"type": "signature_delta", "signature": block["signature"]}
