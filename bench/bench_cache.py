@@ -11,7 +11,9 @@ through the real formatters). A manual clock stands in for time: nothing sleeps.
 For each TRAINER_PROMPT_CACHE_TTL (5m, 1h), one server and three sessions of different users:
 session 1 on an empty cache (its first turn is the cold first turn), session 2 two minutes after it
 (the warm first turn), session 3 after 30 quiet minutes. A turn's ratio is its cost over the cost of
-the same turn with every prompt token at the input price."""
+the same turn with every prompt token at the input price. The 5-minute run is repeated on the older
+Claude Haiku 4.5 for the cost of a turn in cents on each (the fake counts tokens with each model's
+tokenizer and caches from each model's minimum)."""
 
 from __future__ import annotations
 
@@ -20,12 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainer.providers.anthropic import AnthropicAgentModel
-from trainer.providers.models import cost_cents, uncached_cost_cents
+from trainer.providers.models import DEFAULT_MODEL, cost_cents, uncached_cost_cents
 from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, Usage
 from trainer.settings import Settings
 from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal, prompt_segments
 
-MODEL = "claude-haiku-4-5"
+MODEL = DEFAULT_MODEL
+COMPARED_MODEL = "claude-haiku-4-5"
 WARM_TARGET = 0.30
 LATER_TARGET = 0.13
 BETWEEN_TURNS_S = 40.0
@@ -63,6 +66,7 @@ class RecordingModel:
     """Delegates to the real adapter and keeps every response's usage, by (session, turn)."""
 
     inner: AnthropicAgentModel
+    model_id: str = MODEL
     turn: tuple[int, int] = (0, 0)
     calls: list[tuple[tuple[int, int], Usage]] = field(default_factory=list)
     provider: Any = "anthropic"
@@ -76,8 +80,12 @@ class RecordingModel:
 
     def ratio(self, *turns: tuple[int, int]) -> float:
         usages = [u for t, u in self.calls if t in turns]
-        uncached = sum(uncached_cost_cents(MODEL, u) for u in usages)
-        return sum(cost_cents(MODEL, u) for u in usages) / uncached if uncached else 0.0
+        uncached = sum(uncached_cost_cents(self.model_id, u) for u in usages)
+        return sum(cost_cents(self.model_id, u) for u in usages) / uncached if uncached else 0.0
+
+    def cents_per_turn(self) -> float:
+        turns = {t for t, _ in self.calls}
+        return sum(cost_cents(self.model_id, u) for _, u in self.calls) / len(turns) if turns else 0.0
 
 
 @dataclass
@@ -90,9 +98,11 @@ class Figures:
     after_quiet: float
     read_share: float
     calls: int
+    model: str = MODEL
+    cents_per_turn: float = 0.0
 
 
-async def measure(ttl: Literal["5m", "1h"]) -> Figures:
+async def measure(ttl: Literal["5m", "1h"], model_id: str = MODEL) -> Figures:
     """Three sessions of three users against one fake server, with TRAINER_PROMPT_CACHE_TTL=ttl."""
     from tests.fakes.memory_store import InMemorySessionStore
     from tests.fakes.trainees import ana, another, ben, trainee_loop
@@ -105,11 +115,11 @@ async def measure(ttl: Literal["5m", "1h"]) -> Figures:
             {
                 "ANTHROPIC_API_KEY": "bench-key",
                 "ANTHROPIC_BASE_URL": server.base_url,
-                "TRAINER_MODEL": MODEL,
+                "TRAINER_MODEL": model_id,
                 "TRAINER_PROMPT_CACHE_TTL": ttl,
             }
         )
-        model = RecordingModel(AnthropicAgentModel(settings))
+        model = RecordingModel(AnthropicAgentModel(settings), model_id)
         store = InMemorySessionStore()
         loop = trainee_loop(model, trainees, settings, store=store, hooks=journal)
         for number, (trainee, messages) in enumerate(zip(trainees, SESSIONS, strict=True)):
@@ -119,13 +129,15 @@ async def measure(ttl: Literal["5m", "1h"]) -> Figures:
                 if session_id is not None:
                     trainee.current_workout = await store.get_state(session_id, "current_workout")
                 model.turn = (number, turn)
-                result = await loop.run_turn(trainee.user_id, message, session_id=session_id, model=MODEL)
+                result = await loop.run_turn(trainee.user_id, message, session_id=session_id, model=model_id)
                 session_id = result.session_id
                 clock.now += BETWEEN_TURNS_S
         first_body = server.anthropic_requests()[0].body
     segments = prompt_segments(first_body)
     second_breakpoint = [i for i, s in enumerate(segments) if s.cache_control][1]
-    shared = sum(len(s.text) for s in segments[: second_breakpoint + 1]) // 4
+    shared = (
+        int(sum(len(s.text) for s in segments[: second_breakpoint + 1]) * tokenizer_factor(model_id)) // 4
+    )
     later = [model.ratio((s, t)) for s in (0, 1) for t in range(1, len(SESSIONS[s]))]
     after_first = [u for _, u in model.calls[1:]]
     prompt = sum(u.prompt_tokens for u in after_first)
@@ -139,7 +151,15 @@ async def measure(ttl: Literal["5m", "1h"]) -> Figures:
         after_quiet=model.ratio((2, 0)),
         read_share=read / prompt if prompt else 0.0,
         calls=len(model.calls),
+        model=model_id,
+        cents_per_turn=model.cents_per_turn(),
     )
+
+
+def tokenizer_factor(model_id: str) -> float:
+    from trainer.providers.models import get_model
+
+    return get_model(model_id).tokenizer_factor
 
 
 def _verdict(value: float, target: float) -> str:
@@ -159,19 +179,21 @@ def report(figures: Figures) -> list[str]:
         ("first turn after 30 quiet minutes", f"{figures.after_quiet:.2f}", ""),
     ]
     return [
-        f"TRAINER_PROMPT_CACHE_TTL={figures.ttl}: {figures.calls} model calls over 3 sessions of 3 users; "
-        f"cache-read share of input tokens after the first call {figures.read_share:.1%}",
+        f"{figures.model}, TRAINER_PROMPT_CACHE_TTL={figures.ttl}: {figures.calls} model calls over 3 "
+        f"sessions of 3 users; cache-read share of input after the first call {figures.read_share:.1%}; "
+        f"{figures.cents_per_turn:.4f} cents per turn",
         *(f"  {label:<54} ratio {value:<9} {verdict}".rstrip() for label, value, verdict in rows),
     ]
 
 
 async def _main() -> list[str]:
     five, hour = await measure("5m"), await measure("1h")
+    older = await measure("5m", COMPARED_MODEL)
     lines = [
         f"model {MODEL}; shared prefix (tools + system prompt) ~{five.shared_tokens} tokens; "
         "ratio = turn cost / same turn uncached",
     ]
-    return lines + report(five) + report(hour)
+    return lines + report(five) + report(hour) + report(older)
 
 
 def run() -> list[str]:

@@ -87,19 +87,20 @@ async def test_an_invalid_first_answer_is_retried_with_the_negative_example(
     assert len(second["messages"]) == len(first["messages"]) + 2
     bad, errors = second["messages"][-2:]
     assert bad["role"] == "assistant" and errors["role"] == "user"
-    assert '"_fake_invalid": true' in _text(bad.get("content")) + json.dumps(bad.get("content"))
     assert "Your previous output was rejected" in _text(errors["content"])
     assert "count: Field required" in _text(errors["content"])
     if provider == "anthropic":
-        (use,) = bad["content"]
-        assert (
-            use["type"] == "tool_use"
-            and use["name"] == "emit_echo"
-            and use["input"] == {"_fake_invalid": True}
-        )
-        (result,) = errors["content"]
-        assert result["type"] == "tool_result" and result["tool_use_id"] == use["id"] and result["is_error"]
-        assert first["tool_choice"] == {"type": "tool", "name": "emit_echo"}
+        # structured output (output_config.format) on Haiku 5.5: the answer is JSON text, no forced tool
+        (answer,) = bad["content"]
+        assert answer["type"] == "text" and json.loads(answer["text"]) == {"_fake_invalid": True}
+        (feedback,) = errors["content"]
+        assert feedback["type"] == "text"
+        output_format = first["output_config"]["format"]
+        assert output_format["type"] == "json_schema"
+        assert output_format["schema"]["required"] == ["text", "count"]
+        assert output_format["schema"]["additionalProperties"] is False
+        assert "tool_choice" not in first and "tools" not in first
+        assert first["thinking"] == {"type": "adaptive"} and first["output_config"]["effort"] == "medium"
         assert first["system"][0]["text"] == "You are the echo_json agent.\n"
         assert "temperature" not in first
     else:
@@ -142,11 +143,16 @@ async def test_the_tool_loop_through_the_fake(server: FakeLLMServer, provider: s
     assert run.output == Echo(text="found deadlift", count=1)
     first, second = (r.body for r in _agent_requests(server, "looker", since))
     if provider == "anthropic":
-        assert [t["name"] for t in first["tools"]] == ["lookup", "emit_echo"]
-        assert first["tool_choice"] == {"type": "any"}
+        assert [t["name"] for t in first["tools"]] == ["lookup"]
+        assert first["tool_choice"] == {"type": "auto"}
+        assert first["output_config"]["format"]["type"] == "json_schema"
         assert second["messages"][-1]["content"][0]["type"] == "tool_result"
+        # the thinking block the tool call came with goes back unchanged (the fake 400s otherwise)
+        thinking, use = second["messages"][-2]["content"]
+        assert thinking["type"] == "thinking" and thinking["signature"] and use["type"] == "tool_use"
     else:
         assert [t["function"]["name"] for t in first["tools"]] == ["lookup"]
+        assert first["reasoning_effort"] == "none"  # GPT-6 Luna: function tools only without reasoning
         assert second["messages"][-1] == {
             "role": "tool",
             "tool_call_id": "call_offline_1",

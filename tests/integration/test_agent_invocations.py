@@ -65,7 +65,7 @@ async def test_exhausted_retries_are_a_clean_failure_recorded_with_its_errors(
     assert str(row["user_id"]) == deps.user_id
     assert row["status"] == "failed"
     assert (row["attempts"], row["model_calls"], row["prompt_version"]) == (2, 2, 0)
-    assert (row["provider"], row["model"], row["prompt_id"]) == ("anthropic", "claude-haiku-4-5", agent_name)
+    assert (row["provider"], row["model"], row["prompt_id"]) == ("anthropic", "claude-haiku-5-5", agent_name)
     assert [e["attempt"] for e in row["validation_errors"]] == [1, 2]
     assert all(e["kind"] == "validation_error" for e in row["validation_errors"])
     assert "count: Field required" in row["validation_errors"][0]["errors"]

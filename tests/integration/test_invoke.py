@@ -619,7 +619,8 @@ def test_functions_are_read_from_the_template_with_local_values(
     assert not api.built and api.import_paths == (ROOT / "functions" / "api", ROOT / "layers" / "core")
     assert api.environment["TRAINER_TABLE_NAME"] == stores.table_name
     assert api.environment["TRAINER_EVENT_BUS_NAME"] == stores.event_bus_name
-    assert api.environment["TRAINER_MODEL"] == "claude-haiku-4-5"
+    assert api.environment["TRAINER_MODEL"] == "claude-haiku-5-5"
+    assert api.environment["TRAINER_MAIN_EFFORT"] == "medium"
     assert api.environment["TRAINER_ANTHROPIC_KEY_PARAMETER"] == "/trainer/dev/anthropic-api-key"
     assert api.environment["TRAINER_JWT_AUDIENCE"] == "trainer-mobile"
     assert api.environment["POWERTOOLS_METRICS_NAMESPACE"] == "Trainer"

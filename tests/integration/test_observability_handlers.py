@@ -101,7 +101,7 @@ def test_the_api_handler_writes_turn_metrics_and_a_trace(
     assert (turn["session_id"], turn["service"], turn["model"]) == (
         body["sessionId"],
         "trainer",
-        "claude-haiku-4-5",
+        "claude-haiku-5-5",
     )
     assert turn["Turns"] == [1.0] and turn["Iterations"] == [float(body["iterations"])]
     assert turn["InputTokens"][0] > 0 and turn["TurnDuration"][0] > 0

@@ -120,6 +120,20 @@ async def test_reasoning_models_get_no_temperature() -> None:
     assert "temperature" not in bodies[0]
 
 
+async def test_the_default_gpt_6_luna_selects_without_reasoning() -> None:
+    bodies: list[dict[str, Any]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        return httpx2.Response(200, json=_completion(SELECTION))
+
+    await _selector(handler, model=Settings.model_construct().initializer_model).select("hi", [])
+    (body,) = bodies
+    assert body["model"] == "gpt-6-luna"
+    assert body["reasoning_effort"] == "none" and "temperature" not in body
+    assert body["max_completion_tokens"] == 500 and "max_tokens" not in body
+
+
 async def test_api_error_becomes_model_error_and_the_fallback_decides() -> None:
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(

@@ -2,7 +2,9 @@
 on DynamoDB (moto), the domain tables on Postgres, and the API's `/agent/chat` route in-process.
 
 Modes: `offline` (the rule-based model in-process), `sdk` (the real anthropic and openai SDKs against
-the loopback FakeLLMServer running the same policy, wired as `trainer local --fake-llm` wires it) and
+the loopback FakeLLMServer running the same policy, wired as `trainer local --fake-llm` wires it, on the
+default model, Claude Haiku 5.5), `sdk-sonnet-5-5` and `sdk-opus-5-5` (the same on Sonnet 5.5 and
+Opus 5.5, which the fake answers as their API does: no forced tool choice, thinking always on) and
 `live` (the real APIs, when keys are set)."""
 
 from __future__ import annotations
@@ -40,7 +42,13 @@ from tests.scenarios.world import (
     workout_exercise,
 )
 
-Mode = Literal["offline", "sdk", "live"]
+Mode = Literal["offline", "sdk", "sdk-sonnet-5-5", "sdk-opus-5-5", "live"]
+SDK_MODELS: dict[str, str | None] = {
+    "sdk": None,
+    "sdk-sonnet-5-5": "claude-sonnet-5-5",
+    "sdk-opus-5-5": "claude-opus-5-5",
+}
+"""The fake-server modes and the model each runs its agents on (None: the settings' default)."""
 SEED_MESSAGE = "Plan my workout for today."
 RESULT_KEY = "scenario_result"
 """The user property a scenario test records its result under (read back by the summary)."""
@@ -139,14 +147,17 @@ def mode_settings(base: Settings, mode: Mode, fake_url: str | None = None) -> Se
                 "openai_base_url": None,
             }
         )
-    if mode == "sdk":
+    if mode in SDK_MODELS:
         assert fake_url is not None
+        model = SDK_MODELS[mode]
+        models = {"model": model, "light_model": model} if model else {}
         return base.model_copy(
             update={
                 "anthropic_api_key": SecretStr("sk-ant-scenarios-fake"),
                 "anthropic_base_url": fake_url,
                 "openai_api_key": SecretStr("sk-scenarios-fake"),
                 "openai_base_url": f"{fake_url}/v1",
+                **models,
             }
         )
     if base.anthropic_api_key is None:
@@ -312,7 +323,7 @@ async def open_runner(
     async with AsyncExitStack() as stack:
         hooks: list[TurnHooks] = []
         fake_url = None
-        if mode == "sdk":
+        if mode in SDK_MODELS:
             journal = ResultJournal()
             fake = FakeLLMServer(
                 OfflineAgentModel(OfflineCoach(db, store)),

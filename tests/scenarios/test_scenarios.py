@@ -1,5 +1,6 @@
 """Every scenario of tests/scenarios/data, played on the offline model and through the real SDKs
-against the loopback fake server. A failure names the first assertion that did not hold."""
+against the loopback fake server as Claude Haiku 5.5 (the default), Sonnet 5.5 and Opus 5.5. A failure
+names the first assertion that did not hold."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from tests.scenarios.world import history_entry, workout_exercise
 pytestmark = pytest.mark.scenarios
 
 SCENARIOS = load_scenarios()
-MODES: tuple[Mode, ...] = ("offline", "sdk")
+MODES: tuple[Mode, ...] = ("offline", "sdk", "sdk-sonnet-5-5", "sdk-opus-5-5")
+"""`sdk` runs on the default model (Claude Haiku 5.5); the others on Sonnet 5.5 and Opus 5.5."""
 
 
 def test_scenario_files_are_valid() -> None:

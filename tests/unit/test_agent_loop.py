@@ -76,14 +76,20 @@ async def test_loop_terminates_when_max_iterations_is_reached() -> None:
     assert (await h.store.load_session(result.session_id)).status == "completed"
 
 
-async def test_loop_terminates_when_llm_response_contains_no_tool_call() -> None:
+async def test_a_text_only_answer_is_the_reply_and_ends_the_turn() -> None:
+    """Models that may not be forced to call a tool answer in text: that text is the reply, recorded
+    and run as message_notify_user."""
     h = make_harness([NO_TOOL])
     result = await h.loop.run_turn(USER, "hi")
     assert result.iterations == 1
-    assert result.stop_reason == "no_tool_call"
-    assert result.actions == []
-    errors = [e for e in h.store.all_events(result.session_id) if e.event_type is EventType.ERROR]
-    assert errors[-1].data["message"] == "No tool call in response"
+    assert result.stop_reason == "done"
+    assert [a.tool for a in result.actions] == ["message_notify_user"]
+    assert result.response.messages == ["plain text"]
+    events = h.store.all_events(result.session_id)
+    calls = [e for e in events if e.event_type is EventType.TOOL_CALL]
+    assert calls[-1].data["tool_name"] == "message_notify_user"
+    assert calls[-1].data["arguments"] == {"message": "plain text"}
+    assert not [e for e in events if e.event_type is EventType.ERROR]
 
 
 async def test_each_iteration_calls_the_llm_exactly_once_and_executes_exactly_one_tool() -> None:

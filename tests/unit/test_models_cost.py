@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date
+
 import pytest
 from trainer.providers.models import (
     MODELS,
+    SHUTDOWN_WARNING_DAYS,
     UnknownModelError,
     agent_models,
     cost_cents,
@@ -13,6 +17,7 @@ from trainer.providers.models import (
     uncached_cost_cents,
 )
 from trainer.providers.ports import Usage
+from trainer.settings import Settings
 
 
 def test_registry_prices_and_cache_multipliers() -> None:
@@ -33,13 +38,13 @@ def test_registry_prices_and_cache_multipliers() -> None:
 
 def test_agent_models_lists_claude_with_the_default_first() -> None:
     ids = [m.id for m in agent_models()]
-    assert ids[0] == "claude-haiku-4-5"
+    assert ids[0] == "claude-haiku-5-5"
     assert "gpt-4o-mini" not in ids
     assert set(ids) == {m.id for m in MODELS.values() if m.provider == "anthropic"}
 
 
 def test_unknown_model_is_a_clear_error() -> None:
-    with pytest.raises(UnknownModelError, match=r"unknown model 'gpt-9'.*claude-haiku-4-5"):
+    with pytest.raises(UnknownModelError, match=r"unknown model 'gpt-9'.*claude-haiku-5-5"):
         cost_cents("gpt-9", Usage(input_tokens=1))
 
 
@@ -75,3 +80,150 @@ def test_openai_cost_treats_cached_tokens_as_part_of_prompt_tokens() -> None:
     # 10k prompt of which 4k cached: 6k*$0.15 + 4k*$0.075 + 1k*$0.60 per MTok
     expected = (6_000 * 0.15 + 4_000 * 0.075 + 1_000 * 0.60) / 1e6 * 100
     assert openai_cost_cents("gpt-4o-mini", 10_000, 4_000, 1_000) == pytest.approx(expected)
+
+
+# --- the Claude 5.5 family and genai-prices' bands ---------------------------------------------------
+
+
+def test_the_5_5_models_are_priced_from_genai_prices() -> None:
+    haiku, sonnet, opus = (get_model(m) for m in ("claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5-5"))
+    assert (haiku.input_per_mtok, haiku.output_per_mtok) == (0.10, 0.50)
+    assert (haiku.cache_read_per_mtok, haiku.cache_write_5m_per_mtok, haiku.cache_write_1h_per_mtok) == (
+        0.01,
+        0.125,
+        0.20,
+    )
+    assert (sonnet.input_per_mtok, sonnet.output_per_mtok, sonnet.cache_read_per_mtok) == (2.0, 10.0, 0.10)
+    assert (opus.input_per_mtok, opus.output_per_mtok, opus.cache_read_per_mtok) == (4.0, 20.0, 0.20)
+    luna = get_model("gpt-6-luna")
+    assert (luna.input_per_mtok, luna.output_per_mtok, luna.cache_read_per_mtok) == (0.10, 0.50, 0.01)
+
+
+def test_haiku_5_5_bills_every_token_of_a_prompt_over_100k_at_the_high_band() -> None:
+    # 2k uncached + 8k read + 1k written for an hour, 500 out: all at the low band
+    low = Usage(
+        input_tokens=2_000,
+        cache_read_input_tokens=8_000,
+        cache_creation_input_tokens=1_000,
+        cache_creation_1h_input_tokens=1_000,
+        output_tokens=500,
+    )
+    assert cost_cents("claude-haiku-5-5", low) == pytest.approx(
+        (2_000 * 0.10 + 8_000 * 0.01 + 1_000 * 0.20 + 500 * 0.50) / 1e6 * 100
+    )
+    # exactly 100,000 prompt tokens: still the low band; one more: every token (output too) at 5x
+    at_limit = Usage(input_tokens=4_000, cache_read_input_tokens=96_000, output_tokens=1_000)
+    over = Usage(input_tokens=5_000, cache_read_input_tokens=96_000, output_tokens=1_000)
+    assert cost_cents("claude-haiku-5-5", at_limit) == pytest.approx(
+        (4_000 * 0.10 + 96_000 * 0.01 + 1_000 * 0.50) / 1e6 * 100
+    )
+    assert cost_cents("claude-haiku-5-5", over) == pytest.approx(
+        (5_000 * 0.50 + 96_000 * 0.05 + 1_000 * 2.50) / 1e6 * 100
+    )
+
+
+def test_the_catalogue_says_what_each_5_5_model_accepts() -> None:
+    haiku, sonnet, opus = (get_model(m) for m in ("claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5-5"))
+    for model in (haiku, sonnet, opus):
+        assert model.min_cacheable_tokens == 512
+        assert (model.context_window, model.max_output_tokens) == (1_000_000, 128_000)
+        assert model.tokenizer_factor == pytest.approx(1.3)
+        assert model.thinks and model.structured_output
+        assert not model.sampling_params and not model.assistant_prefill
+        assert "enabled" not in model.thinking_modes
+    assert haiku.forced_tool_choice and not sonnet.forced_tool_choice and not opus.forced_tool_choice
+    assert "disabled" in haiku.thinking_modes and "disabled" not in sonnet.thinking_modes
+    assert sonnet.thinking_modes == {"adaptive", "between_tools"} and opus.thinking_modes == {"adaptive"}
+    assert not haiku.thinking_text_between_tools and sonnet.thinking_text_between_tools
+    assert (haiku.default_effort, sonnet.default_effort, opus.default_effort) == ("medium", "high", "medium")
+    assert get_model("claude-haiku-4-5").tokenizer_factor == 1.0
+    assert get_model("gpt-6-luna").tools_need_effort_none
+
+
+# --- no default on a model that is going away --------------------------------------------------------
+
+
+def _anthropic_deprecations() -> dict[str, str]:
+    """The installed anthropic SDK's deprecated-models table (model id -> end-of-life, as written)."""
+    from anthropic._data import DEPRECATED_MODELS
+
+    return dict(DEPRECATED_MODELS)
+
+
+def _openai_shutdowns() -> dict[str, date | None]:
+    """Every model id in the installed openai SDK's chat-model deprecation notes, with its announced
+    shutdown date (None: deprecated without one)."""
+    from pathlib import Path
+
+    from openai.types.shared import chat_model
+
+    text = Path(chat_model.__file__).read_text()
+    notes = text[text.index('"""Deprecated values:') :]
+    found: dict[str, date | None] = {}
+    for entry in re.split(r"\n- ", notes)[1:]:
+        ids = re.findall(r'"([^"]+)"', entry.split(":")[0] if ":" in entry else entry)
+        when = re.search(r"shutdown\s+date:\s+(\d{4}-\d{2}-\d{2})", entry.replace("\n", " "))
+        for model_id in ids:
+            found[model_id] = date.fromisoformat(when.group(1)) if when else None
+    return found
+
+
+def retiring_defaults(defaults: dict[str, str], today: date) -> list[str]:
+    """The defaults that are going away: in either SDK's deprecation list, or with a catalogue
+    end-of-life within SHUTDOWN_WARNING_DAYS of `today`."""
+    anthropic_gone, openai_gone = _anthropic_deprecations(), _openai_shutdowns()
+    problems = []
+    for name, model_id in defaults.items():
+        if model_id in anthropic_gone:
+            problems.append(f"{name}={model_id}: anthropic end-of-life {anthropic_gone[model_id]}")
+        if model_id in openai_gone:
+            problems.append(f"{name}={model_id}: openai shutdown {openai_gone[model_id]}")
+        end = get_model(model_id).end_of_life
+        if end is not None and (end - today).days <= SHUTDOWN_WARNING_DAYS:
+            problems.append(f"{name}={model_id}: shuts down on {end}")
+    return problems
+
+
+def _defaults(**overrides: str) -> dict[str, str]:
+    settings = Settings.model_construct()
+    defaults = {
+        "TRAINER_MODEL": settings.model,
+        "TRAINER_LIGHT_MODEL": settings.light_model,
+        "TRAINER_INITIALIZER_MODEL": settings.initializer_model,
+        "TRAINER_OPENAI_AGENT_MODEL": settings.openai_agent_model,
+    }
+    return {**defaults, **overrides}
+
+
+def test_no_default_model_is_deprecated_or_shutting_down_soon() -> None:
+    """Today's date: a default with no announced end passes on any date; one with an end date starts
+    failing 90 days before it, which is the point."""
+    assert retiring_defaults(_defaults(), date.today()) == []
+
+
+def test_the_deprecation_check_catches_a_retiring_default() -> None:
+    some_day = date(2026, 11, 25)
+    assert retiring_defaults(_defaults(TRAINER_INITIALIZER_MODEL="gpt-4o-mini"), some_day)
+    assert retiring_defaults(_defaults(TRAINER_MODEL="claude-sonnet-4-5"), some_day)
+    assert retiring_defaults(_defaults(TRAINER_LIGHT_MODEL="claude-opus-4-5"), some_day)
+    # the catalogue's own end-of-life dates count too, 90 days ahead
+    assert retiring_defaults(_defaults(TRAINER_MODEL="claude-opus-4-5"), date(2026, 10, 24))
+    assert _openai_shutdowns()["gpt-4o-mini"] == date(2027, 1, 14)
+    assert "claude-sonnet-4-5" in _anthropic_deprecations()
+
+
+def test_prices_come_from_the_bundled_table_without_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Lambda prices offline: genai-prices' bundled data, never its updater."""
+    import socket
+
+    from trainer.providers import models
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("pricing opened a connection")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    models._model_price.cache_clear()
+    models.warm_prices("claude-haiku-5-5", "gpt-6-luna", "not-a-model")
+    assert models._model_price.cache_info().currsize == 2
+    assert cost_cents("claude-opus-5-5", Usage(input_tokens=1_000_000)) == pytest.approx(400.0)

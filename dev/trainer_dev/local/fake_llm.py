@@ -4,14 +4,27 @@ from the request's cache_control breakpoints (ARCHITECTURE §4, §9).
 
 Requests naming a registry agent (the `x-trainer-agent` header the agent backends send) are answered
 by that agent's offline implementation, with the input and context read back from the request: a
-forced `emit_<schema>` tool call (Anthropic) or JSON content (OpenAI) for json agents, text for the
-others, tool calls when the implementation asks for tools. `fail_next_structured_with_invalid = N`
-makes the next N of those answers invalid (`{"_fake_invalid": true}`, or empty text)."""
+forced `emit_<schema>` tool call, or the JSON as text when the request asks for `output_config.format`
+(Anthropic), or JSON content (OpenAI) for json agents, text for the others, tool calls when the
+implementation asks for tools. `fail_next_structured_with_invalid = N` makes the next N of those
+answers invalid (`{"_fake_invalid": true}`, or empty text).
+
+Per model (trainer.providers.models) the fake answers as the real API does: a 400 with the real error
+shape for forced tool choice where the model rejects it, for thinking types it rejects, for
+temperature/top_p/top_k and for an assistant prefill; on models that think adaptively a thinking block
+with a signature before each tool call (its text empty unless the request asks for a display that
+returns it), bound to the model, the call and the prefix it was written after; a 400 when a follow-up
+in the same tool loop drops or alters one, or when a replayed block's prefix changed (unless the
+request asks for `block_binding.prefix_mismatch_behavior: drop_block`: then it is dropped); caching from the
+model's own minimum; token counts with its tokenizer factor. `refuse_next = N` answers the next N
+messages requests with a refusal (HTTP 200, stop_reason "refusal"); `cut_next_at_max_tokens = N` with
+an answer cut off by max_tokens."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
 import re
 import threading
@@ -36,7 +49,7 @@ from trainer.offline.records import UserRecords
 from trainer.offline.selector import decide
 from trainer.offline.structured import offline_output, reply_from_output
 from trainer.providers.anthropic import OUTPUT_TOOL_PREFIX
-from trainer.providers.models import MODELS
+from trainer.providers.models import MODELS, ModelInfo
 from trainer.providers.ports import AGENT_HEADER, AgentModel, ModelRequest, ModelResponse
 from trainer.store.models import Session
 
@@ -49,6 +62,24 @@ OPENAI_MIN_CACHED = 1024
 OPENAI_CACHE_STEP = 128
 REJECTED_SAMPLING_PARAMS = ("temperature", "top_p", "top_k")
 INVALID_OUTPUT: dict[str, Any] = {"_fake_invalid": True}
+FORCED_TOOL_CHOICE_ERROR = 'tool_choice: type "tool" and "any" are not supported for this model.'
+PREFILL_ERROR = (
+    "This model does not support assistant message prefill. The conversation must end with a user message."
+)
+INVALID_SIGNATURE_ERROR = (
+    "messages.{index}.content.{block}: Invalid `signature` in `thinking` block. The block is bound to a "
+    "different conversation. Remove the block, or set "
+    '`thinking.block_binding.prefix_mismatch_behavior` to "drop_block".'
+)
+MISSING_THINKING_ERROR = (
+    "messages.{index}.content: the thinking blocks of the latest assistant message must be passed back "
+    "unchanged while the tool loop continues; {missing} of them are missing or altered."
+)
+UPDATES_BETA = "thinking-display-updates-2026-08-18"
+BINDING_BETA = "thinking-binding-controls-2026-08-01"
+NO_THINKING_EFFORTS = ("xhigh", "max")
+"""Efforts at which a model that can turn thinking off (disabled / between_tools) refuses to."""
+REFUSAL_DETAILS: dict[str, Any] = {"type": "refusal", "category": "general_harms", "explanation": None}
 
 
 def _dumps(value: Any) -> str:
@@ -57,6 +88,72 @@ def _dumps(value: Any) -> str:
 
 def estimate_tokens(text: str) -> int:
     return len(text) // 4
+
+
+def thinking_error(body: dict[str, Any], model: ModelInfo | None, headers: dict[str, str]) -> str | None:
+    """What the model's API refuses about the request's `thinking`, tool choice or last message."""
+    if model is None:
+        return None
+    choice = body.get("tool_choice") or {}
+    if choice.get("type") in ("any", "tool") and not model.forced_tool_choice:
+        return FORCED_TOOL_CHOICE_ERROR
+    messages = body.get("messages") or []
+    if messages and messages[-1].get("role") == "assistant" and not model.assistant_prefill:
+        return PREFILL_ERROR
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or not model.thinks:
+        return None
+    kind = str(thinking.get("type"))
+    if kind not in model.thinking_modes:
+        return (
+            f'"thinking.type.{kind}" is not supported for this model. Use "thinking.type.adaptive" and '
+            '"output_config.effort" to control thinking behavior.'
+        )
+    effort = (body.get("output_config") or {}).get("effort")
+    if kind in ("disabled", "between_tools") and effort in NO_THINKING_EFFORTS:
+        return f'"thinking.type.{kind}" is not supported with output_config.effort "{effort}".'
+    binding = (thinking.get("block_binding") or {}).get("prefix_mismatch_behavior")
+    if binding is not None and BINDING_BETA not in headers.get("anthropic-beta", ""):
+        return f'thinking.block_binding: requires the anthropic-beta header "{BINDING_BETA}".'
+    if binding not in (None, "drop_block", "error"):
+        return "thinking.block_binding.prefix_mismatch_behavior: Input should be 'drop_block' or 'error'"
+    display = thinking.get("display")
+    if display == "updates" and UPDATES_BETA not in headers.get("anthropic-beta", ""):
+        return f'thinking.display: "updates" requires the anthropic-beta header "{UPDATES_BETA}".'
+    if display not in (None, "summarized", "omitted", "updates"):
+        return "thinking.display: Input should be 'summarized' or 'omitted'"
+    return None
+
+
+def prefix_digest(body: dict[str, Any], messages: int) -> str:
+    """What a thinking block written after the first `messages` messages of the request is bound to:
+    the model, tools, system and those messages, without their cache breakpoints."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if k != "cache_control"}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    system = body.get("system")
+    if isinstance(system, str):
+        system = [{"type": "text", "text": system}]
+    prefix = [
+        body.get("model"),
+        body.get("tools") or [],
+        system or [],
+        (body.get("messages") or [])[:messages],
+    ]
+    return hashlib.sha256(_dumps(clean(prefix)).encode()).hexdigest()
+
+
+def thinks_on(body: dict[str, Any], model: ModelInfo | None) -> bool:
+    """Whether the model thinks on this request (adaptive: on unless turned off)."""
+    if model is None or not model.thinks:
+        return False
+    kind = (body.get("thinking") or {}).get("type", "adaptive")
+    return kind in ("adaptive", "between_tools")
 
 
 @dataclass
@@ -167,7 +264,7 @@ class PromptCache:
     def _ttl_of(self, control: dict[str, Any] | None) -> float:
         return CACHE_TTL_1H_S if (control or {}).get("ttl") == "1h" else self._ttl
 
-    def account(self, body: dict[str, Any], min_tokens: int) -> CacheUsage:
+    def account(self, body: dict[str, Any], min_tokens: int, tokenizer_factor: float = 1.0) -> CacheUsage:
         segments = prompt_segments(body)
         digest = hashlib.sha256(_dumps(str(body.get("model"))).encode())
         hashes: list[str] = []
@@ -181,8 +278,8 @@ class PromptCache:
             digest.update(segment.text.encode())
             chars += len(segment.text)
             hashes.append(digest.copy().hexdigest())
-            tokens.append(chars // 4)
-        total = chars // 4
+            tokens.append(int(chars * tokenizer_factor) // 4)
+        total = int(chars * tokenizer_factor) // 4
         breakpoints = [i for i, s in enumerate(segments) if s.cache_control]
         now = self._clock()
         with self._lock:
@@ -334,6 +431,11 @@ class FakeLLMServer:
         self.requests: list[RecordedRequest] = []
         self.fail_next_stream_with_error = False
         self.fail_next_with_status: list[int] = []
+        self.refuse_next = 0
+        self.cut_next_at_max_tokens = 0
+        self._signing_key = uuid.uuid4().bytes
+        self._thinking_by_call: dict[str, dict[str, Any]] = {}
+        """The thinking block issued before each tool call, by call id."""
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -402,6 +504,84 @@ class FakeLLMServer:
             self.fail_next_with_status = self.fail_next_with_status[1:]
         return failures
 
+    def take_refusal(self) -> bool:
+        with self._lock:
+            refuse = self.refuse_next > 0
+            self.refuse_next -= int(refuse)
+        return refuse
+
+    def take_cut(self) -> bool:
+        with self._lock:
+            cut = self.cut_next_at_max_tokens > 0
+            self.cut_next_at_max_tokens -= int(cut)
+        return cut
+
+    def _signature(self, model: str, thinking: str, call_id: str, prefix: str) -> str:
+        message = _dumps([model, thinking, call_id, prefix]).encode()
+        return hmac.new(self._signing_key, message, hashlib.sha256).hexdigest()
+
+    def thinking_block(
+        self, body: dict[str, Any], model: ModelInfo, call_id: str, tool: str
+    ) -> dict[str, Any]:
+        """The signed thinking block before a tool call: empty text at the default display; a progress
+        update where the request asks for a display that returns text."""
+        display = (body.get("thinking") or {}).get("display")
+        text = ""
+        if display == "summarized":
+            text = f"The user's request needs {tool}."
+        elif display == "updates" and model.thinking_text_between_tools:
+            text = f"Working on it ({tool.replace('_', ' ')}). "
+        prefix = prefix_digest(body, len(body.get("messages") or []))
+        signature = self._signature(model.id, text, call_id, prefix)
+        block = {"type": "thinking", "thinking": text, "signature": signature}
+        with self._lock:
+            self._thinking_by_call[call_id] = block
+            while len(self._thinking_by_call) > 4096:
+                self._thinking_by_call.pop(next(iter(self._thinking_by_call)))
+        return block
+
+    def replayed_thinking_error(self, body: dict[str, Any], headers: dict[str, str]) -> str | None:
+        """A 400 message when a thinking block sent back does not match its signature (altered, or its
+        prefix changed since it was written), or when an assistant message of the running tool loop
+        lacks the block its tool call came with. With `drop_block`, a mismatched block before the
+        running tool loop is dropped from the request instead (as the API does)."""
+        messages = list(body.get("messages") or [])
+        model = str(body.get("model"))
+        binding = ((body.get("thinking") or {}).get("block_binding") or {}).get("prefix_mismatch_behavior")
+        drop = binding == "drop_block" and BINDING_BETA in headers.get("anthropic-beta", "")
+        loop_start = 0
+        for index, message in enumerate(messages):
+            content = message.get("content")
+            blocks = content if isinstance(content, list) else [{"type": "text"}]
+            if message.get("role") == "user" and any(b.get("type") != "tool_result" for b in blocks):
+                loop_start = index
+        for index, message in enumerate(messages):
+            content = message.get("content")
+            if message.get("role") != "assistant" or not isinstance(content, list):
+                continue
+            calls = [b for b in content if b.get("type") == "tool_use"]
+            prefix = prefix_digest(body, index)
+            kept: list[dict[str, Any]] = []
+            for number, block in enumerate(content):
+                if block.get("type") == "thinking":
+                    owner = calls[0].get("id") if calls else ""
+                    expected = self._signature(model, str(block.get("thinking")), str(owner), prefix)
+                    if not hmac.compare_digest(str(block.get("signature")), expected):
+                        if drop and index < loop_start:
+                            continue
+                        return INVALID_SIGNATURE_ERROR.format(index=index, block=number)
+                kept.append(block)
+            if len(kept) != len(content):
+                message["content"] = content = kept
+            if index < loop_start:
+                continue
+            with self._lock:
+                issued = [self._thinking_by_call.get(str(c.get("id"))) for c in calls]
+            missing = [b for b in issued if b is not None and b not in content]
+            if missing:
+                return MISSING_THINKING_ERROR.format(index=index, missing=len(missing))
+        return None
+
     def seen_openai_prefix(self, text: str) -> bool:
         """OpenAI caches long prompt prefixes automatically; True when this one was seen recently."""
         if not self.simulate_cache:
@@ -456,10 +636,18 @@ class FakeLLMServer:
     def usage_for(self, body: dict[str, Any]) -> CacheUsage:
         model = MODELS.get(str(body.get("model")))
         min_tokens = model.min_cacheable_tokens if model else 1024
+        factor = model.tokenizer_factor if model else 1.0
         if self.simulate_cache:
-            return self.cache.account(body, min_tokens)
-        total = sum(len(s.text) for s in prompt_segments(body)) // 4
+            return self.cache.account(body, min_tokens, factor)
+        total = int(sum(len(s.text) for s in prompt_segments(body)) * factor) // 4
         return CacheUsage(input_tokens=total, cache_creation_input_tokens=0, cache_read_input_tokens=0)
+
+
+def output_tokens_for(body: dict[str, Any], written: str) -> int:
+    """Output tokens of what the fake wrote, with the model's tokenizer factor."""
+    model = MODELS.get(str(body.get("model")))
+    factor = model.tokenizer_factor if model else 1.0
+    return max(1, int(len(written) * factor) // 4)
 
 
 @dataclass
@@ -584,15 +772,16 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._json(400, _error_body("invalid_request_error", "body is not JSON"))
                 return
             headers = {k.lower(): v for k, v in self.headers.items()}
-            recorded = server.record(self.path, headers, body)
+            # a copy: what the client sent (answering may drop stale thinking blocks from `body`)
+            recorded = server.record(self.path, headers, json.loads(raw or b"{}"))
             agent = headers.get(AGENT_HEADER)
             try:
                 if not self._authorized(headers):
                     self._json(401, _error_body("authentication_error", "invalid x-api-key"))
                 elif agent and self.path in ("/v1/messages", "/v1/chat/completions"):
-                    self._agent(agent, body)
+                    self._agent(agent, body, headers)
                 elif self.path == "/v1/messages":
-                    self._messages(body)
+                    self._messages(body, headers)
                 elif self.path == "/v1/chat/completions":
                     self._chat_completions(body)
                 else:
@@ -624,19 +813,30 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def _messages(self, body: dict[str, Any]) -> None:
+        def _refused_request(self, body: dict[str, Any], headers: dict[str, str]) -> bool:
+            """Answers a 400 for what the model's API rejects; True when it did."""
             rejected = [p for p in REJECTED_SAMPLING_PARAMS if p in body]
             if rejected:
                 message = f"{rejected[0]}: not supported by this API version"
                 self._json(400, _error_body("invalid_request_error", message))
-                return
+                return True
             missing = [k for k in ("model", "max_tokens", "messages") if k not in body]
             if missing:
                 self._json(400, _error_body("invalid_request_error", f"{missing[0]}: Field required"))
-                return
-            refused = cache_control_error(body)
+                return True
+            model = MODELS.get(str(body.get("model")))
+            refused = (
+                cache_control_error(body)
+                or thinking_error(body, model, headers)
+                or server.replayed_thinking_error(body, headers)
+            )
             if refused:
                 self._json(400, _error_body("invalid_request_error", refused))
+                return True
+            return False
+
+        def _messages(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+            if self._refused_request(body, headers):
                 return
             failures = server.take_failure()
             if failures.statuses:
@@ -646,120 +846,126 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return
             if server.latency_s:
                 time.sleep(server.latency_s)
-            response = server.decide(body)
-            usage = server.usage_for(body)
-            call = response.tool_call
-            args_json = _dumps(call.arguments) if call else ""
-            output_tokens = max(1, len(args_json) // 4)
-            message_id = f"msg_fake_{uuid.uuid4().hex[:20]}"
-            if body.get("stream"):
-                self._stream(body, message_id, response, usage, args_json, output_tokens, failures)
+            if self._special_stop(body, failures):
                 return
-            content: list[dict[str, Any]] = (
-                [{"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}]
-                if call
-                else [{"type": "text", "text": response.text or "..."}]
-            )
-            self._json(
-                200,
-                {
-                    "id": message_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": body["model"],
-                    "content": content,
-                    "stop_reason": "tool_use" if call else "end_turn",
-                    "stop_sequence": None,
-                    "usage": _usage_json(usage, output_tokens),
-                },
-            )
+            response = server.decide(body)
+            call = response.tool_call
+            blocks: list[dict[str, Any]] = []
+            model = MODELS.get(str(body.get("model")))
+            if call is not None:
+                if model is not None and thinks_on(body, model):
+                    blocks.append(server.thinking_block(body, model, call.id, call.name))
+                blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+            else:
+                blocks.append({"type": "text", "text": response.text or "..."})
+            self._send(body, blocks, "tool_use" if call else "end_turn", failures, paced=True)
 
-        def _stream(
+        def _special_stop(self, body: dict[str, Any], failures: _Failures | None) -> bool:
+            """A refusal or a cut-off answer, when one was asked for; True when it was sent."""
+            if server.take_refusal():
+                self._send(body, [], "refusal", failures, stop_details=dict(REFUSAL_DETAILS))
+                return True
+            if server.take_cut():
+                self._send(body, [{"type": "text", "text": "Let me think about th"}], "max_tokens", failures)
+                return True
+            return False
+
+        def _send(
             self,
             body: dict[str, Any],
-            message_id: str,
-            response: ModelResponse,
-            usage: CacheUsage,
-            args_json: str,
-            output_tokens: int,
-            failures: _Failures,
+            blocks: list[dict[str, Any]],
+            stop: str,
+            failures: _Failures | None = None,
+            *,
+            stop_details: dict[str, Any] | None = None,
+            paced: bool = False,
         ) -> None:
+            """One message, as JSON or as the SSE events the SDK reads (a stream broken off in the last
+            block when `failures` asks for it; with `paced`, a tenth of the latency between pieces, as
+            a model writing)."""
+            usage = server.usage_for(body)
+            written = "".join(
+                _dumps(b["input"])
+                if b["type"] == "tool_use"
+                else str(b.get("text") or b.get("thinking") or "")
+                for b in blocks
+            )
+            output_tokens = output_tokens_for(body, written) if blocks else 0
+            message_id = f"msg_fake_{uuid.uuid4().hex[:20]}"
+            message = {"id": message_id, "type": "message", "role": "assistant", "model": body["model"],
+                       "stop_reason": stop, "stop_sequence": None}  # fmt: skip
+            if stop_details is not None:
+                message["stop_details"] = stop_details
+            if not body.get("stream"):
+                self._json(200, {**message, "content": blocks, "usage": _usage_json(usage, output_tokens)})
+                return
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("cache-control", "no-cache")
             self.send_header("request-id", f"req_fake_{uuid.uuid4().hex[:12]}")
             self.end_headers()
-            call = response.tool_call
-            start_usage = _usage_json(usage, 1)
-            self._event(
-                "message_start",
-                {
-                    "type": "message_start",
-                    "message": {
-                        "id": message_id,
-                        "type": "message",
-                        "role": "assistant",
-                        "model": body["model"],
-                        "content": [],
-                        "stop_reason": None,
-                        "stop_sequence": None,
-                        "usage": start_usage,
-                    },
-                },
-            )
-            if call is None:
-                block: dict[str, Any] = {"type": "text", "text": ""}
-                pieces = [response.text or "..."]
-            else:
-                block = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
-                pieces = [
-                    args_json[i : i + server.chunk_chars]
-                    for i in range(0, len(args_json), server.chunk_chars)
-                ]
-            self._event(
-                "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
-            )
-            self._event("ping", {"type": "ping"})
-            for number, piece in enumerate(pieces):
-                if failures.stream_error_next and number == min(2, len(pieces) - 1):
-                    self._event("error", _error_body("overloaded_error", "Overloaded"))
-                    return
-                delta = (
-                    {"type": "input_json_delta", "partial_json": piece}
-                    if call
-                    else {"type": "text_delta", "text": piece}
-                )
+            start = {**message, "content": [], "stop_reason": None, "usage": _usage_json(usage, 1)}
+            start.pop("stop_details", None)
+            self._event("message_start", {"type": "message_start", "message": start})
+            for index, block in enumerate(blocks):
+                last = index == len(blocks) - 1
+                if block["type"] == "tool_use":
+                    opened = {**block, "input": {}}
+                    text, kind, key = _dumps(block["input"]), "input_json_delta", "partial_json"
+                elif block["type"] == "thinking":
+                    opened = {"type": "thinking", "thinking": "", "signature": ""}
+                    text, kind, key = str(block["thinking"]), "thinking_delta", "thinking"
+                else:
+                    opened = {"type": "text", "text": ""}
+                    text, kind, key = str(block.get("text") or ""), "text_delta", "text"
                 self._event(
-                    "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": opened},
                 )
-                if server.latency_s:
-                    time.sleep(server.latency_s / 10)
-            self._event("content_block_stop", {"type": "content_block_stop", "index": 0})
+                if index == 0:
+                    self._event("ping", {"type": "ping"})
+                step = server.chunk_chars
+                pieces = [text[i : i + step] for i in range(0, len(text), step)] or (
+                    [""] if kind != "thinking_delta" else []
+                )
+                for number, piece in enumerate(pieces):
+                    broken = last and failures is not None and failures.stream_error_next
+                    if broken and number == min(2, len(pieces) - 1):
+                        self._event("error", _error_body("overloaded_error", "Overloaded"))
+                        return
+                    delta = {"type": kind, key: piece}
+                    self._event(
+                        "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+                    )
+                    if paced and server.latency_s:
+                        time.sleep(server.latency_s / 10)
+                if block["type"] == "thinking":
+                    delta = {"type": "signature_delta", "signature": block["signature"]}
+                    self._event(
+                        "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+                    )
+                self._event("content_block_stop", {"type": "content_block_stop", "index": index})
             final_usage = _usage_json(usage, output_tokens)
             final_usage.pop("cache_creation")
-            self._event(
-                "message_delta",
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": "tool_use" if call else "end_turn", "stop_sequence": None},
-                    "usage": final_usage,
-                },
-            )
+            delta_event: dict[str, Any] = {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+            }
+            if stop_details is not None:
+                delta_event["delta"]["stop_details"] = stop_details
+            self._event("message_delta", {**delta_event, "usage": final_usage})
             self._event("message_stop", {"type": "message_stop"})
 
         def _event(self, name: str, payload: dict[str, Any]) -> None:
             self.wfile.write(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
             self.wfile.flush()
 
-        def _agent(self, agent: str, body: dict[str, Any]) -> None:
+        def _agent(self, agent: str, body: dict[str, Any], headers: dict[str, str]) -> None:
             anthropic = self.path == "/v1/messages"
-            if anthropic:
-                refused = cache_control_error(body)
-                rejected = [p for p in REJECTED_SAMPLING_PARAMS if p in body]
-                if refused or rejected:
-                    message = refused or f"{rejected[0]}: not supported by this API version"
-                    self._json(400, _error_body("invalid_request_error", message))
-                    return
+            if anthropic and self._refused_request(body, headers):
+                return
+            if anthropic and self._special_stop(body, None):
+                return
             try:
                 call = anthropic_agent_call(body) if anthropic else openai_agent_call(body)
                 output = server.structured_output(agent, call)
@@ -783,7 +989,10 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             blocks: list[dict[str, Any]] = [
                 {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in calls
             ]
-            if data is not None and not calls:
+            structured = ((body.get("output_config") or {}).get("format") or {}).get("type") == "json_schema"
+            if data is not None and not calls and structured:
+                blocks.append({"type": "text", "text": json.dumps(data)})
+            elif data is not None and not calls:
                 emit = next(
                     (
                         str(t["name"])
@@ -802,42 +1011,12 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 )
             if not blocks:
                 blocks.append({"type": "text", "text": text or ""})
-            usage = server.usage_for(body)
-            written = _dumps([b.get("input", b.get("text")) for b in blocks])
-            output_tokens = max(1, len(written) // 4)
-            stop = "tool_use" if blocks[0]["type"] == "tool_use" else "end_turn"
-            message_id = f"msg_fake_{uuid.uuid4().hex[:20]}"
-            message = {"id": message_id, "type": "message", "role": "assistant", "model": body["model"],
-                       "stop_reason": stop, "stop_sequence": None}  # fmt: skip
-            if not body.get("stream"):
-                self._json(200, {**message, "content": blocks, "usage": _usage_json(usage, output_tokens)})
-                return
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.end_headers()
-            start = {**message, "content": [], "stop_reason": None, "usage": _usage_json(usage, 1)}
-            self._event("message_start", {"type": "message_start", "message": start})
-            for index, block in enumerate(blocks):
-                if block["type"] == "tool_use":
-                    opened = {**block, "input": {}}
-                    delta = {"type": "input_json_delta", "partial_json": _dumps(block["input"])}
-                else:
-                    opened = {"type": "text", "text": ""}
-                    delta = {"type": "text_delta", "text": block["text"]}
-                self._event(
-                    "content_block_start",
-                    {"type": "content_block_start", "index": index, "content_block": opened},
-                )
-                self._event(
-                    "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
-                )
-                self._event("content_block_stop", {"type": "content_block_stop", "index": index})
-            final_usage = _usage_json(usage, output_tokens)
-            final_usage.pop("cache_creation")
-            delta_event = {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}}
-            self._event("message_delta", {**delta_event, "usage": final_usage})
-            self._event("message_stop", {"type": "message_stop"})
+            model = MODELS.get(str(body.get("model")))
+            if blocks[0]["type"] == "tool_use" and model is not None and thinks_on(body, model):
+                first = blocks[0]
+                blocks.insert(0, server.thinking_block(body, model, str(first["id"]), str(first["name"])))
+            stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+            self._send(body, blocks, stop)
 
         def _agent_completion(
             self, body: dict[str, Any], data: dict[str, Any] | None, text: str | None, calls: list[Any]

@@ -163,7 +163,8 @@ PREWARMED_AWS_SERVICES: tuple[str, ...] = ("dynamodb", "events", "ssm", "secrets
 
 def prewarm(settings: FunctionSettings) -> None:
     """The first container build's work that opens no connection and reads no secret: the modules
-    above, the agent registry and the chat agent's tool definitions, the exercise catalog, and one
+    above, the agent registry and the chat agent's tool definitions, the exercise catalog, the
+    configured models' prices (genai-prices' bundled table, no network), and one
     boto3 client per service the functions call (each client loads its service model; none sends a
     request). Run in an init phase no request waits for (a SnapStart snapshot, provisioned
     concurrency); what it builds is dropped, the warm caches stay."""
@@ -171,11 +172,14 @@ def prewarm(settings: FunctionSettings) -> None:
         importlib.import_module(name)
     from trainer.chat.agent import CHAT
     from trainer.domain.catalog import load_catalog
+    from trainer.providers.models import warm_prices
     from trainer.store.dynamo_tables import aws_client
 
     CHAT.toolset.definitions()
     build_agent_registry()
     load_catalog()
+    if isinstance(settings, ModelSettings):
+        warm_prices(settings.model, settings.light_model, settings.initializer_model)
     for service in PREWARMED_AWS_SERVICES:
         aws_client(service, settings)
 
@@ -206,7 +210,10 @@ def build_backends(
 
         anthropic = AnthropicStructured(settings, http_client=http_client)
         logger.info("program agents: Anthropic (%s / %s)", settings.model, settings.light_model)
-        return Backends(ModelChoice(anthropic, settings.model), ModelChoice(anthropic, settings.light_model))
+        return Backends(
+            ModelChoice(anthropic, settings.model, settings.main_effort),
+            ModelChoice(anthropic, settings.light_model, settings.light_effort),
+        )
     if provider == "openai":
         from trainer.providers.openai import OpenAIStructured
 

@@ -18,6 +18,9 @@ OFFLINE_MODEL = "offline"
 class ModelChoice:
     model: StructuredModel
     model_id: str
+    effort: str | None = None
+    """The role's thinking effort (TRAINER_MAIN_EFFORT / TRAINER_LIGHT_EFFORT); models that do not think
+    adaptively ignore it."""
 
 
 @dataclass(frozen=True)

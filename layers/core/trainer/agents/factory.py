@@ -485,6 +485,7 @@ class _StructuredConversation(Conversation[AgentReply]):
             messages=list(self.turns),
             tools=run.d.toolset.specs(),
             attempt=self.attempt,
+            effort=run.choice.effort,
         )
         reply = await run.choice.model.generate(request)
         run.model_calls += 1
@@ -505,6 +506,6 @@ class _StructuredConversation(Conversation[AgentReply]):
         self.run.tool_calls += len(results)
         executed = tuple((call, escape_text(outcome.body), not outcome.success) for call, outcome in results)
         self.turns += [
-            AssistantTurn(turn.reply.text, tuple(turn.reply.tool_calls)),
+            AssistantTurn(turn.reply.text, tuple(turn.reply.tool_calls), turn.reply.thinking),
             ToolResultsTurn(executed),
         ]

@@ -24,7 +24,7 @@ from trainer.agents.tools import ToolOutcome, ToolSet
 from trainer.providers.ports import ToolCall
 from trainer.tools.base import ToolContext
 
-EndReason = Literal["done", "awaiting_user", "no_tool_call"]
+EndReason = Literal["done", "awaiting_user", "no_tool_call", "max_tokens"]
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,13 @@ class ToolSet:
             specs.append(ToolSpec(tool.name, tool.description, schema))
         return specs
 
+    def text_reply(self, text: str) -> tuple[str, dict[str, Any]] | None:
+        """The call (tool name, arguments) a text-only answer runs as; None when no tool takes one."""
+        for tool in self._tools.values():
+            if tool.text_reply_argument is not None:
+                return tool.name, {tool.text_reply_argument: text}
+        return None
+
     def status_for(self, name: str) -> StatusMessage | None:
         tool = self._tools.get(name)
         return tool.status if tool else None

@@ -273,12 +273,20 @@ class Session(store.Session):
         return cls.model_validate(session.model_dump())
 
 
+PRIVATE_EVENT_KEYS = frozenset({"preamble"})
+"""Event data kept for the model only: a tool call's preamble holds the model's thinking blocks,
+which are never shown to users."""
+
+
 class Event(store.Event):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     @classmethod
     def of(cls, event: store.Event) -> Event:
-        return cls.model_validate(event.model_dump())
+        dumped = event.model_dump()
+        if isinstance(dumped.get("data"), dict) and PRIVATE_EVENT_KEYS & dumped["data"].keys():
+            dumped["data"] = {k: v for k, v in dumped["data"].items() if k not in PRIVATE_EVENT_KEYS}
+        return cls.model_validate(dumped)
 
 
 class SessionResponse(ResponseModel):

@@ -3,7 +3,12 @@
 Rules: every tool_use is followed by its tool_result in the next user message; knowledge, artifact
 and user text arriving while a result is pending are buffered and appended after it; consecutive
 user content is merged; everything is serialised deterministically so earlier bytes never change
-between iterations (prompt caching); four cache breakpoints.
+between iterations (prompt caching); four cache breakpoints. The blocks the model wrote before a tool
+call (its thinking blocks, with their signatures) go back unchanged before the call: the API requires
+it while a tool loop continues, and keeping those of earlier turns keeps the conversation append-only,
+so the cached prefix survives the turn boundary. A thinking block is bound to the prefix it was
+written after; where that changed since (the user data block of a later turn), the chat adapter asks
+the API to drop the stale block rather than refuse the request (trainer.providers.anthropic).
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ class _Converted:
     name: str = ""
     chars: int = 0
     result: BaseModel | None = None
+    preamble: tuple[dict[str, Any], ...] = ()
+    """A tool_use's blocks before it, as the model wrote them (thinking, signature)."""
 
 
 _SKIP = _Converted("skip")
@@ -94,7 +101,15 @@ def convert_event(event: Event, tools: ToolSet | None = None) -> _Converted:
             serialised = canonical_json(arguments if isinstance(arguments, dict) else {})
             call_id, name = str(data.get("call_id")), str(data.get("tool_name"))
             block = {"type": "tool_use", "id": call_id, "name": name, "input": json.loads(serialised)}
-            return _Converted("tool_use", block, call_id, name, len(serialised) + len(name) + len(call_id))
+            preamble = data.get("preamble")
+            return _Converted(
+                "tool_use",
+                block,
+                call_id,
+                name,
+                len(serialised) + len(name) + len(call_id),
+                preamble=tuple(preamble) if isinstance(preamble, list) else (),
+            )
         case EventType.TOOL_RESULT:
             content = data.get("formatted")
             if not isinstance(content, str):
@@ -133,11 +148,12 @@ class _Conversation:
         else:
             self.messages.append({"role": "user", "content": [block]})
 
-    def add_tool_use(self, item: _Converted) -> None:
+    def add_tool_use(self, item: _Converted, *, with_preamble: bool = False) -> None:
         if self.pending is not None:
             self.close_pending(INTERRUPTED_RESULT)
         assert item.block is not None
-        self.messages.append({"role": "assistant", "content": [item.block]})
+        before = list(item.preamble) if with_preamble else []
+        self.messages.append({"role": "assistant", "content": [*before, item.block]})
         self.pending = (item.call_id, item.name)
         self.buffered = []
 
@@ -166,9 +182,10 @@ class Assembled:
     results: dict[str, BaseModel]
 
 
-def assemble(items: Iterable[_Converted]) -> Assembled:
+def assemble(items: Iterable[_Converted], *, preambles: bool = True) -> Assembled:
     """Seed 002 §4.3 buildEventsToMessages over converted events, plus crash repair; the messages,
-    their approximate size in characters and the typed results of the calls they hold."""
+    their approximate size in characters and the typed results of the calls they hold. Tool calls
+    carry their preamble (unless `preambles` is False)."""
     conv = _Conversation()
     chars = 0
     results: dict[str, BaseModel] = {}
@@ -176,7 +193,7 @@ def assemble(items: Iterable[_Converted]) -> Assembled:
         if item.kind == "user" and item.block is not None:
             conv.add_user_block(item.block)
         elif item.kind == "tool_use":
-            conv.add_tool_use(item)
+            conv.add_tool_use(item, with_preamble=preambles)
         elif item.kind == "tool_result" and item.block is not None:
             if not conv.add_tool_result(item.call_id, item.block):
                 continue

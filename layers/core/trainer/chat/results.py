@@ -11,18 +11,23 @@ from trainer.frames import ToolResultFrame
 from trainer.providers.ports import ModelError, ModelRequest, Usage
 from trainer.store.ports import DatabaseUnavailable, StoreUnavailable
 
-StopReason = Literal["done", "awaiting_user", "max_iterations", "no_tool_call", "error"]
+StopReason = Literal["done", "awaiting_user", "max_iterations", "no_tool_call", "max_tokens", "error"]
 RAW_TEXT_LIMIT = 500
 MODEL_UNAVAILABLE = "The trainer is unavailable right now. Please try again in a moment."
 TURN_BROKE = "Something went wrong while preparing a reply. Please try again."
+MODEL_REFUSED = "The trainer can't help with that request. Please ask something else."
+MODEL_REFUSED_CODE = "model_refused"
+MAX_TOKENS_CODE = "max_tokens"
 
 
 class TurnFailed(RuntimeError):
-    """The model failed (after the one retry); the turn was logged, the session marked `error`."""
+    """The model failed (after the one retry) or refused; the turn was logged, the session marked
+    `error`. `code` names the failure where the client may act on it (`model_refused`)."""
 
-    def __init__(self, message: str, *, session_id: str) -> None:
+    def __init__(self, message: str, *, session_id: str, code: str | None = None) -> None:
         super().__init__(message)
         self.session_id = session_id
+        self.code = code
 
 
 @dataclass

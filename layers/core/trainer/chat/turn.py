@@ -40,6 +40,9 @@ from trainer.chat.initializer import CURRENT_WORKOUT_SOURCE, format_current_work
 from trainer.chat.lease import LeaseKeeper
 from trainer.chat.ports import EventPublisher, ModelProvider, SourceFetcher, UserDataLoader
 from trainer.chat.results import (
+    MAX_TOKENS_CODE,
+    MODEL_REFUSED,
+    MODEL_REFUSED_CODE,
     TURN_BROKE,
     Action,
     ClientResponse,
@@ -98,6 +101,8 @@ __all__ = ["ChatDeps", "ChatRunner", "StopReason", "TurnFailed", "TurnResult"]
 ESTIMATE_KEY = "context_tokens_estimate"
 ESTIMATE_START_KEY = "context_estimate_start"
 READ_PAGE_SIZE = 500
+MAX_TOKENS_GROWTH = 2
+"""A model call stopped by max_tokens is made once more with this many times the room."""
 TURN_HOLDER_PREFIX = "turn-"
 USER_DATA_FALLBACK = "<user_data>\n(unavailable)\n</user_data>"
 
@@ -279,6 +284,9 @@ class _Turn:
         self.system_prompt = ""
         self.today: date | None = None
         self.model: AgentModel | None = None
+        self.max_tokens = self.agent.max_tokens
+        self.preamble: list[dict[str, Any]] = []
+        """The blocks before the tool call being recorded (its thinking blocks)."""
 
     @property
     def session(self) -> Session:
@@ -376,11 +384,62 @@ class _Turn:
     async def ask(self, step: int) -> ModelTurn[ModelResponse]:
         self.store.raise_if_failed()
         response = await self._complete(step)
+        if response.stop_reason == "max_tokens" and self.max_tokens == self.agent.max_tokens:
+            logger.warning("model answer cut at %d tokens; asking again with more room", self.max_tokens)
+            self.max_tokens = self._more_room()
+            response = await self._complete(step)
+        if response.stop_reason == "refusal":
+            await self._refused(response)
+        if response.stop_reason == "max_tokens":
+            return ModelTurn(response)
+        self.preamble = response.preamble
         return ModelTurn(response, (response.tool_call,) if response.tool_call is not None else ())
 
     async def answered(self, turn: ModelTurn[ModelResponse]) -> EndTurn | FinalOutput[Any]:
+        """No tool call: an answer cut off twice by max_tokens ends the turn (logged); a text answer
+        is the reply to the user, recorded and run as the reply tool's call; nothing at all is an
+        error."""
+        response = turn.reply
+        if response.stop_reason == "max_tokens":
+            message = f"the model's answer was cut off at {self.max_tokens} tokens twice"
+            await self._log_error(message, "agent_loop", code=MAX_TOKENS_CODE)
+            return EndTurn("max_tokens")
+        reply = self.agent.toolset.text_reply(response.text.strip()) if response.text.strip() else None
+        if reply is not None:
+            await self._reply_with_text(*reply)
+            return EndTurn("done")
         await self._log_error("No tool call in response", "agent_loop")
         return EndTurn("no_tool_call")
+
+    def _more_room(self) -> int:
+        from trainer.providers.models import MODELS
+
+        model = MODELS.get(self.model_id)
+        limit = model.max_output_tokens if model is not None else self.agent.max_tokens * MAX_TOKENS_GROWTH
+        return min(self.agent.max_tokens * MAX_TOKENS_GROWTH, limit)
+
+    async def _reply_with_text(self, tool: str, arguments: dict[str, Any]) -> None:
+        """The text answer as the reply tool's call, recorded and streamed as if the model made it
+        (its message was already streamed as message_delta frames while the model wrote it)."""
+        self.preamble = []
+        call = ToolCall(id=f"toolu_reply_{uuid.uuid4().hex[:20]}", name=tool, arguments=arguments)
+        ctx = self.tool_context()
+        await self.on_tool_start(ctx, call)
+        outcome = await self.agent.toolset.execute(call.name, call.arguments, ctx)
+        await self.on_tool_end(ctx, call, outcome)
+
+    async def _refused(self, response: ModelResponse) -> None:
+        """stop_reason `refusal` (HTTP 200): any partial output is discarded, the turn ends with an
+        `error` frame whose code says so."""
+        details = response.raw.get("stop_details") or {}
+        category = details.get("category") if isinstance(details, dict) else None
+        logger.warning("model refused in session %s (category %s)", self.session.id, category)
+        await self._log_error(f"the model refused (category: {category})", "llm", code=MODEL_REFUSED_CODE)
+        await self._finish("error")
+        await self.emit(error_frame(MODEL_REFUSED, code=MODEL_REFUSED_CODE))
+        failed = self._result("error", len(self.actions), ClientResponse(messages=[]), "error")
+        await self.hook("on_turn_end", self.session, failed)
+        raise TurnFailed(MODEL_REFUSED, session_id=self.session.id, code=MODEL_REFUSED_CODE)
 
     def tool_context(self) -> ToolContext:
         deps = self.deps
@@ -404,9 +463,10 @@ class _Turn:
     # --- its hooks around each tool call (trainer.agents.steps.StepHooks) ---
 
     async def on_tool_start(self, ctx: ToolContext, call: ToolCall) -> None:
-        await self._append(
-            EventType.TOOL_CALL, {"tool_name": call.name, "arguments": call.arguments, "call_id": call.id}
-        )
+        data: dict[str, Any] = {"tool_name": call.name, "arguments": call.arguments, "call_id": call.id}
+        if self.preamble:
+            data["preamble"] = self.preamble
+        await self._append(EventType.TOOL_CALL, data)
         await self.hook("on_tool_start", self.session, call.id, call.name, call.arguments)
         status = self.agent.toolset.status_for(call.name)
         if status is not None:
@@ -531,9 +591,11 @@ class _Turn:
             self.user_data_xml,
             self.model_id,
             system_prompt=self.system_prompt,
-            max_tokens=self.agent.max_tokens,
+            max_tokens=self.max_tokens,
             today=self.today,
         )
+        settings = self.deps.settings
+        request.effort = settings.main_effort if self.agent.model_role == "main" else settings.light_effort
         await self.hook("on_llm_start", self.session, request)
         await self._append(
             EventType.LLM_REQUEST,

@@ -1,10 +1,18 @@
 """Anthropic's Messages API (SDK 2.x, streamed) behind both model ports: the chat agent's
-(`AnthropicAgentModel`, one forced tool call per answer, the user-visible message forwarded while the
-model writes it) and the registry agents' (`AnthropicStructured`, a json output as a forced tool
-`emit_<schema>` whose input schema is the output model's, the agent's own tools before it).
+(`AnthropicAgentModel`, one tool call per answer, the user-visible message forwarded while the model
+writes it) and the registry agents' (`AnthropicStructured`: a json output through the API's structured
+output, `output_config.format`, on models that have it, else as a forced tool `emit_<schema>`).
+
+What a request may carry depends on the model (trainer.providers.models): forced tool choice becomes
+`auto` with parallel tool use disabled where the model rejects forcing (Sonnet/Opus 5.5); models that
+think adaptively get `thinking: adaptive` and the role's `output_config.effort`, and their thinking
+blocks come back in the answer to be sent back unchanged while the tool loop continues. Where the
+text written between tool calls comes back inside thinking blocks (Sonnet/Opus 5.5) the chat agent
+asks for the `updates` display (beta), which returns only those progress updates, and forwards them
+like text. No temperature/top_p/top_k and no assistant prefill: the 5.x API rejects them.
 
 One client builder, one error mapping, one usage conversion and one request-parameter builder serve
-both. No temperature/top_p/top_k: API version 2026-10-21 rejects them (ARCHITECTURE §4)."""
+both."""
 
 from __future__ import annotations
 
@@ -21,7 +29,7 @@ from anthropic.types import Message
 
 from trainer import model_guard
 from trainer.providers.deadline import MODEL_TIMEOUT, call_timeout, timed_out
-from trainer.providers.models import CacheTTL
+from trainer.providers.models import MODELS, CacheTTL, ModelInfo
 from trainer.providers.ports import (
     AGENT_HEADER,
     AgentReply,
@@ -48,6 +56,16 @@ OUTPUT_TOOL_DESCRIPTION = "Return your final answer by calling this tool with th
 
 STREAMED_TEXT_ARGS: dict[str, str] = {"message_notify_user": "message", "message_ask_user": "question"}
 """Tools whose user-visible argument is forwarded while the model is still writing it."""
+REPLY_TOOL = "message_notify_user"
+"""What text the model writes outside a tool call is forwarded as (a text-only answer is the reply)."""
+THINKING_BLOCK_TYPES = ("thinking", "redacted_thinking")
+UPDATES_DISPLAY_BETA = "thinking-display-updates-2026-08-18"
+"""The beta that lets `thinking.display` be `updates`: only the progress updates written between tool
+calls come back as text, the reasoning stays hidden."""
+BLOCK_BINDING_BETA = "thinking-binding-controls-2026-08-01"
+"""The beta that lets `thinking.block_binding.prefix_mismatch_behavior` be `drop_block`: a replayed
+thinking block whose prefix changed since it was written is dropped (listed in the response's
+`input_transformations`) instead of failing the request with a 400."""
 
 
 def anthropic_client(
@@ -85,9 +103,15 @@ class AnthropicAgentModel:
     async def complete(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
     ) -> ModelResponse:
-        params = request_params(request, static_ttl=self._static_ttl)
+        params = request_params(
+            request, static_ttl=self._static_ttl, progress_updates=True, drop_stale_thinking=True
+        )
+        headers = beta_headers(params)
         timeout = call_timeout(*self._deadline)
-        return to_model_response(await _streamed(self._client, params, on_text_delta, seconds=timeout))
+        final = await _streamed(
+            self._client, params, on_text_delta, headers=headers, forward_text=True, seconds=timeout
+        )
+        return to_model_response(final)
 
 
 class AnthropicStructured:
@@ -109,6 +133,8 @@ class AnthropicStructured:
 
     async def generate(self, request: AgentRequest) -> AgentReply:
         params = request_params(structured_request(request))
+        if uses_output_format(request):
+            params.setdefault("output_config", {})["format"] = output_format(request)
         timeout = call_timeout(*self._deadline)
         final = await _streamed(self._client, params, headers={AGENT_HEADER: request.agent}, seconds=timeout)
         return reply_from_message(final, request)
@@ -120,14 +146,19 @@ async def _streamed(
     on_text_delta: TextDeltaCallback | None = None,
     *,
     headers: dict[str, str] | None = None,
+    forward_text: bool = False,
     seconds: float,
 ) -> Message:
     """One streamed call, bounded by `seconds` as a whole (the SDK's retries included): the final
-    message, the user-visible text forwarded on the way. An answer that ends without `message_stop`
-    and a stop reason (a cut stream) is a retryable `model_incomplete` error, never a finished answer."""
+    message, the user-visible text forwarded on the way (with `forward_text`, also text written outside
+    tool calls and, where it is the text between tool calls, the thinking display's progress updates).
+    An answer that ends without `message_stop` and a stop reason (a cut stream) is a retryable
+    `model_incomplete` error, never a finished answer."""
     try:
         async with asyncio.timeout(seconds):
-            return await _stream_once(client, params, on_text_delta, headers, seconds)
+            return await _stream_once(
+                client, params, on_text_delta, headers, seconds, forward_text=forward_text
+            )
     except TimeoutError as exc:
         raise timed_out(seconds) from exc
 
@@ -138,8 +169,11 @@ async def _stream_once(
     on_text_delta: TextDeltaCallback | None,
     headers: dict[str, str] | None,
     seconds: float,
+    *,
+    forward_text: bool,
 ) -> Message:
     opened = stopped = False
+    forward_thinking = forward_text and _updates_display(params)
     try:
         async with client.messages.stream(**params, extra_headers=headers, timeout=seconds) as stream:
             opened = True
@@ -149,6 +183,12 @@ async def _stream_once(
                     forwarder.start(event.index, event.content_block.name)
                 elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
                     await forwarder.feed(event.index, event.delta.partial_json)
+                elif event.type == "content_block_delta" and event.delta.type == "text_delta":
+                    if forward_text:
+                        await forwarder.text(event.delta.text)
+                elif event.type == "content_block_delta" and event.delta.type == "thinking_delta":
+                    if forward_thinking:
+                        await forwarder.text(event.delta.thinking)
                 elif event.type == "message_stop":
                     stopped = True
             final = await stream.get_final_message()
@@ -213,10 +253,19 @@ def usage_from_sdk(usage: anthropic.types.Usage) -> Usage:
 # --- requests -------------------------------------------------------------------------------------
 
 
-def request_params(request: ModelRequest, *, static_ttl: CacheTTL = "5m") -> dict[str, Any]:
-    """The Messages API parameters. The cache breakpoints of the prefix every session shares (the
-    tools and the first `shared_system_blocks` system blocks) get `static_ttl`; the per-user ones
-    keep the 5-minute default, so no 1-hour breakpoint follows a 5-minute one."""
+def request_params(
+    request: ModelRequest,
+    *,
+    static_ttl: CacheTTL = "5m",
+    progress_updates: bool = False,
+    drop_stale_thinking: bool = False,
+) -> dict[str, Any]:
+    """The Messages API parameters for the request's model. The cache breakpoints of the prefix every
+    session shares (the tools and the first `shared_system_blocks` system blocks) get `static_ttl`; the
+    per-user ones keep the 5-minute default, so no 1-hour breakpoint follows a 5-minute one. With
+    `progress_updates`, a model that returns the text between tool calls inside thinking blocks is
+    asked for the `updates` display; with `drop_stale_thinking` (a conversation that replays earlier
+    turns' thinking blocks) a block whose prefix changed is dropped by the API (see `beta_headers`)."""
     tools, system = request.tools, request.system
     if static_ttl != "5m":
         shared = request.shared_system_blocks
@@ -228,12 +277,43 @@ def request_params(request: ModelRequest, *, static_ttl: CacheTTL = "5m") -> dic
         "system": system,
         "messages": request.messages,
     }
+    model = MODELS.get(request.model)
     if tools:
         params["tools"] = tools
-        params["tool_choice"] = request.tool_choice
+        params["tool_choice"] = tool_choice_for(model, request.tool_choice)
+    if model is not None and model.thinks:
+        thinking: dict[str, Any] = {"type": "adaptive"}
+        if progress_updates and model.thinking_text_between_tools:
+            thinking["display"] = "updates"
+        if drop_stale_thinking:
+            thinking["block_binding"] = {"prefix_mismatch_behavior": "drop_block"}
+        params["thinking"] = thinking
+        if request.effort:
+            params["output_config"] = {"effort": request.effort}
     if request.user_id:
         params["metadata"] = {"user_id": request.user_id}
     return params
+
+
+def tool_choice_for(model: ModelInfo | None, choice: dict[str, Any]) -> dict[str, Any]:
+    """The request's tool choice, or `auto` with parallel tool use disabled where the model rejects a
+    forced one (`any` or `tool`): the prompt asks for one tool per iteration instead."""
+    if model is None or model.forced_tool_choice or choice.get("type") not in ("any", "tool"):
+        return choice
+    return {"type": "auto", "disable_parallel_tool_use": True}
+
+
+def _updates_display(params: dict[str, Any]) -> bool:
+    return (params.get("thinking") or {}).get("display") == "updates"
+
+
+def beta_headers(params: dict[str, Any]) -> dict[str, str] | None:
+    """The `anthropic-beta` header the parameters need (the `updates` thinking display, block binding
+    controls), if any."""
+    betas = [UPDATES_DISPLAY_BETA] if _updates_display(params) else []
+    if (params.get("thinking") or {}).get("block_binding"):
+        betas.append(BLOCK_BINDING_BETA)
+    return {"anthropic-beta": ",".join(betas)} if betas else None
 
 
 def _with_ttl(blocks: list[dict[str, Any]], ttl: CacheTTL) -> list[dict[str, Any]]:
@@ -246,8 +326,25 @@ def _with_ttl(blocks: list[dict[str, Any]], ttl: CacheTTL) -> list[dict[str, Any
     ]
 
 
+def uses_output_format(request: AgentRequest) -> bool:
+    """Whether a json output comes through `output_config.format` (models with structured output)
+    rather than a forced `emit_<schema>` tool."""
+    model = MODELS.get(request.model_id)
+    return request.output.schema is not None and model is not None and model.structured_output
+
+
+def output_format(request: AgentRequest) -> dict[str, Any]:
+    """`output_config.format`: the output model's schema as the API's strict json_schema takes it."""
+    from anthropic.lib._parse._transform import transform_schema
+
+    assert request.output.schema is not None
+    return {"type": "json_schema", "schema": transform_schema(request.output.schema.model_json_schema())}
+
+
 def output_tool_name(request: AgentRequest) -> str | None:
-    """`emit_<schema>` for a json output; None for text."""
+    """`emit_<schema>` for a json output on a model without structured output; None otherwise."""
+    if uses_output_format(request):
+        return None
     return OUTPUT_TOOL_PREFIX + request.output.name if request.output.name else None
 
 
@@ -280,6 +377,7 @@ def structured_request(request: AgentRequest) -> ModelRequest:
         messages=[{"role": "user", "content": first}, *_messages(request.messages)],
         max_tokens=request.max_tokens,
         tool_choice=tool_choice,
+        effort=request.effort,
     )
 
 
@@ -287,7 +385,8 @@ def _messages(turns: list[Turn]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for turn in turns:
         if isinstance(turn, AssistantTurn):
-            content: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+            content: list[dict[str, Any]] = list(turn.thinking) if turn.tool_calls else []
+            content += [{"type": "text", "text": turn.text}] if turn.text else []
             content += [
                 {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
                 for c in turn.tool_calls
@@ -310,16 +409,30 @@ def _messages(turns: list[Turn]) -> list[dict[str, Any]]:
 # --- answers --------------------------------------------------------------------------------------
 
 
+def thinking_blocks(message: Message) -> list[dict[str, Any]]:
+    """The message's thinking and redacted_thinking blocks as the API sent them (text, signature,
+    data unchanged), in order."""
+    return [
+        block.model_dump(mode="json", exclude_none=True)
+        for block in message.content
+        if block.type in THINKING_BLOCK_TYPES
+    ]
+
+
 def to_model_response(message: Message) -> ModelResponse:
-    """The chat agent's answer: its first tool call (one per iteration) and its text."""
+    """The chat agent's answer: its first tool call (one per iteration), its text, and the blocks
+    before the call as received (selected by type: every answer may start with thinking blocks)."""
     tool_call: ToolCall | None = None
     texts: list[str] = []
+    preamble: list[dict[str, Any]] = []
     for block in message.content:
         if block.type == "tool_use" and tool_call is None:
             arguments = block.input if isinstance(block.input, dict) else {}
             tool_call = ToolCall(id=block.id, name=block.name, arguments=dict(arguments))
         elif block.type == "text":
             texts.append(block.text)
+        if tool_call is None and block.type in (*THINKING_BLOCK_TYPES, "text"):
+            preamble.append(block.model_dump(mode="json", exclude_none=True))
     return ModelResponse(
         tool_call=tool_call,
         usage=usage_from_sdk(message.usage),
@@ -327,6 +440,7 @@ def to_model_response(message: Message) -> ModelResponse:
         stop_reason=message.stop_reason,
         raw=message.model_dump(mode="json"),
         text="".join(texts),
+        preamble=preamble if tool_call is not None else [],
     )
 
 
@@ -347,7 +461,9 @@ def reply_from_message(message: Message, request: AgentRequest) -> AgentReply:
                 calls.append(call)
     text = "".join(texts) or None
     data = output_call.arguments if output_call is not None else None
-    raw = json.dumps(data, ensure_ascii=False) if data is not None else (text or "")
+    if data is None and not calls and text and uses_output_format(request):
+        data = _json_object(text)
+    raw = json.dumps(data, ensure_ascii=False) if output_call is not None else (text or "")
     return AgentReply(
         text=text,
         data=data,
@@ -356,7 +472,18 @@ def reply_from_message(message: Message, request: AgentRequest) -> AgentReply:
         model=message.model,
         raw_output=raw,
         output_call=output_call,
+        thinking=tuple(thinking_blocks(message)),
     )
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """A structured answer's object; None when the text is not one (a refusal or a cut-off answer:
+    the factory feeds it back as rejected)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 # --- the user-visible message while it is written -------------------------------------------------
@@ -402,6 +529,20 @@ class _TextForwarder:
         self._callback = callback
         self._fields: dict[int, tuple[str, StreamedStringField]] = {}
 
+    async def text(self, fragment: str) -> None:
+        """Text written outside a tool call: forwarded as the reply's."""
+        if fragment and self._callback is not None:
+            await self._send(REPLY_TOOL, fragment)
+
+    async def _send(self, tool_name: str, new_text: str) -> None:
+        if self._callback is None:
+            return
+        try:
+            await self._callback(tool_name, new_text)
+        except Exception:
+            log.warning("text delta callback failed; no more deltas for this call", exc_info=True)
+            self._callback = None
+
     def start(self, index: int, tool_name: str) -> None:
         key = STREAMED_TEXT_ARGS.get(tool_name)
         if key is not None and self._callback is not None:
@@ -413,10 +554,5 @@ class _TextForwarder:
             return
         tool_name, streamed = entry
         new_text = streamed.feed(fragment)
-        if not new_text:
-            return
-        try:
-            await self._callback(tool_name, new_text)
-        except Exception:
-            log.warning("text delta callback failed; no more deltas for this call", exc_info=True)
-            self._callback = None
+        if new_text:
+            await self._send(tool_name, new_text)

@@ -2,8 +2,9 @@
 (`OpenAIKnowledgeSelector`, structured output picking which data sources to append before the chat agent
 runs; seed 000 §3.2, seed 002 §5) and the registry agents' (`OpenAIStructured`: a json output uses
 `response_format` json_schema, strict, the output model's schema made strict as the SDK's own `parse`
-does; the agent's tools are functions; the output is validated by the factory, not by the SDK, so a
-rejected answer can be fed back as it was written).
+does; the agent's tools are functions, sent with `reasoning_effort: "none"` on models that take function
+tools on chat completions only so (GPT-6 Luna/Sol); the output is validated by the factory, not by the
+SDK, so a rejected answer can be fed back as it was written).
 
 One client builder, one error mapping and one usage conversion serve both."""
 
@@ -25,6 +26,7 @@ from pydantic import BaseModel
 from trainer import model_guard
 from trainer.domain.text import escape_text
 from trainer.providers.deadline import call_timeout, timed_out
+from trainer.providers.models import MODELS
 from trainer.providers.ports import (
     AGENT_HEADER,
     AgentReply,
@@ -211,6 +213,11 @@ class OpenAIKnowledgeSelector:
     async def select(self, message: str, existing: list[dict[str, Any]]) -> InitializerResult:
         extra: dict[str, Any] = {"temperature": TEMPERATURE} if accepts_temperature(self.model) else {}
         timeout = call_timeout(*self._deadline)
+        model = MODELS.get(self.model)
+        if model is not None and model.reasoning_effort_default is not None:
+            # a short classification on the turn's critical path: no reasoning tokens eating the
+            # 500-token completion budget (GPT-6 reasons at medium unless told otherwise)
+            extra["reasoning_effort"] = "none"
         try:
             completion = await self._client.chat.completions.parse(
                 model=self.model,
@@ -328,6 +335,9 @@ def request_params(request: AgentRequest) -> dict[str, Any]:
                 "strict": True,
             },
         }
+    model = MODELS.get(request.model_id)
+    if request.tools and model is not None and model.tools_need_effort_none:
+        params["reasoning_effort"] = "none"
     if request.tools:
         params["tools"] = [
             {

@@ -77,6 +77,9 @@ class ModelRequest:
     results: dict[str, BaseModel] = field(default_factory=dict)
     """The typed result (a ToolResult or ToolFailure) of each tool call in `messages`, by call id, for
     back ends that are not a language model (the offline policy). Never sent to a provider."""
+    effort: str | None = None
+    """`output_config.effort` on models that think adaptively (the catalogue says which); None: the
+    model's default."""
 
 
 @dataclass
@@ -87,10 +90,15 @@ class ModelResponse:
     stop_reason: str | None
     raw: dict[str, Any]
     text: str = ""
+    preamble: list[dict[str, Any]] = field(default_factory=list)
+    """The content blocks before the tool call (thinking, redacted_thinking, text), exactly as received:
+    the API needs the thinking blocks back unchanged while the tool loop continues. Never shown to
+    users."""
 
 
 TextDeltaCallback = Callable[[str, str], Awaitable[None]]
-"""(tool_name, text_so_far_delta) called while a user-visible message argument is being written."""
+"""(tool_name, text_so_far_delta) called while a user-visible message argument is being written, and
+for text the model writes outside a tool call (tool_name `message_notify_user`)."""
 
 
 class AgentModel(Protocol):
@@ -181,6 +189,8 @@ class AssistantTurn:
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    thinking: tuple[dict[str, Any], ...] = ()
+    """The thinking blocks the model wrote before its tool calls, sent back unchanged (Anthropic)."""
 
 
 @dataclass(frozen=True)
@@ -217,6 +227,8 @@ class AgentRequest:
     messages: list[Turn] = field(default_factory=list)
     tools: list[ToolSpec] = field(default_factory=list)
     attempt: int = 1
+    effort: str | None = None
+    """`output_config.effort` on models that think adaptively; None: the model's default."""
 
 
 @dataclass
@@ -232,6 +244,8 @@ class AgentReply:
     model: str
     raw_output: str
     output_call: ToolCall | None = None
+    thinking: tuple[dict[str, Any], ...] = ()
+    """Thinking blocks before the tool calls, exactly as received (Anthropic; sent back in the loop)."""
 
 
 class StructuredModel(Protocol):

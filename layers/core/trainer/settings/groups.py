@@ -112,17 +112,28 @@ class ModelSettings(DeadlineSettings, ModelRequestSettings):
     openai_base_url: str | None = Field(default=None, alias="OPENAI_BASE_URL")
     anthropic_key_parameter: str | None = Field(default=None, alias="TRAINER_ANTHROPIC_KEY_PARAMETER")
     openai_key_parameter: str | None = Field(default=None, alias="TRAINER_OPENAI_KEY_PARAMETER")
-    model: str = Field(default="claude-haiku-4-5", alias="TRAINER_MODEL")
-    initializer_model: str = Field(default="gpt-4o-mini", alias="TRAINER_INITIALIZER_MODEL")
-    light_model: str = Field(default="claude-haiku-4-5", alias="TRAINER_LIGHT_MODEL")
+    model: str = Field(default="claude-haiku-5-5", alias="TRAINER_MODEL")
+    """The chat agent's and the `main` registry agents' model (`claude-sonnet-5-5`, `claude-opus-5-5`
+    selectable; any id of trainer.providers.models)."""
+    initializer_model: str = Field(default="gpt-6-luna", alias="TRAINER_INITIALIZER_MODEL")
+    light_model: str = Field(default="claude-haiku-5-5", alias="TRAINER_LIGHT_MODEL")
     """The Anthropic model of agents whose model role is `light` (formatting, extraction)."""
     agent_provider: Literal["auto", "anthropic", "openai", "offline"] = Field(
         default="auto", alias="TRAINER_AGENT_PROVIDER"
     )
     """Backend of the registry's agents; `auto`: Anthropic with its key, else OpenAI with its key, else
     the offline implementations."""
-    openai_agent_model: str = Field(default="gpt-4o-mini", alias="TRAINER_OPENAI_AGENT_MODEL")
+    openai_agent_model: str = Field(default="gpt-6-luna", alias="TRAINER_OPENAI_AGENT_MODEL")
     """The OpenAI model of `main` agents on OpenAI (`light` ones use TRAINER_INITIALIZER_MODEL)."""
+    main_effort: Literal["low", "medium", "high", "xhigh", "max"] = Field(
+        default="medium", alias="TRAINER_MAIN_EFFORT"
+    )
+    """Thinking effort (`output_config.effort`) of the chat agent and the `main` registry agents, on
+    models that think adaptively (the Claude 5.5 family); other models ignore it."""
+    light_effort: Literal["low", "medium", "high", "xhigh", "max"] = Field(
+        default="low", alias="TRAINER_LIGHT_EFFORT"
+    )
+    """Thinking effort of the `light` registry agents (formatting, extraction)."""
     prompt_cache_ttl: Literal["5m", "1h"] = Field(default="5m", alias="TRAINER_PROMPT_CACHE_TTL")
     """The cache TTL of the prefix every session shares (tools and system prompt); 1h suits sparse traffic."""
 

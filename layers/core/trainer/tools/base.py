@@ -215,6 +215,9 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     """Set on tools after which the turn stops (idle; a question for the user)."""
     priority: ClassVar[int] = DEFAULT_PRIORITY
     """Lower runs first when one answer asks for several calls (registry agents' parallel calls)."""
+    text_reply_argument: ClassVar[str | None] = None
+    """Set on the tool that delivers a reply: a text-only answer runs as its call, the text as this
+    argument (models that may not be forced to call a tool answer in text)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -106,6 +106,7 @@ class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
     Result = NotifyResult
     status = None
     category = "confirmation"
+    text_reply_argument = "message"
 
     async def execute(self, args: NotifyArgs, ctx: ToolContext) -> NotifyResult:
         result = NotifyResult(message=args.message)

@@ -80,7 +80,7 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
         SESSION_LEASE,
         SESSION_STORE,
         DATABASE,
-        {502: ("turn_failed",)},
+        {502: ("turn_failed", "model_refused")},
     ),
 }
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -199,7 +199,7 @@ def build_router(settings: Settings) -> APIRouter:
             raise
         except Exception as exc:
             message, _ = _describe_failure(exc)
-            raise ApiError(502, "turn_failed", message) from None
+            raise ApiError(502, getattr(exc, "code", None) or "turn_failed", message) from None
         return ChatResponse.from_turn(result)
 
     @router.post("/stream", response_class=StreamingResponse, responses=STREAM_RESPONSES)
