@@ -48,6 +48,10 @@ def run_server(state: Path, suffix: str) -> tuple[object, Settings, int]:
     return handle, settings, handle.restore_state(settings)
 
 
+LARGE_STATE = {"notes": [f"note {n}: " + "squat, bench, row " * 8 for n in range(12)]}
+"""Over the store's compression threshold (512 bytes): the snapshot and the journal carry binary values."""
+
+
 @pytest.mark.parametrize("clean_stop", [True, False], ids=["clean stop", "killed"])
 def test_sessions_and_events_survive_a_restart(tmp_path: Path, clean_stop: bool) -> None:
     suffix = uuid.uuid4().hex[:8]
@@ -60,6 +64,7 @@ def test_sessions_and_events_survive_a_restart(tmp_path: Path, clean_stop: bool)
     table.acquire_lease(session.id, "turn-a", 30)
     table.release_lease(session.id, "turn-a")
     table.put_state(session.id, "current_workout", {"exercises": [{"id": "ex_1"}]})
+    table.put_state(session.id, "artifacts", LARGE_STATE)  # stored compressed: a binary attribute
     if clean_stop:
         handle.save_state(settings)  # type: ignore[attr-defined]
         assert not (tmp_path / "dynamodb-journal.jsonl").exists()
@@ -74,6 +79,7 @@ def test_sessions_and_events_survive_a_restart(tmp_path: Path, clean_stop: bool)
         assert loaded.user_id == USER and loaded.last_seq == 3
         assert [e.data["message"] for e in table.read_events(session.id).events] == ["m0", "m1", "m2"]
         assert table.get_state(session.id, "current_workout") == {"exercises": [{"id": "ex_1"}]}
+        assert table.get_state(session.id, "artifacts") == LARGE_STATE
         assert [s.id for s in table.list_sessions(USER)] == [session.id]
         table.acquire_lease(session.id, "turn-b", 30)
     finally:

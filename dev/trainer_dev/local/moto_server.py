@@ -8,6 +8,7 @@ emptied. A new server loads the snapshot and replays the journal before it serve
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import logging
@@ -63,7 +64,9 @@ class DynamoJournal:
         snapshot table the stack no longer creates is skipped."""
         applied = 0
         if self.snapshot_path.exists():
-            tables: dict[str, list[dict[str, Any]]] = json.loads(self.snapshot_path.read_text("utf-8"))
+            tables: dict[str, list[dict[str, Any]]] = _with_binary(
+                json.loads(self.snapshot_path.read_text("utf-8"))
+            )
             existing = {
                 name for page in client.get_paginator("list_tables").paginate() for name in page["TableNames"]
             }
@@ -83,7 +86,7 @@ class DynamoJournal:
                     continue
                 entry = json.loads(line)
                 try:
-                    getattr(client, _snake(entry["op"]))(**entry["body"])
+                    getattr(client, _snake(entry["op"]))(**_with_binary(entry["body"]))
                     applied += 1
                 except Exception as exc:
                     if "ConditionalCheckFailed" not in type(exc).__name__ + str(exc):
@@ -101,12 +104,33 @@ class DynamoJournal:
             tables[table] = items
         self.directory.mkdir(parents=True, exist_ok=True)
         temporary = self.snapshot_path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(tables), encoding="utf-8")
+        temporary.write_text(json.dumps(tables, default=_base64), encoding="utf-8")
         temporary.replace(self.snapshot_path)
         if self._file is not None:
             self._file.close()
             self._file = None
         self.journal_path.unlink(missing_ok=True)
+
+
+def _base64(value: Any) -> str:
+    """Binary attribute values (`B`, `BS`) as the wire writes them: base64 text."""
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _with_binary(value: Any) -> Any:
+    """Wire JSON (binary values as base64 text) made fit for the boto3 client, which encodes bytes
+    itself: `{"B": "<base64>"}` and `{"BS": [...]}` become bytes, everywhere in the request."""
+    if isinstance(value, dict):
+        if len(value) == 1 and isinstance(value.get("B"), str):
+            return {"B": base64.b64decode(value["B"])}
+        if len(value) == 1 and isinstance(value.get("BS"), list):
+            return {"BS": [base64.b64decode(v) if isinstance(v, str) else v for v in value["BS"]]}
+        return {key: _with_binary(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_with_binary(inner) for inner in value]
+    return value
 
 
 @dataclass
