@@ -125,7 +125,8 @@ def test_the_api_handler_writes_turn_metrics_and_a_trace(
 
 
 def test_without_lambda_tracing_nothing_is_sent(stores: LocalStores, xray: XRayDaemon) -> None:  # noqa: F811
-    daemon = {"AWS_XRAY_DAEMON_ADDRESS": xray.address}
+    # A deployed ApiFunction starts only with token settings of its own (trainer.settings).
+    daemon = {"AWS_XRAY_DAEMON_ADDRESS": xray.address, "TRAINER_JWT_SECRET": "observability-test-" + "0" * 32}
     invoke("ApiFunction", load_event(EVENTS / "api-health.json"), stores, env_overrides=daemon)
     assert xray.entities() == [], "trainer invoke (AWS_SAM_LOCAL) keeps the Tracer off, as sam local does"
 
