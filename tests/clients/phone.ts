@@ -28,6 +28,7 @@ class Fatal extends Error {}
 async function streamTurn(message: string, sessionId: string) {
   const frames: Array<{ id: number; frame: Frame; line: string }> = [];
   let emptyMessages = 0;
+  let lastId = 0;
   await fetchEventSource(`${baseUrl}/agent/stream`, {
     method: "POST",
     headers: { ...headers, "Content-Type": "application/json" },
@@ -43,7 +44,9 @@ async function streamTurn(message: string, sessionId: string) {
         return;
       }
       const frame = JSON.parse(message.data) as Frame;
-      frames.push({ id: Number(message.id), frame, line: describeFrame(frame) });
+      // an event without an `id:` line (message_delta, done) keeps the last event id, as EventSource does
+      if (message.id) lastId = Number(message.id);
+      frames.push({ id: lastId, frame, line: describeFrame(frame) });
     },
     onerror(error) {
       throw error; // no retry here: the dropped-stream retry is issue 19 item 1

@@ -29,11 +29,16 @@ class Result:
         self.session_id = session_id
 
 
-def parse(frame: bytes) -> tuple[int, dict[str, Any]]:
+def parse(frame: bytes) -> tuple[int | None, dict[str, Any]]:
     text = frame.decode()
     assert text.endswith("\n\n")
-    id_line, data_line = text.strip("\n").split("\n")
-    assert id_line.startswith("id: ") and data_line.startswith("data: ")
+    lines = text.strip("\n").split("\n")
+    data_line = lines[-1]
+    assert data_line.startswith("data: ")
+    if len(lines) == 1:
+        return None, json.loads(data_line[6:])
+    (id_line,) = lines[:-1]
+    assert id_line.startswith("id: ")
     return int(id_line[4:]), json.loads(data_line[6:])
 
 
@@ -60,7 +65,11 @@ def test_frame_has_id_and_single_line_json() -> None:
     assert FRAME.validate_python(event) == message_delta_frame("message_notify_user", "two\nlines é")
 
 
-async def test_frame_ids_follow_the_persisted_sequence_and_done_is_last() -> None:
+def test_a_frame_without_an_id_has_no_id_line() -> None:
+    assert encode_frame(done_frame("s-1"), None) == b'data: {"type":"done","sessionId":"s-1"}\n\n'
+
+
+async def test_frame_ids_count_up_from_the_turns_range_and_previews_and_done_have_none() -> None:
     async def run(emit: FrameSink) -> Result:
         await emit(status_frame("idle", "Thinking", "start"), 3)
         await emit(tool_start_frame("generate_workout", {}), 5)
@@ -70,7 +79,8 @@ async def test_frame_ids_follow_the_persisted_sequence_and_done_is_last() -> Non
     stream = make_stream(run, BackgroundTurns())
     await stream.start(1.0)
     frames = [parse(f) for f in await collect(stream)]
-    assert [i for i, _ in frames] == [3, 5, 5, 5, 5]
+    assert [i for i, _ in frames] == [4000, 4001, None, 4002, None]
+    assert stream.first_frame_id == 4000
     assert [e["type"] for _, e in frames] == ["status", "tool_start", "message_delta", "turn_end", "done"]
     assert frames[-2][1] == {"type": "turn_end", "outcome": "replied", "sessionId": "s-1"}
     assert frames[-1][1] == {"type": "done", "sessionId": "s-1"}
@@ -247,7 +257,7 @@ async def test_turn_end_carries_the_outcome_of_the_turn_right_before_done(
     )
     await stream.start(1.0)
     frames = [parse(f) for f in await collect(stream)]
-    assert frames[-2] == (2, {"type": "turn_end", "outcome": expected, "sessionId": "s-1"})
+    assert frames[-2] == (3001, {"type": "turn_end", "outcome": expected, "sessionId": "s-1"})
     assert frames[-1][1]["type"] == "done"
 
 
@@ -284,7 +294,7 @@ async def test_publish_decides_which_frames_are_sent_and_how() -> None:
     await stream.start(1.0)
     events = [parse(f) for f in await collect(stream)]
     assert [(i, e["type"], e.get("tool")) for i, e in events] == [
-        (2, "tool_start", "idle"),
-        (2, "turn_end", None),
-        (2, "done", None),
+        (2000, "tool_start", "idle"),
+        (2001, "turn_end", None),
+        (None, "done", None),
     ]

@@ -40,6 +40,7 @@ from trainer.chat.initializer import CURRENT_WORKOUT_SOURCE, format_current_work
 from trainer.chat.lease import LeaseKeeper
 from trainer.chat.ports import EventPublisher, ModelProvider, SourceFetcher, UserDataLoader
 from trainer.chat.results import (
+    STOP_OUTCOMES,
     TURN_BROKE,
     Action,
     ClientResponse,
@@ -57,12 +58,14 @@ from trainer.chat.turn_store import LeaseLost, TurnStore
 from trainer.frames import (
     Frame,
     FrameSink,
+    TurnOutcome,
     done_frame,
     error_frame,
     message_delta_frame,
     session_frame,
     status_frame,
     tool_start_frame,
+    turn_end_frame,
 )
 from trainer.providers.ports import (
     AgentModel,
@@ -362,6 +365,7 @@ class _Turn:
                 await self._log_error(f"max iterations reached ({self.agent.max_steps})", "agent_loop")
 
         response_body = await self._client_response()
+        await self._end_turn(STOP_OUTCOMES.get(stop, "failed"))
         await self.store.settle()
         await self._finish("completed")
         await self.emit(done_frame(self.session.id))
@@ -619,10 +623,20 @@ class _Turn:
     async def fail(self, exc: BaseException, context: str = "llm") -> None:
         logger.error("turn failed in session %s: %s", self.session.id, exc)
         await self._log_error(exc, context)
-        await self._finish("error")
         await self.emit(error_frame(user_message_for(exc)))
+        await self._end_turn("failed")
+        await self._finish("error")
         failed = self._result("error", len(self.actions), ClientResponse(messages=[]), "error")
         await self.hook("on_turn_end", self.session, failed)
+
+    async def _end_turn(self, outcome: TurnOutcome) -> None:
+        """The `turn_end` event closing the turn's events (a catch-up knows the turn is over), and its
+        frame."""
+        try:
+            await self._append(EventType.TURN_END, {"outcome": outcome})
+        except Exception:
+            logger.exception("could not record the end of the turn in session %s", self.session.id)
+        await self.emit(turn_end_frame(outcome, self.session.id))
 
     async def _finish(self, status: Literal["completed", "error"]) -> None:
         metadata = {
