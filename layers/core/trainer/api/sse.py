@@ -2,10 +2,10 @@
 
 A turn runs as a detached asyncio task that feeds a queue; the response generator drains the queue,
 writing `id: <frame id>\\ndata: <json>\\n\\n` frames (ids numbered per turn in the task, unique in the
-session; `message_delta` and `done` have none) and a heartbeat whenever nothing was sent for `heartbeat_seconds`:
-a comment line alone (`: heartbeat\\n`, no blank line after it), which by the WHATWG processing model
-never dispatches an event — no parser hands the client an empty message. The turn's frames end with
-`turn_end` (how the turn ended), then `done`. If the client goes away the generator
+session; `message_delta` and `done` have none) and a heartbeat whenever nothing was sent for
+`heartbeat_seconds`: a comment line alone (`: heartbeat\\n`, no blank line after it), which by the
+WHATWG processing model never dispatches an event — no parser hands the client an empty message. The
+turn's frames end with `turn_end` (how the turn ended), then `done`. If the client goes away the generator
 stops and the emitter drops further events, but the task runs on: the turn still completes and
 persists its events and its frames (`FrameRecorder`: a retried stream, `replayed_frames`, and
 GET /agent/sessions/{id}/frames read them back with the ids they were sent with).

@@ -229,7 +229,7 @@ class DynamoStreamRecords:
             user_id,
             scope,
             key,
-            "SET #state = :done, status_code = :c, response = :r",
+            "SET #state = :done, status_code = :c, #response = :r",
             {
                 ":done": {"S": "done"},
                 ":c": {"N": str(status_code)},
@@ -238,7 +238,7 @@ class DynamoStreamRecords:
         )
 
     def _update(self, user_id: str, scope: str, key: str, expression: str, values: dict[str, Any]) -> None:
-        names = {"#state": "state"} if "#state" in expression else None
+        names = {name: name[1:] for name in ("#state", "#response") if name in expression}
         self._client.update_item(
             TableName=self._table,
             Key=_idempotency_key(user_id, scope, key),
