@@ -102,6 +102,8 @@ export function describeEvent(event: Event): string {
       return artifactLine(event.data);
     case "checkpoint":
       return `checkpoint of ${event.data.events_summarized}`;
+    case "turn_end":
+      return `turn ended: ${event.data.outcome}`;
     default:
       return assertNever(event);
   }

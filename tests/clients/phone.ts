@@ -13,7 +13,7 @@ const browserish = globalThis as unknown as Record<string, unknown>;
 browserish.window ??= globalThis;
 browserish.document ??= { hidden: false, addEventListener() {}, removeEventListener() {} };
 
-const [baseUrl, token, mode = "flow"] = process.argv.slice(2);
+const [baseUrl, token, mode = "flow", cutAfter = "0"] = process.argv.slice(2);
 if (!baseUrl || !token) throw new Error("usage: node phone.js <baseUrl> <token>");
 const headers = { Authorization: `Bearer ${token}` };
 const api = createClient<paths>({ baseUrl, headers });
@@ -28,6 +28,7 @@ class Fatal extends Error {}
 async function streamTurn(message: string, sessionId: string) {
   const frames: Array<{ id: number; frame: Frame; line: string }> = [];
   let emptyMessages = 0;
+  let lastId = 0;
   await fetchEventSource(`${baseUrl}/agent/stream`, {
     method: "POST",
     headers: { ...headers, "Content-Type": "application/json" },
@@ -43,7 +44,9 @@ async function streamTurn(message: string, sessionId: string) {
         return;
       }
       const frame = JSON.parse(message.data) as Frame;
-      frames.push({ id: Number(message.id), frame, line: describeFrame(frame) });
+      // an event without an `id:` line (message_delta, done) keeps the last event id, as EventSource does
+      if (message.id) lastId = Number(message.id);
+      frames.push({ id: lastId, frame, line: describeFrame(frame) });
     },
     onerror(error) {
       throw error; // no retry here: the dropped-stream retry is issue 19 item 1
@@ -54,7 +57,73 @@ async function streamTurn(message: string, sessionId: string) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// `retry <n>`: the first response's body breaks off after the chunk that completes its n-th event, as a
+// dropped connection does; fetch-event-source's own retry (it re-POSTs the same body with
+// `Last-Event-ID`) must get the rest of the same turn: the phone shows every frame exactly once.
+function cuttingFetch(events: number): typeof fetch {
+  let calls = 0;
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    calls += 1;
+    if (calls > 1 || !response.body) return response;
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let seen = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (seen >= events) {
+          await reader.cancel();
+          controller.error(new Error("connection dropped"));
+          return;
+        }
+        const { value, done } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        seen += (decoder.decode(value, { stream: true }).match(/\n\n/g) ?? []).length;
+        controller.enqueue(value);
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+}
+
+async function retriedTurn(message: string, events: number) {
+  const frames: Array<{ id: number; type: string }> = [];
+  let lastId = 0;
+  let attempts = 0;
+  await fetchEventSource(`${baseUrl}/agent/stream`, {
+    method: "POST",
+    headers: { ...headers, "Content-Type": "application/json" },
+    body: JSON.stringify({ message }),
+    openWhenHidden: true,
+    fetch: cuttingFetch(events),
+    async onopen(response) {
+      attempts += 1;
+      if (!response.ok) throw new Fatal(`stream: ${response.status}`);
+    },
+    onmessage(message) {
+      if (message.id) lastId = Number(message.id);
+      const frame = JSON.parse(message.data) as Frame;
+      frames.push({ id: lastId, type: frame.type });
+      if (frame.type === "done") throw new Fatal("done");
+    },
+    onerror(error) {
+      if (error instanceof Fatal) throw error;
+      return 20; // retry after 20 ms, with Last-Event-ID (fetch-event-source's default behaviour)
+    },
+  }).catch((error) => {
+    if (!(error instanceof Fatal && error.message === "done")) throw error;
+  });
+  return { frames, attempts };
+}
+
 async function main() {
+  if (mode === "retry") {
+    console.log(JSON.stringify(await retriedTurn("Give me a quick chest workout", Number(cutAfter))));
+    return;
+  }
   const { session } = ok(await api.POST("/agent/sessions"), "createSession");
   const listed = ok(await api.GET("/agent/sessions", { params: { query: { limit: 10 } } }), "listSessions");
 

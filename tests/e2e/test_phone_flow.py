@@ -229,11 +229,32 @@ def test_heartbeats_reach_no_third_party_parser_as_a_message(
     assert_one_turn([frame.type_ for _, frame in frames], [seq for seq, _ in frames])
 
 
-@pytest.mark.skip(
-    reason="issue 19 item 1 (Idempotency-Key, Last-Event-ID resume) is a later helper's: a stream cut "
-    "and retried by fetch-event-source's default retry must run the turn once"
-)
-def test_a_dropped_stream_retried_by_fetch_event_source_runs_the_turn_once() -> None:
-    """Placeholder: cut the stream of `phone.ts` at three points (a TCP proxy, tests/fakes/tcp_proxy.py)
-    and let fetch-event-source retry with `Last-Event-ID`: one session, one user message, one turn's
-    model calls, every frame exactly once."""
+@pytest.mark.parametrize("cut_after", [1, 4, 8])
+def test_a_dropped_stream_retried_by_fetch_event_source_runs_the_turn_once(
+    local_stack: Stack,
+    typescript_client: TypeScriptClient,  # noqa: F811
+    cut_after: int,
+) -> None:
+    """The stream breaks off after `cut_after` events and fetch-event-source retries on its own (the same
+    body, with `Last-Event-ID`): one session, one user message, one turn's model calls, and every frame
+    exactly once."""
+    token = newcomer_token()
+    retried = json.loads(
+        typescript_client.node("phone.js", local_stack.base_url, token, "retry", str(cut_after))
+    )
+    assert retried["attempts"] == 2
+    types = [f["type"] for f in retried["frames"]]
+    numbered = [f["id"] for f in retried["frames"] if f["type"] not in ("message_delta", "done")]
+    assert len(numbered) == len(set(numbered)) and numbered == sorted(numbered), retried["frames"]
+    assert types[0] == "session" and types[-2:] == ["turn_end", "done"]
+    assert types.count("session") == 1 and types.count("turn_end") == 1
+    with httpx.Client(base_url=local_stack.base_url, headers=local_stack.headers(token), timeout=60) as http:
+        sessions = http.get("/agent/sessions").json()["sessions"]
+        assert len(sessions) == 1
+        events = http.get(f"/agent/sessions/{sessions[0]['id']}/events", params={"limit": 500}).json()[
+            "events"
+        ]
+        frames = http.get(f"/agent/sessions/{sessions[0]['id']}/frames", params={"after": 0}).json()
+    kinds = [e["event_type"] for e in events]
+    assert kinds.count("user_message") == 1 and kinds.count("turn_end") == 1
+    assert [f["id"] for f in frames["frames"]] == numbered, "the phone got every stored frame once"

@@ -78,17 +78,23 @@ class Contract:
     def _check_events(self, media: dict[str, Any], text: str) -> list[dict[str, Any]]:
         """Each event against the schema of one event, its `data` JSON against `Frame`."""
         frames = []
+        last_id: int | None = None
         for block in text.split("\n\n"):
             lines = [line for line in block.split("\n") if line and not line.startswith(":")]
             if not lines:
                 continue
             event = dict(line.split(": ", 1) for line in lines)
-            assert set(event) == {"id", "data"}, event
             self._validate(media["schema"], event)
             frame = json.loads(event["data"])
             self._validate(media["schema"]["properties"]["data"]["contentSchema"], frame)
             assert media["x-sse-data"] == media["schema"]["properties"]["data"]["contentSchema"]
-            frames.append({"id": int(event["id"]), **frame})
+            # previews and `done` have no id of their own; every other frame a new, higher one
+            if frame["type"] in ("message_delta", "done"):
+                assert set(event) == {"data"}, event
+            else:
+                assert set(event) == {"id", "data"} and (last_id is None or int(event["id"]) > last_id), event
+                last_id = int(event["id"])
+            frames.append({"id": last_id, **frame})
         assert [f["type"] for f in frames[-2:]] == ["turn_end", "done"], frames[-3:]
         return frames
 
@@ -138,6 +144,15 @@ async def test_stream(client: httpx.AsyncClient, contract: Contract, auth: dict[
     }
     assert [f["id"] for f in frames] == sorted(f["id"] for f in frames)
     assert {"status", "message_delta", "tool_start", "tool_result"} <= {f["type"] for f in frames}
+
+
+async def test_session_frames(client: httpx.AsyncClient, contract: Contract, auth: dict[str, str]) -> None:
+    response = await client.post("/agent/stream", json={"message": WORKOUT_REQUEST}, headers=auth)
+    streamed = [f for f in contract.check(response) if f["type"] not in ("message_delta", "done")]
+    session_id = streamed[0]["sessionId"]
+    body = contract.check(await client.get(f"/agent/sessions/{session_id}/frames?after=0", headers=auth))
+    assert body["turnEnded"] is True
+    assert [{"id": f["id"], **f["frame"]} for f in body["frames"]] == streamed
 
 
 async def test_create_session(client: httpx.AsyncClient, contract: Contract, auth: dict[str, str]) -> None:

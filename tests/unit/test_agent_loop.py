@@ -106,7 +106,7 @@ async def test_each_iteration_calls_the_llm_exactly_once_and_executes_exactly_on
     assert kinds.count("llm_request") == kinds.count("llm_response") == 3
     assert kinds.count("tool_call") == kinds.count("tool_result") == 3
     loop_part = kinds[kinds.index("llm_request") :]
-    assert loop_part == ["llm_request", "llm_response", "tool_call", "tool_result"] * 3
+    assert loop_part == ["llm_request", "llm_response", "tool_call", "tool_result"] * 3 + ["turn_end"]
 
 
 async def test_a_frame_names_only_events_already_stored() -> None:

@@ -285,8 +285,10 @@ def test_stream_frames_and_headers(client: TestClient) -> None:
         assert response.headers["x-accel-buffering"] == "no"
         text = "".join(response.iter_text())
     frames = [f for f in text.split("\n\n") if f]
-    assert all(f.startswith("id: ") for f in frames)
-    assert json.loads(frames[-1].split("data: ", 1)[1])["type"] == "done"
+    types = [json.loads(f.split("data: ", 1)[1])["type"] for f in frames]
+    assert types[-2:] == ["turn_end", "done"]
+    numbered = [t for f, t in zip(frames, types, strict=True) if f.startswith("id: ")]
+    assert numbered == [t for t in types if t not in ("message_delta", "done")]
 
 
 def test_chat_response_shape(client: TestClient) -> None:

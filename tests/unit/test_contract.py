@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from trainer.api.app import create_app
 from trainer.api.contract import public_action, public_frame, tool_catalog
-from trainer.api.routes.agent import STOP_OUTCOMES
+from trainer.chat.results import STOP_OUTCOMES
 from trainer.frames import FRAME_MODELS, frame_type, status_frame, tool_start_frame
 from trainer.settings import Settings
 from trainer.store.models import EventType

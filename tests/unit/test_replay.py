@@ -81,6 +81,7 @@ def test_knowledge_error_and_checkpoint_lines() -> None:
         "❌ Error (agent_loop): No tool call in response"
     )
     assert line(ev(EventType.CHECKPOINT, events_summarized="1-30")).endswith("🧭 Checkpoint ← events 1-30")
+    assert line(ev(EventType.TURN_END, outcome="asked")).endswith("🏁 Turn end: asked")
 
 
 async def test_a_real_turn_replays_one_line_per_event() -> None:
@@ -100,4 +101,5 @@ async def test_a_real_turn_replays_one_line_per_event() -> None:
         "📥",
         "🔧",
         "🔧",
+        "🏁",
     ]

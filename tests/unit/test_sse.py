@@ -8,18 +8,28 @@ from typing import Any
 
 import pytest
 from pydantic import TypeAdapter
-from trainer.api.sse import HEARTBEAT, BackgroundTurns, TurnStream, encode_frame
+from trainer.api.sse import (
+    HEARTBEAT,
+    BackgroundTurns,
+    FrameRecorder,
+    TurnStream,
+    encode_frame,
+    replayed_frames,
+    turn_frame_range,
+)
 from trainer.frames import (
     Frame,
     FrameSink,
     done_frame,
     error_frame,
     message_delta_frame,
+    session_frame,
     status_frame,
     tool_start_frame,
     turn_end_frame,
 )
 from trainer.store.ports import LeaseHeld
+from trainer.store.stream_records import StoredFrame
 
 FRAME: TypeAdapter[Frame] = TypeAdapter(Frame)
 
@@ -29,11 +39,16 @@ class Result:
         self.session_id = session_id
 
 
-def parse(frame: bytes) -> tuple[int, dict[str, Any]]:
+def parse(frame: bytes) -> tuple[int | None, dict[str, Any]]:
     text = frame.decode()
     assert text.endswith("\n\n")
-    id_line, data_line = text.strip("\n").split("\n")
-    assert id_line.startswith("id: ") and data_line.startswith("data: ")
+    lines = text.strip("\n").split("\n")
+    data_line = lines[-1]
+    assert data_line.startswith("data: ")
+    if len(lines) == 1:
+        return None, json.loads(data_line[6:])
+    (id_line,) = lines[:-1]
+    assert id_line.startswith("id: ")
     return int(id_line[4:]), json.loads(data_line[6:])
 
 
@@ -60,7 +75,11 @@ def test_frame_has_id_and_single_line_json() -> None:
     assert FRAME.validate_python(event) == message_delta_frame("message_notify_user", "two\nlines é")
 
 
-async def test_frame_ids_follow_the_persisted_sequence_and_done_is_last() -> None:
+def test_a_frame_without_an_id_has_no_id_line() -> None:
+    assert encode_frame(done_frame("s-1"), None) == b'data: {"type":"done","sessionId":"s-1"}\n\n'
+
+
+async def test_frame_ids_count_up_from_the_turns_range_and_previews_and_done_have_none() -> None:
     async def run(emit: FrameSink) -> Result:
         await emit(status_frame("idle", "Thinking", "start"), 3)
         await emit(tool_start_frame("generate_workout", {}), 5)
@@ -70,7 +89,8 @@ async def test_frame_ids_follow_the_persisted_sequence_and_done_is_last() -> Non
     stream = make_stream(run, BackgroundTurns())
     await stream.start(1.0)
     frames = [parse(f) for f in await collect(stream)]
-    assert [i for i, _ in frames] == [3, 5, 5, 5, 5]
+    assert [i for i, _ in frames] == [4000, 4001, None, 4002, None]
+    assert stream.first_frame_id == 4000
     assert [e["type"] for _, e in frames] == ["status", "tool_start", "message_delta", "turn_end", "done"]
     assert frames[-2][1] == {"type": "turn_end", "outcome": "replied", "sessionId": "s-1"}
     assert frames[-1][1] == {"type": "done", "sessionId": "s-1"}
@@ -247,7 +267,7 @@ async def test_turn_end_carries_the_outcome_of_the_turn_right_before_done(
     )
     await stream.start(1.0)
     frames = [parse(f) for f in await collect(stream)]
-    assert frames[-2] == (2, {"type": "turn_end", "outcome": expected, "sessionId": "s-1"})
+    assert frames[-2] == (3001, {"type": "turn_end", "outcome": expected, "sessionId": "s-1"})
     assert frames[-1][1]["type"] == "done"
 
 
@@ -284,7 +304,108 @@ async def test_publish_decides_which_frames_are_sent_and_how() -> None:
     await stream.start(1.0)
     events = [parse(f) for f in await collect(stream)]
     assert [(i, e["type"], e.get("tool")) for i, e in events] == [
-        (2, "tool_start", "idle"),
-        (2, "turn_end", None),
-        (2, "done", None),
+        (2000, "tool_start", "idle"),
+        (2001, "turn_end", None),
+        (None, "done", None),
     ]
+
+
+# --- frames recorded for retries and catch-up --------------------------------------------------------
+
+
+class MemoryFrameLog:
+    """The FrameLog port in memory (the DynamoDB adapter: tests/integration/test_retried_turns.py)."""
+
+    def __init__(self) -> None:
+        self.frames: dict[str, list[StoredFrame]] = {}
+
+    async def record(self, session_id: str, frames: list[StoredFrame]) -> None:
+        self.frames.setdefault(session_id, []).extend(frames)
+
+    async def read(
+        self, session_id: str, after: int, before: int | None = None, limit: int | None = None
+    ) -> list[StoredFrame]:
+        found = sorted(
+            (
+                f
+                for f in self.frames.get(session_id, [])
+                if f.frame_id > after and (before is None or f.frame_id < before)
+            ),
+            key=lambda f: f.frame_id,
+        )
+        return found[:limit] if limit is not None else found
+
+
+async def test_the_turns_frames_are_recorded_with_their_ids_even_after_the_client_left() -> None:
+    turns = BackgroundTurns()
+    log = MemoryFrameLog()
+    started: list[tuple[str, int]] = []
+    progressed = asyncio.Event()
+
+    async def run(emit: FrameSink) -> Result:
+        await emit(session_frame("s-1"), 6)
+        await progressed.wait()
+        await emit(status_frame("idle", "Thinking", "start"), 7)
+        await emit(message_delta_frame("message_notify_user", "Hi"), 7)
+        await emit(turn_end_frame("asked", "s-1"), 8)
+        await emit(done_frame("s-1"), 8)
+        return Result("s-1")
+
+    async def on_started(session_id: str, first_frame_id: int) -> None:
+        started.append((session_id, first_frame_id))
+
+    stream = TurnStream(
+        run,
+        turns=turns,
+        heartbeat_seconds=5.0,
+        session_id_of=lambda r: r.session_id,
+        describe_error=lambda exc: ("failed", None),
+        recorder=FrameRecorder(log, turns),
+        on_started=on_started,
+    )
+    await stream.start(1.0)
+    frames = stream.frames()
+    assert parse(await anext(frames)) == (7000, {"type": "session", "sessionId": "s-1"})
+    await frames.aclose()  # type: ignore[attr-defined]
+    progressed.set()
+    await turns.wait(2.0)
+    assert started == [("s-1", 7000)]
+    assert [(f.frame_id, f.frame["type"]) for f in log.frames["s-1"]] == [
+        (7000, "session"),
+        (7001, "status"),
+        (7002, "turn_end"),
+    ]
+    assert log.frames["s-1"][-1].frame == {"type": "turn_end", "outcome": "asked", "sessionId": "s-1"}
+
+
+async def test_a_replay_waits_for_the_rest_of_a_running_turn_and_ends_with_turn_end() -> None:
+    log = MemoryFrameLog()
+    await log.record("s-1", [StoredFrame(7000, {"type": "session", "sessionId": "s-1"})])
+
+    async def finish_later() -> None:
+        await asyncio.sleep(0.05)
+        await log.record("s-1", [StoredFrame(7001, {"type": "status", "data": {}})])
+        await log.record("s-1", [StoredFrame(7002, {"type": "turn_end", "outcome": "replied"})])
+        await log.record("s-1", [StoredFrame(9000, {"type": "session", "sessionId": "s-1"})])
+
+    writer = asyncio.ensure_future(finish_later())
+    replay = replayed_frames(log, "s-1", 7000, heartbeat_seconds=0.02, poll_seconds=0.01, give_up_seconds=5)
+    sent = [parse(f) for f in [chunk async for chunk in replay] if f != HEARTBEAT]
+    await writer
+    assert sent == [
+        (7001, {"type": "status", "data": {}}),
+        (7002, {"type": "turn_end", "outcome": "replied"}),
+        (None, {"type": "done", "sessionId": "s-1"}),
+    ]
+
+
+async def test_a_replay_of_a_turn_that_never_ends_gives_up_with_a_failed_turn_end() -> None:
+    log = MemoryFrameLog()
+    replay = replayed_frames(log, "s-1", 7003, heartbeat_seconds=1, poll_seconds=0.01, give_up_seconds=0.05)
+    sent = [parse(f)[1]["type"] for f in [chunk async for chunk in replay] if f != HEARTBEAT]
+    assert sent == ["error", "turn_end", "done"]
+
+
+def test_a_frame_id_names_its_turns_range() -> None:
+    assert turn_frame_range(7002) == (7000, 8000)
+    assert turn_frame_range(7000) == (7000, 8000)

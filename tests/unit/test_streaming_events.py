@@ -66,6 +66,7 @@ async def test_streaming_events_arrive_in_the_correct_order() -> None:
         "idle:running",
         "idle:done",
         "status:done",
+        "turn_end",
         "done",
     ]
 
@@ -150,9 +151,10 @@ async def test_error_event_is_sent_on_unrecoverable_errors() -> None:
     h = make_harness([hard_failure("529 overloaded")])
     with pytest.raises(TurnFailed):
         await h.loop.run_turn(USER, "hi", emit=h.emit)
-    last = strip_seq(h.emitted)[-1]
+    *_, last, end = strip_seq(h.emitted)
     assert last["type"] == "error"
     assert "try again" in last["message"] and "529" not in last["message"]
+    assert end == {"type": "turn_end", "outcome": "failed", "sessionId": h.emitted[0]["sessionId"]}
     assert not any(e["type"] == "done" for e in h.emitted)
 
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from trainer.services.usage_limits import UsageLimits
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
+    from trainer.store.stream_records import StreamRecords
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +76,9 @@ class Container:
     """What the program pipeline needs (trainer.programs.pipeline); None without a database."""
     accounts: AccountService | None = None
     """The tombstone check, account deletion and export (trainer.services.account)."""
+    stream_records: StreamRecords | None = None
+    """Idempotency keys and the frames streams sent (None without the DynamoDB store: no key is kept
+    and no stream can be resumed)."""
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     registered_users: set[str] = field(default_factory=set)
 
@@ -142,6 +146,7 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.providers.models",
     "trainer.services.account",
     "trainer.store.account_records",
+    "trainer.store.stream_records",
     "trainer.services.today",
     "trainer.programs.day_messages",
     "trainer.agents.registry",
@@ -322,8 +327,20 @@ async def build_container(
         agents=agents,
         programs=programs,
         accounts=account_service(settings, store, db, erasers),
+        stream_records=stream_records(settings, store),
         closers=closers,
     )
+
+
+def stream_records(settings: Settings, store: SessionStore) -> StreamRecords | None:
+    """Idempotency keys and stream frames in the sessions table, beside the DynamoDB session store."""
+    from trainer.store.sessions import DynamoSessionStore
+
+    if not isinstance(store, DynamoSessionStore):
+        return None
+    from trainer.store.stream_records import DynamoStreamRecords
+
+    return DynamoStreamRecords(settings, client=store.table.client)
 
 
 def account_service(

@@ -35,6 +35,7 @@ from trainer.frames import (
     Frame,
     ToolResultFrame,
     ToolStartFrame,
+    TurnOutcome,
     frame_type,
 )
 from trainer.store.models import EventType
@@ -151,6 +152,11 @@ class CheckpointData(_EventData):
     created_at: str
 
 
+class TurnEndData(_EventData):
+    outcome: TurnOutcome
+    """How the turn ended (the `turn_end` frame's outcome)."""
+
+
 EVENT_DATA: dict[EventType, Any] = {
     EventType.USER_MESSAGE: UserMessageData,
     EventType.LLM_REQUEST: LlmRequestData,
@@ -161,6 +167,7 @@ EVENT_DATA: dict[EventType, Any] = {
     EventType.ERROR: ErrorEventData,
     EventType.ARTIFACT: Artifact,
     EventType.CHECKPOINT: CheckpointData,
+    EventType.TURN_END: TurnEndData,
 }
 """The `data` of each event type."""
 

@@ -101,10 +101,13 @@ Errors are always JSON, one schema (`Error`): `{"error": {"code", "message", "de
 operation documents the statuses it can answer with and, per status, its `code`s (also
 machine-readable in `x-error-codes`). An unexpected failure is `500` with code `internal`.
 
-`POST /agent/stream` answers `text/event-stream`: each event is `id: <seq>\\ndata: <Frame JSON>\\n\\n`
+`POST /agent/stream` answers `text/event-stream`: each event is `id: <frame id>\\ndata: <Frame JSON>\\n\\n`
 (its 200 `schema` is one parsed event; its `data` is a JSON `Frame`, also named by `x-sse-data`), with
 `: heartbeat` comment lines while the turn is quiet (never an event); `turn_end` closes every turn and
-`done` is always last.
+`done` is always last. A retry with `Last-Event-ID` or the first request's `Idempotency-Key` resumes the
+same turn and never runs it twice; `GET /agent/sessions/{session_id}/frames?after=` returns the frames
+sent after an id. `POST /agent/chat`, `/plans` and `/workouts/import` take an `Idempotency-Key` too: a
+retry gets the first answer.
 """
 
 

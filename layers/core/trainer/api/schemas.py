@@ -312,6 +312,29 @@ class EventsPage(ResponseModel):
     )
 
 
+FrameJson = Annotated[dict[str, Any], WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/Frame"}]})]
+
+
+class SentFrame(ResponseModel):
+    """A frame a stream sent: its id (the `id:` it was sent with) and the frame (its `data`)."""
+
+    id: int = Field(description="The frame's id: the `id:` the stream sent it with.")
+    frame: FrameJson
+
+
+class FramesPage(ResponseModel):
+    frames: list[SentFrame] = Field(
+        description=(
+            "The frames the stream sent after `after`, in order, through the turn's `turn_end` (`done` "
+            "is the stream's own last line and is not repeated here)."
+        )
+    )
+    turn_ended: bool = Field(
+        alias="turnEnded",
+        description="The last frame is `turn_end`; false while the turn runs (ask again after the last id).",
+    )
+
+
 # --- user settings, history, distribution -------------------------------------------------------
 
 Weekday = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]

@@ -74,6 +74,8 @@ def describe(event: Event) -> str:
             return f"❌ Error{where}: {_clip(str(d.get('message', '')), 120)}"
         case EventType.CHECKPOINT:
             return f"🧭 Checkpoint ← events {d.get('events_summarized', '?')}"
+        case EventType.TURN_END:
+            return f"🏁 Turn end: {d.get('outcome', '?')}"
     return f"• {event.event_type}"
 
 

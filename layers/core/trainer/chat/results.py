@@ -7,11 +7,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainer.agents.tools import ToolOutcome
-from trainer.frames import ToolResultFrame
+from trainer.frames import ToolResultFrame, TurnOutcome
 from trainer.providers.ports import ModelError, ModelRequest, Usage
 from trainer.store.ports import DatabaseUnavailable, StoreUnavailable
 
 StopReason = Literal["done", "awaiting_user", "max_iterations", "no_tool_call", "max_tokens", "error"]
+STOP_OUTCOMES: dict[str, TurnOutcome] = {
+    "done": "replied",
+    "awaiting_user": "asked",
+    "max_iterations": "limit",
+    "no_tool_call": "failed",
+    "max_tokens": "limit",
+    "error": "failed",
+}
+"""A turn's stop reason as its `turn_end` outcome (`refused` comes with model refusals)."""
 RAW_TEXT_LIMIT = 500
 MODEL_UNAVAILABLE = "The trainer is unavailable right now. Please try again in a moment."
 TURN_BROKE = "Something went wrong while preparing a reply. Please try again."

@@ -43,6 +43,7 @@ from trainer.chat.results import (
     MAX_TOKENS_CODE,
     MODEL_REFUSED,
     MODEL_REFUSED_CODE,
+    STOP_OUTCOMES,
     TURN_BROKE,
     Action,
     ClientResponse,
@@ -61,12 +62,14 @@ from trainer.chat.turn_store import LeaseLost, TurnStore
 from trainer.frames import (
     Frame,
     FrameSink,
+    TurnOutcome,
     done_frame,
     error_frame,
     message_delta_frame,
     session_frame,
     status_frame,
     tool_start_frame,
+    turn_end_frame,
 )
 from trainer.providers.deadline import current_deadline, deadline_in
 from trainer.providers.ports import (
@@ -372,6 +375,7 @@ class _Turn:
                 await self._log_error(f"max iterations reached ({self.agent.max_steps})", "agent_loop")
 
         response_body = await self._client_response()
+        await self._end_turn(STOP_OUTCOMES.get(stop, "failed"))
         await self.store.settle()
         await self._finish("completed")
         await self.emit(done_frame(self.session.id))
@@ -435,8 +439,9 @@ class _Turn:
         category = details.get("category") if isinstance(details, dict) else None
         logger.warning("model refused in session %s (category %s)", self.session.id, category)
         await self._log_error(f"the model refused (category: {category})", "llm", code=MODEL_REFUSED_CODE)
-        await self._finish("error")
         await self.emit(error_frame(MODEL_REFUSED, code=MODEL_REFUSED_CODE))
+        await self._end_turn("refused")
+        await self._finish("error")
         failed = self._result("error", len(self.actions), ClientResponse(messages=[]), "error")
         await self.hook("on_turn_end", self.session, failed)
         raise TurnFailed(MODEL_REFUSED, session_id=self.session.id, code=MODEL_REFUSED_CODE)
@@ -683,10 +688,20 @@ class _Turn:
     async def fail(self, exc: BaseException, context: str = "llm") -> None:
         logger.error("turn failed in session %s: %s", self.session.id, exc)
         await self._log_error(exc, context)
-        await self._finish("error")
         await self.emit(error_frame(user_message_for(exc), error_code_for(exc)))
+        await self._end_turn("failed")
+        await self._finish("error")
         failed = self._result("error", len(self.actions), ClientResponse(messages=[]), "error")
         await self.hook("on_turn_end", self.session, failed)
+
+    async def _end_turn(self, outcome: TurnOutcome) -> None:
+        """The `turn_end` event closing the turn's events (a catch-up knows the turn is over), and its
+        frame."""
+        try:
+            await self._append(EventType.TURN_END, {"outcome": outcome})
+        except Exception:
+            logger.exception("could not record the end of the turn in session %s", self.session.id)
+        await self.emit(turn_end_frame(outcome, self.session.id))
 
     async def _finish(self, status: Literal["completed", "error"]) -> None:
         metadata = {

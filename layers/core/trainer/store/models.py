@@ -19,6 +19,8 @@ class EventType(StrEnum):
     ERROR = "error"
     ARTIFACT = "artifact"
     CHECKPOINT = "checkpoint"
+    TURN_END = "turn_end"
+    """Closes every turn: `{outcome}` (replied, asked, failed, limit, refused)."""
 
 
 CONTEXT_EVENT_TYPES: frozenset[EventType] = frozenset(

@@ -13,15 +13,16 @@ run time, which FastAPI must see as an object, not as a name to resolve.)
 
 import asyncio
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Header, Request, Response
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
 
 from trainer.api.contract import public_frame
 from trainer.api.errors import ApiError, is_malformed_json, is_not_an_object, request_error
+from trainer.api.idempotency import KEY_ERRORS, IdempotencyKeyHeader, body_hash, claim_or_existing, run_once
 from trainer.api.logging import logger
 from trainer.api.openapi import (
     AUTHENTICATED,
@@ -35,13 +36,24 @@ from trainer.api.openapi import (
 )
 from trainer.api.routes import ContainerDep, RegisteredUserId, TurnsDep
 from trainer.api.schemas import ChatRequest, ChatResponse, chat_request_model
-from trainer.api.sse import SESSION_HEADER, SSE_HEADERS, SSE_MEDIA_TYPE, STREAM_RESPONSE, TurnStream
+from trainer.api.sse import (
+    SESSION_HEADER,
+    SSE_HEADERS,
+    SSE_MEDIA_TYPE,
+    STREAM_RESPONSE,
+    BackgroundTurns,
+    FrameRecorder,
+    TurnStream,
+    replayed_frames,
+    turn_frame_range,
+)
 from trainer.container import Container
 from trainer.frames import FrameSink, TurnOutcome
 from trainer.services.usage_limits import BudgetExceeded, RateLimited
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import STORE_CALL_DEADLINE_S
 from trainer.store.ports import DatabaseUnavailable, LeaseHeld, SessionNotFound, StoreUnavailable
+from trainer.store.stream_records import IdempotencyRecord, StreamRecords
 
 if TYPE_CHECKING:
     from trainer.chat.turn import TurnResult
@@ -61,6 +73,9 @@ ANSWERED_AS_JSON = (
 )
 """Failures a route answers with their own JSON status (the stream: when they come before its
 first frame)."""
+ATTACH_POLL_SECONDS = 0.1
+REPLAY_POLL_SECONDS = 0.25
+"""How often a retried stream looks for the next frames of a turn that still runs."""
 TURN_FAILED_MESSAGE = "The assistant could not finish this turn. Please try again."
 
 TURN_ERRORS = {
@@ -80,13 +95,21 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
         SESSION_LEASE,
         SESSION_STORE,
         DATABASE,
+        KEY_ERRORS,
         {502: ("turn_failed", "model_refused")},
     ),
 }
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: STREAM_RESPONSE,
     **error_responses(
-        AUTHENTICATED, JSON_BODY, TURN_ERRORS, SESSION_SCOPED, SESSION_LEASE, SESSION_STORE, DATABASE
+        AUTHENTICATED,
+        JSON_BODY,
+        TURN_ERRORS,
+        SESSION_SCOPED,
+        SESSION_LEASE,
+        SESSION_STORE,
+        DATABASE,
+        {422: ("idempotency_key_reused",)},
     ),
 }
 
@@ -142,17 +165,9 @@ def _describe_failure(exc: BaseException) -> tuple[str, str | None]:
     return TURN_FAILED_MESSAGE, session_id
 
 
-STOP_OUTCOMES: dict[str, TurnOutcome] = {
-    "done": "replied",
-    "awaiting_user": "asked",
-    "max_iterations": "limit",
-    "no_tool_call": "failed",
-    "error": "failed",
-}
-"""A turn's stop reason as the `turn_end` frame's outcome (`refused` comes with model refusals)."""
-
-
 def turn_outcome(result: "TurnResult") -> TurnOutcome:
+    from trainer.chat.results import STOP_OUTCOMES
+
     return STOP_OUTCOMES.get(result.stop_reason, "failed")
 
 
@@ -189,18 +204,32 @@ def build_router(settings: Settings) -> APIRouter:
         container: ContainerDep,
         turns: TurnsDep,
         user_id: RegisteredUserId,
-    ) -> ChatResponse:
+        idempotency_key: IdempotencyKeyHeader = None,
+    ) -> JSONResponse:
         """Runs one agent turn and answers when it is over (several model calls). Prefer
-        /agent/stream for anything but short turns."""
-        task = turns.start(_run_turn(container, user_id, body, None))
-        try:
-            result = await asyncio.shield(task)
-        except ANSWERED_AS_JSON:
-            raise
-        except Exception as exc:
-            message, _ = _describe_failure(exc)
-            raise ApiError(502, getattr(exc, "code", None) or "turn_failed", message) from None
-        return ChatResponse.from_turn(result)
+        /agent/stream for anything but short turns. With an `Idempotency-Key`, a retry gets the first
+        request's response (waiting for it while it runs) and runs nothing again."""
+
+        async def run() -> tuple[int, ChatResponse]:
+            task = turns.start(_run_turn(container, user_id, body, None))
+            try:
+                result = await asyncio.shield(task)
+            except ANSWERED_AS_JSON:
+                raise
+            except Exception as exc:
+                message, _ = _describe_failure(exc)
+                raise ApiError(502, getattr(exc, "code", None) or "turn_failed", message) from None
+            return 200, ChatResponse.from_turn(result)
+
+        return await run_once(
+            container.stream_records,
+            user_id,
+            "chat",
+            idempotency_key,
+            body,
+            run,
+            wait_seconds=container.settings.function_timeout_seconds,
+        )
 
     @router.post("/stream", response_class=StreamingResponse, responses=STREAM_RESPONSES)
     async def stream(
@@ -208,21 +237,130 @@ def build_router(settings: Settings) -> APIRouter:
         container: ContainerDep,
         turns: TurnsDep,
         user_id: RegisteredUserId,
+        idempotency_key: IdempotencyKeyHeader = None,
+        last_event_id: Annotated[
+            str | None,
+            Header(
+                alias="Last-Event-ID",
+                description=(
+                    "The id of the last frame the client got (SSE clients send it when they retry): the "
+                    "stream resumes the turn that frame belongs to after it, instead of running the "
+                    "message again."
+                ),
+            ),
+        ] = None,
     ) -> StreamingResponse:
         """Runs one agent turn and streams it as Server-Sent Events. Errors found before the stream
-        starts are ordinary JSON answers; after that, an `error` frame."""
-        turn = TurnStream(
-            lambda emit: _run_turn(container, user_id, body, emit),
-            turns=turns,
-            heartbeat_seconds=container.settings.heartbeat_seconds,
-            session_id_of=lambda result: result.session_id,
-            describe_error=_describe_failure,
-            outcome_of=turn_outcome,
-            publish=public_frame,
-            early_errors=ANSWERED_AS_JSON,
-        )
-        await turn.start(FIRST_EVENT_WAIT_SECONDS)
-        headers = {**SSE_HEADERS, SESSION_HEADER: turn.session_id or ""}
-        return StreamingResponse(turn.frames(), media_type=SSE_MEDIA_TYPE, headers=headers)
+        starts are ordinary JSON answers; after that, an `error` frame. A retry (the same
+        `Idempotency-Key`, or `Last-Event-ID`) gets the first turn's frames after the last one it
+        got, live while the turn runs, and never runs the message again."""
+        request: ChatRequest = body
+        records = container.stream_records
+        resume_after = _frame_id(last_event_id)
+        if records is not None and idempotency_key is not None:
+            hashed = body_hash(body)
+            existing = await claim_or_existing(records, user_id, "stream", idempotency_key, hashed)
+            if existing is not None:
+                return await _attach(container, records, user_id, idempotency_key, existing, resume_after)
+            try:
+                return await _start_stream(container, turns, user_id, body, idempotency_key)
+            except BaseException:
+                await asyncio.shield(records.release(user_id, "stream", idempotency_key))
+                raise
+        if records is not None and resume_after is not None:
+            session_id = await _session_of_frame(
+                container, records, user_id, request.session_id, resume_after
+            )
+            if session_id is not None:
+                return _replay(container, records, session_id, resume_after)
+        return await _start_stream(container, turns, user_id, body, None)
 
     return router
+
+
+def _frame_id(header: str | None) -> int | None:
+    if header is None or not header.strip().isdigit():
+        return None
+    return int(header.strip())
+
+
+async def _start_stream(
+    container: Container, turns: BackgroundTurns, user_id: str, body: ChatRequest, key: str | None
+) -> StreamingResponse:
+    records = container.stream_records
+    on_started = None
+    if records is not None and key is not None:
+
+        async def on_started(session_id: str, first_frame_id: int) -> None:
+            await records.started(user_id, "stream", key, session_id, first_frame_id)
+
+    turn = TurnStream(
+        lambda emit: _run_turn(container, user_id, body, emit),
+        turns=turns,
+        heartbeat_seconds=container.settings.heartbeat_seconds,
+        session_id_of=lambda result: result.session_id,
+        describe_error=_describe_failure,
+        outcome_of=turn_outcome,
+        publish=public_frame,
+        early_errors=ANSWERED_AS_JSON,
+        recorder=FrameRecorder(records, turns) if records is not None else None,
+        on_started=on_started,
+    )
+    await turn.start(FIRST_EVENT_WAIT_SECONDS)
+    headers = {**SSE_HEADERS, SESSION_HEADER: turn.session_id or ""}
+    return StreamingResponse(turn.frames(), media_type=SSE_MEDIA_TYPE, headers=headers)
+
+
+async def _attach(
+    container: Container,
+    records: StreamRecords,
+    user_id: str,
+    key: str,
+    record: IdempotencyRecord,
+    resume_after: int | None,
+) -> StreamingResponse:
+    """A retry with the key of a stream that started: the first turn's frames after the last one the
+    client got (all of them without `Last-Event-ID`)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + FIRST_EVENT_WAIT_SECONDS
+    while record.session_id is None or record.first_frame_id is None:
+        if loop.time() >= deadline:
+            raise ApiError(409, "turn_in_progress", "The first request with this key is starting; retry.")
+        await asyncio.sleep(ATTACH_POLL_SECONDS)
+        refreshed = await records.get(user_id, "stream", key)
+        if refreshed is None:
+            raise ApiError(409, "turn_in_progress", "The first request with this key failed; retry.")
+        record = refreshed
+    first, end = turn_frame_range(record.first_frame_id)
+    after = resume_after if resume_after is not None and first <= resume_after < end else first - 1
+    return _replay(container, records, record.session_id, after)
+
+
+async def _session_of_frame(
+    container: Container, records: StreamRecords, user_id: str, session_id: str | None, frame_id: int
+) -> str | None:
+    """The session a retried stream's `Last-Event-ID` names: the request's session, else the user's
+    latest, if that session has the frame."""
+    if session_id is None:
+        latest = await container.store.list_sessions(user_id, 1)
+        if not latest:
+            return None
+        session_id = latest[0].id
+    else:
+        await container.store.get_session(user_id, session_id)
+    found = await records.read(session_id, frame_id - 1, frame_id + 1)
+    return session_id if found else None
+
+
+def _replay(container: Container, records: StreamRecords, session_id: str, after: int) -> StreamingResponse:
+    settings = container.settings
+    frames = replayed_frames(
+        records,
+        session_id,
+        after,
+        heartbeat_seconds=settings.heartbeat_seconds,
+        poll_seconds=REPLAY_POLL_SECONDS,
+        give_up_seconds=settings.function_timeout_seconds + settings.turn_lease_seconds,
+    )
+    headers = {**SSE_HEADERS, SESSION_HEADER: session_id}
+    return StreamingResponse(frames, media_type=SSE_MEDIA_TYPE, headers=headers)

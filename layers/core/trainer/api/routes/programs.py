@@ -11,9 +11,11 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
 from pydantic import BeforeValidator
 
 from trainer.api.errors import RETRY_AFTER_SECONDS, ApiError
+from trainer.api.idempotency import KEY_ERRORS, IdempotencyKeyHeader, run_once
 from trainer.api.openapi import AUTHENTICATED, BUDGET, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
 from trainer.api.routes import ContainerDep, RegisteredUserId, UserId
 from trainer.api.schemas import (
@@ -57,6 +59,8 @@ TO_DESCRIPTION = (
     f"Last day, included; default: a week from `from`. At most {MAX_WORKOUT_RANGE_DAYS} days after `from`."
 )
 RETRY = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+KEY_WAIT_SECONDS = 25.0
+"""How long a retry with the key of a request still running waits for its answer."""
 
 PLAN_SCOPED = {404: ("plan_not_found",)}
 WORKOUT_SCOPED = {404: ("workout_not_found",)}
@@ -92,28 +96,44 @@ def user_data(deps: ProgramDeps, user_id: str) -> UserData:
     response_model=PlanResponse,
     responses={
         202: {"links": plan_links("$response.body#/plan/id")},
-        **error_responses(AUTHENTICATED, JSON_BODY, PLAN_REQUEST_ERRORS, BUDGET, DATABASE),
+        **error_responses(AUTHENTICATED, JSON_BODY, PLAN_REQUEST_ERRORS, BUDGET, DATABASE, KEY_ERRORS),
     },
 )
 async def create_plan(
-    container: ContainerDep, user_id: RegisteredUserId, request: PlanCreate
-) -> PlanResponse:
+    container: ContainerDep,
+    user_id: RegisteredUserId,
+    request: PlanCreate,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> JSONResponse:
     """Starts building a plan and answers at once with it `pending`: poll `GET /plans/{plan_id}` until
     it is `ready` (the plan, its first week and each day's message) or `failed` (with `error`).
-    Fields left out come from the user's settings, goals, location and history."""
+    Fields left out come from the user's settings, goals, location and history. With an
+    `Idempotency-Key`, a retry gets the first answer (the same plan) and starts no second plan."""
     from trainer.programs.pipeline import ProgramError, request_plan
 
     deps = require_programs(container)
     check_start(request.start_date, deps.now().date())
-    try:
-        row = await request_plan(deps, user_id, request)
-    except ProgramError as exc:
-        if exc.code == "build_failed":
-            raise ApiError(503, "plan_queue_unavailable", exc.message, headers=RETRY) from None
-        if exc.code == "in_progress":
-            raise ApiError(409, "plan_in_progress", exc.message) from None
-        raise ApiError(422, "invalid_plan_request", exc.message) from None
-    return PlanResponse(plan=PlanSummary.model_validate(row))
+
+    async def run() -> tuple[int, PlanResponse]:
+        try:
+            row = await request_plan(deps, user_id, request)
+        except ProgramError as exc:
+            if exc.code == "build_failed":
+                raise ApiError(503, "plan_queue_unavailable", exc.message, headers=RETRY) from None
+            if exc.code == "in_progress":
+                raise ApiError(409, "plan_in_progress", exc.message) from None
+            raise ApiError(422, "invalid_plan_request", exc.message) from None
+        return 202, PlanResponse(plan=PlanSummary.model_validate(row))
+
+    return await run_once(
+        container.stream_records,
+        user_id,
+        "plans",
+        idempotency_key,
+        request,
+        run,
+        wait_seconds=KEY_WAIT_SECONDS,
+    )
 
 
 def check_start(start: date | None, today: date) -> None:
@@ -216,26 +236,41 @@ def check_range(date_from: date, date_to: date) -> None:
 @router.post(
     "/workouts/import",
     response_model=ImportedWorkout,
-    responses=error_responses(AUTHENTICATED, JSON_BODY, IMPORT_ERRORS, BUDGET, DATABASE),
+    responses=error_responses(AUTHENTICATED, JSON_BODY, IMPORT_ERRORS, BUDGET, DATABASE, KEY_ERRORS),
 )
 async def import_workout(
-    container: ContainerDep, user_id: RegisteredUserId, body: WorkoutImport
-) -> ImportedWorkout:
+    container: ContainerDep,
+    user_id: RegisteredUserId,
+    body: WorkoutImport,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> JSONResponse:
     """A workout written as text (e.g. a program from the user's coach) as a structured workout in the
     app's schema, with the lines that were not read as exercises; nothing is stored. A text with no
-    exercise in it is `422 not_a_workout`."""
+    exercise in it is `422 not_a_workout`. With an `Idempotency-Key`, a retry gets the first answer
+    without structuring the text again (no second model call)."""
     from trainer.programs.pipeline import ProgramError
     from trainer.programs.pipeline import import_workout as structure
 
-    try:
-        result = await structure(require_programs(container), user_id, body.text)
-    except ProgramError as exc:
-        if exc.code == "build_failed":
-            raise ApiError(503, "import_unavailable", exc.message, headers=RETRY) from None
-        if exc.code == "too_large":
-            raise ApiError(422, "import_too_large", exc.message) from None
-        raise ApiError(422, "not_a_workout", exc.message) from None
-    return ImportedWorkout(workout=result.workout, unrecognised=result.unrecognised)
+    async def run() -> tuple[int, ImportedWorkout]:
+        try:
+            result = await structure(require_programs(container), user_id, body.text)
+        except ProgramError as exc:
+            if exc.code == "build_failed":
+                raise ApiError(503, "import_unavailable", exc.message, headers=RETRY) from None
+            if exc.code == "too_large":
+                raise ApiError(422, "import_too_large", exc.message) from None
+            raise ApiError(422, "not_a_workout", exc.message) from None
+        return 200, ImportedWorkout(workout=result.workout, unrecognised=result.unrecognised)
+
+    return await run_once(
+        container.stream_records,
+        user_id,
+        "import",
+        idempotency_key,
+        body,
+        run,
+        wait_seconds=KEY_WAIT_SECONDS,
+    )
 
 
 @router.get(

@@ -17,7 +17,16 @@ from trainer.api.openapi import (
     session_links,
 )
 from trainer.api.routes import ContainerDep, UserId
-from trainer.api.schemas import Event, EventsPage, Session, SessionDetail, SessionList, SessionResponse
+from trainer.api.schemas import (
+    Event,
+    EventsPage,
+    FramesPage,
+    SentFrame,
+    Session,
+    SessionDetail,
+    SessionList,
+    SessionResponse,
+)
 from trainer.container import Container
 from trainer.services.sessions import SessionService
 
@@ -81,6 +90,37 @@ async def list_events(
     """The full timeline in pages: pass `nextAfter` back as `after` until it is null."""
     page = await sessions(container).events(user_id, session_id, after=after, limit=limit)
     return EventsPage(events=[Event.of(e) for e in page.events], next_after=page.next_after)
+
+
+FRAMES_PAGE_LIMIT = 500
+
+
+@router.get(
+    "/{session_id}/frames",
+    response_model=FramesPage,
+    responses=error_responses(AUTHENTICATED, SESSION_SCOPED, INVALID_QUERY, SESSION_STORE),
+)
+async def list_frames(
+    container: ContainerDep,
+    user_id: UserId,
+    session_id: str,
+    after: Annotated[int, Query(ge=0, description="The id of the last frame the client got.")] = 0,
+) -> FramesPage:
+    """Catch-up in frames: exactly the frames the stream sent (or is sending) after frame `after`, with
+    the ids it sent them with, through the end of that turn (`turn_end`) — no repeats, no gaps, so
+    the renderer of the stream renders them. `message_delta` previews are not kept (the `tool_result`
+    that follows carries the whole message). With `after` at a turn's `turn_end`, the next turn's
+    frames."""
+    await container.store.get_session(user_id, session_id)
+    records = container.stream_records
+    stored = await records.read(session_id, after, None, FRAMES_PAGE_LIMIT) if records is not None else []
+    frames: list[SentFrame] = []
+    for item in stored:
+        frames.append(SentFrame(id=item.frame_id, frame=item.frame))
+        if item.frame.get("type") == "turn_end":
+            break
+    ended = bool(frames) and frames[-1].frame.get("type") == "turn_end"
+    return FramesPage(frames=frames, turn_ended=ended)
 
 
 @router.delete(

@@ -184,13 +184,13 @@ class ChatView {
       turn.finish();
       return;
     }
-    replace(turn.meta, `Connection lost after event ${lastId}; catching up…`);
-    const result = await catchUp(this.sessionId, lastId, (event) => turn.caughtUp(event));
-    const events = `${result.count} event${result.count === 1 ? "" : "s"}`;
+    replace(turn.meta, `Connection lost after frame ${lastId}; catching up…`);
+    const result = await catchUp(this.sessionId, lastId, (frame) => turn.frame(frame));
+    const frames = `${result.count} frame${result.count === 1 ? "" : "s"}`;
     turn.finish(
       result.ended
-        ? `Reconnected: caught up on ${events} after event ${lastId}.`
-        : `Still running after ${events}; open the session again to see the rest.`,
+        ? `Reconnected: caught up on ${frames} after frame ${lastId}.`
+        : `Still running after ${frames}; open the session again to see the rest.`,
     );
   }
 }

@@ -4,9 +4,8 @@ import { api, errorOf, headers, url } from "./api.js";
 const PAGE_LIMIT = 500;
 const POLL_MS = 400;
 const CATCH_UP_TIMEOUT_MS = 180_000;
-// The stream says when a turn is over (`turn_end`). Stored events do not yet (issue 19 items 2 and 3:
-// a `turn_end` event, catch-up in frames): until they do, catch-up after a dropped stream recognises
-// the end of a turn by the calls and errors that end one.
+// A turn is over at its `turn_end` (frame and event); sessions stored before the `turn_end` event
+// existed are recognised by the calls and errors that end a turn.
 const TURN_ENDING_TOOLS = new Set(["idle", "message_ask_user"]);
 const TURN_ENDING_ERRORS = new Set(["agent_loop", "llm"]);
 
@@ -69,29 +68,24 @@ export async function allEvents(sessionId, onPage) {
   return events;
 }
 
-async function endedAt(sessionId, lastId) {
-  if (lastId < 1) return false;
-  const page = await eventsPage(sessionId, lastId - 1, 1);
-  const [event] = page.events;
-  return Boolean(event && event.sequence_number === lastId && endsTurn(event));
-}
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function catchUp(sessionId, lastId, onEvent) {
-  if (await endedAt(sessionId, lastId)) return { after: lastId, count: 0, ended: true };
+// Catch-up in frames: the frames the stream sent after `lastId`, with their ids, through the turn's
+// `turn_end` (GET /agent/sessions/{id}/frames): the renderer of the stream renders them, nothing is
+// shown twice or missed.
+export async function catchUp(sessionId, lastId, onFrame) {
   const deadline = performance.now() + CATCH_UP_TIMEOUT_MS;
   let after = lastId;
   let count = 0;
   while (performance.now() < deadline) {
-    const page = await eventsPage(sessionId, after);
-    for (const event of page.events) {
-      after = event.sequence_number;
+    const page = await api(`/agent/sessions/${encodeURIComponent(sessionId)}/frames`, { query: { after } });
+    for (const sent of page.frames) {
+      after = sent.id;
       count += 1;
-      onEvent(event);
-      if (endsTurn(event)) return { after: lastId, count, ended: true };
+      onFrame(sent.frame);
     }
-    if (page.nextAfter === null) await sleep(POLL_MS);
+    if (page.turnEnded) return { after, count, ended: true };
+    await sleep(POLL_MS);
   }
-  return { after: lastId, count, ended: false };
+  return { after, count, ended: false };
 }
