@@ -29,6 +29,7 @@ from trainer.store.metrics import DailyMetricsStore
 from trainer.store.models import EventType
 from trainer.store.repositories import notifications, today
 from trainer.store.sessions import DynamoSessionTable
+from trainer.store.stream_records import DynamoStreamRecords
 from trainer.store.usage import DynamoUsageLedger
 
 OFFLINE = Settings(TRAINER_AGENT_PROVIDER="offline")
@@ -54,6 +55,7 @@ POSTGRES_SEEDERS: dict[str, str] = {
     "notification_settings": "delivery",
     "notification_deliveries": "delivery",
     "daily_workouts": "delivery",
+    "readiness_entries": "readiness",
 }
 """Every user table and the step that gives a user rows in it."""
 
@@ -100,6 +102,7 @@ async def populate_postgres(db: Database, user_id: str, *, now: datetime, histor
         scheduled_date=now + timedelta(days=3), workout_type="Easy run", duration_minutes=30
     )
     await data.milestones.create(goal_name="Run a 5K", goal_type="distance", target_value=5, target_unit="km")
+    await data.readiness.check_in(sleep_hours=5.5, energy=2, soreness={"Quadriceps": 3})
     deps = ProgramDeps(db=db, agents=agent_run_deps(OFFLINE, db, _registries()), now=lambda: now)
     await request_plan(deps, user_id, PlanRequest(weeks=4, training_days=["Monday", "Wednesday", "Friday"]))
     await populate_delivery(db, user_id, now=now)
@@ -209,6 +212,9 @@ async def populate_dynamodb(
     )
     await limits.reserve(user_id, "turns")
     await limits.check_rate(user_id, "read")
+    await DynamoStreamRecords(settings, client=table.client).claim(
+        user_id, "chat", "retried-tap", "body-hash"
+    )
     return world
 
 

@@ -114,7 +114,10 @@ def ended_with_error(frames: list[dict[str, Any]], code: str) -> dict[str, Any]:
     errors = [f for f in frames if f["type"] == "error"]
     assert len(errors) == 1, frames
     assert errors[0]["code"] == code, errors
-    assert types.index("error") == len(types) - 2, f"the error comes last, before done: {types}"
+    assert types[-3:] == ["error", "turn_end", "done"], (
+        f"the error comes last, before the turn's end: {types}"
+    )
+    assert frames[-2]["outcome"] == "failed", frames[-2]
     return errors[0]
 
 

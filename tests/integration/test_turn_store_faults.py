@@ -101,6 +101,7 @@ def assert_clean_end(answer: httpx.Response) -> list[dict[str, Any]]:
     assert types[-1] == "done", types
     assert types.count("done") == 1, types
     assert types.count("error") <= 1, types
+    assert types[-2] == "turn_end", types
     return frames
 
 
@@ -234,7 +235,9 @@ async def test_postgres_stopped_under_a_turn_ends_it_cleanly_and_the_session_wor
             frames = assert_clean_end(answer)
             errors = [f for f in frames if f["type"] == "error"]
             assert [e.get("code") for e in errors] in ([], ["database_unavailable"]), frames
-            logged = [f for f in frames if f["type"] == "log_completed_exercise"]
+            logged = [
+                f for f in frames if f["type"] == "tool_result" and f["tool"] == "log_completed_exercise"
+            ]
             assert [f["status"] for f in logged if "status" in f] == ["failed"], (
                 "the turn reached the stopped database"
             )
@@ -242,7 +245,9 @@ async def test_postgres_stopped_under_a_turn_ends_it_cleanly_and_the_session_wor
             start_postgres(own_postgres.data_dir, own_postgres.port, durable=False)
             assert await history_rows(own_db, user) == 0, "nothing half-written by the failed log"
             frames, _ = await until_served(client, auth, session_id, LOG_MESSAGE)
-            logged = [f for f in frames if f["type"] == "log_completed_exercise"]
+            logged = [
+                f for f in frames if f["type"] == "tool_result" and f["tool"] == "log_completed_exercise"
+            ]
             assert [f["status"] for f in logged if "status" in f] == ["done"], logged
             assert await history_rows(own_db, user) > 0
             events = await events_of(client, auth, session_id)

@@ -124,5 +124,6 @@ def test_every_stop_reason_has_a_turn_end_outcome() -> None:
         "awaiting_user": "asked",
         "max_iterations": "limit",
         "no_tool_call": "failed",
+        "max_tokens": "limit",
         "error": "failed",
     }

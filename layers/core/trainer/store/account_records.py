@@ -46,6 +46,11 @@ def user_partition(user_id: str) -> str:
     return f"USER#{user_id}"
 
 
+def idempotency_partition(user_id: str) -> str:
+    """The partition of the user's `Idempotency-Key` records (their stored responses hold user data)."""
+    return f"IDEMPOTENCY#{user_id}"
+
+
 @dataclass
 class ErasedItems:
     """What one erase removed; `complete` is False when it stopped at its deadline."""
@@ -80,17 +85,19 @@ class DynamoAccountTable:
     # -- erasing ----------------------------------------------------------------------------------------
 
     def erase(self, user_id: str, deadline: float | None = None) -> ErasedItems:
-        """Deletes every item of the user (expired ones too): the `USER#` partition, then the sessions,
+        """Deletes every item of the user (expired ones too): the `USER#` partition and the request
+        idempotency records (`IDEMPOTENCY#`, trainer.store.stream_records), then the sessions,
         DELETE_WORKERS at a time, each META first. A session not started once `time.monotonic()` passes
         `deadline` is left for the next erase (complete=False)."""
-        erased = ErasedItems(items=self._delete_partition(user_partition(user_id)))
+        erased = ErasedItems(
+            items=self._delete_partition(user_partition(user_id))
+            + self._delete_partition(idempotency_partition(user_id))
+        )
 
         def erase_session(pk: str) -> int | None:
             if deadline is not None and time.monotonic() > deadline:
                 return None
-            self._take_lease(pk)
-            self._client.delete_item(TableName=self._table, Key={"PK": {"S": pk}, "SK": {"S": "META"}})
-            return 1 + self._delete_partition(pk, keep_meta=True)
+            return self.sessions.erase(pk.removeprefix("SESSION#"), ERASE_HOLDER, ERASE_LEASE_SECONDS)
 
         with ThreadPoolExecutor(max_workers=DELETE_WORKERS) as pool:
             for deleted in pool.map(erase_session, self._session_partitions(user_id)):
@@ -100,21 +107,6 @@ class DynamoAccountTable:
                     erased.items += deleted
                     erased.sessions += 1
         return erased
-
-    def _take_lease(self, pk: str) -> None:
-        """The session's lease, whoever holds it: a turn still running in the session fails its next
-        commit or renewal as taken over (LeaseHeld) and writes nothing more, not even its error event."""
-        until = int(time.time()) + ERASE_LEASE_SECONDS
-        self._client.put_item(
-            TableName=self._table,
-            Item={
-                "PK": {"S": pk},
-                "SK": {"S": "LEASE"},
-                "holder": {"S": ERASE_HOLDER},
-                "lease_until": {"N": str(until)},
-                "expires_at": {"N": str(until)},
-            },
-        )
 
     def _session_partitions(self, user_id: str) -> list[str]:
         """The partitions of the user's sessions (GSI1 is eventually consistent: a session created a

@@ -426,6 +426,29 @@ class DynamoSessionTable:
         with self._hints_lock:
             self._heads.pop(session_id, None)
 
+    def erase(self, session_id: str, holder: str, ttl_seconds: int) -> int:
+        """Erases a session whoever holds it (account deletion): a tombstone marker takes the lease at
+        the next slot, so a turn still running there finds its slot taken (LeaseHeld) and writes
+        nothing more; then META and every other item go. The tombstone holds no states, knowledge or
+        events and expires after `ttl_seconds`. Returns the items deleted."""
+        pk = _pk(session_id)
+        until = self._clock().timestamp() + ttl_seconds
+        for _ in range(APPEND_ATTEMPTS):
+            head = self._read_head(session_id)
+            if self._write_marker(
+                session_id, replace(head, states={}, knowledge=()), _lease_fields(holder, until)
+            ):
+                break
+        else:
+            raise LeaseHeld(f"session {session_id} kept moving while it was erased")
+        marker = self._cached_head(session_id)
+        keep = _event_sk(marker.slot if marker is not None else head.next_slot)
+        doomed = [key for key in self._partition_keys(pk) if key["SK"]["S"] != keep]
+        self._delete_keys(doomed)
+        with self._hints_lock:
+            self._heads.pop(session_id, None)
+        return len(doomed)
+
     def update_session(self, session_id: str, **fields: Any) -> Session:
         unknown = set(fields) - UPDATABLE_FIELDS
         if unknown:
@@ -942,22 +965,23 @@ class DynamoSessionTable:
         return self._user_sessions(user_id, active_only=False)
 
     def states(self, session_id: str) -> dict[str, Any]:
-        """Every live state value of a session, by key."""
+        """Every live state value of a session, by key: the keys the head points to and those of state
+        items (sessions written before the log layout, values kept in items of their own), each read
+        as get_state reads it."""
         if not _valid_id(session_id):
             return {}
         pk = _pk(session_id)
-        now = self._epoch()
         query = {
             "TableName": self._table,
             "KeyConditionExpression": "PK = :pk AND begins_with(SK, :state)",
             "ExpressionAttributeValues": {":pk": {"S": pk}, ":state": {"S": "STATE#"}},
+            "ProjectionExpression": "SK",
             "ConsistentRead": True,
         }
-        return {
-            item["SK"]["S"].removeprefix("STATE#"): self._decode_payload(pk, item, "value")
-            for item in self._query(query)
-            if not self._expired(item, now)
-        }
+        keys = {item["SK"]["S"].removeprefix("STATE#").split("#")[0] for item in self._query(query)}
+        keys |= set(self._read_head(session_id).states)
+        values = {key: self.get_state(session_id, key) for key in sorted(keys)}
+        return {key: value for key, value in values.items() if value is not None}
 
     # -- internals ----------------------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ async def get_readiness(
     status_code=201,
     responses=error_responses(AUTHENTICATED, JSON_BODY, {422: ("invalid_readiness",)}, DATABASE),
 )
-async def post_readiness(
+async def create_readiness_check_in(
     container: ContainerDep, user_id: RegisteredUserId, check_in: ReadinessCheckIn
 ) -> ReadinessResponse:
     """Stores a check-in (today's workouts adjust to it) and answers with today's readiness."""
