@@ -172,17 +172,34 @@ def stack(request: pytest.FixtureRequest) -> Stack:
     return chosen
 
 
-def sse_events(text: str) -> list[tuple[int, dict[str, Any]]]:
-    """(id, event) for every data frame; heartbeats and other comments are skipped."""
-    frames = []
+UNNUMBERED_FRAMES = frozenset({"message_delta", "done"})
+"""Frames sent without an `id:` (previews and the stream's close): a client's Last-Event-ID stays the
+frame before, so a resume replays nothing twice (README, Server-Sent Events)."""
+
+
+def sse_events(text: str) -> list[tuple[int | None, dict[str, Any]]]:
+    """(id, event) for every data frame, id None for the unnumbered kinds (checked: every other frame
+    has one); heartbeats and other comments are skipped."""
+    frames: list[tuple[int | None, dict[str, Any]]] = []
     for block in text.split("\n\n"):
         lines = [line for line in block.split("\n") if line and not line.startswith(":")]
         if not lines:
             continue
         fields = dict(line.split(": ", 1) for line in lines)
-        assert "id" in fields and "data" in fields, block
-        frames.append((int(fields["id"]), json.loads(fields["data"])))
+        assert "data" in fields, block
+        event = json.loads(fields["data"])
+        if event["type"] in UNNUMBERED_FRAMES:
+            assert "id" not in fields, block
+            frames.append((None, event))
+        else:
+            assert "id" in fields, block
+            frames.append((int(fields["id"]), event))
     return frames
+
+
+def frame_ids(frames: list[tuple[int | None, dict[str, Any]]]) -> list[int]:
+    """The numbered frames' ids, in order."""
+    return [i for i, _ in frames if i is not None]
 
 
 def pytest_report_header() -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 from trainer.api.auth import mint_dev_token
 from trainer.settings import LOCAL_JWT_SECRET
 
-from tests.e2e.conftest import Stack, sse_events, stack_environment
+from tests.e2e.conftest import Stack, frame_ids, sse_events, stack_environment
 from tests.model_requests import ALLOW_VARIABLE
 
 pytestmark = pytest.mark.e2e
@@ -222,8 +222,8 @@ def test_stream_frames_and_headers(local_stack: Stack) -> None:
         assert response.headers["x-accel-buffering"] == "no"
         text = response.read().decode()
     frames = sse_events(text)
-    ids = [i for i, _ in frames]
-    assert ids == sorted(ids)
+    ids = frame_ids(frames)
+    assert ids == sorted(set(ids)), "numbered frames: unique and increasing"
     assert frames[-1][1]["type"] == "done" and frames[-1][1]["sessionId"]
     assert frames[-2][1] == {
         "type": "turn_end",

@@ -218,7 +218,7 @@ def adjust_workout(
     changes: list[str] = []
     exercises = list(workout.exercises)
     if assessment.sore_muscles:
-        exercises, swapped = _spare_sore(exercises, assessment.sore_muscles, catalog, have)
+        exercises, swapped = _spare_sore(exercises, assessment.sore_muscles, catalog, have, lighter)
         changes.extend(swapped)
     if assessment.level == "reduce":
         exercises = [_reduced(ex, lighter) for ex in exercises]
@@ -260,7 +260,7 @@ def _sore_load(ex: Exercise, sore: Iterable[str]) -> float:
 
 
 def _spare_sore(
-    exercises: list[Exercise], sore: tuple[str, ...], catalog: Catalog, have: set[str] | None
+    exercises: list[Exercise], sore: tuple[str, ...], catalog: Catalog, have: set[str] | None, lighter: Any
 ) -> tuple[list[Exercise], list[str]]:
     kept: list[Exercise] = []
     changes: list[str] = []
@@ -274,7 +274,7 @@ def _spare_sore(
             changes.append(f"dropped {ex.exercise_name} to rest your sore {', '.join(sore)}")
             continue
         names.add(entry.name.lower())
-        kept.append(_swapped(ex, entry))
+        kept.append(_swapped(ex, entry, lighter))
         changes.append(f"swapped {ex.exercise_name} for {entry.name} to spare your sore {', '.join(sore)}")
     if not kept:
         return exercises[:0], changes
@@ -304,7 +304,9 @@ def _replacement(
     return None
 
 
-def _swapped(ex: Exercise, entry: CatalogEntry) -> Exercise:
+def _swapped(ex: Exercise, entry: CatalogEntry, lighter: Any) -> Exercise:
+    """`entry` in place of `ex` with its sets and reps; its loads the ones its own implement allows at
+    or below the original's (a cable load does not carry over to a dumbbell the location lacks)."""
     data = ex.model_dump()
     data.update(
         id=None,
@@ -316,7 +318,11 @@ def _swapped(ex: Exercise, entry: CatalogEntry) -> Exercise:
     )
     if not entry.equipment:
         data.update(load_each=None, load_unit=None)
-    return Exercise.model_validate(data)
+    swapped = Exercise.model_validate(data)
+    if swapped.load_each:
+        loads = [_lighter(v, v, swapped, lighter) for v in swapped.load_each]
+        swapped = swapped.model_copy(update={"load_each": loads})
+    return swapped
 
 
 RECOVERY_MINUTES = 20.0
