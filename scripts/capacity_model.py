@@ -6,8 +6,11 @@ data and knowledge from Postgres) on embedded Postgres and DynamoDB (moto), the 
 openai SDKs against the loopback fake model with its organisation-wide prompt cache. Per turn:
 iterations, tokens by kind (input, cache writes, cache reads, output; initializer prompt and
 completion), DynamoDB requests with the request units they cost and the bytes they store, SQL
-statements, EventBridge events, backend time. Everything else is a constant below: list prices,
-model latency and the traffic shape, each named in the document.
+statements, EventBridge events, backend time. Model prices are not typed here: they come from the
+model catalogue (`trainer.providers.models`, whose prices are genai-prices'), through its
+`cost_cents` / `openai_cost_cents`, so a request whose prompt exceeds 100k tokens is billed at the
+model's higher band as it would be. Everything else is a constant below: AWS list prices, model
+latency and the traffic shape, each named in the document.
 
 `python scripts/capacity_model.py` (or `make capacity`) rewrites docs/capacity.md.
 """
@@ -41,17 +44,19 @@ SESSION_TTL_DAYS = 30
 
 @dataclass(frozen=True)
 class ModelSpeed:
-    name: str
     ttft_s: float
     output_tokens_per_s: float
 
 
 MODELS = {
-    "claude-haiku-4-5": ModelSpeed("Haiku 4.5", ttft_s=0.6, output_tokens_per_s=150.0),
-    "claude-sonnet-4-6": ModelSpeed("Sonnet 4.6", ttft_s=1.2, output_tokens_per_s=60.0),
+    "claude-haiku-5-5": ModelSpeed(ttft_s=0.6, output_tokens_per_s=150.0),
+    "claude-sonnet-5-5": ModelSpeed(ttft_s=1.2, output_tokens_per_s=60.0),
 }
-"""Time to first token and output speed per call: assumptions, the one place latency is guessed."""
-INITIALIZER_MODEL = "gpt-4o-mini"
+"""The models the document prices, the default (main and light agents, TRAINER_MODEL and
+TRAINER_LIGHT_MODEL) first, with their time to first token and output speed per call: assumptions,
+the one place latency is guessed (not measured; the fake answers at once)."""
+INITIALIZER_MODEL = "gpt-6-luna"
+"""TRAINER_INITIALIZER_MODEL's default."""
 INITIALIZER_LATENCY_S = 0.6
 
 PRICES = {
@@ -334,19 +339,56 @@ def turn_seconds(measured: Measured, model_id: str) -> float:
     )
 
 
-def model_dollars_per_turn(measured: Measured, model_id: str) -> float:
+def model_name(model_id: str) -> str:
     from trainer.providers.models import get_model
 
-    spec = get_model(model_id)
-    initializer = get_model(INITIALIZER_MODEL)
-    return (
-        measured.mean("input_tokens") * spec.input_per_mtok
-        + measured.mean("cache_write_tokens") * spec.cache_write_5m_per_mtok
-        + measured.mean("cache_read_tokens") * spec.cache_read_per_mtok
-        + measured.mean("output_tokens") * spec.output_per_mtok
-        + measured.mean("initializer_prompt_tokens") * initializer.input_per_mtok
-        + measured.mean("initializer_completion_tokens") * initializer.output_per_mtok
-    ) / 1e6
+    return get_model(model_id).display_name
+
+
+def mean_call_usage(measured: Measured) -> Any:
+    """The mean agent model call (a turn's mean tokens over its mean model calls): the unit the
+    providers bill, so the >100k-token band applies per request, not per turn."""
+    from trainer.providers.ports import Usage
+
+    calls = max(measured.mean("model_calls"), 1.0)
+    return Usage(
+        input_tokens=round(measured.mean("input_tokens") / calls),
+        cache_creation_input_tokens=round(measured.mean("cache_write_tokens") / calls),
+        cache_read_input_tokens=round(measured.mean("cache_read_tokens") / calls),
+        output_tokens=round(measured.mean("output_tokens") / calls),
+    )
+
+
+def agent_dollars_per_turn(measured: Measured, model_id: str) -> float:
+    """The agent model's calls of a mean turn, priced by the catalogue (cache writes at the 5-minute
+    rate, TRAINER_PROMPT_CACHE_TTL's default)."""
+    from trainer.providers.models import cost_cents
+
+    calls = max(measured.mean("model_calls"), 1.0)
+    return cost_cents(model_id, mean_call_usage(measured)) * calls / 100
+
+
+def initializer_dollars_per_turn(measured: Measured) -> float:
+    """The initializer's calls of a mean turn on INITIALIZER_MODEL (no cached prompt assumed)."""
+    from trainer.providers.models import openai_cost_cents
+
+    prompt = round(measured.mean("initializer_prompt_tokens"))
+    completion = round(measured.mean("initializer_completion_tokens"))
+    return openai_cost_cents(INITIALIZER_MODEL, prompt, 0, completion) / 100
+
+
+def model_dollars_per_turn(measured: Measured, model_id: str) -> float:
+    return agent_dollars_per_turn(measured, model_id) + initializer_dollars_per_turn(measured)
+
+
+def band_multiplier(model_id: str, prompt_tokens: int = 200_000) -> float:
+    """How much more an input token costs in a request of `prompt_tokens` than at the lowest band
+    (1: no higher band at that size), from the catalogue's own pricing."""
+    from trainer.providers.models import cost_cents, get_model
+    from trainer.providers.ports import Usage
+
+    flat = prompt_tokens * get_model(model_id).input_per_mtok / 1e6 * 100
+    return cost_cents(model_id, Usage(input_tokens=prompt_tokens)) / flat
 
 
 def monthly_costs(measured: Measured, model_id: str, scale: Scale) -> dict[str, float]:
@@ -458,25 +500,43 @@ def render(measured: Measured) -> str:
         f"{PEAK_HOUR_SHARE:.0%} of a day's turns in its busiest hour.",
         f"- Lambda {LAMBDA_MEMORY_GB:.0f} GB (template Globals), billed for the whole turn including model "
         "waits; the checkpoint and cost jobs 150 ms each per turn.",
-        "- Model latency per call: "
+        "- Models: the main and light agents on "
+        + " or ".join(f"{model_name(m)} (`{m}`)" for m in MODELS)
+        + f", {model_name(next(iter(MODELS)))} being the default; the initializer on "
+        f"{model_name(INITIALIZER_MODEL)} (`{INITIALIZER_MODEL}`). The turns were measured once, on the "
+        "default; the other model is priced on the same tokens (the same tokenizer; its own thinking "
+        "would add output tokens).",
+        "- Model latency per call (assumed, not measured): "
         + "; ".join(
-            f"{speed.name} first token {speed.ttft_s} s, {speed.output_tokens_per_s:.0f} output tokens/s"
-            for speed in MODELS.values()
+            f"{model_name(m)} first token {speed.ttft_s} s, {speed.output_tokens_per_s:.0f} output tokens/s"
+            for m, speed in MODELS.items()
         )
-        + f"; initializer ({INITIALIZER_MODEL}) {INITIALIZER_LATENCY_S} s.",
+        + f"; initializer ({model_name(INITIALIZER_MODEL)}) {INITIALIZER_LATENCY_S} s.",
         f"- Events and state live {SESSION_TTL_DAYS} days (TRAINER_SESSION_TTL_DAYS).",
-        "- Prices: us-east-1 list prices; models at their list prices per million tokens "
-        + ", ".join(
-            f"{get_model(m).display_name} "
-            f"${get_model(m).input_per_mtok:g} in / ${get_model(m).output_per_mtok:g} out"
+        "- Prices: AWS at us-east-1 list prices; models from the model catalogue "
+        "(`trainer/providers/models.py`, prices from genai-prices), per million tokens at the lowest "
+        "band: "
+        + "; ".join(
+            f"{get_model(m).display_name} ${get_model(m).input_per_mtok:g} in, "
+            f"${get_model(m).output_per_mtok:g} out, cache reads ${get_model(m).cache_read_per_mtok:g}, "
+            f"5-minute cache writes ${get_model(m).cache_write_5m_per_mtok:g}"
             for m in (*MODELS, INITIALIZER_MODEL)
         )
-        + "; cache writes 1.25x input, reads 0.1x.",
+        + ". Each call is priced whole, so one whose prompt exceeds 100k tokens is billed at the "
+        "higher band ("
+        + ", ".join(
+            f"{model_name(m)} {band_multiplier(m):g}x at 200k"
+            if band_multiplier(m) > 1
+            else f"{model_name(m)} none at 200k"
+            for m in MODELS
+        )
+        + f"); the mean agent call here has a {mean_call_usage(measured).prompt_tokens:,}-token prompt. "
+        "Initializer prompts are priced uncached.",
         "",
         "## Per 1,000 daily users, per month",
         "",
     ]
-    for model_id, speed in MODELS.items():
+    for model_id in MODELS:
         costs = monthly_costs(measured, model_id, thousand)
         total = sum(costs.values())
         needs = peak_needs(measured, model_id, thousand)
@@ -484,7 +544,7 @@ def render(measured: Measured) -> str:
         turns = thousand.turns_per_day * DAYS_PER_MONTH
         stored_gb = measured.mean("dynamodb_bytes_written") * thousand.turns_per_day * SESSION_TTL_DAYS / 1e9
         lines += [
-            f"### {speed.name}",
+            f"### {model_name(model_id)}",
             "",
             f"A turn takes {seconds:.1f} s. {turns:,.0f} turns a month use "
             f"{turns * seconds * LAMBDA_MEMORY_GB:,.0f} Lambda GB-seconds for turns, "
@@ -502,10 +562,10 @@ def render(measured: Measured) -> str:
         lines += [f"| **total** | **{_money(total)}** | **{_money(total / thousand.daily_users)}** |", ""]
     input_per_turn = measured.mean("input_tokens") + measured.mean("cache_write_tokens")
     lines += ["## A million daily users: what breaks first", ""]
-    for model_id, speed in MODELS.items():
+    for model_id in MODELS:
         needs = peak_needs(measured, model_id, million)
         lines += [
-            f"### {speed.name} ({million.peak_turns_per_s:,.0f} turns/s in the busiest hour)",
+            f"### {model_name(model_id)} ({million.peak_turns_per_s:,.0f} turns/s in the busiest hour)",
             "",
             "| limit | default | peak need | share |",
             "|---|---|---|---|",
@@ -527,10 +587,10 @@ def render(measured: Measured) -> str:
         "Model provider rate limits (input and output tokens per minute) depend on the organisation's "
         "tier; at a million daily users the busiest hour asks, per minute, for "
         + "; ".join(
-            f"{speed.name} {million.peak_turns_per_s * 60 * input_per_turn:,.0f} input tokens (uncached and "
-            f"cache writes) and {million.peak_turns_per_s * 60 * measured.mean('output_tokens'):,.0f} output "
-            "tokens"
-            for speed in MODELS.values()
+            f"{model_name(model_id)} {million.peak_turns_per_s * 60 * input_per_turn:,.0f} input tokens "
+            f"(uncached and cache writes) and "
+            f"{million.peak_turns_per_s * 60 * measured.mean('output_tokens'):,.0f} output tokens"
+            for model_id in MODELS
         )
         + " (cache reads, most of the input, do not count against Anthropic's input limit; the same "
         "conversation, so the same tokens, for either model).",

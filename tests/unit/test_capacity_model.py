@@ -47,21 +47,67 @@ def turn(capacity: ModuleType, **overrides: float) -> object:
 
 def test_a_turn_lasts_the_initializer_the_model_calls_and_the_backend(capacity: ModuleType) -> None:
     measured = capacity.Measured(turns=[turn(capacity)])
-    speed = capacity.MODELS["claude-haiku-4-5"]
+    speed = capacity.MODELS["claude-haiku-5-5"]
     expected = capacity.INITIALIZER_LATENCY_S + 2 * speed.ttft_s + 300 / speed.output_tokens_per_s + 0.1
-    assert capacity.turn_seconds(measured, "claude-haiku-4-5") == pytest.approx(expected)
+    assert capacity.turn_seconds(measured, "claude-haiku-5-5") == pytest.approx(expected)
 
 
-def test_model_dollars_use_the_registry_prices(capacity: ModuleType) -> None:
+def test_the_priced_models_are_the_configured_defaults(capacity: ModuleType) -> None:
+    from trainer.providers.models import DEFAULT_MODEL, DEFAULT_OPENAI_MODEL
+    from trainer.settings import Settings
+
+    settings = Settings()
+    assert next(iter(capacity.MODELS)) == DEFAULT_MODEL == settings.model == settings.light_model
+    assert "claude-sonnet-5-5" in capacity.MODELS
+    assert capacity.INITIALIZER_MODEL == DEFAULT_OPENAI_MODEL == settings.initializer_model
+
+
+@pytest.mark.parametrize("model_id", ["claude-haiku-5-5", "claude-sonnet-5-5"])
+def test_model_dollars_use_the_catalogue_prices(capacity: ModuleType, model_id: str) -> None:
+    from trainer.providers.models import get_model
+
     measured = capacity.Measured(turns=[turn(capacity)])
-    haiku = (100 * 1.0 + 500 * 1.25 + 30_000 * 0.1 + 300 * 5.0 + 1_000 * 0.15 + 60 * 0.6) / 1e6
-    assert capacity.model_dollars_per_turn(measured, "claude-haiku-4-5") == pytest.approx(haiku)
+    agent, initializer = get_model(model_id), get_model(capacity.INITIALIZER_MODEL)
+    expected = (
+        100 * agent.input_per_mtok
+        + 500 * agent.cache_write_5m_per_mtok
+        + 30_000 * agent.cache_read_per_mtok
+        + 300 * agent.output_per_mtok
+        + 1_000 * initializer.input_per_mtok
+        + 60 * initializer.output_per_mtok
+    ) / 1e6
+    assert capacity.model_dollars_per_turn(measured, model_id) == pytest.approx(expected)
+
+
+def test_the_higher_band_applies_per_call_not_per_turn(capacity: ModuleType) -> None:
+    """Haiku 5.5 bills a request whose prompt exceeds 100k tokens at 5x: two 60k-token calls in a turn
+    stay at the lowest band, two 150k-token calls do not."""
+    from trainer.providers.models import get_model
+
+    haiku = get_model("claude-haiku-5-5")
+
+    def dollars(reads_per_call: int) -> tuple[float, float]:
+        figures = turn(
+            capacity,
+            input_tokens=0,
+            cache_write_tokens=0,
+            cache_read_tokens=2 * reads_per_call,
+            model_calls=2,
+        )
+        flat = 2 * (reads_per_call * haiku.cache_read_per_mtok + 150 * haiku.output_per_mtok) / 1e6
+        return capacity.agent_dollars_per_turn(capacity.Measured(turns=[figures]), haiku.id), flat
+
+    priced, flat = dollars(60_000)
+    assert priced == pytest.approx(flat)
+    priced, flat = dollars(150_000)
+    assert capacity.band_multiplier(haiku.id) == pytest.approx(5)
+    assert priced == pytest.approx(5 * flat)
 
 
 def test_monthly_costs_scale_with_daily_users(capacity: ModuleType) -> None:
     measured = capacity.Measured(turns=[turn(capacity)])
-    small = capacity.monthly_costs(measured, "claude-haiku-4-5", capacity.Scale(1_000))
-    large = capacity.monthly_costs(measured, "claude-haiku-4-5", capacity.Scale(10_000))
+    small = capacity.monthly_costs(measured, "claude-haiku-5-5", capacity.Scale(1_000))
+    large = capacity.monthly_costs(measured, "claude-haiku-5-5", capacity.Scale(10_000))
     for service, dollars in small.items():
         assert large[service] == pytest.approx(dollars * 10)
     turns = 1_000 * capacity.TURNS_PER_USER_PER_DAY * capacity.DAYS_PER_MONTH
@@ -70,7 +116,7 @@ def test_monthly_costs_scale_with_daily_users(capacity: ModuleType) -> None:
 
 def test_the_first_limit_to_break_is_the_one_most_used(capacity: ModuleType) -> None:
     measured = capacity.Measured(turns=[turn(capacity, dynamodb_write_units=1_000)])
-    needs = capacity.peak_needs(measured, "claude-haiku-4-5", capacity.Scale(1_000_000))
+    needs = capacity.peak_needs(measured, "claude-haiku-5-5", capacity.Scale(1_000_000))
     first, share = capacity.breaking_order(needs)[0]
     assert first == "dynamodb_table_wru_s" and share > 1
 
@@ -83,12 +129,31 @@ def test_item_sizes_count_names_and_values(capacity: ModuleType) -> None:
 def test_the_document_names_every_service_and_both_models(capacity: ModuleType) -> None:
     measured = capacity.Measured(turns=[turn(capacity)], cold_first_turn=turn(capacity), when="2026-11-22")
     text = capacity.render(measured)
+    for retired in ("Haiku 4.5", "Sonnet 4.6", "gpt-4o-mini", "GPT-4o mini"):
+        assert retired not in text
     for needle in (
-        "Haiku 4.5",
-        "Sonnet 4.6",
+        "Claude Haiku 5.5",
+        "Claude Sonnet 5.5",
+        "GPT-6 Luna",
         "Lambda (turns)",
         "DynamoDB storage",
         "EventBridge",
         "First to break",
     ):
         assert needle in text
+
+
+def test_prices_are_read_from_the_catalogue_not_typed(
+    capacity: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A price typed into the script would not follow the catalogue when it changes."""
+    from trainer.providers import models
+
+    monkeypatch.setattr(models, "cost_cents", lambda model_id, usage, **_: 7.0)
+    monkeypatch.setattr(models, "openai_cost_cents", lambda *_: 3.0)
+    monkeypatch.setattr(models.ModelInfo, "input_per_mtok", property(lambda self: 0.123))
+    measured = capacity.Measured(turns=[turn(capacity)], cold_first_turn=turn(capacity), when="2026-11-22")
+    assert capacity.model_dollars_per_turn(measured, "claude-haiku-5-5") == pytest.approx(
+        (2 * 7.0 + 3.0) / 100
+    )
+    assert "Claude Haiku 5.5 $0.123 in" in capacity.render(measured)
