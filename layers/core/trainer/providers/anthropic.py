@@ -28,7 +28,7 @@ from anthropic import AsyncAnthropic
 from anthropic.types import Message
 
 from trainer import model_guard
-from trainer.providers.deadline import MODEL_TIMEOUT, call_timeout, timed_out
+from trainer.providers.deadline import MODEL_TIMEOUT, call_timeout, deadline_budget, timed_out
 from trainer.providers.models import MODELS, CacheTTL, ModelInfo
 from trainer.providers.ports import (
     AGENT_HEADER,
@@ -98,7 +98,7 @@ class AnthropicAgentModel:
     ) -> None:
         self._static_ttl: CacheTTL = settings.prompt_cache_ttl
         self._client = anthropic_client(settings, http_client, max_retries, fallback="the offline model")
-        self._deadline = (float(settings.function_timeout_seconds), settings.model_deadline_margin_seconds)
+        self._deadline = deadline_budget(settings)
 
     async def complete(
         self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
@@ -129,7 +129,7 @@ class AnthropicStructured:
         self._client = anthropic_client(
             settings, http_client, max_retries, fallback="the offline implementations"
         )
-        self._deadline = (float(settings.function_timeout_seconds), settings.model_deadline_margin_seconds)
+        self._deadline = deadline_budget(settings)
 
     async def generate(self, request: AgentRequest) -> AgentReply:
         params = request_params(structured_request(request))

@@ -19,9 +19,12 @@ import json
 import time
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainer.providers.ports import ModelError
+
+if TYPE_CHECKING:
+    from trainer.settings.groups import DeadlineSettings
 
 MODEL_TIMEOUT = "model_timeout"
 MIN_CALL_SECONDS = 1.0
@@ -63,6 +66,12 @@ def remaining_seconds(lambda_context: Any = None, headers: Mapping[str, str] | N
             deadline_ms = float(json.loads(raw).get("deadline"))
             return max(0.0, deadline_ms / 1000 - time.time())
     return None
+
+
+def deadline_budget(settings: DeadlineSettings) -> tuple[float, float]:
+    """`call_timeout`'s arguments from a function's settings: its timeout (the fallback deadline) and
+    the margin a model call leaves of it."""
+    return float(settings.function_timeout_seconds), settings.model_deadline_margin_seconds
 
 
 def call_timeout(fallback_seconds: float, margin_seconds: float) -> float:

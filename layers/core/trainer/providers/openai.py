@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from trainer import model_guard
 from trainer.domain.text import escape_text
-from trainer.providers.deadline import call_timeout, timed_out
+from trainer.providers.deadline import call_timeout, deadline_budget, timed_out
 from trainer.providers.models import MODELS
 from trainer.providers.ports import (
     AGENT_HEADER,
@@ -208,7 +208,7 @@ class OpenAIKnowledgeSelector:
             settings, http_client, max_retries, fallback="the deterministic selector"
         )
         self.model = settings.initializer_model
-        self._deadline = (float(settings.function_timeout_seconds), settings.model_deadline_margin_seconds)
+        self._deadline = deadline_budget(settings)
 
     async def select(self, message: str, existing: list[dict[str, Any]]) -> InitializerResult:
         extra: dict[str, Any] = {"temperature": TEMPERATURE} if accepts_temperature(self.model) else {}
@@ -296,7 +296,7 @@ class OpenAIStructured:
         self._client = openai_client(
             settings, http_client, max_retries, fallback="the offline implementations"
         )
-        self._deadline = (float(settings.function_timeout_seconds), settings.model_deadline_margin_seconds)
+        self._deadline = deadline_budget(settings)
 
     async def generate(self, request: AgentRequest) -> AgentReply:
         timeout = call_timeout(*self._deadline)

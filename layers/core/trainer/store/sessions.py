@@ -419,19 +419,16 @@ class DynamoSessionTable:
                 raise SessionNotFound(session_id) from exc
             raise
         marker = self._cached_head(session_id) or self._read_head(session_id)
-        keep = _event_sk(marker.slot)
-        self._delete_keys(key for key in self._partition_keys(pk) if key["SK"]["S"] != keep)
+        self._delete_all_but(session_id, marker.slot)
         tombstone = replace(marker, states={})
         self._write_marker(session_id, tombstone, _lease_fields(deleter, float(MAX_SEQ)))
-        with self._hints_lock:
-            self._heads.pop(session_id, None)
+        self._forget_head(session_id)
 
     def erase(self, session_id: str, holder: str, ttl_seconds: int) -> int:
         """Erases a session whoever holds it (account deletion): a tombstone marker takes the lease at
         the next slot, so a turn still running there finds its slot taken (LeaseHeld) and writes
         nothing more; then META and every other item go. The tombstone holds no states, knowledge or
         events and expires after `ttl_seconds`. Returns the items deleted."""
-        pk = _pk(session_id)
         until = self._clock().timestamp() + ttl_seconds
         for _ in range(APPEND_ATTEMPTS):
             head = self._read_head(session_id)
@@ -441,13 +438,20 @@ class DynamoSessionTable:
                 break
         else:
             raise LeaseHeld(f"session {session_id} kept moving while it was erased")
-        marker = self._cached_head(session_id)
-        keep = _event_sk(marker.slot if marker is not None else head.next_slot)
-        doomed = [key for key in self._partition_keys(pk) if key["SK"]["S"] != keep]
+        deleted = self._delete_all_but(session_id, head.next_slot)  # the slot the tombstone took
+        self._forget_head(session_id)
+        return deleted
+
+    def _delete_all_but(self, session_id: str, slot: int) -> int:
+        """Deletes every item of the session but the record at `slot`: the number deleted."""
+        keep = _event_sk(slot)
+        doomed = [key for key in self._partition_keys(_pk(session_id)) if key["SK"]["S"] != keep]
         self._delete_keys(doomed)
+        return len(doomed)
+
+    def _forget_head(self, session_id: str) -> None:
         with self._hints_lock:
             self._heads.pop(session_id, None)
-        return len(doomed)
 
     def update_session(self, session_id: str, **fields: Any) -> Session:
         unknown = set(fields) - UPDATABLE_FIELDS
