@@ -273,8 +273,12 @@ def _spare_sore(
         if entry is None:
             changes.append(f"dropped {ex.exercise_name} to rest your sore {', '.join(sore)}")
             continue
+        swapped = _swapped(ex, entry, lighter)
+        if swapped is None:
+            changes.append(f"dropped {ex.exercise_name} to rest your sore {', '.join(sore)}")
+            continue
         names.add(entry.name.lower())
-        kept.append(_swapped(ex, entry, lighter))
+        kept.append(swapped)
         changes.append(f"swapped {ex.exercise_name} for {entry.name} to spare your sore {', '.join(sore)}")
     if not kept:
         return exercises[:0], changes
@@ -304,9 +308,10 @@ def _replacement(
     return None
 
 
-def _swapped(ex: Exercise, entry: CatalogEntry, lighter: Any) -> Exercise:
+def _swapped(ex: Exercise, entry: CatalogEntry, lighter: Any) -> Exercise | None:
     """`entry` in place of `ex` with its sets and reps; its loads the ones its own implement allows at
-    or below the original's (a cable load does not carry over to a dumbbell the location lacks)."""
+    or below the original's (a cable load does not carry over to a dumbbell the location lacks); None
+    when even its lightest load here is heavier (the swap would add load: the exercise is dropped)."""
     data = ex.model_dump()
     data.update(
         id=None,
@@ -319,8 +324,10 @@ def _swapped(ex: Exercise, entry: CatalogEntry, lighter: Any) -> Exercise:
     if not entry.equipment:
         data.update(load_each=None, load_unit=None)
     swapped = Exercise.model_validate(data)
-    if swapped.load_each:
-        loads = [_lighter(v, v, swapped, lighter) for v in swapped.load_each]
+    if swapped.load_each and lighter is not None:
+        loads = [round(lighter(v, swapped), 2) for v in swapped.load_each]
+        if any(new > old + 0.001 for new, old in zip(loads, swapped.load_each, strict=True)):
+            return None  # its lightest load here is heavier than the one it would replace
         swapped = swapped.model_copy(update={"load_each": loads})
     return swapped
 
