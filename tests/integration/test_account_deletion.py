@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from moto.sns.models import sns_backends
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
 from trainer.chat.turn_store import LeaseLost, TurnStore
@@ -30,6 +31,7 @@ from trainer.jobs.costs import CostDeps
 from trainer.jobs.programs import ProgramJobDeps, handle_plan_requested, handle_week_due
 from trainer.programs.pipeline import ProgramDeps, run_daily, run_hourly
 from trainer.services.account import AccountService
+from trainer.services.devices import DeviceEndpointEraser
 from trainer.settings import Settings
 from trainer.store.account_records import ERASE_HOLDER, DynamoAccountRecords
 from trainer.store.db import Database
@@ -37,8 +39,10 @@ from trainer.store.dynamo_tables import aws_client, parse_template
 from trainer.store.metrics import DailyMetricsStore
 from trainer.store.models import Event, EventType
 from trainer.store.ports import AccountDeleted, LeaseClaim, SessionBatch
-from trainer.store.repositories import accounts, profiles
+from trainer.store.push_endpoints import SnsEndpoints
+from trainer.store.repositories import accounts, devices, profiles
 from trainer.store.sessions import DynamoSessionStore
+from trainer_dev.local.moto_server import create_push_applications
 
 from tests.fakes.agent_harness import RecordingPublisher
 from tests.integration.account_world import (
@@ -49,6 +53,8 @@ from tests.integration.account_world import (
     populate_postgres,
 )
 
+ACCOUNT, REGION = "123456789012", "us-east-1"
+"""moto's account and the tests' region (SNS endpoints are read from its backend)."""
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 CONFIRM = {"confirm": "delete my account"}
 GLOBAL_TABLES = {"prompts", "schema_migrations", "deleted_accounts"}
@@ -510,3 +516,63 @@ async def test_erasers_run_while_the_rows_are_there_and_a_failing_one_keeps_the_
     assert audit[-1].__dict__["postgres_rows"] == sum(report.postgres_rows.values())
     logged = json.dumps([{**r.__dict__, "msg": r.getMessage()} for r in account_logs.records], default=str)
     assert not any(needle in logged for needle in users.needles(alice)), "the audit names nobody"
+
+
+# --- the SNS endpoints that hold the user's push tokens ---------------------------------------------
+
+
+async def _endpoint_for_each_device(db: Database, sns: Any, application: str, user: str) -> list[str]:
+    """What the Notifier does on a first delivery: an SNS endpoint per device, its ARN on the row."""
+    arns = []
+    async with db.transaction() as conn:
+        for device in await devices.list_devices(conn, user):
+            arn = sns.create_platform_endpoint(PlatformApplicationArn=application, Token=device["token"])[
+                "EndpointArn"
+            ]
+            assert await devices.set_endpoint(conn, user, device["id"], device["token"], arn)
+            arns.append(arn)
+    return arns
+
+
+def _endpoints(application: str) -> set[str]:
+    return {arn for arn, endpoint in sns_backends[ACCOUNT][REGION].platform_endpoints.items()
+            if endpoint.application.arn == application}  # fmt: skip
+
+
+async def test_deleting_an_account_deletes_the_sns_endpoints_holding_its_push_tokens(
+    users: Users, client: httpx.AsyncClient, aws_settings: Settings, db: Database
+) -> None:
+    """DELETE /me through the container's own erasers (trainer.container.ACCOUNT_ERASERS): the endpoints of
+    Alice's devices are gone from SNS (they held her tokens), Bob's is untouched, and a repeated deletion
+    is not an error."""
+    sns = aws_client("sns", aws_settings)
+    application = create_push_applications(aws_settings, prefix=f"t-{uuid.uuid4().hex[:10]}")["apns"]
+    alices = await _endpoint_for_each_device(db, sns, application, users.alice)
+    bobs = await _endpoint_for_each_device(db, sns, application, users.bob)
+    assert alices and bobs and _endpoints(application) == {*alices, *bobs}
+
+    deleted = await client.request("DELETE", "/me", json=CONFIRM, headers=bearer(aws_settings, users.alice))
+    assert deleted.status_code == 204, deleted.text
+
+    assert _endpoints(application) == set(bobs), "her endpoints are deleted, his kept"
+    again = await client.request("DELETE", "/me", json=CONFIRM, headers=bearer(aws_settings, users.alice))
+    assert again.status_code == 204
+
+
+async def test_the_endpoint_eraser_keeps_an_endpoint_another_users_device_points_to(
+    users: Users, aws_settings: Settings, db: Database
+) -> None:
+    sns = aws_client("sns", aws_settings)
+    application = create_push_applications(aws_settings, prefix=f"t-{uuid.uuid4().hex[:10]}")["apns"]
+    (alices,) = await _endpoint_for_each_device(db, sns, application, users.alice)
+    async with db.transaction() as conn:  # a stale row of Bob's names her endpoint too
+        (bob_device,) = await devices.list_devices(conn, users.bob)
+        await devices.set_endpoint(conn, users.bob, bob_device["id"], bob_device["token"], alices)
+    eraser = DeviceEndpointEraser(db, SnsEndpoints(aws_settings))
+    assert await eraser.erase(users.alice) == 0
+    assert alices in _endpoints(application)
+    async with db.transaction() as conn:
+        await devices.delete_device(conn, users.bob, bob_device["id"])
+    assert await eraser.erase(users.alice) == 1
+    assert alices not in _endpoints(application)
+    assert await eraser.erase(users.alice) == 1, "an endpoint already gone is not an error"

@@ -956,9 +956,11 @@ def _code_paths() -> dict[str, CodePath]:
     # The API container hands the whole SessionStore port to the routes and the chat turn, the usage
     # ledger to the limits, and the account records (tombstones, deletion, export) to the account
     # service; both HTTP functions run that app.
+    # An account deletion deletes the SNS endpoints of the user's devices (trainer.store.push_endpoints).
     http = CodePath(
         ((SESSION_TABLE, EVERY_METHOD), (USAGE_LEDGER, EVERY_METHOD), (ACCOUNT_TABLE, EVERY_METHOD)),
         publishes=True,
+        sns=((PUSH_ENDPOINTS, "self._client"),),
     )
     return {
         "ApiFunction": http,
@@ -1009,6 +1011,7 @@ SSM_PARAMETER_ARN = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:
 """An SSM parameter's ARN, the parameter's name (it starts with "/") to follow."""
 
 SNS_GATEWAY = TRAINER / "jobs" / "sns.py"
+PUSH_ENDPOINTS = TRAINER / "store" / "push_endpoints.py"
 PUSH_APPS = TRAINER / "jobs" / "push_apps.py"
 SNS_ARN = "arn:${AWS::Partition}:sns:${AWS::Region}:${AWS::AccountId}:"
 STACK_APPLICATIONS = SNS_ARN + "app/*/${AWS::StackName}-*"

@@ -41,9 +41,20 @@ logger = logging.getLogger(__name__)
 
 MAX_REGISTERED_USERS_CACHED = 10_000
 
-ACCOUNT_ERASERS: tuple[tuple[str, str], ...] = ()
+ACCOUNT_ERASERS: tuple[tuple[str, str], ...] = (("trainer.container", "push_endpoint_eraser"),)
 """(module, function) pairs that build what an account deletion erases beyond Postgres and the sessions
 table (trainer.services.account.AccountEraser): `function(settings, db) -> AccountEraser | None`."""
+
+
+def push_endpoint_eraser(settings: Settings, db: Database | None) -> AccountEraser | None:
+    """The SNS platform endpoints of the user's devices (they hold the push tokens); None without a
+    database (no devices)."""
+    if db is None:
+        return None
+    from trainer.services.devices import DeviceEndpointEraser
+    from trainer.store.push_endpoints import SnsEndpoints
+
+    return DeviceEndpointEraser(db, SnsEndpoints(settings))
 
 
 class TurnRunner(Protocol):

@@ -3,7 +3,7 @@
 A token is one device however often the app registers it (every launch does); registering a token
 another user held moves it to the caller. The SNS endpoint of a removed (or evicted) device is deleted
 by the Notifier: `retire_endpoints` publishes `PushEndpointsRetired` with the endpoint ARNs, so the API
-itself never needs SNS permissions.
+needs no SNS permission for it. An account deletion deletes them itself (`DeviceEndpointEraser`).
 """
 
 from __future__ import annotations
@@ -11,12 +11,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from trainer.services.rows import Row
-from trainer.services.scope import UserScope
+from trainer.services.scope import UserRef, UserScope, user_key
 from trainer.store.repositories import MalformedId
 from trainer.store.repositories import devices as repo
+
+if TYPE_CHECKING:
+    from trainer.store.db import Database
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +33,13 @@ class EventPublisher(Protocol):
     """What publishes domain events (structurally `trainer.chat.ports.EventPublisher`)."""
 
     async def publish(self, detail_type: str, detail: dict[str, Any]) -> None: ...
+
+
+class EndpointDeleter(Protocol):
+    """What deletes an SNS platform endpoint (structurally `trainer.services.delivery.PushGateway`);
+    an endpoint already gone is not an error."""
+
+    async def delete_endpoint(self, endpoint_arn: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -102,3 +112,30 @@ async def retire_endpoints(publisher: EventPublisher | None, user_id: Any, devic
         logger.warning("PushEndpointsRetired not published", extra={"endpoints": len(arns)}, exc_info=True)
         return False
     return True
+
+
+class DeviceEndpointEraser:
+    """An account deletion's `AccountEraser` for push (trainer.services.account): deletes the SNS
+    platform endpoints of the user's devices, which hold their push tokens, while the device rows that
+    name them are still there (the account's rows go after every eraser succeeded).
+
+    Directly, not through `PushEndpointsRetired`: the Notifier keeps an endpoint a device row points to,
+    and the event could arrive before the rows are gone. An endpoint another user's device row points to
+    (the same phone registered under a new account since) is theirs and kept."""
+
+    name = "sns_endpoints"
+
+    def __init__(self, db: Database, push: EndpointDeleter) -> None:
+        self._db = db
+        self._push = push
+
+    async def erase(self, user_id: UserRef) -> int:
+        """The number of endpoints deleted; idempotent (a deleted endpoint is not an error)."""
+        key = user_key(user_id)
+        async with self._db.connection() as conn:
+            arns = await repo.endpoints_of(conn, key)
+            shared = await repo.endpoints_of_others(conn, key, arns)
+        mine = [arn for arn in arns if arn not in shared]
+        for arn in mine:
+            await self._push.delete_endpoint(arn)
+        return len(mine)

@@ -150,3 +150,24 @@ async def endpoints_in_use(conn: Conn, endpoint_arns: list[str]) -> set[str]:
         "SELECT DISTINCT endpoint_arn FROM devices WHERE endpoint_arn = ANY(%s)", (list(endpoint_arns),)
     )
     return {str(row["endpoint_arn"]) for row in await cur.fetchall()}
+
+
+async def endpoints_of(conn: Conn, user_id: UserId) -> list[str]:
+    """The SNS endpoints the user's devices point to."""
+    cur = await conn.execute(
+        "SELECT DISTINCT endpoint_arn FROM devices WHERE user_id = %s AND endpoint_arn IS NOT NULL"
+        " ORDER BY endpoint_arn",
+        (user_id,),
+    )
+    return [str(row["endpoint_arn"]) for row in await cur.fetchall()]
+
+
+async def endpoints_of_others(conn: Conn, user_id: UserId, endpoint_arns: list[str]) -> set[str]:
+    """Those of the endpoints another user's device row points to (a token moved to them meanwhile)."""
+    if not endpoint_arns:
+        return set()
+    cur = await conn.execute(
+        "SELECT DISTINCT endpoint_arn FROM devices WHERE endpoint_arn = ANY(%s) AND user_id <> %s",
+        (list(endpoint_arns), user_id),
+    )
+    return {str(row["endpoint_arn"]) for row in await cur.fetchall()}
