@@ -4,6 +4,12 @@ scenario and cache hit rate.
     python -m tests.scenarios.eval --k 3            # live when ANTHROPIC_API_KEY is set
     python -m tests.scenarios.eval --dry-run        # the loopback fake server (the default without a key)
     python -m tests.scenarios.eval --only a,b --show
+    python -m tests.scenarios.eval --effort low,medium  # the suite once per main-agent thinking effort
+
+With `--effort`, the report compares the efforts side by side (pass^k, cost, output tokens per turn:
+thinking is billed as output) and names the cheapest effort whose pass^k is the best one measured: the
+evidence for TRAINER_MAIN_EFFORT. On the fake server the pass rates cannot differ (its policy does not
+think): only a live run chooses.
 
 Starts its own embedded Postgres and moto (nothing outside this process is touched). Live runs use
 the keys and models of the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, TRAINER_MODEL); without
@@ -21,11 +27,22 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import get_args
 
 from tests.scenarios.runner import Mode, ScenarioResult, open_runner
 from tests.scenarios.schema import Scenario, load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _efforts() -> tuple[str, ...]:
+    from trainer.settings import Settings
+
+    return tuple(get_args(Settings.model_fields["main_effort"].annotation))
+
+
+EFFORTS = _efforts()
+"""The efforts TRAINER_MAIN_EFFORT accepts (the settings' own Literal)."""
 
 
 @dataclass
@@ -70,7 +87,51 @@ def report(tallies: list[Tally], k: int, mode: str, model: str, seconds: float) 
     return "\n".join(lines)
 
 
-async def evaluate(scenarios: list[Scenario], k: int, mode: Mode, show: bool) -> tuple[list[Tally], str]:
+@dataclass(frozen=True)
+class EffortRun:
+    effort: str
+    all_k: int
+    scenarios: int
+    cents_per_scenario: float
+    output_tokens_per_turn: float
+
+
+def effort_run(effort: str, tallies: list[Tally], k: int) -> EffortRun:
+    results = [r for t in tallies for r in t.runs]
+    turns = sum(len(r.turns) for r in results)
+    return EffortRun(
+        effort=effort,
+        all_k=sum(t.passes == k for t in tallies),
+        scenarios=len(tallies),
+        cents_per_scenario=sum(r.cost_cents for r in results) / len(results) if results else 0.0,
+        output_tokens_per_turn=sum(r.tokens("output_tokens") for r in results) / turns if turns else 0.0,
+    )
+
+
+def choose_effort(runs: list[EffortRun]) -> EffortRun | None:
+    """The cheapest effort among those with the best pass^k."""
+    if not runs:
+        return None
+    best = max(run.all_k for run in runs)
+    return min((run for run in runs if run.all_k == best), key=lambda run: run.cents_per_scenario)
+
+
+def effort_report(runs: list[EffortRun], k: int) -> str:
+    lines = [f"{'effort':<8} {'pass^' + str(k):>9} {'cents/scenario':>15} {'output tokens/turn':>19}"]
+    for run in runs:
+        lines.append(
+            f"{run.effort:<8} {run.all_k:>4}/{run.scenarios:<4} {run.cents_per_scenario:>15.3f}"
+            f" {run.output_tokens_per_turn:>19.1f}"
+        )
+    chosen = choose_effort(runs)
+    if chosen is not None:
+        lines.append(f"chosen: {chosen.effort} (the cheapest with the best pass^{k})")
+    return "\n".join(lines)
+
+
+async def evaluate(
+    scenarios: list[Scenario], k: int, mode: Mode, show: bool, effort: str | None = None
+) -> tuple[list[Tally], str]:
     from trainer.settings import Settings
     from trainer.store.db import Database
     from trainer.store.migrate import apply_migrations
@@ -92,6 +153,7 @@ async def evaluate(scenarios: list[Scenario], k: int, mode: Mode, show: bool) ->
                 TRAINER_TABLE_NAME=f"eval-{suffix}",
                 TRAINER_IDEMPOTENCY_TABLE_NAME=f"eval-idem-{suffix}",
                 TRAINER_EVENT_BUS_NAME=f"eval-{suffix}",
+                **({"TRAINER_MAIN_EFFORT": effort} if effort else {}),
             )
             create_resources(settings, ROOT / "template.yaml")
             db = Database(pg.url, max_size=4)
@@ -137,7 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", default="", help="comma-separated scenario ids")
     parser.add_argument("--show", action="store_true", help="print every conversation, passed or not")
+    parser.add_argument(
+        "--effort", default="", help="comma-separated main-agent efforts to compare (e.g. low,medium)"
+    )
     args = parser.parse_args(argv)
+    efforts = [e.strip() for e in args.effort.split(",") if e.strip()]
+    unknown = sorted(set(efforts) - set(EFFORTS))
+    if unknown:
+        parser.error(f"unknown effort {', '.join(unknown)}: one of {', '.join(EFFORTS)}")
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     logging.getLogger("trainer").setLevel(logging.ERROR)
     live = bool(os.environ.get("ANTHROPIC_API_KEY")) and not args.dry_run
@@ -148,11 +217,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         wanted = {s.strip() for s in args.only.split(",") if s.strip()}
         scenarios = [s for s in scenarios if s.id in wanted]
-    started = time.perf_counter()
-    tallies, model = asyncio.run(evaluate(scenarios, max(1, args.k), mode, args.show))
     label = "live APIs" if live else "dry run (fake server, offline policy)"
-    print()
-    print(report(tallies, max(1, args.k), label, model, time.perf_counter() - started))
+    k = max(1, args.k)
+    runs: list[EffortRun] = []
+    for effort in efforts or [None]:
+        started = time.perf_counter()
+        tallies, model = asyncio.run(evaluate(scenarios, k, mode, args.show, effort))
+        print()
+        print(f"-- main-agent effort: {effort}" if effort else "-- main-agent effort: as configured")
+        print(report(tallies, k, label, model, time.perf_counter() - started))
+        if effort:
+            runs.append(effort_run(effort, tallies, k))
+    if len(runs) > 1:
+        print()
+        print(effort_report(runs, k))
     return 0
 
 
