@@ -156,6 +156,8 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.offline.selector",
     "trainer.providers.models",
     "trainer.services.account",
+    "trainer.services.devices",
+    "trainer.store.push_endpoints",
     "trainer.store.account_records",
     "trainer.store.stream_records",
     "trainer.services.today",
