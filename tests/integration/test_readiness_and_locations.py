@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -14,6 +14,7 @@ import pytest
 from trainer.api.auth import mint_dev_token
 from trainer.domain.readiness import workout_volume
 from trainer.domain.workout import Workout
+from trainer.services.readiness import READINESS_HOURS
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.models import CURRENT_WORKOUT_KEY
@@ -21,7 +22,7 @@ from trainer.store.repositories.locations import create_location
 from trainer.tools.base import ToolContext, ToolError
 from trainer.tools.location import CreateLocation, UpdateLocation
 from trainer.tools.readiness import CheckReadiness
-from trainer.tools.workout import GenerateWorkout
+from trainer.tools.workout import GenerateWorkout, save_current_workout
 
 from tests.fakes.memory_store import InMemorySessionStore
 
@@ -142,6 +143,71 @@ async def test_the_tool_answers_from_todays_check_in_and_generation_adjusts_to_i
 
     with pytest.raises(ToolError):
         await call(CheckReadiness(), ctx, soreness={"elbow": 3})
+
+
+async def test_a_check_in_adjusts_the_workout_already_made_today_once_and_a_good_one_restores_it(
+    db: Database, make_user: Callable[..., str]
+) -> None:
+    """The gap issue 18 item 3 left: a check-in after the workout was made changed nothing."""
+    user = make_user()
+    ctx = tool_context(db, user)
+    made = await call(GenerateWorkout(), ctx, workout=WORKOUT)
+    original = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    assert original is not None and made.adjustments == []
+
+    tired = await call(CheckReadiness(), ctx, sleep_hours=5, energy=2)
+    assert tired.level == "reduce" and tired.workout_changes
+    assert "fewer sets" in tired.workout_changes[0]
+    assert "adjusted to it" in CheckReadiness().format(tired)
+    current = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    assert current is not None
+    assert [e["id"] for e in current["exercises"]] == [e["id"] for e in original["exercises"]]
+    before = workout_volume(Workout.model_validate({"exercises": original["exercises"]}))
+    after = workout_volume(Workout.model_validate({"exercises": current["exercises"]}))
+    assert after.sets < before.sets and after.tonnage < before.tonnage
+    (artifact,) = (await ctx.get_state("artifacts") or {}).values()
+    assert artifact["payload"]["exercises"] == current["exercises"], "the phone's artifact shows it"
+
+    again = await call(CheckReadiness(), ctx, sleep_hours=5, energy=2, stress=3)
+    assert again.workout_changes
+    twice = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    assert twice is not None and twice["exercises"] == current["exercises"], "never cut twice"
+
+    rested = await call(CheckReadiness(), ctx, sleep_hours=8, energy=5)
+    assert rested.level == "ready" and rested.workout_changes == [
+        "back to the workout as first planned, since you're feeling better"
+    ]
+    restored = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    assert restored is not None and restored["exercises"] == original["exercises"]
+    assert "before_readiness" not in restored
+    assert (await call(CheckReadiness(), ctx, sleep_hours=8, energy=4)).workout_changes == []
+
+
+async def test_a_check_in_leaves_an_older_workout_and_an_edit_drops_the_kept_original(
+    db: Database, make_user: Callable[..., str]
+) -> None:
+    user = make_user()
+    ctx = tool_context(db, user)
+    await call(GenerateWorkout(), ctx, workout=WORKOUT)
+    await call(CheckReadiness(), ctx, soreness={"Quadriceps": 4})
+    spared = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    assert spared is not None and "before_readiness" in spared
+    assert all("Squat" not in e["exercise_name"] for e in spared["exercises"])
+    assert all(str(e.get("id", "")).startswith("ex_") for e in spared["exercises"]), "swaps get ids"
+    await save_current_workout(ctx, spared, spared["exercises"][:1])  # any other edit
+    edited = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    assert edited is not None and "before_readiness" not in edited
+
+    tomorrow = ToolContext(
+        user_id=user,
+        session_id=ctx.session_id,
+        store=ctx.store,
+        db=db,
+        now=lambda: datetime.now(UTC) + timedelta(hours=READINESS_HOURS + 1),
+    )
+    late = await call(CheckReadiness(), tomorrow, sleep_hours=4, energy=1)
+    assert late.workout_changes == [], "yesterday's workout is not today's"
+    assert await tomorrow.get_state(CURRENT_WORKOUT_KEY) == edited
 
 
 async def test_locations_from_chat_carry_plates_and_dumbbells_and_loads_fit_them(

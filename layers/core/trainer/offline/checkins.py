@@ -143,6 +143,11 @@ def parse_check_in(text: str) -> CheckReadinessArgs:
     return CheckReadinessArgs.model_validate(fields)
 
 
+def says_how_i_feel(text: str) -> bool:
+    """Sleep, energy, stress or soreness (not only an effort rating, which a log correction names too)."""
+    return bool(parse_check_in(text).model_dump(exclude_defaults=True, exclude={"last_session_rpe"}))
+
+
 def says_readiness(text: str) -> bool:
     """A check-in (how the user slept or feels) or a question whether to train today."""
     return bool(SHOULD_TRAIN.search(text)) or bool(parse_check_in(text).model_dump(exclude_defaults=True))

@@ -297,7 +297,9 @@ EXERCISE_TOPICS = (EXERCISE_QUESTION, EXERCISE_ALTERNATIVES)
 
 INTENTS: tuple[Intent, ...] = (
     Intent("undo", _matches(UNDO), handlers.undo, CHANGE_TOPICS, expand=handlers.undo_steps),
-    Intent("correct", lambda m: not m.question and corrects_a_log(m.text), handlers.correct, CHANGE_TOPICS,
+    Intent("correct",
+           lambda m: not m.question and corrects_a_log(m.text) and not checkins.says_how_i_feel(m.text),
+           handlers.correct, CHANGE_TOPICS,
            label="correct that entry"),
     Intent("log", lambda m: bool(LOG.search(m.text)) and not m.question, handlers.log, CHANGE_TOPICS,
            label="log that"),

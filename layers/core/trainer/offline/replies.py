@@ -788,8 +788,8 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
             return milestone_progress_text(call.result, ctx.today)
         case LocationResult(location=saved):
             return location_reply(saved.name, saved.equipment_summary, saved.created)
-        case CheckReadinessResult(level=level, advice=advice, recorded=recorded):
-            return readiness_reply(level, advice, recorded)
+        case CheckReadinessResult(level=level, advice=advice, recorded=recorded, workout_changes=changes):
+            return readiness_reply(level, advice, recorded, changes)
         case SetCurrentLocationResult(location=location):
             return f"Switched your location to {location.name} ({location.equipment_summary})."
         case TimersResult():
@@ -840,10 +840,15 @@ def location_reply(name: str, summary: str, created: bool) -> str:
     return f"{name} now has: {summary}."
 
 
-def readiness_reply(level: str | None, advice: str, recorded: bool) -> str:
+def readiness_reply(
+    level: str | None, advice: str, recorded: bool, workout_changes: Sequence[str] = ()
+) -> str:
     if level is None:
         return advice
-    return ("Thanks for checking in. " if recorded else "") + advice
+    text = ("Thanks for checking in. " if recorded else "") + advice
+    if workout_changes:
+        text += " I've adjusted the workout we made today: " + "; ".join(workout_changes) + "."
+    return text
 
 
 def plan_requested_text(plan: PlanBrief, today: date | None) -> str:

@@ -47,6 +47,7 @@ from trainer.tools.logging import (
     UndoLoggedExerciseResult,
 )
 from trainer.tools.preferences import SetPreferenceResult
+from trainer.tools.readiness import CheckReadinessResult
 from trainer.tools.timers import TimersResult
 from trainer.tools.workout import (
     AddResult,
@@ -303,6 +304,6 @@ def _artifact(calls: list[PastCall]) -> str | None:
     """The artifact the turn's last workout change or timer made (delivered with the reply)."""
     for call in reversed(calls):
         result: BaseModel | None = call.result
-        if isinstance(result, TimersResult | WorkoutChange) and result.artifact_id:
+        if isinstance(result, TimersResult | WorkoutChange | CheckReadinessResult) and result.artifact_id:
             return result.artifact_id
     return None

@@ -5,6 +5,7 @@ in the user's weight unit. Returns what changed, in words, for the reply."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from trainer.domain.catalog import load_catalog
@@ -29,22 +30,47 @@ async def fit_workout(workout: Workout, ctx: ToolContext) -> tuple[Workout, list
     steps = LoadSteps.for_unit(settings.weight_unit, items)
     changes: list[str] = []
     if check_in is not None:
-        assessment = assess(CheckIn.from_row(check_in))
-        if assessment.level != "ready" or assessment.sore_muscles:
-
-            def lighter(load: float, ex: Exercise) -> float:
-                return _settable(load, ex, steps, down=True)
-
-            adjusted = adjust_workout(
-                workout,
-                assessment,
-                catalog=load_catalog(),
-                available=available_equipment(items) if location else None,
-                lighter=lighter,
-            )
-            workout, changes = adjusted.workout, adjusted.changes
+        workout, changes = _to_readiness(workout, check_in, location, items, steps)
     exercises = [_fitted(ex, steps) for ex in workout.exercises]
     return workout.model_copy(update={"exercises": exercises}), changes
+
+
+async def fit_to_check_in(
+    workout: Workout, check_in: Mapping[str, Any], ctx: ToolContext
+) -> tuple[Workout, list[str]]:
+    """A workout made before the check-in, fitted to it now (loads the location can make)."""
+    if ctx.db is None:
+        return workout, []
+    async with ctx.user_data.reading() as reads:
+        settings = await reads.settings.get()
+        location = await reads.locations.current()
+    items: list[Any] = list(location["equipment"] or []) if location else []
+    steps = LoadSteps.for_unit(settings.weight_unit, items)
+    return _to_readiness(workout, check_in, location, items, steps)
+
+
+def _to_readiness(
+    workout: Workout,
+    check_in: Mapping[str, Any],
+    location: Mapping[str, Any] | None,
+    items: list[Any],
+    steps: LoadSteps,
+) -> tuple[Workout, list[str]]:
+    assessment = assess(CheckIn.from_row(check_in))
+    if assessment.level == "ready" and not assessment.sore_muscles:
+        return workout, []
+
+    def lighter(load: float, ex: Exercise) -> float:
+        return _settable(load, ex, steps, down=True)
+
+    adjusted = adjust_workout(
+        workout,
+        assessment,
+        catalog=load_catalog(),
+        available=available_equipment(items) if location else None,
+        lighter=lighter,
+    )
+    return adjusted.workout, adjusted.changes
 
 
 def _settable(load: float, ex: Exercise, steps: LoadSteps, *, down: bool = False) -> float:

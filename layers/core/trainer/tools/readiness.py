@@ -1,17 +1,33 @@
 """check_readiness: store a readiness check-in (sleep, energy, stress, soreness, last session's RPE)
 and answer "should I train today?" from today's check-in, computed in code (trainer.domain.readiness).
-generate_workout then adjusts the day's workout to it."""
+generate_workout adjusts a later workout to it; a workout of this conversation made before the check-in
+(within its day) is adjusted at once, always from the workout as first made, so a second check-in never
+cuts twice and a good one restores it."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
 from trainer.domain.muscles import MUSCLES, canonical_muscle
 from trainer.domain.readiness import CheckIn, assess
-from trainer.domain.workout import STRICT_NUMBERS
-from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
+from trainer.domain.workout import STRICT_NUMBERS, Workout
+from trainer.services.readiness import READINESS_HOURS
+from trainer.store.models import CURRENT_WORKOUT_KEY
+from trainer.tools.base import (
+    AnyTool,
+    DeliveredArtifact,
+    Reply,
+    StatusMessage,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
+from trainer.tools.fitting import fit_to_check_in
+from trainer.tools.workout import UNADJUSTED_KEY, new_exercise_id, save_current_workout
 
 
 class CheckReadinessArgs(BaseModel):
@@ -35,6 +51,17 @@ class CheckReadinessResult(ToolResult):
     reasons: list[str] = Field(default_factory=list)
     sore_muscles: list[str] = Field(default_factory=list)
     advice: str
+    workout_changes: list[str] = Field(default_factory=list)
+    """What changed in this conversation's current workout because of the check-in, in words."""
+    artifact_id: str | None = None
+    """The changed workout's artifact, to show again (set only with workout_changes)."""
+
+    def add_to_reply(self, reply: Reply) -> None:
+        if self.workout_changes:
+            reply.workout_changed = True
+
+    def delivered_artifact(self) -> DeliveredArtifact | None:
+        return DeliveredArtifact(self.artifact_id, None) if self.artifact_id else None
 
 
 class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
@@ -78,6 +105,7 @@ class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
                 ),
             )
         assessment = assess(CheckIn.from_row(row))
+        changes, artifact_id = await _refit_current_workout(row, ctx) if recorded else ([], None)
         return CheckReadinessResult(
             recorded=recorded,
             has_check_in=True,
@@ -85,13 +113,63 @@ class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
             reasons=list(assessment.reasons),
             sore_muscles=list(assessment.sore_muscles),
             advice=assessment.advice,
+            workout_changes=changes,
+            artifact_id=artifact_id,
         )
 
     def format(self, result: CheckReadinessResult) -> str:
         if not result.has_check_in:
             return "no check-in today; ask how they slept and feel"
         stored = "check-in stored; " if result.recorded else ""
-        return f"{stored}readiness {result.level}: {result.advice}"
+        text = f"{stored}readiness {result.level}: {result.advice}"
+        if result.workout_changes:
+            text += "\nThe current workout was adjusted to it (tell the user): " + "; ".join(
+                result.workout_changes
+            )
+        return text
+
+
+async def _refit_current_workout(check_in: dict[str, Any], ctx: ToolContext) -> tuple[list[str], str | None]:
+    """Fit the conversation's current workout, made earlier the same day, to the new check-in, always
+    from the workout as it was before any check-in; what changed, in words."""
+    current = await ctx.get_state(CURRENT_WORKOUT_KEY)
+    if not current or not current.get("exercises") or not _made_today(current, ctx.now()):
+        return [], None
+    artifact_id = current.get("artifact_id")
+    original = current.get(UNADJUSTED_KEY) or {
+        "title": current.get("title"),
+        "exercises": current["exercises"],
+    }
+    workout = Workout.model_validate(original)
+    fitted, changes = await fit_to_check_in(workout, check_in, ctx)
+    if not changes:
+        if UNADJUSTED_KEY not in current:
+            return [], None
+        await save_current_workout(ctx, {**current, "title": original.get("title")}, original["exercises"])
+        return ["back to the workout as first planned, since you're feeling better"], artifact_id
+    taken = {str(ex.get("id")) for ex in (*original["exercises"], *current["exercises"])}
+    exercises = []
+    for ex in fitted.exercises:
+        item = ex.model_dump(mode="json", exclude_none=True)
+        if not item.get("id"):
+            item["id"] = new_exercise_id(taken)
+            taken.add(item["id"])
+        exercises.append(item)
+    await save_current_workout(
+        ctx, {**current, "title": fitted.title or original.get("title")}, exercises, unadjusted=original
+    )
+    return changes, artifact_id
+
+
+def _made_today(current: dict[str, Any], now: datetime) -> bool:
+    made = current.get("created_at")
+    try:
+        created = datetime.fromisoformat(str(made))
+    except ValueError:
+        return False
+    if created.tzinfo is None or now.tzinfo is None:
+        return False
+    return timedelta(0) <= now - created <= timedelta(hours=READINESS_HOURS)
 
 
 TOOLS: list[AnyTool] = [CheckReadiness()]

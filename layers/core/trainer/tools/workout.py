@@ -47,6 +47,11 @@ def _new_id(prefix: str, nbytes: int, taken: set[str]) -> str:
             return candidate
 
 
+def new_exercise_id(taken: set[str]) -> str:
+    """An exercise id (ex_...) not among `taken`."""
+    return _new_id("ex_", 3, taken)
+
+
 def estimate_duration_min(exercises: list[Exercise]) -> int:
     """Rough session length: work plus rest for every exercise."""
     seconds = 0.0
@@ -396,10 +401,23 @@ def _validated_workout(current: dict[str, Any], exercises: list[dict[str, Any]])
     return [_dump(ex) for ex in workout.exercises]
 
 
+UNADJUSTED_KEY = "before_readiness"
+"""The current workout as made ({title, exercises}), kept while a readiness check-in has adjusted it
+(trainer.tools.readiness); any other edit drops it, so a later check-in starts from the edit."""
+
+
 async def save_current_workout(
-    ctx: ToolContext, current: dict[str, Any], exercises: list[dict[str, Any]]
+    ctx: ToolContext,
+    current: dict[str, Any],
+    exercises: list[dict[str, Any]],
+    *,
+    unadjusted: dict[str, Any] | None = None,
 ) -> None:
-    """Writes the workout back and keeps the displayables and the artifact payload in step."""
+    """Writes the workout back and keeps the displayables and the artifact payload in step.
+    `unadjusted`: the exercises before a readiness adjustment (only check_readiness passes them)."""
+    current = {k: v for k, v in current.items() if k != UNADJUSTED_KEY}
+    if unadjusted is not None:
+        current[UNADJUSTED_KEY] = unadjusted
     exercises = sorted(exercises, key=lambda e: e["order"])
     summary = dict(current.get("summary") or {})
     models = [Exercise.model_validate(e) for e in exercises]
