@@ -139,7 +139,8 @@ class CalendarWeek:
 def adapt_missed(missed: Sequence[Slot], week: CalendarWeek, today: date) -> list[MissedChange]:
     """For each missed session (oldest first): carry it to the first free available day within
     MISSED_CARRY_DAYS that has no hard session either side; else give its volume to the next session
-    (one extra set on a few exercises; each session takes one missed session's volume at most); a
+    (one extra set on a few exercises; each session takes one missed session's volume at most, a
+    carried one none); a
     session missed too long ago, or with nothing after it, changes nothing."""
     changes: list[MissedChange] = []
     taken: set[str] = set()
@@ -163,6 +164,7 @@ def adapt_missed(missed: Sequence[Slot], week: CalendarWeek, today: date) -> lis
         if free is not None:
             week.free = [s for s in week.free if s.key != free.key]
             week.upcoming.append(Slot(free.key, free.day, session.hard, session.label))
+            taken.add(free.key)
             changes.append(MissedChange(session, "carried", free.key, free.day))
             continue
         following = next(
