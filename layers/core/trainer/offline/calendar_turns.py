@@ -19,6 +19,7 @@ from trainer.offline.parsing import available_days, pick_scheduled, sessions_nam
 from trainer.offline.patterns import (
     AVAILABLE_DAYS,
     MISSED,
+    NEXT_SESSIONS,
     SESSION_REF,
     SKIP_SESSION,
     SWAP_SESSIONS,
@@ -57,12 +58,9 @@ def says_skip(text: str) -> bool:
 
 
 def says_swap_sessions(text: str) -> bool:
-    """'Swap Thursday's and Saturday's sessions': two days named, no exercise."""
-    return (
-        bool(SWAP_SESSIONS.search(text))
-        and len(SESSION_REF.findall(text)) >= 2
-        and not EXERCISE_WORDS.search(text)
-    )
+    """'Swap Thursday's and Saturday's sessions', 'swap my next two sessions': sessions, no exercise."""
+    named = len(SESSION_REF.findall(text)) + (2 if NEXT_SESSIONS.search(text) else 0)
+    return bool(SWAP_SESSIONS.search(text)) and named >= 2 and not EXERCISE_WORDS.search(text)
 
 
 def _options(turn_upcoming: list[str]) -> list[str] | None:
@@ -85,6 +83,9 @@ async def skip_session(turn: Turn, step: Step) -> ToolInvocation:
 async def swap_sessions(turn: Turn, step: Step) -> ToolInvocation:
     records = await turn.records()
     named = sessions_named(turn.text, records.upcoming, records.today(turn.now))
+    if len(named) < 2 and NEXT_SESSIONS.search(turn.text):
+        after = [w for w in records.upcoming if not named or w.date > named[0].date]
+        named = [*named, *after][:2]
     if len(named) < 2:
         options = [f"{w.workout_type} on {w.date:%A %d %b}" for w in records.upcoming]
         if len(named) == 1:

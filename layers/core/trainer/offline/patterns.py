@@ -319,7 +319,8 @@ SKIP_SESSION = rx(
 SWAP_SESSIONS = rx(r"\b(swap|switch|trade|exchange)\b")
 ADD_SESSION = rx(
     r"\b(add|put|fit in|squeeze in)\b[^.?!]*\b(run|session|workout|swim|ride|class|yoga|walk|hike|"
-    r"training)\b[^.?!]*\b(on|for|to)\s+(my (calendar|schedule)|today|tomorrow|"
+    r"training)\b[^.?!]*\b(on|for|to)\s+(the day after\s+)?(my (calendar|schedule)|today|tomorrow|"
     r"(mon|tues|wednes|thurs|fri|satur|sun)day)\b"
 )
 SESSION_REF = rx(rf"\b{SESSION_DAY}")
+NEXT_SESSIONS = rx(r"\bnext two\b|\bthe (one|session|workout) after\b|\bthe next one\b")

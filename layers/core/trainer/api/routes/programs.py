@@ -276,7 +276,7 @@ async def local_today(data: UserData, deps: ProgramDeps) -> tuple[date, Any]:
     response_model=WorkoutResponse,
     responses=error_responses(AUTHENTICATED, JSON_BODY, CHANGE_ERRORS, DATABASE),
 )
-async def add_workout(
+async def create_workout(
     container: ContainerDep, user_id: RegisteredUserId, body: WorkoutCreate
 ) -> WorkoutResponse:
     """Adds a session to the calendar on a day (today or later), at a time if given; it is listed by
@@ -311,7 +311,7 @@ async def add_workout(
     response_model=WorkoutChanged,
     responses=error_responses(AUTHENTICATED, JSON_BODY, WORKOUT_SCOPED, CHANGE_ERRORS, DATABASE),
 )
-async def change_workout(
+async def update_workout(
     container: ContainerDep, user_id: UserId, workout_id: str, body: WorkoutChange
 ) -> WorkoutChanged:
     """Moves (`date`), skips (`status: skipped`) or swaps (`swap_with`: the two exchange days) one
