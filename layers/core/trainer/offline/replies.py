@@ -783,8 +783,9 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
             warnings = {w.recovery_warning for w in (first, second) if w.recovery_warning}
             heads_up = f" Heads up: {joined(sorted(warnings))}." if warnings else ""
             return (
-                f"Moved them so they trade days: {first.workout_type} is now on {scheduled_when(first, ctx)} and "
-                f"{second.workout_type} on {scheduled_when(second, ctx)}.{heads_up}"
+                "Moved them so they trade days: "
+                f"{first.workout_type} is now on {scheduled_when(first, ctx)} and {second.workout_type} "
+                f"on {scheduled_when(second, ctx)}.{heads_up}"
             )
         case MissedSessionsResult(missed=missed):
             return missed_text(missed, ctx)
