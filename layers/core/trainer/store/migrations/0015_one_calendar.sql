@@ -18,6 +18,10 @@ ALTER TABLE plan_workouts DROP CONSTRAINT plan_workouts_plan_id_date_key;
 ALTER TABLE plan_workouts ADD CONSTRAINT plan_workouts_plan_id_date_key
     UNIQUE (plan_id, date) DEFERRABLE INITIALLY IMMEDIATE;
 
+-- The daily run's cross-user read of training days still scheduled (the ones that may have passed).
+CREATE INDEX plan_workouts_scheduled_training_idx ON plan_workouts (date, user_id)
+    WHERE status = 'scheduled' AND kind = 'training';
+
 CREATE VIEW calendar_entries AS
 SELECT
     w.id,
