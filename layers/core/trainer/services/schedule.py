@@ -155,7 +155,9 @@ class ScheduleService:
                     return await self._update_plan_day(conn, workout_id, changes)
             except MalformedId:
                 return None
-            return await self._entry(conn, row["id"], row)
+            entry = await entries.get_entry(conn, self._scope.user, row["id"])
+            warning = await _recovery_warning(conn, self._scope.user, entry) if entry else None
+            return {**row, "source": "calendar", "recovery_warning": warning}
 
     async def delete(self, workout_id: Any) -> Row | None:
         """The deleted calendar workout, or the plan day skipped (a plan day is never deleted: its week
@@ -167,7 +169,7 @@ class ScheduleService:
                     return await self._update_plan_day(conn, workout_id, {"status": "skipped"})
             except MalformedId:
                 return None
-            return {**row, "source": "calendar"}
+            return {**row, "source": "calendar", "recovery_warning": None}
 
     async def swap(self, first_id: Any, second_id: Any) -> tuple[Row, Row]:
         """Two sessions exchange their days; UserDataError when either is not the user's."""
