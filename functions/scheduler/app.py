@@ -4,11 +4,13 @@
 plans left pending); `{"run": "daily"}` publishes one `WorkoutReady` per training day of the users whose
 local time is the morning hour. Both schedules fire every hour; `at` is the scheduled time.
 
-`{"run": "daily"}` also publishes `WorkoutReady` again for the deliveries the Notifier deferred (before a
+`{"run": "daily"}` first marks the active plans' past training days with nothing logged `missed` (each
+once) and adapts the sessions after them (trainer.services.schedule.adapt_missed_sessions); it also
+publishes `WorkoutReady` again for the deliveries the Notifier deferred (before a
 user's morning hour, in their quiet hours) whose time has come.
 
-Metrics: `WeekDuePublished`, `PlansRequeued` (hourly), `WorkoutReadyPublished` and
-`WorkoutReadyRepublished` (daily).
+Metrics: `WeekDuePublished`, `PlansRequeued` (hourly), `WorkoutReadyPublished`,
+`WorkoutReadyRepublished` and `MissedSessionsAdapted` (daily).
 """
 
 from typing import Any
@@ -29,6 +31,7 @@ COUNTS = {
     "plans_requeued": "PlansRequeued",
     "workout_ready": "WorkoutReadyPublished",
     "deliveries_republished": "WorkoutReadyRepublished",
+    "missed_adapted": "MissedSessionsAdapted",
 }
 
 

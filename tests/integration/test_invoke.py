@@ -332,7 +332,7 @@ def expect_scheduler_daily(
     assert result.ok, result.error
     assert result.response["run"] == "daily"
     assert result.response["at"].startswith(event["at"].removesuffix("Z"))
-    assert set(result.response) == {"run", "at", "workout_ready", "deliveries_republished"}
+    assert set(result.response) == {"run", "at", "workout_ready", "deliveries_republished", "missed_adapted"}
     ready = [e["detail"] for e in published if e["detail-type"] == "WorkoutReady"]
     assert result.response["workout_ready"] + result.response["deliveries_republished"] == len(ready), (
         "the morning's WorkoutReady and those sent again for deliveries the Notifier deferred"

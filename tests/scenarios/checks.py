@@ -4,11 +4,12 @@ found, as sentences a reader can act on."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from trainer.domain.equipment import available_equipment, missing_equipment
@@ -24,6 +25,8 @@ from tests.scenarios.schema import (
     DOMAINS,
     DURATION_TOLERANCE,
     QUICK_MINUTES,
+    CalendarEntryMatch,
+    CalendarExpect,
     ExerciseCheck,
     Expect,
     HistoryMatch,
@@ -651,6 +654,97 @@ def readiness_expectations(before: Snapshot, after: Snapshot, expect: StateExpec
     return failures
 
 
+def _entry_problems(entry: dict[str, Any], match: CalendarEntryMatch, today: date) -> list[str]:
+    day = date.fromisoformat(entry["date"])
+    problems = []
+    if match.days_ahead is not None and (day - today).days != match.days_ahead:
+        problems.append(f"on {day:%a %Y-%m-%d}, not {match.days_ahead} days ahead")
+    if match.weekday is not None and day.strftime("%A").lower() != match.weekday.lower():
+        problems.append(f"on a {day:%A}, not {match.weekday}")
+    for name in ("source", "kind", "status"):
+        wanted = getattr(match, name)
+        if wanted is not None and entry.get(name) != wanted:
+            problems.append(f"{name} {entry.get(name)}, not {wanted}")
+    if match.focus_has is not None and not any(
+        alt.lower() in str(entry.get("focus") or "").lower() for alt in match.focus_has.split("|")
+    ):
+        problems.append(f"focus {entry.get('focus')!r} lacks {match.focus_has!r}")
+    return problems
+
+
+HARD_EXEMPT = re.compile(
+    r"\b(recover\w*|mobility|easy|zone ?2|walk\w*|yoga|stretch\w*|light|rest|deload)\b", re.I
+)
+
+
+def calendar_expectations(before: Snapshot, after: Snapshot, match: CalendarExpect | None) -> list[str]:
+    """What the turn did to the calendar, as GET /workouts lists it before and after."""
+    if match is None:
+        return []
+    failures: list[str] = []
+    today = after.taken_at.astimezone(after.zone).date()
+    old = {e["id"]: e for e in before.calendar}
+    new = {e["id"]: e for e in after.calendar}
+    added = [e for i, e in new.items() if i not in old]
+    unused = list(added)
+    for wanted in match.added:
+        found = next((e for e in unused if not _entry_problems(e, wanted, today)), None)
+        if found is None:
+            problems = [_entry_problems(e, wanted, today) for e in added]
+            failures.append(
+                f"no new calendar entry matches {wanted.model_dump(exclude_none=True)}: {problems[:3]}"
+            )
+        else:
+            unused.remove(found)
+    for wanted in match.has:
+        if not any(not _entry_problems(e, wanted, today) for e in after.calendar):
+            failures.append(f"no calendar entry matches {wanted.model_dump(exclude_none=True)}")
+    moved = [
+        e for i, e in new.items()
+        if i in old and e["kind"] == "training" and e["date"] != old[i]["date"]
+    ]  # fmt: skip
+    if match.moved is not None and len(moved) != match.moved:
+        failures.append(f"{len(moved)} sessions moved, expected {match.moved}: {[m['focus'] for m in moved]}")
+    if match.moved_from is not None:
+        day = (today + timedelta(days=match.moved_from)).isoformat()
+        if not any(old[m["id"]]["date"] == day for m in moved):
+            failures.append(f"the session of {day} did not move")
+    skipped = [
+        e for i, e in new.items() if e["status"] == "skipped" and old.get(i, {}).get("status") != "skipped"
+    ]
+    if match.skipped is not None and len(skipped) != match.skipped:
+        failures.append(f"{len(skipped)} sessions skipped, expected {match.skipped}")
+    missed = [e for e in after.calendar if e["status"] == "missed"]
+    if match.missed is not None and len(missed) != match.missed:
+        failures.append(f"{len(missed)} sessions marked missed, expected {match.missed}")
+    ahead = [
+        e for e in after.calendar
+        if e["kind"] == "training" and e["status"] == "scheduled" and e["date"] >= today.isoformat()
+    ]  # fmt: skip
+    if match.adapted is not None:
+        changed = any(
+            e["notes"] != old.get(e["id"], {}).get("notes") and e["source"] == "plan" for e in ahead
+        )
+        if changed != match.adapted:
+            failures.append(f"a session to come was {'' if changed else 'not '}adapted for a missed one")
+    if match.training_days is not None:
+        off = [
+            f"{e['focus']} on {e['weekday']} {e['date']}"
+            for e in ahead
+            if e["weekday"] not in match.training_days
+        ]
+        if off:
+            failures.append(f"sessions on days not available ({match.training_days}): {off}")
+    if match.no_hard_back_to_back:
+        hard = sorted(
+            date.fromisoformat(e["date"]) for e in ahead if not HARD_EXEMPT.search(str(e.get("focus") or ""))
+        )
+        pairs = [(a, b) for a, b in itertools.pairwise(hard) if (b - a).days == 1]
+        if pairs:
+            failures.append(f"hard sessions on consecutive days: {pairs}")
+    return failures
+
+
 def location_expectations(after: Snapshot, expect: StateExpect) -> list[str]:
     failures: list[str] = []
     if expect.locations_count is not None and len(after.locations) != expect.locations_count:
@@ -816,6 +910,7 @@ def state_expectations(before: Snapshot, after: Snapshot, expect: StateExpect) -
     if expect.history_added_from_workout:
         failures.extend(_logged_as_planned(before, added))
     failures.extend(readiness_expectations(before, after, expect))
+    failures.extend(calendar_expectations(before, after, expect.calendar))
     failures.extend(location_expectations(after, expect))
     exercises = (after.current_workout or {}).get("exercises") or []
     if expect.workout_open is not None and bool(exercises) != expect.workout_open:

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 import httpx
@@ -236,6 +236,14 @@ class ScenarioRunner:
         response.raise_for_status()
         return list(response.json()["entries"])
 
+    async def _calendar(self, user_id: str, snapshot: Any) -> list[dict[str, Any]]:
+        """The user's calendar through the route the app uses: two weeks back to four ahead."""
+        today = snapshot.taken_at.astimezone(snapshot.zone).date()
+        start, end = today - timedelta(days=14), today + timedelta(days=27)
+        response = await self.client.get(f"/workouts?from={start}&to={end}", headers=self._headers(user_id))
+        response.raise_for_status()
+        return list(response.json()["workouts"])
+
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario.id, self.mode)
         started = time.perf_counter()
@@ -258,6 +266,7 @@ class ScenarioRunner:
         rules = Constraints(set(muscles), set(phrases))
         first = before = await take_snapshot(self.db, self.store, user_id, session_id, datetime.now(UTC))
         before.readiness = await self._readiness(user_id)
+        before.calendar = await self._calendar(user_id, before)
         outcome: TurnOutcome | None = None
         all_tools: list[dict[str, Any]] = []
         replies: list[str] = []
@@ -279,6 +288,7 @@ class ScenarioRunner:
             summary = self.recorder.last.pop(session_id, None) if session_id else None
             after = await take_snapshot(self.db, self.store, user_id, session_id, datetime.now(UTC))
             after.readiness = await self._readiness(user_id)
+            after.calendar = await self._calendar(user_id, after)
             outcome = TurnOutcome(
                 say=turn.say,
                 status_code=response.status_code,

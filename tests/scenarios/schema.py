@@ -146,6 +146,11 @@ class TrainingPlanSpec(Strict):
     training_days: list[str] = Field(default_factory=list)
     include_today: bool = False
     """Today (the user's) is one of the training days, whatever weekday the scenario runs on."""
+    day_offsets: list[int] = Field(default_factory=list)
+    """Days from today (0 = today, -2 = two days ago) whose weekdays are training days, whatever weekday
+    the scenario runs on."""
+    start_days_ago: int = Field(default=0, ge=0, le=6)
+    """The plan started this many days ago (its first week built then): its past days are in the past."""
     session_minutes: int | None = None
     goal: str | None = None
 
@@ -323,9 +328,43 @@ class LocationMatch(Strict):
     unit: Literal["kg", "lbs"] = "kg"
 
 
+class CalendarEntryMatch(Strict):
+    """A session as `GET /workouts` lists it (the plan's days and the calendar's workouts)."""
+
+    days_ahead: int | None = None
+    weekday: str | None = None
+    source: Literal["plan", "calendar"] | None = None
+    kind: Literal["training", "rest"] | None = None
+    status: Literal["scheduled", "completed", "skipped", "missed"] | None = None
+    focus_has: str | None = None
+
+
+class CalendarExpect(Strict):
+    """The calendar after the turn, read through `GET /workouts` (from two weeks back to four ahead)."""
+
+    added: list[CalendarEntryMatch] = Field(default_factory=list)
+    """Entries new in the turn that must match, each by a different entry."""
+    has: list[CalendarEntryMatch] = Field(default_factory=list)
+    moved: int | None = None
+    """Training sessions (same id) whose day changed in the turn."""
+    moved_from: int | None = None
+    """The session that was this many days ahead is the one that moved (its id is on another day)."""
+    skipped: int | None = None
+    """Sessions that became skipped in the turn."""
+    missed: int | None = None
+    """Sessions marked missed (in all)."""
+    adapted: bool | None = None
+    """A session still to come was changed for a missed one (its notes say so)."""
+    training_days: list[str] | None = None
+    """Every training session still scheduled from today on is on one of these weekdays."""
+    no_hard_back_to_back: bool = False
+    """No two hard sessions still to come (scheduled) are on consecutive days."""
+
+
 class StateExpect(Strict):
     """The stored state after the turn."""
 
+    calendar: CalendarExpect | None = None
     history_added: int | None = None
     history_has: list[HistoryMatch] = Field(default_factory=list)
     history_added_match: list[HistoryMatch] = Field(default_factory=list)
@@ -401,7 +440,7 @@ class Turn(Strict):
 Area = Literal[
     "generation", "swap", "adjust", "add_remove", "logging", "correction", "undo", "statistics",
     "progression", "goals", "preferences", "location", "schedule", "timers", "questions", "injury",
-    "units", "open_question", "truthfulness", "programs", "milestones", "readiness",
+    "units", "open_question", "truthfulness", "programs", "milestones", "readiness", "calendar",
 ]  # fmt: skip
 
 

@@ -226,8 +226,10 @@ async def seed_training_plan(programs: ProgramDeps, user_id: str, spec: UserSpec
     plan = spec.training_plan
     assert plan is not None
     days = list(plan.training_days)
+    local_today = now.astimezone(ZoneInfo(spec.timezone)).date()
     if plan.include_today:
-        days.append(now.astimezone(ZoneInfo(spec.timezone)).strftime("%A"))
+        days.append(local_today.strftime("%A"))
+    days.extend((local_today + timedelta(days=n)).strftime("%A") for n in plan.day_offsets)
     request = PlanRequest.model_validate(
         {
             "weeks": plan.weeks,
@@ -235,6 +237,7 @@ async def seed_training_plan(programs: ProgramDeps, user_id: str, spec: UserSpec
             "training_days": sorted(set(days), key=WEEKDAYS.index) or None,
             "session_minutes": plan.session_minutes,
             "goal": plan.goal,
+            "start_date": local_today - timedelta(days=plan.start_days_ago) if plan.start_days_ago else None,
         }
     )
     row = await request_plan(programs, user_id, request)
@@ -275,6 +278,8 @@ class Snapshot:
     """Training plans (newest last), without their documents."""
     program_days: list[dict[str, Any]] = field(default_factory=list)
     """Their planned days, in date order."""
+    calendar: list[dict[str, Any]] = field(default_factory=list)
+    """The calendar as GET /workouts lists it (two weeks back to four ahead), filled in by the runner."""
     settings_row: dict[str, Any] = field(default_factory=dict)
     readiness: list[dict[str, Any]] = field(default_factory=list)
     """Readiness check-ins as GET /readiness lists them (newest first), filled in by the runner."""

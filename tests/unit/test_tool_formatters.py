@@ -140,6 +140,8 @@ AGREED_ARGS: dict[str, set[str]] = {
         "status",
     },
     "delete_scheduled_workout": {"workout_id"},
+    "swap_scheduled_workouts": {"first_id", "second_id"},
+    "missed_sessions": {"days_back"},
     "create_workout_plan": {
         "plan_name",
         "start_date",

@@ -516,12 +516,17 @@ class PlanWeekInfo(ResponseModel):
 
 
 class PlannedWorkout(ResponseModel):
-    """One planned day of a plan: a structured workout (training) or recovery notes (rest), with the
-    text message that announces it."""
+    """One day of the user's calendar: a planned day of the active plan (`source: plan`: a structured
+    workout, or recovery notes on a rest day, with the text message that announces it), or a workout
+    put on the calendar (`source: calendar`: its `focus` is the workout's type, its time
+    `scheduled_at`). The same ids as the chat's schedule and plan tools: `PATCH /workouts/{id}` moves,
+    skips or swaps either kind."""
 
     id: UUID
-    plan_id: UUID
-    week_number: int
+    plan_id: UUID | None = Field(
+        description="The training plan of a plan day; the label-only plan of a calendar workout, if any."
+    )
+    week_number: int | None = Field(description="The plan week of a plan day; null for a calendar workout.")
     date: Day
     weekday: Weekday
     kind: Literal["training", "rest"]
@@ -532,10 +537,59 @@ class PlannedWorkout(ResponseModel):
     message: str | None = Field(
         description="The day as a push/SMS text (at most 1,600 characters); null until it is written."
     )
-    status: Literal["scheduled", "completed", "skipped"]
+    status: Literal["scheduled", "completed", "skipped", "missed"] = Field(
+        description="`missed`: a planned day that passed with nothing logged (the daily run)."
+    )
     published_at: datetime | None = Field(description="When `WorkoutReady` was published for the day.")
     created_at: datetime
     updated_at: datetime
+    source: Literal["plan", "calendar"] = Field(
+        default="plan", description="A day of the active plan, or a workout put on the calendar."
+    )
+    scheduled_at: datetime | None = Field(
+        default=None, description="A calendar workout's date and time; null for a plan day."
+    )
+
+
+class WorkoutChange(BaseModel):
+    """Move, skip or swap one session of the calendar (a plan day or a calendar workout, by id)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    date: Day | None = Field(
+        default=None,
+        description="Move it to this day (today or later). A plan day moves onto a rest day of its plan.",
+    )
+    status: Literal["scheduled", "skipped", "completed"] | None = Field(
+        default=None, description="`skipped` to skip it, `scheduled` to take it back."
+    )
+    swap_with: UUID | None = Field(default=None, description="Exchange days with this session.")
+
+
+class WorkoutCreate(BaseModel):
+    """Add a session to the calendar."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    date: Day = Field(description="Today or later, the user's day.")
+    time: str | None = Field(
+        default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$", description="Local time, HH:MM; default: none"
+    )
+    workout_type: str = Field(
+        min_length=1, max_length=100, pattern=NON_BLANK_PATTERN, description="e.g. Zone 2 Run"
+    )
+    duration_minutes: int | None = Field(default=None, ge=1, le=600)
+    notes: str | None = Field(default=None, max_length=2000)
+
+    _text = field_validator("workout_type", "notes")(without_nul)
+
+
+class WorkoutChanged(ResponseModel):
+    workout: PlannedWorkout
+    swapped_with: PlannedWorkout | None = Field(default=None, description="The other session of a swap.")
+    recovery_warning: str | None = Field(
+        default=None, description="Set when the change put hard sessions on consecutive days."
+    )
 
 
 class PlanDetail(ResponseModel):

@@ -27,6 +27,7 @@ from trainer.programs.pipeline import (
     WEEK_DUE,
     ProgramDeps,
     ProgramError,
+    adapt_missed,
     build_plan,
     build_week,
     republish_deliveries,
@@ -240,12 +241,18 @@ class ScheduleResult:
     """PlanRequested details sent again (hourly)."""
     republished: list[dict[str, Any]] = field(default_factory=list)
     """WorkoutReady details sent again for deliveries the Notifier deferred (daily)."""
+    missed: list[dict[str, Any]] = field(default_factory=list)
+    """The users whose missed sessions the daily run adapted, with what changed (daily)."""
 
     def summary(self) -> dict[str, Any]:
         counts = (
             {"week_due": len(self.published), "plans_requeued": len(self.requeued)}
             if self.run == "hourly"
-            else {"workout_ready": len(self.published), "deliveries_republished": len(self.republished)}
+            else {
+                "workout_ready": len(self.published),
+                "deliveries_republished": len(self.republished),
+                "missed_adapted": sum(len(m["changes"]) for m in self.missed),
+            }
         )
         return {"run": self.run, "at": self.at.isoformat(), **counts}
 
@@ -255,9 +262,10 @@ async def run_schedule(
 ) -> ScheduleResult:
     at = run.moment() or programs.now()
     if run.run == "daily":
+        missed = await adapt_missed(programs, now=at)
         published = await run_daily(programs, now=at)
         return ScheduleResult(
-            "daily", at, published, republished=await republish_deliveries(programs, now=at)
+            "daily", at, published, republished=await republish_deliveries(programs, now=at), missed=missed
         )
     published = await run_hourly(programs, now=at, limit=week_due_limit)
     return ScheduleResult("hourly", at, published, await requeue_stale_plans(programs, now=at))

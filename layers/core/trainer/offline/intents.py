@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
-from trainer.offline import checkins, handlers
+from trainer.offline import calendar_turns, checkins, handlers
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
     ABOUT_GOALS,
@@ -30,6 +30,7 @@ from trainer.offline.patterns import (
     ABOUT_WORKOUT,
     ABOUT_WORKOUT_VERB,
     ADD,
+    ADD_SESSION,
     ADJUST,
     CALENDAR_PLAN,
     CHANGE_DAY,
@@ -303,6 +304,17 @@ INTENTS: tuple[Intent, ...] = (
            label="correct that entry"),
     Intent("log", lambda m: bool(LOG.search(m.text)) and not m.question, handlers.log, CHANGE_TOPICS,
            label="log that"),
+    # the one calendar (issue 18 items 1-2): before the exercise swaps and removals, which share words
+    Intent("training_days", lambda m: calendar_turns.says_available_days(m.text),
+           calendar_turns.training_days, SCHEDULE_TOPICS, label="change your training days"),
+    Intent("missed", lambda m: calendar_turns.says_missed(m.text), calendar_turns.missed, SCHEDULE_TOPICS,
+           label="check your missed sessions"),
+    Intent("swap_sessions", lambda m: calendar_turns.says_swap_sessions(m.text), calendar_turns.swap_sessions,
+           SCHEDULE_TOPICS, label="swap those sessions"),
+    Intent("skip_session", lambda m: calendar_turns.says_skip(m.text), calendar_turns.skip_session,
+           SCHEDULE_TOPICS, label="skip that session"),
+    Intent("schedule", lambda m: bool(ADD_SESSION.search(m.text)), handlers.schedule, SCHEDULE_TOPICS,
+           label="schedule that workout"),
     Intent("change_week", _change_week, handlers.change_week, SCHEDULE_TOPICS,
            label="change that week of your plan"),
     Intent("change_day", _matches(CHANGE_DAY), handlers.change_day, SCHEDULE_TOPICS,

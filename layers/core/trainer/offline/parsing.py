@@ -1245,3 +1245,45 @@ def timer_exercise(text: str) -> dict[str, Any]:
         "work_sec": int(work.group(1)) if work else 20,
         "rest_sec": int(rest.group(1)) if rest else 10,
     }
+
+
+DAY_ABBREVIATIONS = {
+    "mon": "Monday", "tue": "Tuesday", "tues": "Tuesday", "wed": "Wednesday", "weds": "Wednesday",
+    "thu": "Thursday", "thur": "Thursday", "thurs": "Thursday", "fri": "Friday", "sat": "Saturday",
+    "sun": "Sunday",
+}  # fmt: skip
+
+
+def available_days(text: str) -> list[Weekday]:
+    """The weekdays a message names, full or short ('Mon, Wed and Sat'), Monday first."""
+    lowered = text.lower()
+    found = set(named_weekdays(text))
+    for short, name in DAY_ABBREVIATIONS.items():
+        if re.search(rf"\b{short}s?\b\.?", lowered):
+            found.add(cast(Weekday, name))
+    return [cast(Weekday, d.title()) for d in WEEKDAYS if d.title() in found]
+
+
+def sessions_named(text: str, upcoming: Sequence[ScheduledWorkout], today: date) -> list[ScheduledWorkout]:
+    """The sessions a message names by their day, in the order it names them ('swap Thursday's and
+    Saturday's sessions', 'switch tomorrow's workout with Friday's'), each once."""
+    lowered = text.lower()
+    named: list[tuple[int, date | int]] = []
+    for m in re.finditer(r"\b(today|tomorrow)\b", lowered):
+        named.append((m.start(), today if m.group(1) == "today" else today + timedelta(days=1)))
+    for index, name in enumerate(WEEKDAYS):
+        for m in re.finditer(rf"\b{name}\b", lowered):
+            named.append((m.start(), index))
+    found: list[ScheduledWorkout] = []
+    for _, day in sorted(named, key=lambda n: n[0]):
+        match = next(
+            (
+                w
+                for w in upcoming
+                if w not in found and (w.date == day if isinstance(day, date) else w.date.weekday() == day)
+            ),
+            None,
+        )
+        if match is not None:
+            found.append(match)
+    return found

@@ -292,3 +292,35 @@ def schedule_days_ahead(message: str) -> int:
         if pattern.search(message):
             return days
     return SCHEDULE_DAYS_DEFAULT
+
+
+# --- the one calendar (issue 18 items 1-2): available days, missed, skipped, swapped and added sessions
+
+DAY_WORD = (
+    r"(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(day)?s?\b|"
+    r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+)
+SESSION_DAY = r"(today'?s?|tomorrow'?s?|(mon|tues|wednes|thurs|fri|satur|sun)day'?s?)"
+AVAILABLE_DAYS = rx(
+    r"\b(from now on|going forward|from here on|available days|days i can (train|work ?out)|"
+    r"can only (train|work ?out|make it|do)|(train|work ?out) only on|only (train|work ?out) on|"
+    r"my (training|workout) days (are|will be)|change my (training|workout) days|"
+    r"only have (time )?on)\b"
+)
+MISSED = rx(
+    r"\b(missed|didn'?t (make it|get to|do|train)|couldn'?t (make it|train|get to))\b[^.?!]*"
+    r"\b(workouts?|sessions?|training|week'?s?|days?|plan)\b|"
+    r"\bwhy (did|has) my (plan|schedule|calendar) change"
+)
+SKIP_SESSION = rx(
+    rf"\bskip\b[^.?!]*\b({SESSION_DAY}|(workout|session|training|run)s?\b)|"
+    rf"\bcan'?t make\b[^.?!]*\b{SESSION_DAY}\b"
+)
+SWAP_SESSIONS = rx(r"\b(swap|switch|trade|exchange)\b")
+ADD_SESSION = rx(
+    r"\b(add|put|fit in|squeeze in)\b[^.?!]*\b(run|session|workout|swim|ride|class|yoga|walk|hike|"
+    r"training)\b[^.?!]*\b(on|for|to)\s+(the day after\s+)?(my (calendar|schedule)|today|tomorrow|"
+    r"(mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+)
+SESSION_REF = rx(rf"\b{SESSION_DAY}")
+NEXT_SESSIONS = rx(r"\bnext two\b|\bthe (one|session|workout) after\b|\bthe next one\b")

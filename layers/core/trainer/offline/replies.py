@@ -18,6 +18,7 @@ from trainer.offline.parsing import StatsWindow, best_name
 from trainer.offline.patterns import THANKS, rx
 from trainer.programs.tools import (
     ChangeTrainingDayResult,
+    ChangeTrainingDaysResult,
     ChangeTrainingWeekResult,
     GetPlannedWorkoutResult,
     PlanBrief,
@@ -36,8 +37,11 @@ from trainer.tools.calendar import (
     CreateWorkoutPlanResult,
     DeleteScheduledWorkoutResult,
     ManageMilestoneResult,
+    MissedSession,
+    MissedSessionsResult,
     ScheduledWorkout,
     ScheduleWorkoutResult,
+    SwapScheduledWorkoutsResult,
     UpdateScheduledWorkoutResult,
 )
 from trainer.tools.data import FetchDataResult, number_text
@@ -149,6 +153,9 @@ ACTION_LABELS = {
     "get_planned_workout": "find that day's planned workout",
     "change_training_week": "change that week of your plan",
     "change_training_day": "change that day of your plan",
+    "change_training_days": "change your training days",
+    "swap_scheduled_workouts": "swap those sessions",
+    "missed_sessions": "check your missed sessions",
 }
 FAILURE_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (rx(r"before this conversation"),
@@ -755,11 +762,35 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
         case ScheduleWorkoutResult(workout=workout):
             return f"Scheduled your {workout.workout_type} workout for {scheduled_when(workout, ctx)}."
         case UpdateScheduledWorkoutResult(workout=workout, changed=changed):
+            warning = f" Heads up: {workout.recovery_warning}." if workout.recovery_warning else ""
             if "scheduled_date" in changed:
-                return f"Moved your {workout.workout_type} workout to {scheduled_when(workout, ctx)}."
+                return (
+                    f"Moved your {workout.workout_type} workout to {scheduled_when(workout, ctx)}.{warning}"
+                )
+            if changed == ["status"] and workout.status == "skipped":
+                kept = " It stays in your plan marked skipped." if workout.source == "plan" else ""
+                return f"Skipped your {workout.workout_type} session on {scheduled_when(workout, ctx)}.{kept}"
             return f"Updated your {workout.workout_type} workout on {scheduled_when(workout, ctx)}."
         case DeleteScheduledWorkoutResult(workout=workout):
+            if workout.source == "plan":
+                day = day_text(workout.scheduled_date.astimezone(ctx.zone).date(), ctx.today)
+                return (
+                    f"Skipped your {workout.workout_type} session on {day}: it's a day of your plan, so it "
+                    "stays in its week marked skipped."
+                )
             return f"Removed the {workout.workout_type} workout from your schedule."
+        case SwapScheduledWorkoutsResult(first=first, second=second):
+            warnings = {w.recovery_warning for w in (first, second) if w.recovery_warning}
+            heads_up = f" Heads up: {joined(sorted(warnings))}." if warnings else ""
+            return (
+                "Moved them so they trade days: "
+                f"{first.workout_type} is now on {scheduled_when(first, ctx)} and {second.workout_type} "
+                f"on {scheduled_when(second, ctx)}.{heads_up}"
+            )
+        case MissedSessionsResult(missed=missed):
+            return missed_text(missed, ctx)
+        case ChangeTrainingDaysResult() as days_changed:
+            return training_days_text(days_changed, ctx)
         case RequestTrainingPlanResult(plan=plan):
             return plan_requested_text(plan, ctx.today)
         case ShowTrainingPlanResult(plan=plan):
@@ -829,6 +860,44 @@ STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("distance", rx(r"\b(how far|distance|how many (km|kilomet\w+|miles))\b")),
     ("breakdown", rx(r"\b(breakdown|distribution|split|by muscle|by category)\b")),
 )
+
+
+def missed_text(missed: Sequence[MissedSession], ctx: ReplyContext) -> str:
+    """What the plan noticed and changed for the sessions missed, in words."""
+    if not missed:
+        return (
+            "I don't see any missed sessions in your training plan recently - every planned day so far is "
+            "either logged or still to come. If you trained without logging it, tell me what you did and "
+            "I'll log it."
+        )
+    count = _count_words(len(missed), "missed session", "missed sessions")
+    lines = [f"I see {count} in your plan, and here's how I adapted what comes next:"]
+    for m in missed:
+        said = " ".join(m.changes).removeprefix("Missed ")
+        lines.append(f"- {said or f'{m.workout_type} on {day_text(m.date, ctx.today)}'}")
+    lines.append("No two hard sessions are back to back, and nothing moved onto a day you don't train.")
+    return "\n".join(lines)
+
+
+def training_days_text(result: ChangeTrainingDaysResult, ctx: ReplyContext) -> str:
+    days = joined(result.training_days)
+    if not result.has_plan:
+        return f"Got it - you train on {days} from now on. I'll plan around those days."
+    lines = [f"Done - your plan now trains on {days} from now on."]
+    for moved in result.moved:
+        lines.append(
+            f"- {moved.session}: moved from {day_text(moved.from_date, ctx.today)} to "
+            f"{day_text(moved.to_date, ctx.today)}"
+        )
+    for dropped in result.dropped:
+        lines.append(
+            f"- {dropped.session} on {day_text(dropped.date, ctx.today)}: dropped - no day left that week "
+            "without two hard sessions in a row"
+        )
+    if not result.moved and not result.dropped:
+        lines.append("The sessions still to come already fall on those days, so nothing had to move.")
+    lines.append("Hard sessions never land on consecutive days; later weeks will be built on these days.")
+    return "\n".join(lines)
 
 
 def location_reply(name: str, summary: str, created: bool) -> str:

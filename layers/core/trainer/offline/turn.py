@@ -34,7 +34,14 @@ from trainer.tools.analytics import (
     WorkoutStatisticsResult,
 )
 from trainer.tools.base import ToolInvocation
-from trainer.tools.calendar import ManageMilestoneResult, ScheduleWorkoutResult, UpdateScheduledWorkoutResult
+from trainer.tools.calendar import (
+    DeleteScheduledWorkoutResult,
+    ManageMilestoneResult,
+    MissedSessionsResult,
+    ScheduleWorkoutResult,
+    SwapScheduledWorkoutsResult,
+    UpdateScheduledWorkoutResult,
+)
 from trainer.tools.communication import AskArgs, Idle, IdleArgs, MessageAskUser, MessageNotifyUser, NotifyArgs
 from trainer.tools.exercises import SearchExercisesResult
 from trainer.tools.location import SetCurrentLocationResult
@@ -64,13 +71,15 @@ IntentName = Literal[
     "stats", "location", "preference", "goals", "workout", "answer", "clarify",
     "program", "show_plan", "planned_workout", "change_week", "change_day", "milestone_progress",
     "readiness", "new_location",
+    "training_days", "missed", "skip_session", "swap_sessions",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
 DATED_RESULTS = (
     ScheduleWorkoutResult, UpdateScheduledWorkoutResult, UndoLoggedExerciseResult,
     AdjustLoggedExerciseResult, SetPreferenceResult, WorkoutStatisticsResult, ProgressTrendsResult,
     StatsSummaryResult, SearchExercisesResult, GetPlannedWorkoutResult, ShowTrainingPlanResult,
-    MilestoneProgressResult, ManageMilestoneResult,
+    MilestoneProgressResult, ManageMilestoneResult, SwapScheduledWorkoutsResult, MissedSessionsResult,
+    DeleteScheduledWorkoutResult,
 )  # fmt: skip
 """Results whose reply needs the user's records (today in their time zone, their location)."""
 WHOLE_WORKOUT = re.compile(r"\b(workout|session|everything|all of it|whole|the lot|all exercises)\b", re.I)

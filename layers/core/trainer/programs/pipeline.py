@@ -51,10 +51,12 @@ from trainer.programs.plan import record_modification, render_plan_markdown
 from trainer.programs.records import day_of, day_row, plan_of, week_rows
 from trainer.programs.schedule import morning_window, next_week_after, retry_at, today_in, week_of
 from trainer.programs.structure import ImportTooLarge, check_text_size
+from trainer.services.schedule import DaysChange, adapt_missed_sessions, reshape_plan
 from trainer.services.usage_limits import Reservation, UsageLimits
 from trainer.store.db import Database
 from trainer.store.repositories import (
     RepositoryError,
+    calendar,
     goals,
     locations,
     notifications,
@@ -71,9 +73,11 @@ __all__ = [
     "ProgramError",
     "WeekBuild",
     "WeekChange",
+    "adapt_missed",
     "build_plan",
     "build_week",
     "change_day",
+    "change_training_days",
     "change_week",
     "import_workout",
     "republish_deliveries",
@@ -664,6 +668,58 @@ async def change_day(deps: ProgramDeps, user_id: str, day: date, change: WeekCha
     if rebuilt is None:
         raise ProgramError("not_found", f"Your plan has no day on {day.isoformat()}.")
     return rebuilt
+
+
+async def change_training_days(
+    deps: ProgramDeps, user_id: str, days: Sequence[str], reason: str
+) -> DaysChange:
+    """The user's available days from now on ("only Monday, Wednesday and Friday"): their preferred
+    days set, the active plan's sessions still to come put on those days in code (no model call: each
+    week's sessions keep their order, no two hard ones on consecutive days, a session that fits nowhere
+    becomes a rest day), the plan's training days and document changed so the weeks not built yet are
+    built on them, and the change in the plan's modification history."""
+    now = deps.now()
+    async with deps.db.connection() as conn:
+        async with conn.transaction():
+            values = await settings.update_user_settings(conn, user_id, preferred_days=list(days))
+            chosen = list(values["preferred_days"])
+            report = await reshape_plan(conn, user_id, chosen, now)
+            row = await programs.get_active_plan(conn, user_id)
+            if row is None:
+                return report
+            moved = plan_on_days(plan_of(row), chosen)
+            await calendar.set_plan_days(
+                conn, user_id, row["id"], chosen, document=moved.model_dump(mode="json")
+            )
+        await _record(
+            conn, user_id, row["id"], today_in(now, row["timezone"]), f"{report.summary()} ({reason})"[:300]
+        )
+    return report
+
+
+async def adapt_missed(
+    deps: ProgramDeps, *, now: datetime | None = None, limit: int = 1000
+) -> list[dict[str, Any]]:
+    """The daily run's missed sessions: for each user whose active plan has a past training day with
+    nothing logged, that day marked `missed` and the days after it adapted
+    (trainer.services.schedule.adapt_missed_sessions). Idempotent: a day is marked once, so a second
+    run changes nothing. One entry per user changed: {user_id, changes}."""
+    now = now or deps.now()
+    async with deps.db.connection() as conn:
+        users = await calendar.users_with_missed(conn, now, limit=limit)
+    adapted: list[dict[str, Any]] = []
+    for user_id in users:
+        async with deps.db.connection() as conn:
+            try:
+                changes = await adapt_missed_sessions(conn, user_id, now)
+            except RepositoryError as exc:
+                logger.warning(
+                    "missed sessions not adapted", extra={"user_id": str(user_id), "error": str(exc)}
+                )
+                continue
+        if changes:
+            adapted.append({"user_id": str(user_id), "changes": changes})
+    return adapted
 
 
 # --- days -----------------------------------------------------------------------------------------

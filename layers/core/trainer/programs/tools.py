@@ -20,12 +20,14 @@ from trainer.programs.pipeline import (
     ProgramDeps,
     ProgramError,
     change_day,
+    change_training_days,
     change_week,
     request_plan,
     workout_for,
 )
 from trainer.services.rows import plain
 from trainer.services.usage_limits import BudgetExceeded
+from trainer.store.repositories import RepositoryError
 from trainer.tools.artifacts import WorkoutJson
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.calendar import parse_day, user_zone
@@ -453,6 +455,70 @@ async def local_today(ctx: ToolContext) -> date:
     return ctx.now().astimezone(user_zone(settings)).date()
 
 
+# --- change_training_days -------------------------------------------------------------------------
+
+
+class ChangeTrainingDaysArgs(BaseModel):
+    model_config = STRICT_NUMBERS
+    training_days: list[Weekday] = Field(
+        min_length=1, max_length=7, description="The weekdays the user can train on from now on"
+    )
+    reason: str = Field(default="the user's available days changed", min_length=1, max_length=300)
+
+
+class MovedSession(BaseModel):
+    session: str
+    from_date: Day
+    to_date: Day
+
+
+class DroppedSession(BaseModel):
+    session: str
+    date: Day
+
+
+class ChangeTrainingDaysResult(ToolResult):
+    training_days: list[str]
+    has_plan: bool
+    moved: list[MovedSession] = Field(default_factory=list)
+    dropped: list[DroppedSession] = Field(default_factory=list)
+    summary: str
+
+
+class ChangeTrainingDays(Tool[ChangeTrainingDaysArgs, ChangeTrainingDaysResult]):
+    name = "change_training_days"
+    description = (
+        "The user's available training days from now on ('from now on only Monday, Wednesday and "
+        "Friday'): saves them and reshapes the training plan's remaining weeks onto them (sessions "
+        "moved, never two hard sessions on consecutive days; sessions that no longer fit become rest "
+        "days). For one week only use change_training_week."
+    )
+    Args = ChangeTrainingDaysArgs
+    Result = ChangeTrainingDaysResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Moving your plan to your new days...", done="Training days changed"
+    )
+    category = "summary"
+
+    async def execute(self, args: ChangeTrainingDaysArgs, ctx: ToolContext) -> ChangeTrainingDaysResult:
+        try:
+            report = await change_training_days(
+                _deps(ctx), ctx.user_id, list(args.training_days), args.reason
+            )
+        except (ProgramError, RepositoryError) as exc:
+            raise ToolError(str(exc)) from None
+        return ChangeTrainingDaysResult(
+            training_days=report.days,
+            has_plan=report.has_plan,
+            moved=[MovedSession(session=n, from_date=a, to_date=b) for n, a, b in report.moved],
+            dropped=[DroppedSession(session=n, date=d) for n, d in report.dropped],
+            summary=report.summary(),
+        )
+
+    def format(self, result: ChangeTrainingDaysResult) -> str:
+        return result.summary
+
+
 # --- get_planned_workout --------------------------------------------------------------------------
 
 
@@ -515,4 +581,5 @@ TOOLS: list[AnyTool] = [
     GetPlannedWorkout(),
     ChangeTrainingWeek(),
     ChangeTrainingDay(),
+    ChangeTrainingDays(),
 ]

@@ -351,9 +351,12 @@ def format_current_workout(workout: Mapping[str, Any] | None) -> str:
 
 
 def format_schedule(data: Mapping[str, Any]) -> str:
+    """The sessions to come (the plan's days marked `plan day`, the same ids the schedule tools take),
+    then what was changed for sessions missed lately."""
     rows, settings, days_ahead = data["rows"], data["settings"], data["params"]["days_ahead"]
+    missed = _missed_lines(data.get("missed") or [])
     if not rows:
-        return f'<schedule days_ahead="{days_ahead}">No upcoming workouts</schedule>'
+        return f'<schedule days_ahead="{days_ahead}">No upcoming workouts{missed}</schedule>'
     tz = zone(settings["timezone"])
     lines = []
     for w in rows:
@@ -366,8 +369,19 @@ def format_schedule(data: Mapping[str, Any]) -> str:
             line += f" - {esc(w['notes'])}"
         if w.get("exercises"):
             line += f" ({len(w['exercises'])} exercises planned)"
+        if w.get("source") == "plan":
+            line += " (plan day)"
         lines.append(line + f" [id: {w['id']}]")
-    return f'<schedule days_ahead="{days_ahead}">\n' + "\n".join(lines) + "\n</schedule>"
+    return f'<schedule days_ahead="{days_ahead}">\n' + "\n".join(lines) + missed + "\n</schedule>"
+
+
+def _missed_lines(rows: Sequence[Mapping[str, Any]]) -> str:
+    """'Missed lately' lines: each missed plan day with what was changed for it (its own note)."""
+    lines = []
+    for row in rows:
+        said = [str(n) for n in row.get("notes") or [] if str(n).startswith("Missed ")]
+        lines.append(f"  {esc(said[-1] if said else 'Missed ' + str(row.get('focus') or 'a session'))}")
+    return "\n Missed lately (the plan was adapted):\n" + "\n".join(lines) if lines else ""
 
 
 def format_plans(data: Mapping[str, Any]) -> str:

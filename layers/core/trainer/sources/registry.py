@@ -254,7 +254,13 @@ async def _current_workout(data: UserData, params: dict[str, Any], ctx: FetchCon
 
 async def _scheduled_workouts(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     rows = await data.schedule.upcoming(days_ahead=params["days_ahead"], now=ctx.now)
-    return {"rows": rows, "settings": (await data.settings.get()).model_dump(), "params": params}
+    missed = await data.schedule.recent_changes(ctx.now)
+    return {
+        "rows": rows,
+        "settings": (await data.settings.get()).model_dump(),
+        "params": params,
+        "missed": missed,
+    }
 
 
 async def _workout_plans(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
@@ -313,7 +319,8 @@ SOURCES: dict[str, DataSource] = {
                    _exercise_distribution, fmt.format_exercise_distribution),
         DataSource("current_workout_session", "Current workout", "The workout in progress or last generated",
                    _current_workout, fmt.format_current_workout, uses_database=False),
-        DataSource("scheduled_workouts", "Scheduled workouts", "Upcoming scheduled workouts (with ids)",
+        DataSource("scheduled_workouts", "Scheduled workouts",
+                   "Upcoming sessions: scheduled workouts and training-plan days (with ids), and missed ones",
                    _scheduled_workouts, fmt.format_schedule, (Param("days_ahead", 7, 1, 365),)),
         DataSource("workout_plans", "Workout plans", "Multi-week workout plans",
                    _workout_plans, fmt.format_plans,

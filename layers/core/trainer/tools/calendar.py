@@ -19,7 +19,8 @@ from trainer.services.workout_plans import PlanSession
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import number_text
 
-ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled"]
+ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled", "missed"]
+EntrySource = Literal["calendar", "plan"]
 PlanStatus = Literal["active", "completed", "paused", "cancelled"]
 MilestoneStatus = Literal["active", "achieved", "abandoned"]
 MilestoneAction = Literal["create", "update_progress", "mark_achieved", "abandon"]
@@ -78,7 +79,8 @@ def _short_day(day: date) -> str:
 
 
 class ScheduledWorkoutRow(BaseModel):
-    """One scheduled_workouts row."""
+    """One calendar entry: a workout put on the calendar (`source` calendar) or a day of the active
+    training plan (`source` plan); the same ids either way."""
 
     id: str
     scheduled_date: datetime
@@ -89,6 +91,9 @@ class ScheduledWorkoutRow(BaseModel):
     status: ScheduleStatus
     plan_id: str | None = None
     created_at: datetime
+    source: EntrySource = "calendar"
+    recovery_warning: str | None = None
+    """Set when the change put hard sessions on consecutive days."""
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> ScheduledWorkoutRow:
@@ -102,7 +107,10 @@ class ScheduledWorkout(ScheduledWorkoutRow):
 
 
 def _scheduled(row: dict[str, Any], zone: ZoneInfo) -> ScheduledWorkout:
-    return ScheduledWorkout.model_validate({**plain(row), "date": _local_day(row["scheduled_date"], zone)})
+    day = row.get("date") if row.get("source") == "plan" else None
+    return ScheduledWorkout.model_validate(
+        {**plain(row), "date": day or _local_day(row["scheduled_date"], zone)}
+    )
 
 
 class ScheduleWorkoutArgs(BaseModel):
@@ -172,7 +180,11 @@ class UpdateScheduledWorkoutResult(ToolResult):
 
 class UpdateScheduledWorkout(Tool[UpdateScheduledWorkoutArgs, UpdateScheduledWorkoutResult]):
     name = "update_scheduled_workout"
-    description = "Change a scheduled workout: move it, rename it, change its plan, or set its status."
+    description = (
+        "Change a session on the user's calendar - a scheduled workout or a day of their training plan "
+        "(same ids): move it to another date, rename it, or set its status ('skipped' to skip it). A plan "
+        "day moves onto a rest day of the plan; to exchange two sessions use swap_scheduled_workouts."
+    )
     Args = UpdateScheduledWorkoutArgs
     Result = UpdateScheduledWorkoutResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
@@ -199,9 +211,10 @@ class UpdateScheduledWorkout(Tool[UpdateScheduledWorkoutArgs, UpdateScheduledWor
 
     def format(self, result: UpdateScheduledWorkoutResult) -> str:
         w = result.workout
+        warning = f" WARNING: {w.recovery_warning}" if w.recovery_warning else ""
         return (
             f"updated: {w.workout_type} on {_short_day(w.date)} [{w.status}] "
-            f"({', '.join(result.changed)}; id={w.id})"
+            f"({', '.join(result.changed)}; id={w.id}){warning}"
         )
 
 
@@ -217,7 +230,10 @@ class DeleteScheduledWorkoutResult(ToolResult):
 
 class DeleteScheduledWorkout(Tool[DeleteScheduledWorkoutArgs, DeleteScheduledWorkoutResult]):
     name = "delete_scheduled_workout"
-    description = "Remove a scheduled workout from the calendar."
+    description = (
+        "Remove a scheduled workout from the calendar; a day of the training plan is skipped instead "
+        "(it stays in its week, marked skipped)."
+    )
     Args = DeleteScheduledWorkoutArgs
     Result = DeleteScheduledWorkoutResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
@@ -234,7 +250,112 @@ class DeleteScheduledWorkout(Tool[DeleteScheduledWorkoutArgs, DeleteScheduledWor
         return DeleteScheduledWorkoutResult(workout=ScheduledWorkoutRow.from_row(row))
 
     def format(self, result: DeleteScheduledWorkoutResult) -> str:
+        w = result.workout
+        if w.source == "plan":
+            return f"skipped: {w.workout_type} of {w.scheduled_date.date().isoformat()} (plan day, id={w.id})"
         return "deleted"
+
+
+class SwapScheduledWorkoutsArgs(BaseModel):
+    model_config = STRICT_NUMBERS
+    first_id: str = Field(min_length=1, max_length=64, description="id of one session (calendar or plan)")
+    second_id: str = Field(min_length=1, max_length=64, description="id of the other session")
+
+
+class SwapScheduledWorkoutsResult(ToolResult):
+    first: ScheduledWorkout
+    second: ScheduledWorkout
+
+
+class SwapScheduledWorkouts(Tool[SwapScheduledWorkoutsArgs, SwapScheduledWorkoutsResult]):
+    name = "swap_scheduled_workouts"
+    description = (
+        "Exchange the days of two sessions on the user's calendar (scheduled workouts or training-plan "
+        "days, by id): 'swap Thursday's and Saturday's sessions'."
+    )
+    Args = SwapScheduledWorkoutsArgs
+    Result = SwapScheduledWorkoutsResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Swapping your sessions...", done="Sessions swapped"
+    )
+    category = "summary"
+
+    async def execute(self, args: SwapScheduledWorkoutsArgs, ctx: ToolContext) -> SwapScheduledWorkoutsResult:
+        zone = user_zone(await ctx.user_data.settings.get())
+        try:
+            first, second = await ctx.user_data.schedule.swap(args.first_id, args.second_id)
+        except UserDataError as exc:
+            raise ToolError(str(exc)) from None
+        return SwapScheduledWorkoutsResult(first=_scheduled(first, zone), second=_scheduled(second, zone))
+
+    def format(self, result: SwapScheduledWorkoutsResult) -> str:
+        lines = [
+            f"swapped: {w.workout_type} now on {_short_day(w.date)} (id={w.id})"
+            for w in (result.first, result.second)
+        ]
+        warnings = {w.recovery_warning for w in (result.first, result.second) if w.recovery_warning}
+        return "\n".join([*lines, *(f"WARNING: {w}" for w in sorted(warnings))])
+
+
+class MissedSessionsArgs(BaseModel):
+    model_config = STRICT_NUMBERS
+    days_back: int = Field(default=14, ge=1, le=60, description="How far back to look")
+
+
+class MissedSession(BaseModel):
+    id: str
+    date: Day
+    workout_type: str
+    changes: list[str] = Field(default_factory=list)
+    """What was changed for it (the sentences the adaptation wrote)."""
+
+
+class MissedSessionsResult(ToolResult):
+    missed: list[MissedSession]
+    changed_now: list[str] = Field(default_factory=list)
+    """What this call adapted (sessions that had not been noticed yet)."""
+
+
+class MissedSessions(Tool[MissedSessionsArgs, MissedSessionsResult]):
+    name = "missed_sessions"
+    description = (
+        "The training-plan sessions the user missed (planned days that passed with nothing logged) and "
+        "how the sessions after them were adapted (a missed session carried to a free day, or its volume "
+        "added to the next one). Notices any not noticed yet. Use it for 'I missed my workouts', 'why did "
+        "my plan change?'."
+    )
+    Args = MissedSessionsArgs
+    Result = MissedSessionsResult
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Checking your missed sessions...", done="Missed sessions checked"
+    )
+    category = "summary"
+
+    async def execute(self, args: MissedSessionsArgs, ctx: ToolContext) -> MissedSessionsResult:
+        now = ctx.now()
+        changed = await ctx.user_data.schedule.adapt_missed(now)
+        rows = await ctx.user_data.schedule.recent_changes(now, days_back=args.days_back)
+        return MissedSessionsResult(
+            missed=[
+                MissedSession(
+                    id=str(r["id"]),
+                    date=r["date"],
+                    workout_type=str(r.get("focus") or (r.get("workout") or {}).get("title") or "Workout"),
+                    changes=[n for n in r.get("notes") or [] if str(n).startswith("Missed ")],
+                )
+                for r in rows
+            ],
+            changed_now=changed,
+        )
+
+    def format(self, result: MissedSessionsResult) -> str:
+        if not result.missed:
+            return "No missed sessions in the user's training plan recently (nothing to adapt)."
+        lines = [f"Missed sessions ({len(result.missed)}):"]
+        for m in result.missed:
+            what = " ".join(m.changes) or f"Missed {m.workout_type} of {_short_day(m.date)}."
+            lines.append(f"- {what}")
+        return "\n".join(lines)
 
 
 class CreateWorkoutPlanArgs(BaseModel):
@@ -519,6 +640,8 @@ TOOLS: list[AnyTool] = [
     ScheduleWorkout(),
     UpdateScheduledWorkout(),
     DeleteScheduledWorkout(),
+    SwapScheduledWorkouts(),
+    MissedSessions(),
     CreateWorkoutPlan(),
     ManageMilestone(),
 ]

@@ -27,6 +27,9 @@ from trainer.api.schemas import (
     PlanResponse,
     PlanSummary,
     PlanWeekInfo,
+    WorkoutChange,
+    WorkoutChanged,
+    WorkoutCreate,
     WorkoutImport,
     WorkoutList,
     WorkoutResponse,
@@ -71,6 +74,8 @@ PLAN_REQUEST_ERRORS = {
 }
 RANGE_ERRORS = {422: ("invalid_range",)}
 IMPORT_ERRORS = {422: ("not_a_workout", "import_too_large"), 503: ("import_unavailable",)}
+CHANGE_ERRORS = {422: ("invalid_workout_change",)}
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def plan_links(plan_id: str) -> dict[str, Any]:
@@ -200,8 +205,9 @@ async def list_workouts(
         date | None, BeforeValidator(iso_date), Query(alias="to", description=TO_DESCRIPTION)
     ] = None,
 ) -> WorkoutList:
-    """The planned days from `from` to `to` (both included), each with its structured workout (or
-    recovery notes) and its message, in date order."""
+    """The calendar from `from` to `to` (both included), in date order: the active plan's days, each with
+    its structured workout (or recovery notes) and its message, and the workouts put on the calendar
+    (`source: calendar`), a day of the plan's rest included."""
     from trainer.domain.workout_grouping import zone
 
     deps = require_programs(container)
@@ -214,9 +220,141 @@ async def list_workouts(
             date_to = date_from + timedelta(days=days)
         check_range(date_from, date_to)
         rows = await data.training_plans.workouts(date_from, date_to, limit=MAX_LISTED_WORKOUTS)
-    return WorkoutList(
-        workouts=[PlannedWorkout.model_validate(row) for row in rows], date_from=date_from, date_to=date_to
+        scheduled = await data.schedule.scheduled_in_range(date_from, date_to, limit=MAX_LISTED_WORKOUTS)
+    listed = [PlannedWorkout.model_validate(row) for row in rows] + [calendar_workout(r) for r in scheduled]
+    listed.sort(key=lambda w: (w.date, w.source != "plan", w.scheduled_at or w.created_at))
+    return WorkoutList(workouts=listed[:MAX_LISTED_WORKOUTS], date_from=date_from, date_to=date_to)
+
+
+def calendar_workout(row: dict[str, Any]) -> PlannedWorkout:
+    """A workout put on the calendar, as a calendar day (`source: calendar`)."""
+    from trainer.services.today import scheduled_workout
+
+    status = row["status"] if row["status"] in ("scheduled", "completed", "skipped") else "skipped"
+    return PlannedWorkout(
+        id=row["id"],
+        plan_id=row.get("plan_id"),
+        week_number=None,
+        date=row["date"],
+        weekday=WEEKDAY_NAMES[row["date"].weekday()],
+        kind="training",
+        focus=row["workout_type"],
+        workout=scheduled_workout(row),
+        notes=[row["notes"]] if row.get("notes") else [],
+        recovery_notes=None,
+        message=None,
+        status=status,
+        published_at=None,
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        source="calendar",
+        scheduled_at=row["scheduled_date"],
     )
+
+
+async def calendar_day(data: UserData, workout_id: Any) -> PlannedWorkout | None:
+    """One day of the calendar by id: a plan day, else a calendar workout."""
+    row = await data.training_plans.workout(workout_id)
+    if row is not None:
+        return PlannedWorkout.model_validate(row)
+    entry = await data.schedule.entry(workout_id)
+    if entry is None or entry["source"] != "calendar":
+        return None
+    return calendar_workout(entry)
+
+
+async def local_today(data: UserData, deps: ProgramDeps) -> tuple[date, Any]:
+    from trainer.domain.workout_grouping import zone
+
+    tz = zone((await data.settings.get()).timezone)
+    return deps.now().astimezone(tz).date(), tz
+
+
+@router.post(
+    "/workouts",
+    status_code=201,
+    response_model=WorkoutResponse,
+    responses=error_responses(AUTHENTICATED, JSON_BODY, CHANGE_ERRORS, DATABASE),
+)
+async def create_workout(
+    container: ContainerDep, user_id: RegisteredUserId, body: WorkoutCreate
+) -> WorkoutResponse:
+    """Adds a session to the calendar on a day (today or later), at a time if given; it is listed by
+    `GET /workouts` with the plan's days (a plan rest day included) under the id the chat's schedule
+    tools take."""
+    from datetime import datetime, time
+
+    from trainer.services.errors import UserDataError
+
+    deps = require_programs(container)
+    data = user_data(deps, user_id)
+    today, tz = await local_today(data, deps)
+    if body.date < today:
+        raise ApiError(422, "invalid_workout_change", f"{body.date.isoformat()} is in the past.")
+    at = time.fromisoformat(body.time) if body.time else time(0)
+    try:
+        row = await data.schedule.add(
+            scheduled_date=datetime.combine(body.date, at, tzinfo=tz),
+            workout_type=body.workout_type,
+            duration_minutes=body.duration_minutes,
+            notes=body.notes,
+        )
+    except UserDataError as exc:
+        raise ApiError(422, "invalid_workout_change", str(exc)) from None
+    shown = await calendar_day(data, row["id"])
+    assert shown is not None
+    return WorkoutResponse(workout=shown)
+
+
+@router.patch(
+    "/workouts/{workout_id}",
+    response_model=WorkoutChanged,
+    responses=error_responses(AUTHENTICATED, JSON_BODY, WORKOUT_SCOPED, CHANGE_ERRORS, DATABASE),
+)
+async def update_workout(
+    container: ContainerDep, user_id: UserId, workout_id: str, body: WorkoutChange
+) -> WorkoutChanged:
+    """Moves (`date`), skips (`status: skipped`) or swaps (`swap_with`: the two exchange days) one
+    session of the calendar: a plan day (it moves onto a rest day of its plan) or a calendar workout
+    (it keeps its time of day). `recovery_warning` says when hard sessions end up on consecutive days."""
+    from datetime import datetime
+
+    from trainer.services.errors import UserDataError
+
+    if body.date is None and body.status is None and body.swap_with is None:
+        raise ApiError(422, "invalid_workout_change", "Give `date`, `status` or `swap_with`.")
+    if body.swap_with is not None and body.date is not None:
+        raise ApiError(422, "invalid_workout_change", "Move (`date`) or swap (`swap_with`), not both.")
+    deps = require_programs(container)
+    data = user_data(deps, user_id)
+    entry = await data.schedule.entry(workout_id)
+    if entry is None:
+        raise ApiError(404, "workout_not_found", "Workout not found.")
+    today, tz = await local_today(data, deps)
+    other: PlannedWorkout | None = None
+    try:
+        if body.swap_with is not None:
+            first, second = await data.schedule.swap(entry["id"], body.swap_with)
+            warning = first.get("recovery_warning") or second.get("recovery_warning")
+            other = await calendar_day(data, second["id"])
+        else:
+            changes: dict[str, Any] = {}
+            if body.status is not None:
+                changes["status"] = body.status
+            if body.date is not None:
+                if body.date < today:
+                    raise ApiError(422, "invalid_workout_change", f"{body.date.isoformat()} is in the past.")
+                local = entry["scheduled_date"].astimezone(tz)
+                changes["scheduled_date"] = datetime.combine(body.date, local.timetz())
+            row = await data.schedule.update(entry["id"], **changes)
+            if row is None:
+                raise ApiError(404, "workout_not_found", "Workout not found.")
+            warning = row.get("recovery_warning")
+    except UserDataError as exc:
+        raise ApiError(422, "invalid_workout_change", str(exc)) from None
+    shown = await calendar_day(data, entry["id"])
+    assert shown is not None
+    return WorkoutChanged(workout=shown, swapped_with=other, recovery_warning=warning)
 
 
 def check_range(date_from: date, date_to: date) -> None:
@@ -279,8 +417,9 @@ async def import_workout(
     responses=error_responses(AUTHENTICATED, WORKOUT_SCOPED, DATABASE),
 )
 async def get_workout(container: ContainerDep, user_id: UserId, workout_id: str) -> WorkoutResponse:
-    """One planned day with its structured workout and message."""
-    row = await user_data(require_programs(container), user_id).training_plans.workout(workout_id)
-    if row is None:
+    """One day of the calendar: a planned day with its structured workout and message, or a workout put
+    on the calendar."""
+    shown = await calendar_day(user_data(require_programs(container), user_id), workout_id)
+    if shown is None:
         raise ApiError(404, "workout_not_found", "Workout not found.")
-    return WorkoutResponse(workout=PlannedWorkout.model_validate(row))
+    return WorkoutResponse(workout=shown)

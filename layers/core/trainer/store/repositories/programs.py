@@ -21,7 +21,7 @@ from trainer.store.repositories.settings import WEEKDAYS
 
 PLAN_STATUSES = ("pending", "ready", "failed")
 DAY_KINDS = ("training", "rest")
-WORKOUT_STATUSES = ("scheduled", "completed", "skipped")
+WORKOUT_STATUSES = ("scheduled", "completed", "skipped", "missed")
 MESSAGE_LIMIT = 1600
 STALE_CLAIM = timedelta(minutes=15)
 """A week still `building` after this long is taken to have died with its builder."""
