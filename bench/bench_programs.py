@@ -26,6 +26,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from trainer.agents.wire import INPUT_OPEN
 from trainer.container import agent_run_deps, build_agent_registry
 from trainer.programs.models import PlanRequest
 from trainer.programs.pipeline import ProgramDeps, build_week, request_plan, run_daily, run_hourly
@@ -164,12 +165,14 @@ async def _through_sdks(db: Database, provider: str) -> list[str]:
 
 
 def _cached_prefixes(server: FakeLLMServer) -> dict[str, int]:
-    """Per agent, the largest prefix up to its requests' last cache breakpoint (chars / 4)."""
+    """Per agent, the largest static prefix: up to its requests' last cache breakpoint before the input
+    block (chars / 4; the breakpoint on the input itself, in a run that loops, is per user)."""
     found: dict[str, int] = {}
     for request in server.anthropic_requests():
         agent = request.headers.get(AGENT_HEADER) or request.headers.get(AGENT_HEADER.lower())
         segments = prompt_segments(request.body)
-        marked = [i for i, segment in enumerate(segments) if segment.cache_control]
+        start = next((i for i, s in enumerate(segments) if INPUT_OPEN in s.text), len(segments))
+        marked = [i for i, segment in enumerate(segments[:start]) if segment.cache_control]
         if agent and marked:
             tokens = sum(len(segment.text) for segment in segments[: marked[-1] + 1]) // 4
             found[agent] = max(found.get(agent, 0), tokens)
