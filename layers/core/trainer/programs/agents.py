@@ -275,6 +275,16 @@ def example_workout_markdown() -> str:
     return render_workout_markdown(day.workout, day)
 
 
+@cache
+def example_day_message() -> str:
+    """The example training day (`example_workout_markdown`) as the offline writer words its message."""
+    inputs = example_inputs()
+    plan = build_plan(inputs)
+    week = build_week(plan, 1, inputs)
+    day = next(d for d in week.days if d.workout is not None)
+    return workout_message(MessageInput(day=day, week_number=1, plan_title=plan.title))
+
+
 async def example_plan_context(request: ContextRequest) -> str:
     return "An example plan (structure only; the user's own plan follows their data):\n" + escape_text(
         example_plan_markdown()
@@ -287,8 +297,20 @@ async def example_workout_context(request: ContextRequest) -> str:
     )
 
 
+async def example_message_context(request: ContextRequest) -> str:
+    """The same for every user and every day: with the system prompt, the prefix the seven calls of a
+    week (and every user's) share, above the light model's minimum cacheable length."""
+    return (
+        "An example training day (markdown) and a message written from it:\n"
+        + escape_text(example_workout_markdown())
+        + "\n\nMessage:\n"
+        + escape_text(example_day_message())
+    )
+
+
 EXAMPLE_PLAN = ContextProvider("example_plan", example_plan_context)
 EXAMPLE_WORKOUT = ContextProvider("example_workout", example_workout_context)
+EXAMPLE_MESSAGE = ContextProvider("example_message", example_message_context)
 
 
 # --- the definitions ------------------------------------------------------------------------------
@@ -298,6 +320,7 @@ WORKOUT_MESSAGE = AgentDefinition(
     description="Turns a day's workout into a push/SMS text of at most 1,600 characters",
     model_role="light",
     input_schema=MessageInput,
+    context=(EXAMPLE_MESSAGE,),
     output=OutputSpec(kind="text"),
     validators=(message_length,),
     callbacks=(Callback(enforce_length_callback, when="on_success"),),
