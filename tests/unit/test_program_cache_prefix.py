@@ -13,7 +13,7 @@ import pytest
 from trainer.agents.definitions import AgentDefinition, ContextProvider, ContextRequest
 from trainer.agents.prompts import read_prompt_files
 from trainer.agents.wire import render_context
-from trainer.programs.agents import FITNESS_PLAN, MICROCYCLE, WORKOUT_MESSAGE
+from trainer.programs.agents import FITNESS_PLAN, MICROCYCLE, WEEK_MESSAGES, WORKOUT_MESSAGE
 from trainer.providers.anthropic import request_params, structured_request
 from trainer.providers.models import get_model
 from trainer.providers.ports import AgentRequest
@@ -41,7 +41,9 @@ def _request(definition: AgentDefinition, model_id: str, input_text: str) -> Age
     )
 
 
-@pytest.mark.parametrize("definition", [FITNESS_PLAN, MICROCYCLE, WORKOUT_MESSAGE], ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "definition", [FITNESS_PLAN, MICROCYCLE, WEEK_MESSAGES, WORKOUT_MESSAGE], ids=lambda d: d.name
+)
 def test_a_second_users_call_reads_the_agents_static_prefix_from_the_cache(
     definition: AgentDefinition,
 ) -> None:
