@@ -48,6 +48,8 @@ from trainer.programs.models import (
     StructureInput,
     WeekDraft,
     WeekInput,
+    WeekMessagesDraft,
+    WeekMessagesInput,
     WorkoutDraft,
 )
 from trainer.programs.plan import (
@@ -104,6 +106,14 @@ def finalize_structure_draft(draft: WorkoutDraft, given: StructureInput) -> Stru
     return StructuredWorkout(workout=workout, unrecognised=list(draft.unrecognised))
 
 
+def finalize_week_messages(draft: WeekMessagesDraft, given: WeekMessagesInput) -> list[str]:
+    """The messages, one per day; a draft with another count is rejected (which day is which would be
+    a guess)."""
+    if len(draft.messages) != len(given.days):
+        raise Rejected([f"{len(draft.messages)} messages for {len(given.days)} days; one per day, in order"])
+    return list(draft.messages)
+
+
 # --- validators (output, input) -> errors -----------------------------------------------------------
 
 
@@ -117,13 +127,19 @@ def message_length(text: str, message: MessageInput) -> list[str]:
     return [f"the message has {length} characters; at most {SMS_LIMIT}"] if length > SMS_LIMIT else []
 
 
+def week_message_lengths(texts: list[str], given: WeekMessagesInput) -> list[str]:
+    return [
+        f"the message for {day.weekday} has {len(text)} characters; at most {SMS_LIMIT}"
+        for day, text in zip(given.days, texts, strict=True)
+        if len(text) > SMS_LIMIT
+    ]
+
+
 # --- transforms (parent output, parent input) -> sub-agent input ----------------------------------
 
 
-def week_day_messages(week: PlanWeek, given: WeekInput) -> list[MessageInput]:
-    return [
-        MessageInput(day=day, week_number=week.week_number, plan_title=given.plan.title) for day in week.days
-    ]
+def week_messages_input(week: PlanWeek, given: WeekInput) -> WeekMessagesInput:
+    return WeekMessagesInput(days=list(week.days), week_number=week.week_number, plan_title=given.plan.title)
 
 
 def week_day_markdown(week: PlanWeek, given: WeekInput) -> list[StructureInput]:
@@ -145,7 +161,7 @@ async def attach_day_messages(event: CallbackEvent) -> PlanWeek | None:
     """The finalized week with each day's message: the sub-agent's, else the offline text."""
     if not isinstance(event.output, PlanWeek):
         return None
-    return attach_messages(event.output, event.sub_outputs.get(WORKOUT_MESSAGE.name), event.input.plan.title)
+    return attach_messages(event.output, event.sub_outputs.get(WEEK_MESSAGES.name), event.input.plan.title)
 
 
 def attach_messages(
@@ -178,6 +194,15 @@ async def offline_microcycle(given: WeekInput, context: OfflineContext) -> WeekD
 
 async def offline_workout_message(message: MessageInput, context: OfflineContext) -> str:
     return workout_message(message)
+
+
+async def offline_week_messages(given: WeekMessagesInput, context: OfflineContext) -> WeekMessagesDraft:
+    return WeekMessagesDraft(
+        messages=[
+            workout_message(MessageInput(day=day, week_number=given.week_number, plan_title=given.plan_title))
+            for day in given.days
+        ]
+    )
 
 
 async def offline_workout_structure(given: StructureInput, context: OfflineContext) -> WorkoutDraft:
@@ -275,6 +300,16 @@ def example_workout_markdown() -> str:
     return render_workout_markdown(day.workout, day)
 
 
+@cache
+def example_day_message() -> str:
+    """The example training day (`example_workout_markdown`) as the offline writer words its message."""
+    inputs = example_inputs()
+    plan = build_plan(inputs)
+    week = build_week(plan, 1, inputs)
+    day = next(d for d in week.days if d.workout is not None)
+    return workout_message(MessageInput(day=day, week_number=1, plan_title=plan.title))
+
+
 async def example_plan_context(request: ContextRequest) -> str:
     return "An example plan (structure only; the user's own plan follows their data):\n" + escape_text(
         example_plan_markdown()
@@ -287,8 +322,20 @@ async def example_workout_context(request: ContextRequest) -> str:
     )
 
 
+async def example_message_context(request: ContextRequest) -> str:
+    """The same for every user and every day: with the system prompt, the prefix the seven calls of a
+    week (and every user's) share, above the light model's minimum cacheable length."""
+    return (
+        "An example training day (markdown) and a message written from it:\n"
+        + escape_text(example_workout_markdown())
+        + "\n\nMessage:\n"
+        + escape_text(example_day_message())
+    )
+
+
 EXAMPLE_PLAN = ContextProvider("example_plan", example_plan_context)
 EXAMPLE_WORKOUT = ContextProvider("example_workout", example_workout_context)
+EXAMPLE_MESSAGE = ContextProvider("example_message", example_message_context)
 
 
 # --- the definitions ------------------------------------------------------------------------------
@@ -298,6 +345,7 @@ WORKOUT_MESSAGE = AgentDefinition(
     description="Turns a day's workout into a push/SMS text of at most 1,600 characters",
     model_role="light",
     input_schema=MessageInput,
+    context=(EXAMPLE_MESSAGE,),
     output=OutputSpec(kind="text"),
     validators=(message_length,),
     callbacks=(Callback(enforce_length_callback, when="on_success"),),
@@ -306,6 +354,21 @@ WORKOUT_MESSAGE = AgentDefinition(
     timeout_seconds=20,
     cost_category="low",
     max_tokens=1024,
+)
+WEEK_MESSAGES = AgentDefinition(
+    name="week_messages",
+    description="Turns a week's seven days into their push/SMS texts, at most 1,600 characters each",
+    model_role="light",
+    input_schema=WeekMessagesInput,
+    context=(EXAMPLE_MESSAGE,),
+    output=OutputSpec.json_of(WeekMessagesDraft),
+    finalize=finalize_week_messages,
+    validators=(week_message_lengths,),
+    offline=offline_week_messages,
+    retry=RetryPolicy(max_retries=1, retry_on=("validation_error",), backoff_ms=0),
+    timeout_seconds=40,
+    cost_category="low",
+    max_tokens=6144,
 )
 WORKOUT_STRUCTURE = AgentDefinition(
     name="workout_structure",
@@ -346,9 +409,7 @@ MICROCYCLE = AgentDefinition(
     output=OutputSpec.json_of(WeekDraft),
     finalize=finalize_week_draft,
     sub_agents=(
-        SubAgent(
-            WORKOUT_MESSAGE, transform=week_day_messages, fan_out=True, cache_output=True, optional=True
-        ),
+        SubAgent(WEEK_MESSAGES, transform=week_messages_input, cache_output=True, optional=True),
         SubAgent(
             WORKOUT_STRUCTURE,
             transform=week_day_markdown,
@@ -365,4 +426,10 @@ MICROCYCLE = AgentDefinition(
     cost_category="high",
     max_tokens=12288,
 )
-PROGRAM_AGENTS: tuple[AgentDefinition, ...] = (FITNESS_PLAN, MICROCYCLE, WORKOUT_MESSAGE, WORKOUT_STRUCTURE)
+PROGRAM_AGENTS: tuple[AgentDefinition, ...] = (
+    FITNESS_PLAN,
+    MICROCYCLE,
+    WEEK_MESSAGES,
+    WORKOUT_MESSAGE,
+    WORKOUT_STRUCTURE,
+)

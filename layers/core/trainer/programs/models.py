@@ -320,6 +320,22 @@ class MessageInput(BaseModel):
     plan_title: str | None = None
 
 
+class WeekMessagesInput(BaseModel):
+    """What the `week_messages` agent turns into one text per day, in the days' order."""
+
+    model_config = ConfigDict(extra="forbid")
+    days: list[PlanDay] = Field(min_length=1, max_length=7)
+    week_number: int | None = None
+    plan_title: str | None = None
+
+
+class WeekMessagesDraft(BaseModel):
+    """The `week_messages` agent's answer: one message per day of the input, in order."""
+
+    model_config = ConfigDict(extra="forbid")
+    messages: list[str] = Field(description="One message per day of the input, in the same order")
+
+
 # --- agent inputs and final outputs ---------------------------------------------------------------
 
 
