@@ -31,15 +31,23 @@ from trainer.agents.definitions import (
     RetryPolicy,
     SubAgent,
 )
+from trainer.agents.wire import INPUT_CLOSE, INPUT_OPEN, render_input
 from trainer.domain.movements import PATTERNS
 from trainer.domain.muscles import Muscle
 from trainer.domain.text import escape_text
-from trainer.programs.messages import enforce_length, render_workout_markdown, workout_message
+from trainer.programs.messages import (
+    day_message,
+    enforce_length,
+    message_day,
+    render_workout_markdown,
+    workout_message,
+)
 from trainer.programs.microcycle import WEEK_VALIDATORS, build_week, draft_week, finalize_week
 from trainer.programs.models import (
     SMS_LIMIT,
     MessageInput,
     PlanDraft,
+    PlanDay,
     PlanInputs,
     PlanResult,
     PlanWeek,
@@ -135,11 +143,38 @@ def week_message_lengths(texts: list[str], given: WeekMessagesInput) -> list[str
     ]
 
 
+# --- model views (typed input) -> what the model is sent ------------------------------------------
+
+HISTORY_VIEW_FIELDS = ("performed_at", "exercise_name", "muscles")
+"""What the week's model reads of a logged exercise: when, what and the muscles it worked (recovery);
+sets, reps and loads feed the loads code computes, not the model's choice."""
+
+
+def week_input_view(given: WeekInput) -> WeekInput:
+    """The `microcycle` model's input: the plan with only the phase this week is in (the other phases'
+    patterns do not apply to it), and of the user's situation what choosing exercises depends on. The
+    numbers' sources (the progression history, the location's listed weights) and the muscle goals the
+    plan was built from stay with code: the agent's finalizer and its tool still get the whole input."""
+    cycle = given.plan.microcycle_for(given.week_number)
+    inputs = given.inputs
+    history = [{k: row[k] for k in HISTORY_VIEW_FIELDS if k in row} for row in inputs.history]
+    slim = inputs.model_copy(
+        update={"progression_history": [], "location_items": [], "muscle_goals": {}, "history": history}
+    )
+    return given.model_copy(update={"plan": given.plan.model_copy(update={"microcycles": [cycle]}), "inputs": slim})
+
+
 # --- transforms (parent output, parent input) -> sub-agent input ----------------------------------
 
 
 def week_messages_input(week: PlanWeek, given: WeekInput) -> WeekMessagesInput:
-    return WeekMessagesInput(days=list(week.days), week_number=week.week_number, plan_title=given.plan.title)
+    """The week's days as their messages are written from: names, minutes and lines with their
+    numbers, not the workouts in the app's schema (muscles, goals, groups), which the texts do not use."""
+    return WeekMessagesInput(
+        days=[message_day(day.workout, day) for day in week.days],
+        week_number=week.week_number,
+        plan_title=given.plan.title,
+    )
 
 
 def week_day_markdown(week: PlanWeek, given: WeekInput) -> list[StructureInput]:
@@ -197,12 +232,7 @@ async def offline_workout_message(message: MessageInput, context: OfflineContext
 
 
 async def offline_week_messages(given: WeekMessagesInput, context: OfflineContext) -> WeekMessagesDraft:
-    return WeekMessagesDraft(
-        messages=[
-            workout_message(MessageInput(day=day, week_number=given.week_number, plan_title=given.plan_title))
-            for day in given.days
-        ]
-    )
+    return WeekMessagesDraft(messages=[day_message(day, given.week_number) for day in given.days])
 
 
 async def offline_workout_structure(given: StructureInput, context: OfflineContext) -> WorkoutDraft:
@@ -310,6 +340,16 @@ def example_day_message() -> str:
     return workout_message(MessageInput(day=day, week_number=1, plan_title=plan.title))
 
 
+@cache
+def example_week_days() -> tuple[PlanDay, PlanDay]:
+    """The example week's first training day and first rest day."""
+    inputs = example_inputs()
+    week = build_week(build_plan(inputs), 1, inputs)
+    training = next(d for d in week.days if d.workout is not None)
+    rest = next(d for d in week.days if d.kind == "rest")
+    return training, rest
+
+
 async def example_plan_context(request: ContextRequest) -> str:
     return "An example plan (structure only; the user's own plan follows their data):\n" + escape_text(
         example_plan_markdown()
@@ -333,9 +373,23 @@ async def example_message_context(request: ContextRequest) -> str:
     )
 
 
+async def example_week_messages_context(request: ContextRequest) -> str:
+    """A training day and a rest day as the `week_messages` input gives them, each with the message the
+    offline writer words from it: the same for every user and week, cached with the system prompt."""
+    parts = ["An example training day and rest day as the input gives them, each with its message:"]
+    for day in example_week_days():
+        shown = message_day(day.workout, day)
+        parts += [
+            "Day: " + render_input(shown).removeprefix(INPUT_OPEN).removesuffix(INPUT_CLOSE).strip(),
+            "Message:\n" + day_message(shown, 1),
+        ]
+    return escape_text("\n\n".join(parts))
+
+
 EXAMPLE_PLAN = ContextProvider("example_plan", example_plan_context)
 EXAMPLE_WORKOUT = ContextProvider("example_workout", example_workout_context)
 EXAMPLE_MESSAGE = ContextProvider("example_message", example_message_context)
+EXAMPLE_WEEK_MESSAGES = ContextProvider("example_week_messages", example_week_messages_context)
 
 
 # --- the definitions ------------------------------------------------------------------------------
@@ -360,7 +414,7 @@ WEEK_MESSAGES = AgentDefinition(
     description="Turns a week's seven days into their push/SMS texts, at most 1,600 characters each",
     model_role="light",
     input_schema=WeekMessagesInput,
-    context=(EXAMPLE_MESSAGE,),
+    context=(EXAMPLE_WEEK_MESSAGES,),
     output=OutputSpec.json_of(WeekMessagesDraft),
     finalize=finalize_week_messages,
     validators=(week_message_lengths,),
@@ -404,6 +458,8 @@ MICROCYCLE = AgentDefinition(
     description="Generates the 7 days of a plan's week: structured workouts with loads from history",
     model_role="main",
     input_schema=WeekInput,
+    model_view=week_input_view,
+    stable_input=("plan",),
     tools=(ExerciseOptions(),),
     context=(EXAMPLE_WORKOUT,),
     output=OutputSpec.json_of(WeekDraft),

@@ -351,15 +351,16 @@ def output_tool_name(request: AgentRequest) -> str | None:
 
 def structured_request(request: AgentRequest, static_ttl: CacheTTL = "5m") -> ModelRequest:
     """A registry agent's request in the Messages API's shape, with up to four cache breakpoints. The
-    last tool, the system prompt and the last context block close the static prefix, the same for
-    every user: `request_params` gives the tools and the system prompt `static_ttl` as on the chat
-    path, and the context's breakpoint gets it here, being in the first message. In a run that is
-    likely to call the model again (an agent with tools of its own, whose model calls them before
-    answering, or a run already past its first call) the last block closes the run's prompt so far,
-    so the next call reads the input and the earlier turns from the cache instead of paying for them
-    again; a run that answers in one call (most `workout_message` runs) gets no such breakpoint, as
-    writing its input would cost a quarter more and never be read. The output tool is forced when the
-    agent has no tools of its own."""
+    system prompt (after the tools, so covering them) and the last context block close the static
+    prefix, the same for every user: `request_params` gives the system prompt `static_ttl` as on the
+    chat path, and the context's breakpoint gets it here, being in the first message. The input's
+    stable part (`stable_input_chars`: the plan a week is built from) closes a 5-minute one, for the
+    user's next run while it lives. In a run that is likely to call the model again (an agent with
+    tools of its own, whose model calls them before answering, or a run already past its first call)
+    the last block closes the run's prompt so far, so the next call reads the input and the earlier
+    turns from the cache instead of paying for them again; a run that answers in one call gets no such
+    breakpoint, as writing its input would cost a quarter more and never be read. The output tool is
+    forced when the agent has no tools of its own."""
     tools: list[dict[str, Any]] = [
         {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
     ]
@@ -367,14 +368,17 @@ def structured_request(request: AgentRequest, static_ttl: CacheTTL = "5m") -> Mo
     if request.output.schema is not None and output_tool is not None:
         schema = request.output.schema.model_json_schema()
         tools.append({"name": output_tool, "description": OUTPUT_TOOL_DESCRIPTION, "input_schema": schema})
-    if tools:
-        tools[-1] = {**tools[-1], "cache_control": dict(EPHEMERAL)}
     first: list[dict[str, Any]] = [{"type": "text", "text": block} for block in request.context]
     if first:
         first[-1]["cache_control"] = (
             dict(EPHEMERAL) if static_ttl == "5m" else {**EPHEMERAL, "ttl": static_ttl}
         )
-    first.append({"type": "text", "text": request.input_text})
+    cut = request.stable_input_chars
+    if 0 < cut < len(request.input_text):
+        first.append({"type": "text", "text": request.input_text[:cut], "cache_control": dict(EPHEMERAL)})
+        first.append({"type": "text", "text": request.input_text[cut:]})
+    else:
+        first.append({"type": "text", "text": request.input_text})
     if output_tool is not None and not request.tools:
         tool_choice: dict[str, Any] = {"type": "tool", "name": output_tool}
     else:
