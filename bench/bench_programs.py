@@ -165,7 +165,9 @@ async def _through_sdks(db: Database, provider: str) -> list[str]:
         _row("week 2 (microcycle)", [again.get("microcycle", empty)]),
         _row("week 2 day messages", [again.get("week_messages", empty)]),
         _row("week 2 total", [again.get("microcycle", empty), again.get("week_messages", empty)]),
-        _row("week 3 a week later (*)", [weekly.get("microcycle", empty), weekly.get("week_messages", empty)]),
+        _row(
+            "week 3 a week later (*)", [weekly.get("microcycle", empty), weekly.get("week_messages", empty)]
+        ),
         _row("plan + week 1", list(first.values())),
     ]
     lines.append(

@@ -206,11 +206,37 @@ def test_a_registry_agent_caches_its_static_prefix_with_the_configured_ttl_and_i
     params = request_params(structured_request(request, "1h"), static_ttl="1h")
     one_hour, five_minutes = {"type": "ephemeral", "ttl": "1h"}, {"type": "ephemeral"}
     assert _marked(params) == [
-        ("tool:exercise_options", one_hour),
         ("system", one_hour),
         ("<context b/>", one_hour),
         ("<input/>", five_minutes),
     ]
+
+
+def test_the_inputs_stable_part_closes_a_breakpoint_of_its_own_within_the_four_allowed() -> None:
+    text = '<agent_input>\n{"plan":{"title":"P"},"week_number":2}\n</agent_input>'
+    cut = text.index('"week_number"')
+    request = _agent_request(
+        "claude-haiku-5-5", context=["<example/>"], tools=[TOOL_SPEC], input_text=text, stable_input_chars=cut
+    )
+    params = request_params(structured_request(request, "1h"), static_ttl="1h")
+    one_hour, five_minutes = {"type": "ephemeral", "ttl": "1h"}, {"type": "ephemeral"}
+    assert _marked(params) == [
+        ("system", one_hour),
+        ("<example/>", one_hour),
+        (text[:cut], five_minutes),
+        (text[cut:], five_minutes),
+    ]
+    assert "".join(b["text"] for b in params["messages"][0]["content"][1:]) == text
+    retried = _agent_request(
+        "claude-haiku-5-5",
+        context=["<example/>"],
+        tools=[TOOL_SPEC],
+        input_text=text,
+        stable_input_chars=cut,
+        messages=[AssistantTurn(text="{}"), RetryTurn(text="fix it")],
+    )
+    marked = _marked(request_params(structured_request(retried)))
+    assert [where for where, _ in marked] == ["system", "<example/>", text[:cut], "fix it"]
 
 
 def test_a_one_call_agent_marks_its_static_prefix_only_until_it_is_retried() -> None:

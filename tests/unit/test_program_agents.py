@@ -32,6 +32,7 @@ from trainer.programs.agents import (
     ExerciseOptionsArgs,
     ExerciseOptionsResult,
     attach_messages,
+    week_messages_input,
 )
 from trainer.programs.inputs import slim_row
 from trainer.programs.microcycle import build_week, draft_week
@@ -212,8 +213,9 @@ async def test_a_weeks_seven_messages_come_from_one_call() -> None:
 
 async def test_a_wrong_number_of_messages_or_a_long_one_is_sent_back() -> None:
     given = inputs()
-    week = build_week(build_plan(given), 1, given)
-    asked = WeekMessagesInput(days=week.days, week_number=1, plan_title="Plan")
+    plan = build_plan(given)
+    week = build_week(plan, 1, given)
+    asked = week_messages_input(week, WeekInput(plan=plan, week_number=1, inputs=given))
     long = "💪 " + "x" * 2000
     model = Scripted(WeekMessagesDraft(messages=["only one"]), WeekMessagesDraft(messages=[long] * 7))
     with pytest.raises(AgentFailed) as failed:

@@ -161,7 +161,9 @@ def week_input_view(given: WeekInput) -> WeekInput:
     slim = inputs.model_copy(
         update={"progression_history": [], "location_items": [], "muscle_goals": {}, "history": history}
     )
-    return given.model_copy(update={"plan": given.plan.model_copy(update={"microcycles": [cycle]}), "inputs": slim})
+    return given.model_copy(
+        update={"plan": given.plan.model_copy(update={"microcycles": [cycle]}), "inputs": slim}
+    )
 
 
 # --- transforms (parent output, parent input) -> sub-agent input ----------------------------------
