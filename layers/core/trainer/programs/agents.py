@@ -1,5 +1,5 @@
-"""The four program agents (seed 003) as definitions pointing at their code: offline implementations,
-finalizers, validators, transforms, callbacks, a tool and two context providers.
+"""The program agents (seed 003) as definitions pointing at their code: offline implementations,
+finalizers, validators, model views, transforms, callbacks, a tool and the context providers.
 
 Every backend answers with a draft (`PlanDraft`, `WeekDraft`, message text, `WorkoutDraft`): structure,
 exercise choice and words. Each definition's `finalize` turns the draft into the output in code

@@ -332,7 +332,8 @@ class MessageLine(BaseModel):
 class MessageDay(BaseModel):
     """A day as its message is written from (`trainer.programs.messages.message_day`): the heading, the
     warm-up and cool-down as names and minutes, the main work as lines, the notes; a rest day its
-    recovery notes. A fraction of the day's workout in the app's schema, which the text does not need."""
+    recovery notes. A fraction of the size of the day's workout in the app's schema (muscles, goals,
+    groups), which the text does not use."""
 
     model_config = ConfigDict(extra="forbid")
     weekday: Weekday | None = None
