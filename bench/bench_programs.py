@@ -4,9 +4,9 @@
    user; median of several users).
 2. The same through the real Anthropic and OpenAI SDKs against the loopback fake server (its prompt cache
    simulated from the requests' breakpoints): model calls, tokens and cost per plan and per week (week 1
-   with the plan, week 2 right after), and the cache hit rate across the 7 day messages of a week
-   (cache reads / all input tokens of the `workout_message` calls). Costs at the configured models' list
-   prices.
+   with the plan, week 2 right after it, so the user's plan is still cached; week 3 on a clock moved a
+   week on, after another user's plan and week, as the weekly build meets the cache), and the cache hit
+   rate (cache reads / all input tokens). Costs at the configured models' list prices.
 3. The hourly runs over many users: 10,000 (and 1,000) users with active plans, N of them due. The week
    run (`run_hourly`: WeekDue per due plan) and the morning run (`run_daily`: WorkoutReady per training
    day in the morning zones) into an in-memory publisher: SQL statements, rows the due read touches
@@ -26,6 +26,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from trainer.agents.wire import INPUT_OPEN
 from trainer.container import agent_run_deps, build_agent_registry
 from trainer.programs.models import PlanRequest
 from trainer.programs.pipeline import ProgramDeps, build_week, request_plan, run_daily, run_hourly
@@ -112,8 +113,12 @@ def _row(label: str, parts: list[dict[str, float]]) -> str:
     )
 
 
+WEEK_S = 7 * 24 * 3600
+
+
 async def _through_sdks(db: Database, provider: str) -> list[str]:
-    with FakeLLMServer(api_key=KEY) as server:
+    later = [0.0]
+    with FakeLLMServer(api_key=KEY, clock=lambda: time.monotonic() + later[0]) as server:
         if provider == "anthropic":
             settings = Settings(
                 ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=server.base_url, TRAINER_AGENT_PROVIDER=provider
@@ -139,6 +144,15 @@ async def _through_sdks(db: Database, provider: str) -> list[str]:
         week_ms = (time.perf_counter() - clock) * 1000
         assert second.built
         again = await _usage(db, user, week_started)
+        later[0] = WEEK_S
+        other = str(uuid.uuid4())
+        await seed_demo_user(db, other, now=NOW)
+        another = PlanRequest(weeks=8, training_days=["Monday", "Wednesday", "Friday"])
+        assert (await request_plan(deps, other, another))["status"] == "ready"
+        week_started = datetime.now(UTC)
+        third = await build_week(deps, user, row["id"], 3)
+        assert third.built
+        weekly = await _usage(db, user, week_started)
         prefixes = _cached_prefixes(server) if provider == "anthropic" else {}
     empty: dict[str, float] = {}
     lines = [
@@ -146,13 +160,20 @@ async def _through_sdks(db: Database, provider: str) -> list[str]:
         f"{'':<30}{'calls':>6}{'input':>9}{'c.write':>9}{'c.read':>9}{'output':>8}{'cents':>9}{'hit':>8}",
         _row("plan (fitness_plan)", [first.get("fitness_plan", empty)]),
         _row("week 1 (microcycle)", [first.get("microcycle", empty)]),
-        _row("week 1 day messages (7)", [first.get("workout_message", empty)]),
-        _row("week 1 total", [first.get("microcycle", empty), first.get("workout_message", empty)]),
+        _row("week 1 day messages", [first.get("week_messages", empty)]),
+        _row("week 1 total", [first.get("microcycle", empty), first.get("week_messages", empty)]),
         _row("week 2 (microcycle)", [again.get("microcycle", empty)]),
-        _row("week 2 day messages (7)", [again.get("workout_message", empty)]),
-        _row("week 2 total", [again.get("microcycle", empty), again.get("workout_message", empty)]),
+        _row("week 2 day messages", [again.get("week_messages", empty)]),
+        _row("week 2 total", [again.get("microcycle", empty), again.get("week_messages", empty)]),
+        _row(
+            "week 3 a week later (*)", [weekly.get("microcycle", empty), weekly.get("week_messages", empty)]
+        ),
         _row("plan + week 1", list(first.values())),
     ]
+    lines.append(
+        "  (*) the weekly build as it runs: a week after this user's last, their cache entries long "
+        "expired, the shared prefixes warm from another user's (another plan's) week"
+    )
     if prefixes:
         minimum = MODELS[settings.light_model].min_cacheable_tokens
         shared = ", ".join(f"{agent} ~{tokens:,}" for agent, tokens in sorted(prefixes.items()))
@@ -164,12 +185,14 @@ async def _through_sdks(db: Database, provider: str) -> list[str]:
 
 
 def _cached_prefixes(server: FakeLLMServer) -> dict[str, int]:
-    """Per agent, the largest prefix up to its requests' last cache breakpoint (chars / 4)."""
+    """Per agent, the largest static prefix: up to its requests' last cache breakpoint before the input
+    block (chars / 4; the breakpoint on the input itself, in a run that loops, is per user)."""
     found: dict[str, int] = {}
     for request in server.anthropic_requests():
         agent = request.headers.get(AGENT_HEADER) or request.headers.get(AGENT_HEADER.lower())
         segments = prompt_segments(request.body)
-        marked = [i for i, segment in enumerate(segments) if segment.cache_control]
+        start = next((i for i, s in enumerate(segments) if INPUT_OPEN in s.text), len(segments))
+        marked = [i for i, segment in enumerate(segments[:start]) if segment.cache_control]
         if agent and marked:
             tokens = sum(len(segment.text) for segment in segments[: marked[-1] + 1]) // 4
             found[agent] = max(found.get(agent, 0), tokens)

@@ -143,7 +143,7 @@ async def test_an_invalid_answer_is_retried_with_the_negative_example(tmp_path: 
     assert run.attempts == 2
     first, second = model.requests
     assert first.messages == [] and first.system == "You are echo_json.\n"
-    assert '"text": "hi"' in first.input_text
+    assert first.input_text == '<agent_input>\n{"text":"hi"}\n</agent_input>'
     bad, retry = second.messages
     assert bad == AssistantTurn(None, (ToolCall("toolu_bad", "emit_echo", {"text": "hi"}),))
     assert isinstance(retry, RetryTurn) and retry.output_call_id == "toolu_bad"

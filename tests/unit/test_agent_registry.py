@@ -223,6 +223,7 @@ def test_the_registry_lists_every_agent_the_system_runs() -> None:
         "checkpoint_summariser",
         "fitness_plan",
         "microcycle",
+        "week_messages",
         "workout_message",
         "workout_structure",
     }

@@ -22,7 +22,14 @@ from trainer.providers.anthropic import (
     uses_output_format,
 )
 from trainer.providers.models import get_model
-from trainer.providers.ports import AgentRequest, ModelRequest, OutputSpec
+from trainer.providers.ports import (
+    AgentRequest,
+    AssistantTurn,
+    ModelRequest,
+    OutputSpec,
+    RetryTurn,
+    ToolSpec,
+)
 
 FORCED = {"type": "any", "disable_parallel_tool_use": True}
 AUTO_ONE = {"type": "auto", "disable_parallel_tool_use": True}
@@ -173,3 +180,74 @@ def test_a_structured_answer_is_read_from_its_json_text() -> None:
     assert reply.raw_output == text["text"]
     cut = reply_from_message(_message([{"type": "text", "text": '{"sets": 3, "no'}], "max_tokens"), request)
     assert cut.data is None and cut.raw_output == '{"sets": 3, "no'
+
+
+# --- cache breakpoints of a registry agent's request ----------------------------------------------
+
+
+def _marked(params: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(where, cache_control) of every breakpoint, in the API's cache order."""
+    found = [
+        ("tool:" + t["name"], t["cache_control"]) for t in params.get("tools", []) if "cache_control" in t
+    ]
+    found += [("system", b["cache_control"]) for b in params["system"] if "cache_control" in b]
+    for message in params["messages"]:
+        for block in message["content"]:
+            if "cache_control" in block:
+                found.append((block.get("text", block.get("type", "")), block["cache_control"]))
+    return found
+
+
+TOOL_SPEC = ToolSpec(name="exercise_options", description="d", input_schema={"type": "object"})
+
+
+def test_a_registry_agent_caches_its_static_prefix_with_the_configured_ttl_and_its_input_in_a_loop() -> None:
+    request = _agent_request("claude-haiku-5-5", context=["<context a/>", "<context b/>"], tools=[TOOL_SPEC])
+    params = request_params(structured_request(request, "1h"), static_ttl="1h")
+    one_hour, five_minutes = {"type": "ephemeral", "ttl": "1h"}, {"type": "ephemeral"}
+    assert _marked(params) == [
+        ("system", one_hour),
+        ("<context b/>", one_hour),
+        ("<input/>", five_minutes),
+    ]
+
+
+def test_the_inputs_stable_part_closes_a_breakpoint_of_its_own_within_the_four_allowed() -> None:
+    text = '<agent_input>\n{"plan":{"title":"P"},"week_number":2}\n</agent_input>'
+    cut = text.index('"week_number"')
+    request = _agent_request(
+        "claude-haiku-5-5", context=["<example/>"], tools=[TOOL_SPEC], input_text=text, stable_input_chars=cut
+    )
+    params = request_params(structured_request(request, "1h"), static_ttl="1h")
+    one_hour, five_minutes = {"type": "ephemeral", "ttl": "1h"}, {"type": "ephemeral"}
+    assert _marked(params) == [
+        ("system", one_hour),
+        ("<example/>", one_hour),
+        (text[:cut], five_minutes),
+        (text[cut:], five_minutes),
+    ]
+    assert "".join(b["text"] for b in params["messages"][0]["content"][1:]) == text
+    retried = _agent_request(
+        "claude-haiku-5-5",
+        context=["<example/>"],
+        tools=[TOOL_SPEC],
+        input_text=text,
+        stable_input_chars=cut,
+        messages=[AssistantTurn(text="{}"), RetryTurn(text="fix it")],
+    )
+    marked = _marked(request_params(structured_request(retried)))
+    assert [where for where, _ in marked] == ["system", "<example/>", text[:cut], "fix it"]
+
+
+def test_a_one_call_agent_marks_its_static_prefix_only_until_it_is_retried() -> None:
+    request = _agent_request("claude-haiku-5-5", output=OutputSpec(kind="text"), context=["<example/>"])
+    params = request_params(structured_request(request))
+    assert [where for where, _ in _marked(params)] == ["system", "<example/>"]
+    retried = _agent_request(
+        "claude-haiku-5-5",
+        output=OutputSpec(kind="text"),
+        context=["<example/>"],
+        messages=[AssistantTurn(text="too long"), RetryTurn(text="shorter, please")],
+    )
+    marked = _marked(request_params(structured_request(retried)))
+    assert [where for where, _ in marked] == ["system", "<example/>", "shorter, please"]

@@ -25,12 +25,14 @@ from trainer.programs.agents import (
     FITNESS_PLAN,
     MICROCYCLE,
     PROGRAM_AGENTS,
+    WEEK_MESSAGES,
     WORKOUT_MESSAGE,
     WORKOUT_STRUCTURE,
     ExerciseOptions,
     ExerciseOptionsArgs,
     ExerciseOptionsResult,
     attach_messages,
+    week_messages_input,
 )
 from trainer.programs.inputs import slim_row
 from trainer.programs.microcycle import build_week, draft_week
@@ -43,6 +45,8 @@ from trainer.programs.models import (
     StructuredWorkout,
     StructureInput,
     WeekInput,
+    WeekMessagesDraft,
+    WeekMessagesInput,
 )
 from trainer.programs.plan import build_plan, draft_plan
 from trainer.providers.ports import AgentReply, AgentRequest, RetryTurn, ToolCall, Usage
@@ -94,7 +98,7 @@ class Scripted:
 
 def test_the_program_agents_fit_together_with_their_prompts() -> None:
     AgentRegistry(PROGRAM_AGENTS).check(prompt_ids=PromptStore(None).default_ids)
-    assert [s.agent for s in MICROCYCLE.sub_agents] == [WORKOUT_MESSAGE, WORKOUT_STRUCTURE]
+    assert [s.agent for s in MICROCYCLE.sub_agents] == [WEEK_MESSAGES, WORKOUT_STRUCTURE]
     assert MICROCYCLE.sub_agents[1].trigger == "on_demand"
 
 
@@ -109,7 +113,7 @@ async def test_offline_plan_then_week_with_messages() -> None:
     assert len(week.days) == 7
     assert all(d.message and len(d.message) <= SMS_LIMIT for d in week.days)
     assert week.days[0].message.startswith("🏋️ Monday Upper A - Week 1")  # type: ignore[union-attr]
-    assert len(week_run.sub_outputs["workout_message"]) == 7
+    assert len(week_run.sub_outputs["week_messages"]) == 7
     assert "workout_structure" not in week_run.sub_outputs
 
 
@@ -192,6 +196,35 @@ async def test_a_long_model_message_is_sent_back_then_cut() -> None:
     fine = Scripted("Today: bench and rows 💪")
     run = await run_agent(WORKOUT_MESSAGE, MessageInput(day=week.days[0]), deps(fine))
     assert run.output == "Today: bench and rows 💪"
+
+
+async def test_a_weeks_seven_messages_come_from_one_call() -> None:
+    given = inputs()
+    plan = build_plan(given)
+    week_draft = draft_week(plan, 1, given)
+    texts = [f"Day {i} 💪" for i in range(7)]
+    model = Scripted(week_draft, WeekMessagesDraft(messages=texts))
+    run = await run_agent(MICROCYCLE, WeekInput(plan=plan, week_number=1, inputs=given), deps(model))
+    assert [r.agent for r in model.requests] == ["microcycle", "week_messages"]
+    assert [d.message for d in run.output_as(PlanWeek).days] == texts
+    asked = model.requests[1].input
+    assert isinstance(asked, WeekMessagesInput) and len(asked.days) == 7 and asked.week_number == 1
+
+
+async def test_a_wrong_number_of_messages_or_a_long_one_is_sent_back() -> None:
+    given = inputs()
+    plan = build_plan(given)
+    week = build_week(plan, 1, given)
+    asked = week_messages_input(week, WeekInput(plan=plan, week_number=1, inputs=given))
+    long = "💪 " + "x" * 2000
+    model = Scripted(WeekMessagesDraft(messages=["only one"]), WeekMessagesDraft(messages=[long] * 7))
+    with pytest.raises(AgentFailed) as failed:
+        await run_agent(WEEK_MESSAGES, asked, deps(model))
+    assert "1 messages for 7 days; one per day, in order" in model.requests[1].messages[-1].text  # type: ignore[union-attr]
+    assert failed.value.errors[0] == "the message for Monday has 2002 characters; at most 1600"
+    offline = await run_agent(WEEK_MESSAGES, asked, deps())
+    assert len(offline.output) == 7 and all(len(text) <= SMS_LIMIT for text in offline.output)
+    assert offline.output[0].startswith("🏋️ Monday")
 
 
 def test_missing_messages_fall_back_to_the_offline_text() -> None:

@@ -112,6 +112,9 @@ Validator = Callable[[Any, Any], Sequence[str]]
 Transform = Callable[[Any, Any], Any]
 """(parent output, parent input) -> the sub-agent's input (a list for a fan-out)."""
 Condition = Callable[[Any, Any], bool]
+ModelView = Callable[[Any], Any]
+"""(typed input) -> the part of it the model reads: an instance of the input schema with what the agent
+does not use left out, so an offline implementation answers from it as from the whole input."""
 OfflineImpl = Callable[[Any, OfflineContext], Awaitable[Any]]
 """(typed input, context) -> a draft, text, or a ToolRequest; deterministic, no model."""
 
@@ -193,6 +196,13 @@ class AgentDefinition:
     """The prompt's id (file `agents/prompts/<prompt_id>.md`, rows in `prompts`); default: `name`."""
     input_schema: type[BaseModel] | None = None
     """The model the input is validated against; none: the input is taken as it is."""
+    model_view: ModelView | None = None
+    """What of the input the model is sent (its tokens are the per-user part of every request); none:
+    all of it. Finalizers, validators, tools and sub-agents still get the whole typed input."""
+    stable_input: tuple[str, ...] = ()
+    """The input's leading fields that stay the same across a user's runs (the plan a week is built
+    from): the request closes a cache breakpoint after them, for the user's next run within the cache's
+    lifetime (a change to the week, another week built)."""
     tools: tuple[AnyTool, ...] = ()
     context: tuple[ContextSource, ...] = ()
     """Data sources (trainer.sources) and context providers, in prompt order."""

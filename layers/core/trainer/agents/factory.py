@@ -34,7 +34,7 @@ from trainer.agents.invocations import InvocationRecord, InvocationRecorder, Mem
 from trainer.agents.prompts import PromptMissing, PromptStore, PromptVersion
 from trainer.agents.steps import Conversation, EndTurn, FinalOutput, ModelTurn, run_steps
 from trainer.agents.tools import ToolOutcome
-from trainer.agents.wire import canonical, feedback, render_input
+from trainer.agents.wire import canonical, feedback, render_input_parts
 from trainer.domain.text import escape_text
 from trainer.providers.models import UnknownModelError, cost_cents
 from trainer.providers.ports import (
@@ -470,6 +470,9 @@ class _StructuredConversation(Conversation[AgentReply]):
         self.typed_input = typed_input
         self.turns = list(turns)
         self.attempt = attempt
+        view = run.d.model_view
+        stable, rest = render_input_parts(view(typed_input) if view else typed_input, run.d.stable_input)
+        self.input_text, self.stable_input_chars = stable + rest, len(stable) if rest else 0
 
     async def ask(self, step: int) -> ModelTurn[AgentReply]:
         run = self.run
@@ -478,7 +481,8 @@ class _StructuredConversation(Conversation[AgentReply]):
             system=self.prompt.body,
             context=self.context,
             input=self.typed_input,
-            input_text=render_input(self.typed_input),
+            input_text=self.input_text,
+            stable_input_chars=self.stable_input_chars,
             output=run.d.output,
             model_id=run.choice.model_id,
             max_tokens=run.d.max_tokens,

@@ -4,6 +4,7 @@ JSON block, context blocks, and the feedback that turns a rejected output into a
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,11 +26,30 @@ def canonical(value: Any) -> str:
     return json.dumps(jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).translate(_JSON_ESCAPES)
+
+
 def render_input(value: Any) -> str:
-    """The input as JSON between input tags; `<`, `>` and `&` inside strings become `\\u` escapes, so
-    no value can close the block."""
-    body = json.dumps(jsonable(value), ensure_ascii=False, indent=1, default=str).translate(_JSON_ESCAPES)
-    return f"{INPUT_OPEN}\n{body}\n{INPUT_CLOSE}"
+    """The input as compact JSON between input tags: no indentation, and a model's null fields left out
+    (the schema reads them back as null); `<`, `>` and `&` inside strings become `\\u` escapes, so no
+    value can close the block. The input is the part of a request each user pays for in full."""
+    return "".join(render_input_parts(value))
+
+
+def render_input_parts(value: Any, leading: Sequence[str] = ()) -> tuple[str, str]:
+    """`render_input(value)` cut in two after the object's leading fields `leading` (when it starts with
+    them, in that order): the part that stays the same across a user's runs, such as the plan a week is
+    built from, can end a cache breakpoint. The parts joined, with or without whitespace between them,
+    read back as the same JSON."""
+    data = value.model_dump(mode="json", exclude_none=True) if isinstance(value, BaseModel) else value
+    if not leading or not isinstance(data, dict) or list(data)[: len(leading)] != list(leading):
+        return f"{INPUT_OPEN}\n{_compact(data)}\n{INPUT_CLOSE}", ""
+    fields = [f"{_compact(key)}:{_compact(item)}" for key, item in data.items()]
+    head, rest = fields[: len(leading)], fields[len(leading) :]
+    if not rest:
+        return f"{INPUT_OPEN}\n{{{','.join(head)}}}\n{INPUT_CLOSE}", ""
+    return f"{INPUT_OPEN}\n{{{','.join(head)},", f"{','.join(rest)}}}\n{INPUT_CLOSE}"
 
 
 def parse_input(block: str) -> Any:

@@ -1,5 +1,5 @@
-"""The four program agents (seed 003) as definitions pointing at their code: offline implementations,
-finalizers, validators, transforms, callbacks, a tool and two context providers.
+"""The program agents (seed 003) as definitions pointing at their code: offline implementations,
+finalizers, validators, model views, transforms, callbacks, a tool and the context providers.
 
 Every backend answers with a draft (`PlanDraft`, `WeekDraft`, message text, `WorkoutDraft`): structure,
 exercise choice and words. Each definition's `finalize` turns the draft into the output in code
@@ -31,14 +31,22 @@ from trainer.agents.definitions import (
     RetryPolicy,
     SubAgent,
 )
+from trainer.agents.wire import INPUT_CLOSE, INPUT_OPEN, render_input
 from trainer.domain.movements import PATTERNS
 from trainer.domain.muscles import Muscle
 from trainer.domain.text import escape_text
-from trainer.programs.messages import enforce_length, render_workout_markdown, workout_message
+from trainer.programs.messages import (
+    day_message,
+    enforce_length,
+    message_day,
+    render_workout_markdown,
+    workout_message,
+)
 from trainer.programs.microcycle import WEEK_VALIDATORS, build_week, draft_week, finalize_week
 from trainer.programs.models import (
     SMS_LIMIT,
     MessageInput,
+    PlanDay,
     PlanDraft,
     PlanInputs,
     PlanResult,
@@ -48,6 +56,8 @@ from trainer.programs.models import (
     StructureInput,
     WeekDraft,
     WeekInput,
+    WeekMessagesDraft,
+    WeekMessagesInput,
     WorkoutDraft,
 )
 from trainer.programs.plan import (
@@ -104,6 +114,14 @@ def finalize_structure_draft(draft: WorkoutDraft, given: StructureInput) -> Stru
     return StructuredWorkout(workout=workout, unrecognised=list(draft.unrecognised))
 
 
+def finalize_week_messages(draft: WeekMessagesDraft, given: WeekMessagesInput) -> list[str]:
+    """The messages, one per day; a draft with another count is rejected (which day is which would be
+    a guess)."""
+    if len(draft.messages) != len(given.days):
+        raise Rejected([f"{len(draft.messages)} messages for {len(given.days)} days; one per day, in order"])
+    return list(draft.messages)
+
+
 # --- validators (output, input) -> errors -----------------------------------------------------------
 
 
@@ -117,13 +135,48 @@ def message_length(text: str, message: MessageInput) -> list[str]:
     return [f"the message has {length} characters; at most {SMS_LIMIT}"] if length > SMS_LIMIT else []
 
 
+def week_message_lengths(texts: list[str], given: WeekMessagesInput) -> list[str]:
+    return [
+        f"the message for {day.weekday} has {len(text)} characters; at most {SMS_LIMIT}"
+        for day, text in zip(given.days, texts, strict=True)
+        if len(text) > SMS_LIMIT
+    ]
+
+
+# --- model views (typed input) -> what the model is sent ------------------------------------------
+
+HISTORY_VIEW_FIELDS = ("performed_at", "exercise_name", "muscles")
+"""What the week's model reads of a logged exercise: when, what and the muscles it worked (recovery);
+sets, reps and loads feed the loads code computes, not the model's choice."""
+
+
+def week_input_view(given: WeekInput) -> WeekInput:
+    """The `microcycle` model's input: the plan with only the phase this week is in (the other phases'
+    patterns do not apply to it), and of the user's situation what choosing exercises depends on. The
+    numbers' sources (the progression history, the location's listed weights) and the muscle goals the
+    plan was built from stay with code: the agent's finalizer and its tool still get the whole input."""
+    cycle = given.plan.microcycle_for(given.week_number)
+    inputs = given.inputs
+    history = [{k: row[k] for k in HISTORY_VIEW_FIELDS if k in row} for row in inputs.history]
+    slim = inputs.model_copy(
+        update={"progression_history": [], "location_items": [], "muscle_goals": {}, "history": history}
+    )
+    return given.model_copy(
+        update={"plan": given.plan.model_copy(update={"microcycles": [cycle]}), "inputs": slim}
+    )
+
+
 # --- transforms (parent output, parent input) -> sub-agent input ----------------------------------
 
 
-def week_day_messages(week: PlanWeek, given: WeekInput) -> list[MessageInput]:
-    return [
-        MessageInput(day=day, week_number=week.week_number, plan_title=given.plan.title) for day in week.days
-    ]
+def week_messages_input(week: PlanWeek, given: WeekInput) -> WeekMessagesInput:
+    """The week's days as their messages are written from: names, minutes and lines with their
+    numbers, not the workouts in the app's schema (muscles, goals, groups), which the texts do not use."""
+    return WeekMessagesInput(
+        days=[message_day(day.workout, day) for day in week.days],
+        week_number=week.week_number,
+        plan_title=given.plan.title,
+    )
 
 
 def week_day_markdown(week: PlanWeek, given: WeekInput) -> list[StructureInput]:
@@ -145,7 +198,7 @@ async def attach_day_messages(event: CallbackEvent) -> PlanWeek | None:
     """The finalized week with each day's message: the sub-agent's, else the offline text."""
     if not isinstance(event.output, PlanWeek):
         return None
-    return attach_messages(event.output, event.sub_outputs.get(WORKOUT_MESSAGE.name), event.input.plan.title)
+    return attach_messages(event.output, event.sub_outputs.get(WEEK_MESSAGES.name), event.input.plan.title)
 
 
 def attach_messages(
@@ -178,6 +231,10 @@ async def offline_microcycle(given: WeekInput, context: OfflineContext) -> WeekD
 
 async def offline_workout_message(message: MessageInput, context: OfflineContext) -> str:
     return workout_message(message)
+
+
+async def offline_week_messages(given: WeekMessagesInput, context: OfflineContext) -> WeekMessagesDraft:
+    return WeekMessagesDraft(messages=[day_message(day, given.week_number) for day in given.days])
 
 
 async def offline_workout_structure(given: StructureInput, context: OfflineContext) -> WorkoutDraft:
@@ -275,6 +332,26 @@ def example_workout_markdown() -> str:
     return render_workout_markdown(day.workout, day)
 
 
+@cache
+def example_day_message() -> str:
+    """The example training day (`example_workout_markdown`) as the offline writer words its message."""
+    inputs = example_inputs()
+    plan = build_plan(inputs)
+    week = build_week(plan, 1, inputs)
+    day = next(d for d in week.days if d.workout is not None)
+    return workout_message(MessageInput(day=day, week_number=1, plan_title=plan.title))
+
+
+@cache
+def example_week_days() -> tuple[PlanDay, PlanDay]:
+    """The example week's first training day and first rest day."""
+    inputs = example_inputs()
+    week = build_week(build_plan(inputs), 1, inputs)
+    training = next(d for d in week.days if d.workout is not None)
+    rest = next(d for d in week.days if d.kind == "rest")
+    return training, rest
+
+
 async def example_plan_context(request: ContextRequest) -> str:
     return "An example plan (structure only; the user's own plan follows their data):\n" + escape_text(
         example_plan_markdown()
@@ -287,8 +364,34 @@ async def example_workout_context(request: ContextRequest) -> str:
     )
 
 
+async def example_message_context(request: ContextRequest) -> str:
+    """The same for every user and every day: with the system prompt, the prefix the seven calls of a
+    week (and every user's) share, above the light model's minimum cacheable length."""
+    return (
+        "An example training day (markdown) and a message written from it:\n"
+        + escape_text(example_workout_markdown())
+        + "\n\nMessage:\n"
+        + escape_text(example_day_message())
+    )
+
+
+async def example_week_messages_context(request: ContextRequest) -> str:
+    """A training day and a rest day as the `week_messages` input gives them, each with the message the
+    offline writer words from it: the same for every user and week, cached with the system prompt."""
+    parts = ["An example training day and rest day as the input gives them, each with its message:"]
+    for day in example_week_days():
+        shown = message_day(day.workout, day)
+        parts += [
+            "Day: " + render_input(shown).removeprefix(INPUT_OPEN).removesuffix(INPUT_CLOSE).strip(),
+            "Message:\n" + day_message(shown, 1),
+        ]
+    return escape_text("\n\n".join(parts))
+
+
 EXAMPLE_PLAN = ContextProvider("example_plan", example_plan_context)
 EXAMPLE_WORKOUT = ContextProvider("example_workout", example_workout_context)
+EXAMPLE_MESSAGE = ContextProvider("example_message", example_message_context)
+EXAMPLE_WEEK_MESSAGES = ContextProvider("example_week_messages", example_week_messages_context)
 
 
 # --- the definitions ------------------------------------------------------------------------------
@@ -298,6 +401,7 @@ WORKOUT_MESSAGE = AgentDefinition(
     description="Turns a day's workout into a push/SMS text of at most 1,600 characters",
     model_role="light",
     input_schema=MessageInput,
+    context=(EXAMPLE_MESSAGE,),
     output=OutputSpec(kind="text"),
     validators=(message_length,),
     callbacks=(Callback(enforce_length_callback, when="on_success"),),
@@ -306,6 +410,21 @@ WORKOUT_MESSAGE = AgentDefinition(
     timeout_seconds=20,
     cost_category="low",
     max_tokens=1024,
+)
+WEEK_MESSAGES = AgentDefinition(
+    name="week_messages",
+    description="Turns a week's seven days into their push/SMS texts, at most 1,600 characters each",
+    model_role="light",
+    input_schema=WeekMessagesInput,
+    context=(EXAMPLE_WEEK_MESSAGES,),
+    output=OutputSpec.json_of(WeekMessagesDraft),
+    finalize=finalize_week_messages,
+    validators=(week_message_lengths,),
+    offline=offline_week_messages,
+    retry=RetryPolicy(max_retries=1, retry_on=("validation_error",), backoff_ms=0),
+    timeout_seconds=40,
+    cost_category="low",
+    max_tokens=6144,
 )
 WORKOUT_STRUCTURE = AgentDefinition(
     name="workout_structure",
@@ -341,14 +460,14 @@ MICROCYCLE = AgentDefinition(
     description="Generates the 7 days of a plan's week: structured workouts with loads from history",
     model_role="main",
     input_schema=WeekInput,
+    model_view=week_input_view,
+    stable_input=("plan",),
     tools=(ExerciseOptions(),),
     context=(EXAMPLE_WORKOUT,),
     output=OutputSpec.json_of(WeekDraft),
     finalize=finalize_week_draft,
     sub_agents=(
-        SubAgent(
-            WORKOUT_MESSAGE, transform=week_day_messages, fan_out=True, cache_output=True, optional=True
-        ),
+        SubAgent(WEEK_MESSAGES, transform=week_messages_input, cache_output=True, optional=True),
         SubAgent(
             WORKOUT_STRUCTURE,
             transform=week_day_markdown,
@@ -365,4 +484,10 @@ MICROCYCLE = AgentDefinition(
     cost_category="high",
     max_tokens=12288,
 )
-PROGRAM_AGENTS: tuple[AgentDefinition, ...] = (FITNESS_PLAN, MICROCYCLE, WORKOUT_MESSAGE, WORKOUT_STRUCTURE)
+PROGRAM_AGENTS: tuple[AgentDefinition, ...] = (
+    FITNESS_PLAN,
+    MICROCYCLE,
+    WEEK_MESSAGES,
+    WORKOUT_MESSAGE,
+    WORKOUT_STRUCTURE,
+)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from trainer.domain.timers import exercise_timer
 from trainer.domain.workout import Exercise, Workout, _num
-from trainer.programs.models import SMS_LIMIT, MessageInput, PlanDay
+from trainer.programs.models import SMS_LIMIT, MessageDay, MessageInput, MessageLine, PlanDay
 
 KEYCAPS = ("1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣", "🔟")
 _ABBREVIATIONS = (("Barbell", "BB"), ("Dumbbell", "DB"), ("Kettlebell", "KB"))
@@ -78,14 +78,6 @@ def _number(i: int) -> str:
     return KEYCAPS[i - 1] if i <= len(KEYCAPS) else f"{i}."
 
 
-def _heading(day: PlanDay | None, workout: Workout, week_number: int | None) -> str:
-    focus = day.focus if day and day.focus else (workout.title or "Workout").split(" - Week")[0]
-    when = f"{day.weekday} " if day else ""
-    week = f" - Week {week_number}" if week_number else ""
-    deload = " (deload)" if workout.title and "(deload)" in workout.title else ""
-    return f"🏋️ {when}{focus}{week}{deload}"
-
-
 def display_name(name: str) -> str:
     """'Walking, Treadmill' -> 'Walking (treadmill)'; other names abbreviated (BB, DB, KB)."""
     if ", " in name:
@@ -94,33 +86,66 @@ def display_name(name: str) -> str:
     return short_name(name)
 
 
-def _names(exercises: Sequence[Exercise]) -> str:
-    return " + ".join(display_name(e.exercise_name) for e in exercises)
-
-
-def render_text(
-    workout: Workout, day: PlanDay | None = None, week_number: int | None = None, *, compact: bool = False
-) -> str:
-    """The message for a training day; `compact` drops rests and notes for long workouts."""
+def message_day(workout: Workout | None, day: PlanDay | None = None) -> MessageDay:
+    """What a day's message is written from: a training day's warm-up and cool-down as names and minutes
+    and its main work as lines with their numbers (a day without a workout reads as a rest day)."""
+    weekday = day.weekday if day else None
+    if workout is None or (day is not None and day.kind == "rest"):
+        return MessageDay(weekday=weekday, kind="rest", recovery_notes=day.recovery_notes if day else None)
     warm, main, cool = _sections(workout)
-    lines = [_heading(day, workout, week_number), ""]
-    if warm:
-        lines += [f"WARM-UP ({_minutes(warm)} min)", f"• {_names(warm)}", ""]
+    return MessageDay(
+        weekday=weekday,
+        focus=day.focus if day and day.focus else (workout.title or "Workout").split(" - Week")[0],
+        deload=True if workout.title and "(deload)" in workout.title else None,
+        warmup_min=_minutes(warm),
+        warmup=[display_name(e.exercise_name) for e in warm],
+        main=[
+            MessageLine(
+                exercise=display_name(ex.exercise_name),
+                prescription=prescription(ex, with_rest=False),
+                rest=(_rest(ex.rest_sec) or None) if ex.exercise_type in ("reps", "hold") else None,
+            )
+            for ex in main
+        ],
+        cooldown_min=_minutes(cool),
+        cooldown=[display_name(e.exercise_name) for e in cool],
+        notes=list(day.notes) if day and day.notes else None,
+    )
+
+
+def _heading(day: MessageDay, week_number: int | None) -> str:
+    when = f"{day.weekday} " if day.weekday else ""
+    week = f" - Week {week_number}" if week_number else ""
+    deload = " (deload)" if day.deload else ""
+    return f"🏋️ {when}{day.focus or 'Workout'}{week}{deload}"
+
+
+def day_text(day: MessageDay, week_number: int | None = None, *, compact: bool = False) -> str:
+    """The message for a training day; `compact` drops rests and notes for long workouts."""
+    lines = [_heading(day, week_number), ""]
+    if day.warmup:
+        lines += [f"WARM-UP ({day.warmup_min or 1} min)", f"• {' + '.join(day.warmup)}", ""]
     lines.append("MAIN WORKOUT")
-    for i, ex in enumerate(main, start=1):
-        lines.append(
-            f"{_number(i)} {display_name(ex.exercise_name)}: {prescription(ex, with_rest=not compact)}"
-        )
+    for i, line in enumerate(day.main or [], start=1):
+        rest = f" (rest {line.rest})" if line.rest and not compact else ""
+        lines.append(f"{_number(i)} {line.exercise}: {line.prescription}{rest}")
     lines.append("")
-    if cool:
-        lines += [f"COOL DOWN ({_minutes(cool)} min)", _names(cool), ""]
-    if day and day.notes and not compact:
+    if day.cooldown:
+        lines += [f"COOL DOWN ({day.cooldown_min or 1} min)", " + ".join(day.cooldown), ""]
+    if day.notes and not compact:
         lines += [f"📝 {note}" for note in day.notes[:3]] + [""]
     lines.append(CLOSING)
     return "\n".join(lines)
 
 
-def rest_day_text(day: PlanDay, week_number: int | None = None) -> str:
+def render_text(
+    workout: Workout, day: PlanDay | None = None, week_number: int | None = None, *, compact: bool = False
+) -> str:
+    """The message for a training day's workout; `compact` drops rests and notes for long workouts."""
+    return day_text(message_day(workout, day), week_number, compact=compact)
+
+
+def rest_day_text(day: MessageDay, week_number: int | None = None) -> str:
     week = f" - Week {week_number}" if week_number else ""
     notes = day.recovery_notes or "Rest day: recover, walk, sleep well."
     return f"😴 {day.weekday} rest day{week}\n\n{notes}\n\n💤 Recover well - see you next session!"
@@ -137,15 +162,19 @@ def enforce_length(text: str, limit: int = SMS_LIMIT) -> str:
     return cut.rstrip() + ELLIPSIS
 
 
+def day_message(day: MessageDay, week_number: int | None = None) -> str:
+    """The offline writer's text for a day: compacted and then cut if it is too long."""
+    if day.kind == "rest":
+        return enforce_length(rest_day_text(day, week_number))
+    text = day_text(day, week_number)
+    if len(text) > SMS_LIMIT:
+        text = day_text(day, week_number, compact=True)
+    return enforce_length(text)
+
+
 def workout_message(message: MessageInput) -> str:
     """The offline `workout_message` agent: the day's text, compacted and then cut if it is too long."""
-    day = message.day
-    if day.kind == "rest" or day.workout is None:
-        return enforce_length(rest_day_text(day, message.week_number))
-    text = render_text(day.workout, day, message.week_number)
-    if len(text) > SMS_LIMIT:
-        text = render_text(day.workout, day, message.week_number, compact=True)
-    return enforce_length(text)
+    return day_message(message_day(message.day.workout, message.day), message.week_number)
 
 
 def render_workout_markdown(workout: Workout, day: PlanDay | None = None) -> str:

@@ -81,6 +81,11 @@ MAX_BODYWEIGHT_REPS = 50
 HOLD_STEP_SEC = 5
 MAX_HOLD_SEC = 120
 WARMUP_CARDIO_MIN = 5
+WARMUP_MIN_SEC = 5 * 60
+COOLDOWN_MIN_SEC = 3 * 60
+"""Seed 003: a 5-10 minute warm-up and a 3-5 minute cool-down (the plan budgets 6 and 4)."""
+MAX_EASY_SETS = 4
+EASY_SET_REST_SEC = 15
 WARMUP_GROUP = {"id": "warmup", "type": "warmup"}
 COOLDOWN_GROUP = {"id": "cooldown", "type": "cooldown"}
 
@@ -350,24 +355,32 @@ def _resolved(names: Iterable[str], rules: Constraints, blocked: frozenset[str])
     return found
 
 
+def _topped_up(chosen: list[CatalogEntry], default: list[CatalogEntry]) -> list[CatalogEntry]:
+    """The draft's choice when it names two or more (or a cardio warm-up), else with the defaults."""
+    if len(chosen) >= 2 or any(e.category == "cardio" for e in chosen):
+        return chosen
+    return (chosen + [e for e in default if e not in chosen])[: max(3, len(chosen))]
+
+
 def warmup_entries(
     muscles: Sequence[str], rules: Constraints, blocked: frozenset[str], requested: Sequence[str] = ()
 ) -> list[CatalogEntry]:
-    """The draft's warm-up when it names allowed exercises, else 5 minutes of easy cardio and dynamic
-    moves for the day's main muscles."""
-    chosen = _resolved(requested, rules, blocked)[:4]
-    if chosen:
-        return chosen
+    """The draft's warm-up when it names allowed exercises (one cardio at most), else 5 minutes of easy
+    cardio and dynamic moves for the day's main muscles."""
+    chosen: list[CatalogEntry] = []
+    for entry in _resolved(requested, rules, blocked)[:4]:
+        if entry.category != "cardio" or not any(e.category == "cardio" for e in chosen):
+            chosen.append(entry)
     cardio = _warmup_cardio(rules, blocked)
     dynamic = _for_muscles(_stretches(rules, blocked, static=False), muscles, 2 if cardio else 3)
-    return ([cardio] if cardio else []) + dynamic
+    return _topped_up(chosen, ([cardio] if cardio else []) + dynamic)
 
 
 def cooldown_entries(
     muscles: Sequence[str], rules: Constraints, blocked: frozenset[str], requested: Sequence[str] = ()
 ) -> list[CatalogEntry]:
     chosen = _resolved(requested, rules, blocked)[:4]
-    return chosen or _for_muscles(_stretches(rules, blocked, static=True), muscles, 3)
+    return _topped_up(chosen, _for_muscles(_stretches(rules, blocked, static=True), muscles, 3))
 
 
 def _warmup_fields(entry: CatalogEntry) -> dict[str, Any]:
@@ -376,6 +389,36 @@ def _warmup_fields(entry: CatalogEntry) -> dict[str, Any]:
     if entry.force == "static":
         return {"exercise_type": "hold", "sets": 1, "hold_sec": [30], "rest_sec": 0}
     return {"exercise_type": "reps", "sets": 1, "reps": [10], "rest_sec": 0}
+
+
+def _cooldown_fields(entry: CatalogEntry) -> dict[str, Any]:
+    return {"exercise_type": "hold", "sets": 1, "hold_sec": [30], "rest_sec": 0}
+
+
+def filled_to(
+    entries: Sequence[CatalogEntry], fields: list[dict[str, Any]], seconds: int
+) -> list[dict[str, Any]]:
+    """The prescriptions with a set added to the moves and stretches in turn (never to cardio, at most
+    MAX_EASY_SETS each) until they last `seconds` on the workout timer: seed 003's 5-10 minute warm-up
+    and 3-5 minute cool-down, whatever the equipment and the draft's choice of names."""
+    filled = [dict(f) for f in fields]
+
+    def total() -> int:
+        return sum(
+            exercise_timer({"exercise_name": e.name, **f}).total_duration_sec
+            for e, f in zip(entries, filled, strict=True)
+        )
+
+    while total() < seconds:
+        growable = [f for f in filled if f["exercise_type"] != "duration" and f["sets"] < MAX_EASY_SETS]
+        if not growable:
+            break
+        grown = min(growable, key=lambda f: f["sets"])
+        key = "reps" if grown["exercise_type"] == "reps" else "hold_sec"
+        grown.update(
+            sets=grown["sets"] + 1, rest_sec=EASY_SET_REST_SEC, **{key: [*grown[key], grown[key][0]]}
+        )
+    return filled
 
 
 # --- a training day -------------------------------------------------------------------------------
@@ -445,9 +488,11 @@ def build_day_workout(
     muscles = list(dict.fromkeys(e.primary_muscle for e, _, _ in main))
     warm = warmup_entries(muscles, ctx.rules, blocked, draft.warmup if draft else ())
     cool = cooldown_entries(muscles, ctx.rules, blocked, draft.cooldown if draft else ())
+    warm_fields = filled_to(warm, [_warmup_fields(e) for e in warm], WARMUP_MIN_SEC)
+    cool_fields = filled_to(cool, [_cooldown_fields(e) for e in cool], COOLDOWN_MIN_SEC)
     goals = ctx.inputs.category_goals
     exercises: list[Exercise] = []
-    for position, entry in enumerate(warm, start=1):
+    for position, (entry, fields) in enumerate(zip(warm, warm_fields, strict=True), start=1):
         group = {**WARMUP_GROUP, "position": position, **({"name": "Warm-up"} if position == 1 else {})}
         exercises.append(
             make_exercise(
@@ -455,7 +500,7 @@ def build_day_workout(
                 order=len(exercises) + 1,
                 category_goals={},
                 reasoning="Warm-up: easy pace, get the joints moving.",
-                fields=_warmup_fields(entry),
+                fields=fields,
                 group=group,
             )
         )
@@ -463,7 +508,7 @@ def build_day_workout(
         exercises.append(
             make_exercise(entry, order=len(exercises) + 1, category_goals=goals, reasoning=why, fields=fields)
         )
-    for position, entry in enumerate(cool, start=1):
+    for position, (entry, fields) in enumerate(zip(cool, cool_fields, strict=True), start=1):
         group = {**COOLDOWN_GROUP, "position": position, **({"name": "Cool-down"} if position == 1 else {})}
         exercises.append(
             make_exercise(
@@ -471,7 +516,7 @@ def build_day_workout(
                 order=len(exercises) + 1,
                 category_goals={},
                 reasoning="Cool-down: breathe slowly and relax into the stretch.",
-                fields={"exercise_type": "hold", "sets": 1, "hold_sec": [30], "rest_sec": 0},
+                fields=fields,
                 group=group,
             )
         )

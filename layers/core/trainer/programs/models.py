@@ -320,6 +320,51 @@ class MessageInput(BaseModel):
     plan_title: str | None = None
 
 
+class MessageLine(BaseModel):
+    """One exercise of a day's main work as its message lists it, the numbers written by code."""
+
+    model_config = ConfigDict(extra="forbid")
+    exercise: str = Field(description="The name as the message shows it (Barbell as BB, Dumbbell as DB)")
+    prescription: str = Field(description="Sets, reps and load, e.g. '4×8 @ 60 kg', '3×45s hold', '20 min'")
+    rest: str | None = Field(default=None, description="Rest between sets, e.g. '90s', '2 min'")
+
+
+class MessageDay(BaseModel):
+    """A day as its message is written from (`trainer.programs.messages.message_day`): the heading, the
+    warm-up and cool-down as names and minutes, the main work as lines, the notes; a rest day its
+    recovery notes. A fraction of the size of the day's workout in the app's schema (muscles, goals,
+    groups), which the text does not use."""
+
+    model_config = ConfigDict(extra="forbid")
+    weekday: Weekday | None = None
+    kind: DayKind = "training"
+    focus: str | None = None
+    deload: bool | None = Field(default=None, description="true in a deload week")
+    warmup_min: int | None = None
+    warmup: list[str] | None = None
+    main: list[MessageLine] | None = None
+    cooldown_min: int | None = None
+    cooldown: list[str] | None = None
+    notes: list[str] | None = None
+    recovery_notes: str | None = None
+
+
+class WeekMessagesInput(BaseModel):
+    """What the `week_messages` agent turns into one text per day, in the days' order."""
+
+    model_config = ConfigDict(extra="forbid")
+    days: list[MessageDay] = Field(min_length=1, max_length=7)
+    week_number: int | None = None
+    plan_title: str | None = None
+
+
+class WeekMessagesDraft(BaseModel):
+    """The `week_messages` agent's answer: one message per day of the input, in order."""
+
+    model_config = ConfigDict(extra="forbid")
+    messages: list[str] = Field(description="One message per day of the input, in the same order")
+
+
 # --- agent inputs and final outputs ---------------------------------------------------------------
 
 

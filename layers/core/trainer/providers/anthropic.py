@@ -126,13 +126,14 @@ class AnthropicStructured:
         *,
         max_retries: int = anthropic.DEFAULT_MAX_RETRIES,
     ) -> None:
+        self._static_ttl: CacheTTL = settings.prompt_cache_ttl
         self._client = anthropic_client(
             settings, http_client, max_retries, fallback="the offline implementations"
         )
         self._deadline = deadline_budget(settings)
 
     async def generate(self, request: AgentRequest) -> AgentReply:
-        params = request_params(structured_request(request))
+        params = request_params(structured_request(request, self._static_ttl), static_ttl=self._static_ttl)
         if uses_output_format(request):
             params.setdefault("output_config", {})["format"] = output_format(request)
         timeout = call_timeout(*self._deadline)
@@ -348,11 +349,18 @@ def output_tool_name(request: AgentRequest) -> str | None:
     return OUTPUT_TOOL_PREFIX + request.output.name if request.output.name else None
 
 
-def structured_request(request: AgentRequest) -> ModelRequest:
-    """A registry agent's request in the Messages API's shape. Cache breakpoints on the last tool, the
-    system prompt and the last context block: the prefix an agent's calls share (the same prompt for
-    every user, then the same context across a batch). The output tool is forced when the agent has
-    no tools of its own."""
+def structured_request(request: AgentRequest, static_ttl: CacheTTL = "5m") -> ModelRequest:
+    """A registry agent's request in the Messages API's shape, with up to four cache breakpoints. The
+    system prompt (after the tools, so covering them) and the last context block close the static
+    prefix, the same for every user: `request_params` gives the system prompt `static_ttl` as on the
+    chat path, and the context's breakpoint gets it here, being in the first message. The input's
+    stable part (`stable_input_chars`: the plan a week is built from) closes a 5-minute one, for the
+    user's next run while it lives. In a run that is likely to call the model again (an agent with
+    tools of its own, whose model calls them before answering, or a run already past its first call)
+    the last block closes the run's prompt so far, so the next call reads the input and the earlier
+    turns from the cache instead of paying for them again; a run that answers in one call gets no such
+    breakpoint, as writing its input would cost a quarter more and never be read. The output tool is
+    forced when the agent has no tools of its own."""
     tools: list[dict[str, Any]] = [
         {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
     ]
@@ -360,25 +368,44 @@ def structured_request(request: AgentRequest) -> ModelRequest:
     if request.output.schema is not None and output_tool is not None:
         schema = request.output.schema.model_json_schema()
         tools.append({"name": output_tool, "description": OUTPUT_TOOL_DESCRIPTION, "input_schema": schema})
-    if tools:
-        tools[-1] = {**tools[-1], "cache_control": dict(EPHEMERAL)}
     first: list[dict[str, Any]] = [{"type": "text", "text": block} for block in request.context]
     if first:
-        first[-1]["cache_control"] = dict(EPHEMERAL)
-    first.append({"type": "text", "text": request.input_text})
+        first[-1]["cache_control"] = (
+            dict(EPHEMERAL) if static_ttl == "5m" else {**EPHEMERAL, "ttl": static_ttl}
+        )
+    cut = request.stable_input_chars
+    if 0 < cut < len(request.input_text):
+        first.append({"type": "text", "text": request.input_text[:cut], "cache_control": dict(EPHEMERAL)})
+        first.append({"type": "text", "text": request.input_text[cut:]})
+    else:
+        first.append({"type": "text", "text": request.input_text})
     if output_tool is not None and not request.tools:
         tool_choice: dict[str, Any] = {"type": "tool", "name": output_tool}
     else:
         tool_choice = {"type": "any" if output_tool else "auto"}
+    messages = [{"role": "user", "content": first}, *_messages(request.messages)]
+    if request.tools or request.messages:
+        _mark_last_block(messages)
     return ModelRequest(
         model=request.model_id,
         system=[{"type": "text", "text": request.system, "cache_control": dict(EPHEMERAL)}],
         tools=tools,
-        messages=[{"role": "user", "content": first}, *_messages(request.messages)],
+        messages=messages,
         max_tokens=request.max_tokens,
         tool_choice=tool_choice,
         effort=request.effort,
+        shared_system_blocks=1,
     )
+
+
+def _mark_last_block(messages: list[dict[str, Any]]) -> None:
+    """A 5-minute breakpoint on the last content block that can carry one (not a thinking block)."""
+    for message in reversed(messages):
+        for i in range(len(message["content"]) - 1, -1, -1):
+            block = message["content"][i]
+            if block.get("type") not in THINKING_BLOCK_TYPES:
+                message["content"][i] = {**block, "cache_control": dict(EPHEMERAL)}
+                return
 
 
 def _messages(turns: list[Turn]) -> list[dict[str, Any]]:

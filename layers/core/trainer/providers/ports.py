@@ -229,6 +229,9 @@ class AgentRequest:
     attempt: int = 1
     effort: str | None = None
     """`output_config.effort` on models that think adaptively; None: the model's default."""
+    stable_input_chars: int = 0
+    """How many leading characters of `input_text` stay the same across the user's runs (0: none
+    marked); the Anthropic adapter closes a cache breakpoint there."""
 
 
 @dataclass
