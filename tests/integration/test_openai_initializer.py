@@ -132,6 +132,7 @@ async def test_the_default_gpt_6_luna_selects_without_reasoning() -> None:
     assert body["model"] == "gpt-6-luna"
     assert body["reasoning_effort"] == "none" and "temperature" not in body
     assert body["max_completion_tokens"] == 500 and "max_tokens" not in body
+    assert body["prompt_cache_key"] == "trainer-initializer"
 
 
 async def test_api_error_becomes_model_error_and_the_fallback_decides() -> None:

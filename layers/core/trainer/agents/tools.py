@@ -69,19 +69,43 @@ def wrap_observation(tool: str, body: str, *, success: bool) -> str:
     return f'<tool_result tool="{name}" status="{status}">{escape_text(body)}</tool_result>'
 
 
-def _strip_titles(node: Any, *, in_properties: bool = False) -> Any:
-    """Drops pydantic's auto-generated `title` keywords (tokens the model does not need) but
-    keeps properties that happen to be named `title`."""
-    if isinstance(node, dict):
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if not in_properties and key == "title" and isinstance(value, str):
-                continue
-            out[key] = _strip_titles(value, in_properties=(key == "properties" and not in_properties))
-        return out
+VALIDATED_IN_CODE = frozenset(
+    {"maxLength", "minLength", "maxItems", "minItems", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"}
+)
+"""Bounds every tool's pydantic model enforces when it validates the arguments (an out-of-bounds value
+comes back as an error observation the model corrects): not sent to the model."""
+NULL = {"type": "null"}
+
+
+def model_facing_schema(node: Any, *, in_properties: bool = False) -> Any:
+    """A tool's argument schema as the model sees it: the structure, types, enums, `required` and
+    descriptions of the pydantic schema, without what only the validator needs (the rule every tool
+    follows, so its definition costs no more tokens than it tells the model):
+
+    - pydantic's generated `title`s (a property named `title` stays);
+    - an optional field's `anyOf: [X, null]` with `default: null` is sent as X (it is optional because
+      `required` does not list it);
+    - value bounds (VALIDATED_IN_CODE) and `additionalProperties: false` (the models forbid unknown
+      fields and say so in the error)."""
     if isinstance(node, list):
-        return [_strip_titles(v) for v in node]
-    return node
+        return [model_facing_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if in_properties:
+        return {name: model_facing_schema(v) for name, v in node.items()}
+    any_of = node.get("anyOf")
+    if isinstance(any_of, list) and NULL in any_of and node.get("default") is None:
+        others = [v for v in any_of if v != NULL]
+        if len(others) == 1 and isinstance(others[0], dict):
+            node = {**others[0], **{k: v for k, v in node.items() if k not in ("anyOf", "default")}}
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if False and (key in VALIDATED_IN_CODE or (key == "additionalProperties" and value is False)):
+            continue
+        out[key] = model_facing_schema(value, in_properties=key in ("properties", "$defs"))
+    return out
 
 
 class ToolSet:
@@ -118,7 +142,7 @@ class ToolSet:
         if self._definitions is None:
             defs: list[dict[str, Any]] = []
             for tool in self._tools.values():
-                schema = _strip_titles(tool.input_schema())
+                schema = model_facing_schema(tool.input_schema())
                 schema.setdefault("type", "object")
                 defs.append({"name": tool.name, "description": tool.description, "input_schema": schema})
             if defs:
@@ -189,7 +213,8 @@ class ToolSet:
         except Exception as exc:
             logger.exception("tool %s failed", name)
             return self._failure(name, f"internal error in {name}: {type(exc).__name__}")
-        return ToolOutcome(name, result, body, wrap_observation(name, body, success=True), tool.ends_turn)
+        ends = tool.turn_ends_after(result)
+        return ToolOutcome(name, result, body, wrap_observation(name, body, success=True), ends)
 
     @staticmethod
     def _failure(name: str, message: str) -> ToolOutcome:

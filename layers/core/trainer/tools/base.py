@@ -5,8 +5,8 @@ run through one executor (trainer.agents.tools.ToolSet).
 
 A tool is generic in its argument and result models, so mypy checks both the arguments a caller
 builds (`Tool.Args(...)`) and the fields a caller reads from a result. What the agent loop needs to
-know about a tool is a property of the tool (`ends_turn`) or of its result (`add_to_reply`,
-`delivered_artifact`): the loop never names a tool.
+know about a tool is a property of the tool (`ends_turn`, `turn_ends_after`) or of its result
+(`add_to_reply`, `delivered_artifact`): the loop never names a tool.
 """
 
 from __future__ import annotations
@@ -232,6 +232,11 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     @abstractmethod
     def format(self, result: ResultT) -> str:
         """The observation body the model sees (without the outer result tag)."""
+
+    def turn_ends_after(self, result: ResultT) -> EndsTurn | None:
+        """Whether this successful call ends the turn: the tool's `ends_turn`, unless the call itself
+        says so (a message the model marked final)."""
+        return self.ends_turn
 
     def input_schema(self) -> dict[str, Any]:
         return self.Args.model_json_schema()
