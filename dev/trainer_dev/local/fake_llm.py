@@ -218,6 +218,20 @@ def prompt_segments(body: dict[str, Any]) -> list[_Segment]:
     return segments
 
 
+def counted_tokens(segments: list[_Segment], model_id: str) -> int:
+    """The tokens the fake counts for these segments on this model (its tokenizer factor)."""
+    model = MODELS.get(model_id)
+    factor = model.tokenizer_factor if model else 1.0
+    return int(sum(len(s.text) for s in segments) * factor) // 4
+
+
+def static_prefix_tokens(body: dict[str, Any]) -> int:
+    """The tokens of a request's tools and system blocks (what every call of every user starts
+    with when the system holds only the shared prompt), counted as the fake counts usage."""
+    segments = [s for s in prompt_segments(body) if s.section in ("tools", "system")]
+    return counted_tokens(segments, str(body.get("model")))
+
+
 def cache_control_error(body: dict[str, Any]) -> str | None:
     """What the real API refuses about a request's breakpoints: more than four, an unknown type or
     TTL, or a 1-hour breakpoint after a 5-minute one."""

@@ -69,24 +69,20 @@ def wrap_observation(tool: str, body: str, *, success: bool) -> str:
     return f'<tool_result tool="{name}" status="{status}">{escape_text(body)}</tool_result>'
 
 
-VALIDATED_IN_CODE = frozenset(
-    {"maxLength", "minLength", "maxItems", "minItems", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"}
-)
-"""Bounds every tool's pydantic model enforces when it validates the arguments (an out-of-bounds value
-comes back as an error observation the model corrects): not sent to the model."""
 NULL = {"type": "null"}
 
 
 def model_facing_schema(node: Any, *, in_properties: bool = False) -> Any:
-    """A tool's argument schema as the model sees it: the structure, types, enums, `required` and
-    descriptions of the pydantic schema, without what only the validator needs (the rule every tool
-    follows, so its definition costs no more tokens than it tells the model):
+    """A tool's argument schema as the model is sent it: the pydantic schema without what tells the
+    model nothing, the rule every tool's definition follows (so a definition costs only what it says):
 
-    - pydantic's generated `title`s (a property named `title` stays);
-    - an optional field's `anyOf: [X, null]` with `default: null` is sent as X (it is optional because
-      `required` does not list it);
-    - value bounds (VALIDATED_IN_CODE) and `additionalProperties: false` (the models forbid unknown
-      fields and say so in the error)."""
+    - pydantic's generated `title`s go (a property named `title` stays);
+    - an optional field's `anyOf: [X, null]` with `default: null` is sent as X: it is optional
+      because `required` does not list it, and leaving it out is what the model should do.
+
+    Fields, required fields, types, enums, bounds, `additionalProperties: false` and descriptions
+    stay: each tells the model what the validator will accept, which saves a failed call and
+    another round trip. (Measured on the chat agent's 39 tools: 18.8k -> 15.9k tokens.)"""
     if isinstance(node, list):
         return [model_facing_schema(v) for v in node]
     if not isinstance(node, dict):
@@ -94,18 +90,15 @@ def model_facing_schema(node: Any, *, in_properties: bool = False) -> Any:
     if in_properties:
         return {name: model_facing_schema(v) for name, v in node.items()}
     any_of = node.get("anyOf")
-    if isinstance(any_of, list) and NULL in any_of and node.get("default") is None:
+    if isinstance(any_of, list) and NULL in any_of and "default" in node and node["default"] is None:
         others = [v for v in any_of if v != NULL]
         if len(others) == 1 and isinstance(others[0], dict):
             node = {**others[0], **{k: v for k, v in node.items() if k not in ("anyOf", "default")}}
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "title" and isinstance(value, str):
-            continue
-        if False and (key in VALIDATED_IN_CODE or (key == "additionalProperties" and value is False)):
-            continue
-        out[key] = model_facing_schema(value, in_properties=key in ("properties", "$defs"))
-    return out
+    return {
+        key: model_facing_schema(value, in_properties=key in ("properties", "$defs"))
+        for key, value in node.items()
+        if not (key == "title" and isinstance(value, str))
+    }
 
 
 class ToolSet:
