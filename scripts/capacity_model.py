@@ -6,8 +6,9 @@ data and knowledge from Postgres) on embedded Postgres and DynamoDB (moto), the 
 openai SDKs against the loopback fake model with its organisation-wide prompt cache. Per turn:
 iterations, tokens by kind (input, cache writes, cache reads, output; the initializer's prompt, its
 cached part and completion, as the fake's chat completion reports them), DynamoDB requests with the
-request units they cost and the bytes they store, SQL statements, EventBridge events, backend time. Model prices are not typed here: they come from the
-model catalogue (`trainer.providers.models`, whose prices are genai-prices'), through its
+request units they cost and the bytes they store, SQL statements, EventBridge events, backend time.
+Model prices are not typed here: they come from the model catalogue (`trainer.providers.models`,
+whose prices are genai-prices'), through its
 `cost_cents` / `openai_cost_cents`, so a request whose prompt exceeds 100k tokens is billed at the
 model's higher band as it would be. Everything else is a constant below: AWS list prices, model
 latency and the traffic shape, each named in the document.

@@ -26,7 +26,12 @@ class Args(BaseModel):
 
 def test_an_optional_field_is_sent_as_its_type_with_its_bounds_and_description() -> None:
     schema = model_facing_schema(Args.model_json_schema())
-    assert schema["properties"]["count"] == {"type": "integer", "minimum": 1, "maximum": 9, "description": "how many"}
+    assert schema["properties"]["count"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 9,
+        "description": "how many",
+    }
     assert schema["properties"]["flag"] == {"type": "boolean", "default": False}
     assert schema["required"] == ["items"]
     assert schema["properties"]["items"]["minItems"] == 1
@@ -36,7 +41,11 @@ def test_generated_titles_go_but_a_property_named_title_stays() -> None:
     schema = model_facing_schema(Args.model_json_schema())
     inner = schema["$defs"]["Inner"]
     assert "title" not in schema and "title" not in inner
-    assert inner["properties"]["title"] == {"type": "string", "maxLength": 40, "description": "a field named title"}
+    assert inner["properties"]["title"] == {
+        "type": "string",
+        "maxLength": 40,
+        "description": "a field named title",
+    }
     assert inner["additionalProperties"] is False
 
 

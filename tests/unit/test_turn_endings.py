@@ -179,9 +179,11 @@ async def test_a_message_that_is_not_final_lets_the_loop_go_on() -> None:
 
 
 async def test_a_final_message_whose_artifact_is_unknown_does_not_end_the_turn() -> None:
-    wrong = ToolCall("t1", "message_notify_user", {"message": "Here", "artifact_id": "art_nope", "final": True})
+    wrong = ToolCall(
+        "t1", "message_notify_user", {"message": "Here", "artifact_id": "art_nope", "final": True}
+    )
     model = AnswerModel([answer(call=wrong, stop="tool_use"), answer(call=idle("t2"), stop="tool_use")])
     h = make_harness(model=model)
     result = await h.loop.run_turn(USER, "my workout")
-    assert len(model.requests) == 2
+    assert (result.stop_reason, len(model.requests)) == ("done", 2)
     assert "art_nope not found" in model.requests[1].messages[-1]["content"][0]["content"]
