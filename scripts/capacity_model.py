@@ -4,10 +4,11 @@ here, and where a million daily users break the deployment first.
 Measured by running real turns (`measure()`): the production container (agent loop, all tools, user
 data and knowledge from Postgres) on embedded Postgres and DynamoDB (moto), the real anthropic and
 openai SDKs against the loopback fake model with its organisation-wide prompt cache. Per turn:
-iterations, tokens by kind (input, cache writes, cache reads, output; initializer prompt and
-completion), DynamoDB requests with the request units they cost and the bytes they store, SQL
-statements, EventBridge events, backend time. Model prices are not typed here: they come from the
-model catalogue (`trainer.providers.models`, whose prices are genai-prices'), through its
+iterations, tokens by kind (input, cache writes, cache reads, output; the initializer's prompt, its
+cached part and completion, as the fake's chat completion reports them), DynamoDB requests with the
+request units they cost and the bytes they store, SQL statements, EventBridge events, backend time.
+Model prices are not typed here: they come from the model catalogue (`trainer.providers.models`,
+whose prices are genai-prices'), through its
 `cost_cents` / `openai_cost_cents`, so a request whose prompt exceeds 100k tokens is billed at the
 model's higher band as it would be. Everything else is a constant below: AWS list prices, model
 latency and the traffic shape, each named in the document.
@@ -154,6 +155,7 @@ class TurnFigures:
     cache_read_tokens: int
     output_tokens: int
     initializer_prompt_tokens: int
+    initializer_cached_tokens: int
     initializer_completion_tokens: int
     dynamodb_requests: int
     dynamodb_write_units: float
@@ -288,8 +290,9 @@ async def _one_turn(
     result = await container.agent.run_turn(user_id, message, session_id=session_id)
     wall_ms = (time.perf_counter() - started) * 1000
     calls = fake.requests[seen:]
-    chat = [c for c in calls if c.path.endswith("/chat/completions")]
-    prompt = sum(len(str(m.get("content"))) for c in chat for m in c.body.get("messages") or []) // 4
+    chat = [c.usage or {} for c in calls if c.path.endswith("/chat/completions")]
+    prompt = sum(int(u.get("prompt_tokens", 0)) for u in chat)
+    cached = sum(int((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0) for u in chat)
     usage = result.usage
     figures = TurnFigures(
         iterations=result.iterations,
@@ -298,7 +301,8 @@ async def _one_turn(
         cache_read_tokens=usage.get("cache_read_input_tokens", 0),
         output_tokens=usage.get("output_tokens", 0),
         initializer_prompt_tokens=prompt,
-        initializer_completion_tokens=60 * len(chat),
+        initializer_cached_tokens=cached,
+        initializer_completion_tokens=sum(int(u.get("completion_tokens", 0)) for u in chat),
         dynamodb_requests=tally.requests - before[0],
         dynamodb_write_units=tally.write_units - before[1],
         dynamodb_read_units=tally.read_units - before[2],
@@ -369,12 +373,14 @@ def agent_dollars_per_turn(measured: Measured, model_id: str) -> float:
 
 
 def initializer_dollars_per_turn(measured: Measured) -> float:
-    """The initializer's calls of a mean turn on INITIALIZER_MODEL (no cached prompt assumed)."""
+    """The initializer's calls of a mean turn on INITIALIZER_MODEL, its prompt's cached prefix (the
+    system message, cached automatically from 1,024 tokens) at the cached rate."""
     from trainer.providers.models import openai_cost_cents
 
     prompt = round(measured.mean("initializer_prompt_tokens"))
+    cached = round(measured.mean("initializer_cached_tokens"))
     completion = round(measured.mean("initializer_completion_tokens"))
-    return openai_cost_cents(INITIALIZER_MODEL, prompt, 0, completion) / 100
+    return openai_cost_cents(INITIALIZER_MODEL, prompt, cached, completion) / 100
 
 
 def model_dollars_per_turn(measured: Measured, model_id: str) -> float:
@@ -481,6 +487,7 @@ def render(measured: Measured) -> str:
         ("cache-read tokens", "cache_read_tokens"),
         ("output tokens", "output_tokens"),
         ("initializer prompt tokens", "initializer_prompt_tokens"),
+        ("initializer cached prompt tokens", "initializer_cached_tokens"),
         ("initializer completion tokens", "initializer_completion_tokens"),
         ("DynamoDB requests", "dynamodb_requests"),
         ("DynamoDB write units", "dynamodb_write_units"),
@@ -531,7 +538,9 @@ def render(measured: Measured) -> str:
             for m in MODELS
         )
         + f"); the mean agent call here has a {mean_call_usage(measured).prompt_tokens:,}-token prompt. "
-        "Initializer prompts are priced uncached.",
+        "Initializer calls are priced as the fake reports them: the system message (over 1,024 tokens) "
+        "cached automatically after its first use, at the cached rate; the cache writes GPT-6 Luna bills "
+        "(1.25x input) happen once per cache lifetime for every user together and are left out.",
         "",
         "## Per 1,000 daily users, per month",
         "",

@@ -103,7 +103,7 @@ def turn_of(events: list[dict[str, Any]], message: str) -> list[dict[str, Any]]:
     for event in events[starts[-1] :]:
         turn.append(event)
         data = event["data"]
-        ended = (
+        ended = event["event_type"] == "turn_end" or (
             event["event_type"] == "tool_result"
             and data["success"]
             and data["tool_name"] in {"idle", "message_ask_user"}

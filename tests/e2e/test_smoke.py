@@ -145,5 +145,6 @@ def test_client_disconnect_does_not_abort_the_turn(stack: Stack) -> None:
     results = [e for e in events if e["event_type"] == "tool_result"]
     assert calls
     assert [c["data"]["call_id"] for c in calls] == [r["data"]["call_id"] for r in results]
-    assert calls[-1]["data"]["tool_name"] == "idle"
+    last = calls[-1]["data"]
+    assert (last["tool_name"], last["arguments"].get("final")) == ("message_notify_user", True)
     assert "generate_workout" in [c["data"]["tool_name"] for c in calls]

@@ -30,7 +30,8 @@ def turn(capacity: ModuleType, **overrides: float) -> object:
         "cache_write_tokens": 500,
         "cache_read_tokens": 30_000,
         "output_tokens": 300,
-        "initializer_prompt_tokens": 1_000,
+        "initializer_prompt_tokens": 1_200,
+        "initializer_cached_tokens": 1_024,
         "initializer_completion_tokens": 60,
         "dynamodb_requests": 10,
         "dynamodb_write_units": 40,
@@ -73,7 +74,8 @@ def test_model_dollars_use_the_catalogue_prices(capacity: ModuleType, model_id: 
         + 500 * agent.cache_write_5m_per_mtok
         + 30_000 * agent.cache_read_per_mtok
         + 300 * agent.output_per_mtok
-        + 1_000 * initializer.input_per_mtok
+        + 176 * initializer.input_per_mtok
+        + 1_024 * initializer.cache_read_per_mtok
         + 60 * initializer.output_per_mtok
     ) / 1e6
     assert capacity.model_dollars_per_turn(measured, model_id) == pytest.approx(expected)

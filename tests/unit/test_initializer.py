@@ -225,3 +225,12 @@ async def test_a_strict_structured_answer_with_every_parameter_keeps_its_knowled
     assert "days_back=99999 clamped to 3650" in logged
     assert "status='someday' is not one of" in logged
     assert "unknown source 'no_such_source'" in logged
+
+
+def test_the_initializer_system_prompt_is_long_enough_for_openais_automatic_cache() -> None:
+    """OpenAI caches a prompt prefix from 1,024 tokens: below that every initializer call pays the full
+    input price (docs/capacity.md prices the cached part)."""
+    from trainer.providers.openai import SYSTEM_PROMPT
+    from trainer_dev.local.fake_llm import OPENAI_MIN_CACHED, estimate_tokens
+
+    assert estimate_tokens(SYSTEM_PROMPT) >= OPENAI_MIN_CACHED

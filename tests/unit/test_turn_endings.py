@@ -156,3 +156,34 @@ async def test_the_turn_asks_for_the_main_roles_effort() -> None:
     h = make_harness(model=model, settings=make_settings(TRAINER_MAIN_EFFORT="low"))
     await h.loop.run_turn(USER, "hi")
     assert model.requests[0].effort == "low"
+
+
+async def test_a_final_message_ends_the_turn_in_one_call_without_idle() -> None:
+    final = ToolCall("t1", "message_notify_user", {"message": "Rest 2-3 minutes.", "final": True})
+    model = AnswerModel([answer(call=final, stop="tool_use")])
+    h = make_harness(model=model)
+    result = await h.loop.run_turn(USER, "How long should I rest?")
+    assert (result.stop_reason, result.iterations, len(model.requests)) == ("done", 1, 1)
+    assert result.response.messages == ["Rest 2-3 minutes."]
+    assert [a.tool for a in result.actions] == ["message_notify_user"]
+
+
+async def test_a_message_that_is_not_final_lets_the_loop_go_on() -> None:
+    model = AnswerModel(
+        [answer(call=notify("t1", "On it"), stop="tool_use"), answer(call=idle("t2"), stop="tool_use")]
+    )
+    h = make_harness(model=model)
+    result = await h.loop.run_turn(USER, "hi")
+    assert (result.stop_reason, len(model.requests)) == ("done", 2)
+    assert [a.tool for a in result.actions] == ["message_notify_user", "idle"]
+
+
+async def test_a_final_message_whose_artifact_is_unknown_does_not_end_the_turn() -> None:
+    wrong = ToolCall(
+        "t1", "message_notify_user", {"message": "Here", "artifact_id": "art_nope", "final": True}
+    )
+    model = AnswerModel([answer(call=wrong, stop="tool_use"), answer(call=idle("t2"), stop="tool_use")])
+    h = make_harness(model=model)
+    result = await h.loop.run_turn(USER, "my workout")
+    assert (result.stop_reason, len(model.requests)) == ("done", 2)
+    assert "art_nope not found" in model.requests[1].messages[-1]["content"][0]["content"]

@@ -165,6 +165,8 @@ class RecordedRequest:
     """`time.monotonic()` when the request arrived (one clock for every process of the machine)."""
     answered_at: float | None = None
     """When its response was sent in full."""
+    usage: dict[str, Any] | None = None
+    """The usage its chat completion reported (OpenAI), for measurements."""
 
 
 @dataclass
@@ -214,6 +216,20 @@ def prompt_segments(body: dict[str, Any]) -> list[_Segment]:
             for block in content or []:
                 add(f"{role}:", block)
     return segments
+
+
+def counted_tokens(segments: list[_Segment], model_id: str) -> int:
+    """The tokens the fake counts for these segments on this model (its tokenizer factor)."""
+    model = MODELS.get(model_id)
+    factor = model.tokenizer_factor if model else 1.0
+    return int(sum(len(s.text) for s in segments) * factor) // 4
+
+
+def static_prefix_tokens(body: dict[str, Any]) -> int:
+    """The tokens of a request's tools and system blocks (what every call of every user starts
+    with when the system holds only the shared prompt), counted as the fake counts usage."""
+    segments = [s for s in prompt_segments(body) if s.section in ("tools", "system")]
+    return counted_tokens(segments, str(body.get("model")))
 
 
 def cache_control_error(body: dict[str, Any]) -> str | None:
@@ -759,6 +775,7 @@ ERROR_KINDS = {400: "invalid_request_error", 401: "authentication_error", 404: "
 def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"
+        _recorded: RecordedRequest | None = None
 
         def log_message(self, format: str, *args: Any) -> None:
             return None
@@ -774,6 +791,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             headers = {k.lower(): v for k, v in self.headers.items()}
             # a copy: what the client sent (answering may drop stale thinking blocks from `body`)
             recorded = server.record(self.path, headers, json.loads(raw or b"{}"))
+            self._recorded = recorded
             agent = headers.get(AGENT_HEADER)
             try:
                 if not self._authorized(headers):
@@ -1068,11 +1086,20 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             messages = body.get("messages") or []
             prompt_tokens = sum(len(str(m.get("content"))) for m in messages) // 4
             system_text = str(messages[0].get("content")) if messages else ""
+            # a hit needs a cached prefix (here the system message) of at least 1,024 tokens, and
+            # counts in 128-token steps
+            shared = min(prompt_tokens, estimate_tokens(system_text))
             cached = 0
-            if server.seen_openai_prefix(system_text) and prompt_tokens >= OPENAI_MIN_CACHED:
-                cached = (
-                    min(prompt_tokens, estimate_tokens(system_text)) // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
-                )
+            if server.seen_openai_prefix(system_text) and shared >= OPENAI_MIN_CACHED:
+                cached = shared // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
+            usage = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": cached},
+            }
+            if self._recorded is not None:
+                self._recorded.usage = usage
             self._json(
                 200,
                 {
@@ -1081,12 +1108,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     "created": int(time.time()),
                     "model": body.get("model"),
                     "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-                    "usage": {
-                        "prompt_tokens": prompt_tokens,
-                        "completion_tokens": completion_tokens,
-                        "total_tokens": prompt_tokens + completion_tokens,
-                        "prompt_tokens_details": {"cached_tokens": cached},
-                    },
+                    "usage": usage,
                 },
             )
 

@@ -4,9 +4,10 @@ agent, the local default and the CI model when no ANTHROPIC_API_KEY is set (ARCH
 It reads the request the context builder made (Anthropic's native shape, with the typed result of
 every call), finds the latest user text and the tool calls made since, and picks the next single tool
 call: the steps the intent table (trainer.offline.intents) plans for the message, one per call, then
-one message_notify_user saying what the results show actually happened, then idle. What it needs to
-know about the user beyond the conversation (units, time zone, recent logs, preferences, schedule,
-goals, progression targets) the planner reads for it, typed (trainer.offline.records)."""
+one message_notify_user saying what the results show actually happened, marked final (it ends the
+turn; idle only when a message did not). What it needs to know about the user beyond the
+conversation (units, time zone, recent logs, preferences, schedule, goals, progression targets) the
+planner reads for it, typed (trainer.offline.records)."""
 
 from __future__ import annotations
 

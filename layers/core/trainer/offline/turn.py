@@ -116,7 +116,8 @@ def idle(reason: str) -> ToolInvocation:
 
 
 def notify(message: str, artifact_id: str | None = None) -> ToolInvocation:
-    return MessageNotifyUser().call(NotifyArgs(message=message[:4000], artifact_id=artifact_id))
+    """The coach's message, always its last of the turn: marked final, so the turn ends with it."""
+    return MessageNotifyUser().call(NotifyArgs(message=message[:4000], artifact_id=artifact_id, final=True))
 
 
 def ask(question: str, options: list[str] | None = None) -> ToolInvocation:

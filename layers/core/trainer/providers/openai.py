@@ -50,6 +50,9 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_COMPLETION_TOKENS = 500
 TEMPERATURE = 0.1
 TEMPERATURE_MODEL_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4-", "gpt-3.5")
+PROMPT_CACHE_KEY = "trainer-initializer"
+"""Every initializer call shares its static prefix (the response format, then SYSTEM_PROMPT, over the
+1,024 tokens OpenAI caches from): one cache key routes them to the machines that hold it."""
 """Chat models that accept a sampling temperature; reasoning models (o-series, gpt-5) reject one."""
 
 SOURCE_GUIDE = """\
@@ -227,6 +230,7 @@ class OpenAIKnowledgeSelector:
                     {"role": "user", "content": user_prompt(message, existing)},
                 ],
                 max_completion_tokens=MAX_COMPLETION_TOKENS,
+                prompt_cache_key=PROMPT_CACHE_KEY,
                 timeout=timeout,
                 **extra,
             )

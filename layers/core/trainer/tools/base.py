@@ -5,8 +5,8 @@ run through one executor (trainer.agents.tools.ToolSet).
 
 A tool is generic in its argument and result models, so mypy checks both the arguments a caller
 builds (`Tool.Args(...)`) and the fields a caller reads from a result. What the agent loop needs to
-know about a tool is a property of the tool (`ends_turn`) or of its result (`add_to_reply`,
-`delivered_artifact`): the loop never names a tool.
+know about a tool is a property of the tool (`ends_turn`, `turn_ends_after`) or of its result
+(`add_to_reply`, `delivered_artifact`): the loop never names a tool.
 """
 
 from __future__ import annotations
@@ -207,6 +207,12 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
 
     name: ClassVar[str]
     description: ClassVar[str]
+    """What the tool does and when to use it, in one or two sentences. Every call of every user reads
+    it (tests/unit/test_static_prompt_budget.py holds the total), so: no list of the arguments (the
+    schema carries them), no examples unless a format is not obvious, no rule the system prompt
+    already states. Put what an argument means in its `Field(description=...)` only when its name
+    does not say it, and its limits in Field constraints (sent to the model and validated); an
+    optional argument is `X | None = None` (sent as X: trainer.agents.tools.model_facing_schema)."""
     Args: type[ArgsT]
     Result: type[ResultT]
     status: ClassVar[StatusMessage | None] = None
@@ -232,6 +238,11 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     @abstractmethod
     def format(self, result: ResultT) -> str:
         """The observation body the model sees (without the outer result tag)."""
+
+    def turn_ends_after(self, result: ResultT) -> EndsTurn | None:
+        """Whether this successful call ends the turn: the tool's `ends_turn`, unless the call itself
+        says so (a message the model marked final)."""
+        return self.ends_turn
 
     def input_schema(self) -> dict[str, Any]:
         return self.Args.model_json_schema()

@@ -18,6 +18,7 @@ from trainer.tools.artifacts import (
 from trainer.tools.base import (
     AnyTool,
     DeliveredArtifact,
+    EndsTurn,
     Question,
     Reply,
     StatusMessage,
@@ -40,6 +41,10 @@ class NotifyArgs(BaseModel):
     attachments: list[str] | None = Field(
         default=None,
         description="IDs of displayables to show: workout ids (workout_1) or exercise ids (ex_...)",
+    )
+    final: bool = Field(
+        default=False,
+        description="true when this message completes the work for the user's message: it ends the turn",
     )
 
 
@@ -79,6 +84,7 @@ class NotifyResult(ToolResult):
     artifact: WorkoutArtifact | TimerArtifact | None = Field(default=None, discriminator="type")
     attachments: list[Attachment] | None = None
     warning: str | None = None
+    final: bool = False
 
     def add_to_reply(self, reply: Reply) -> None:
         reply.messages.append(self.message)
@@ -98,9 +104,9 @@ class NotifyResult(ToolResult):
 class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
     name = "message_notify_user"
     description = (
-        "Send a message to the user without requiring a response. Use for acknowledging receipt, "
-        "progress updates, reporting results, answering questions, and delivering workouts and timers: "
-        "after generate_workout or a timer tool, pass its artifact_id so the user sees it."
+        "Send a message to the user: progress, results, answers, and workouts and timers (after "
+        "generate_workout or a timer tool, pass its artifact_id so the user sees it). With final: true "
+        "it is your last message for the user's message and ends the turn."
     )
     Args = NotifyArgs
     Result = NotifyResult
@@ -109,7 +115,7 @@ class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
     text_reply_argument = "message"
 
     async def execute(self, args: NotifyArgs, ctx: ToolContext) -> NotifyResult:
-        result = NotifyResult(message=args.message)
+        result = NotifyResult(message=args.message, final=args.final)
         warnings: list[str] = []
         artifacts = await ctx.get_state(ARTIFACTS_KEY) or {}
         artifact_id = args.artifact_id
@@ -140,6 +146,11 @@ class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
         if warnings:
             result.warning = "; ".join(warnings)
         return result
+
+    def turn_ends_after(self, result: NotifyResult) -> EndsTurn | None:
+        """A final message ends the turn, unless part of it went wrong (an unknown artifact or
+        attachment): the model reads the warning and may put it right."""
+        return "done" if result.final and result.warning is None else None
 
     def format(self, result: NotifyResult) -> str:
         if result.warning:
@@ -206,8 +217,8 @@ class IdleResult(ToolResult):
 class Idle(Tool[IdleArgs, IdleResult]):
     name = "idle"
     description = (
-        "Signal that all tasks are complete and enter standby until the next user message. "
-        "Call it only after messaging results to the user."
+        "End the turn when all tasks are complete and the results were already sent (a message "
+        "without final: true)."
     )
     Args = IdleArgs
     Result = IdleResult

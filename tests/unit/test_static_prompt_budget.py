@@ -1,0 +1,47 @@
+"""The chat agent's static prompt (its tool definitions and system prompt, the prefix every call of
+every user reads from the cache) has a budget: each token of it is read on every model call, so at
+Claude Haiku 5.5's cache-read price 1,000 more tokens cost about $0.0027 per daily user per month
+(1.8 calls a turn, 150 turns a month). A new tool or prompt section that does not fit makes this test
+fail: trim (agents/tools.py `model_facing_schema`, the description rule in tools/base.py) or raise
+the budget knowingly, with `make capacity` and `python -m bench cache` rerun.
+
+The floor is the other side: `bench cache` wants later turns at <= 0.13 of their uncached cost, and
+a turn's output and new tokens cost the same cached or not, so a much smaller prefix raises that ratio
+(measured 2026-11-26: 0.13 at 21.1k tokens, 0.14 at 16.5k)."""
+
+from __future__ import annotations
+
+from trainer.agents.prompts import read_prompt_files
+from trainer.agents.tools import canonical_json
+from trainer.chat.agent import CHAT
+from trainer.providers.models import DEFAULT_MODEL
+from trainer_dev.local.fake_llm import static_prefix_tokens
+
+STATIC_PROMPT_BUDGET = 22_000
+"""Tokens of the tools and the system prompt on the default model, as the fake counts them."""
+
+
+def static_prompt_tokens(model: str = DEFAULT_MODEL) -> int:
+    body = {
+        "model": model,
+        "tools": CHAT.toolset.definitions(),
+        "system": [{"type": "text", "text": read_prompt_files()["chat"]}],
+        "messages": [],
+    }
+    return static_prefix_tokens(body)
+
+
+def test_the_static_prompt_stays_within_its_budget() -> None:
+    tokens = static_prompt_tokens()
+    largest = sorted(CHAT.toolset.definitions(), key=lambda d: -len(canonical_json(d)))[:5]
+    assert tokens <= STATIC_PROMPT_BUDGET, (
+        f"tools + system prompt = {tokens:,} tokens > budget {STATIC_PROMPT_BUDGET:,}; "
+        f"largest tools: {', '.join(d['name'] for d in largest)}"
+    )
+
+
+def test_the_count_is_the_fakes_usage_count_with_the_models_tokenizer() -> None:
+    """The same text counts about 30% more on Haiku 5.5's tokenizer than on Haiku 4.5's."""
+    newer, older = static_prompt_tokens(DEFAULT_MODEL), static_prompt_tokens("claude-haiku-4-5")
+    assert 1.25 < newer / older < 1.35
+    assert older > 10_000
