@@ -236,6 +236,12 @@ class ScenarioRunner:
         response.raise_for_status()
         return list(response.json()["entries"])
 
+    async def _profile(self, user_id: str) -> dict[str, Any]:
+        """The user's profile through the route the app uses."""
+        response = await self.client.get("/me/profile", headers=self._headers(user_id))
+        response.raise_for_status()
+        return dict(response.json()["profile"])
+
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario.id, self.mode)
         started = time.perf_counter()
@@ -258,6 +264,7 @@ class ScenarioRunner:
         rules = Constraints(set(muscles), set(phrases))
         first = before = await take_snapshot(self.db, self.store, user_id, session_id, datetime.now(UTC))
         before.readiness = await self._readiness(user_id)
+        before.profile = await self._profile(user_id)
         outcome: TurnOutcome | None = None
         all_tools: list[dict[str, Any]] = []
         replies: list[str] = []
@@ -279,6 +286,7 @@ class ScenarioRunner:
             summary = self.recorder.last.pop(session_id, None) if session_id else None
             after = await take_snapshot(self.db, self.store, user_id, session_id, datetime.now(UTC))
             after.readiness = await self._readiness(user_id)
+            after.profile = await self._profile(user_id)
             outcome = TurnOutcome(
                 say=turn.say,
                 status_code=response.status_code,

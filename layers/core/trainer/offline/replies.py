@@ -53,6 +53,7 @@ from trainer.tools.logging import (
     UndoLoggedExerciseResult,
 )
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
+from trainer.tools.profile import UpdateProfileResult
 from trainer.tools.readiness import CheckReadinessResult
 from trainer.tools.timers import TimersResult
 from trainer.tools.workout import (
@@ -790,6 +791,8 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
             return location_reply(saved.name, saved.equipment_summary, saved.created)
         case CheckReadinessResult(level=level, advice=advice, recorded=recorded):
             return readiness_reply(level, advice, recorded)
+        case UpdateProfileResult(saved=saved):
+            return f"Saved to your profile: {'; '.join(saved)}."
         case SetCurrentLocationResult(location=location):
             return f"Switched your location to {location.name} ({location.equipment_summary})."
         case TimersResult():
