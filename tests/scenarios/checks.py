@@ -77,13 +77,14 @@ CLAIMS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = tuple(
         (CLAIM_LEAD + r"(?:swapped|replaced|switched out|subbed)\b", {"current_workout"}, "swapped"),
         (
             CLAIM_LEAD + r"(?:removed|deleted|dropped|took out|taken out)\b",
-            {"current_workout", "history", "preferences", "schedule", "plans", "milestones", "programs"},
+            {"current_workout", "history", "preferences", "schedule", "plans", "milestones", "programs",
+             "locations"},
             "removed something",
         ),
         (CLAIM_LEAD + r"(?:undid|undone)\b", {"history"}, "undid a log"),
         (
             CLAIM_LEAD + r"added\b",
-            {"current_workout", "history", "schedule", "preferences", "plans", "programs"},
+            {"current_workout", "history", "schedule", "preferences", "plans", "programs", "locations"},
             "added",
         ),
         (

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
-from trainer.offline import checkins, handlers, onboarding
+from trainer.offline import checkins, handlers, location_edits, onboarding
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
     ABOUT_GOALS,
@@ -328,6 +328,9 @@ INTENTS: tuple[Intent, ...] = (
     Intent("swap", _matches(SWAP), handlers.change_workout, CHANGE_TOPICS, label="swap that exercise",
            first=lambda m: ("preference",) if states_preference(m.text) else ()),
     Intent("adjust", _matches(ADJUST), handlers.change_workout, CHANGE_TOPICS, label="change that exercise"),
+    # a saved location's equipment edited in words (before 'add'/'remove', which edit the workout)
+    Intent("edit_location", lambda m: location_edits.edits_location(m.text), location_edits.edit_location,
+           (LOCATIONS,), label="change that location"),
     Intent("add", _add, handlers.add, CHANGE_TOPICS, label="add that exercise"),
     Intent("unprefer", _matches(UNPREFER), handlers.unprefer, PREFERENCE_TOPICS),
     Intent("unschedule", _matches(UNSCHEDULE), handlers.unschedule, SCHEDULE_TOPICS,

@@ -788,7 +788,8 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
         case MilestoneProgressResult():
             return milestone_progress_text(call.result, ctx.today)
         case LocationResult(location=saved):
-            return location_reply(saved.name, saved.equipment_summary, saved.created)
+            changed = location_change(call.arguments) if not saved.created else ""
+            return changed + location_reply(saved.name, saved.equipment_summary, saved.created)
         case CheckReadinessResult(level=level, advice=advice, recorded=recorded):
             return readiness_reply(level, advice, recorded)
         case UpdateProfileResult(saved=saved):
@@ -832,6 +833,16 @@ STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("distance", rx(r"\b(how far|distance|how many (km|kilomet\w+|miles))\b")),
     ("breakdown", rx(r"\b(breakdown|distribution|split|by muscle|by category)\b")),
 )
+
+
+def location_change(arguments: dict[str, Any]) -> str:
+    """'Added kettlebell. ' / 'Removed treadmill. ': what an edit of a location asked for."""
+    parts = []
+    if arguments.get("add_equipment"):
+        parts.append(f"Added {joined([str(n) for n in arguments['add_equipment']])}.")
+    if arguments.get("remove_equipment"):
+        parts.append(f"Removed {joined([str(n) for n in arguments['remove_equipment']])}.")
+    return " ".join(parts) + (" " if parts else "")
 
 
 def location_reply(name: str, summary: str, created: bool) -> str:
