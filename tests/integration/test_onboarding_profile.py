@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
-from trainer.domain.composer import compose_workout, workout_seconds
 from trainer.domain.catalog import load_catalog
+from trainer.domain.composer import compose_workout, workout_seconds
 from trainer.programs.inputs import load_plan_inputs
 from trainer.settings import Settings
 from trainer.sources.registry import build_user_data_xml

@@ -77,8 +77,16 @@ CLAIMS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = tuple(
         (CLAIM_LEAD + r"(?:swapped|replaced|switched out|subbed)\b", {"current_workout"}, "swapped"),
         (
             CLAIM_LEAD + r"(?:removed|deleted|dropped|took out|taken out)\b",
-            {"current_workout", "history", "preferences", "schedule", "plans", "milestones", "programs",
-             "locations"},
+            {
+                "current_workout",
+                "history",
+                "preferences",
+                "schedule",
+                "plans",
+                "milestones",
+                "programs",
+                "locations",
+            },
             "removed something",
         ),
         (CLAIM_LEAD + r"(?:undid|undone)\b", {"history"}, "undid a log"),
@@ -670,7 +678,9 @@ def profile_expectations(after: Snapshot, expect: StateExpect) -> list[str]:
         problems.append(f"available_days {profile.get('available_days')}, expected {match.available_days}")
     statement = str(profile.get("goal_statement") or "").lower()
     problems.extend(
-        f"goal_statement {statement!r} lacks {word!r}" for word in match.goal_has if word.lower() not in statement
+        f"goal_statement {statement!r} lacks {word!r}"
+        for word in match.goal_has
+        if word.lower() not in statement
     )
     injuries = [str(i.get("description", "")).lower() for i in profile.get("injuries") or []]
     if match.injuries_count is not None and len(injuries) != match.injuries_count:

@@ -84,12 +84,14 @@ def test_the_tool_needs_a_fact_and_no_contradiction() -> None:
     ("text", "expected"),
     [
         ("I'm 34, male, intermediate, and I weigh 82 kg",
-         {"age": 34, "sex": "male", "experience": "intermediate", "body_weight": 82.0, "body_weight_unit": "kg"}),
+         {"age": 34, "sex": "male", "experience": "intermediate", "body_weight": 82.0,
+          "body_weight_unit": "kg"}),
         ("34 year old woman, been lifting for about two years, 65 kg",
          {"age": 34, "sex": "female", "experience": "intermediate", "body_weight": 65.0,
           "body_weight_unit": "kg"}),
         ("Hi! I'm a 28 yo guy, total beginner, around 180 lbs",
-         {"age": 28, "sex": "male", "experience": "beginner", "body_weight": 180.0, "body_weight_unit": "lbs"}),
+         {"age": 28, "sex": "male", "experience": "beginner", "body_weight": 180.0,
+          "body_weight_unit": "lbs"}),
         ("I've been training for 6 years", {"experience": "advanced"}),
         ("I'm 180 cm and weigh 75 kg", {"height_cm": 180.0, "body_weight": 75.0, "body_weight_unit": "kg"}),
         ("My goal is to lose some fat and get stronger", {"goals": "lose some fat and get stronger"}),
@@ -173,7 +175,9 @@ REQUESTS = ("give me a workout", "full body workout please", "upper body workout
             "a cardio session", "core and arms today")  # fmt: skip
 
 
-def facts(*, equipment: list[str], experience: str | None, minutes: int | None, injury: str | None) -> TrainingFacts:
+def facts(
+    *, equipment: list[str], experience: str | None, minutes: int | None, injury: str | None
+) -> TrainingFacts:
     preferences = (
         [{"type": "injury", "description": f"Bad {injury}",
           "guidance": f"Injury: leave out exercises that load the injured area ({injury})."}]
@@ -234,9 +238,9 @@ def test_a_workout_never_exceeds_the_session_length_and_keeps_the_level(
 ) -> None:
     try:
         workout = compose_workout(
-            facts(equipment=equipment, experience=experience, minutes=minutes, injury=injury).composer_request(
-                request
-            )
+            facts(
+                equipment=equipment, experience=experience, minutes=minutes, injury=injury
+            ).composer_request(request)
         )
     except ComposerError:
         return
@@ -246,9 +250,9 @@ def test_a_workout_never_exceeds_the_session_length_and_keeps_the_level(
 
 
 def test_a_request_naming_its_time_is_not_capped_by_the_session_length() -> None:
-    request = facts(equipment=EQUIPMENT[2], experience="intermediate", minutes=30, injury=None).composer_request(
-        "give me a 60 minute workout"
-    )
+    request = facts(
+        equipment=EQUIPMENT[2], experience="intermediate", minutes=30, injury=None
+    ).composer_request("give me a 60 minute workout")
     assert workout_seconds(compose_workout(request).exercises) > 30 * 60
 
 

@@ -42,7 +42,12 @@ QUESTIONS: tuple[ProfileQuestion, ...] = (
         "available_days",
         "training days",
         "Which days of the week can you train?",
-        ("Monday, Wednesday, Friday", "Tuesday, Thursday, Saturday", "Monday to Friday", "Saturday and Sunday"),
+        (
+            "Monday, Wednesday, Friday",
+            "Tuesday, Thursday, Saturday",
+            "Monday to Friday",
+            "Saturday and Sunday",
+        ),
     ),
     ProfileQuestion(
         "session_minutes",
@@ -56,7 +61,9 @@ QUESTIONS: tuple[ProfileQuestion, ...] = (
         "Any injuries or limitations I should work around?",
         ("No injuries", "Knee", "Lower back", "Shoulder"),
     ),
-    ProfileQuestion("sex", "sex", "What's your sex? It helps me set starting loads.", ("Male", "Female", "Other")),
+    ProfileQuestion(
+        "sex", "sex", "What's your sex? It helps me set starting loads.", ("Male", "Female", "Other")
+    ),
     ProfileQuestion("age", "age", "How old are you? Just the number, for example 34."),
     ProfileQuestion("body_weight", "body weight", "What do you weigh? For example 80 kg or 176 lb."),
 )

@@ -44,8 +44,9 @@ SEXES = {"male": "male", "man": "male", "guy": "male", "dude": "male", "bloke": 
          "woman": "female", "girl": "female", "lady": "female", "nonbinary": "other", "non-binary": "other",
          "non binary": "other"}  # fmt: skip
 BEGINNER = rx(
-    r"\b(beginner|novice|newbie|new to (?:lifting|the gym|training|working out|strength training|exercise|"
-    r"fitness|weights)|never (?:lifted|trained|worked out|been to a gym)|just (?:starting|started)(?: out)?)\b"
+    r"\b(beginner|novice|newbie|new to (?:lifting|the gym|training|working out|strength training|"
+    r"exercise|fitness|weights)|never (?:lifted|trained|worked out|been to a gym)|"
+    r"just (?:starting|started)(?: out)?)\b"
 )
 INTERMEDIATE = rx(r"\bintermediate\b")
 ADVANCED = rx(r"\b(advanced|very experienced|experienced lifter|(?:competitive|competing) \w*lifter)\b")
@@ -80,14 +81,16 @@ RESHAPE = rx(r"\b(from now on|instead|any ?more|no longer|change|switch|move|res
 MINUTES = rx(r"\b(\d{2,3})\s*(?:-|to)?\s*(?:min(?:ute)?s?)\b")
 HOURS = rx(r"\b(an|one|1|1\.5|two|2)\s*hours?\b|\b(half an hour|an hour and a half|hour and a half)\b")
 SESSION_CUE = rx(
-    r"\b(sessions?|per (?:workout|session|day)|each (?:time|workout|session|day)|at a time|a day|usually|"
-    r"normally|typically|can (?:spend|give|train for|do)|i have (?:about |around |roughly )?(?:\d|an?\b|half))"
+    r"\b(sessions?|per (?:workout|session|day)|each (?:time|workout|session|day)|at a time|a day|"
+    r"usually|normally|typically|can (?:spend|give|train for|do)|"
+    r"i have (?:about |around |roughly )?(?:\d|an?\b|half))"
 )
 NOW = rx(r"\b(today|tonight|this (?:morning|evening|afternoon)|right now)\b")
 GOAL = rx(
     r"\b(?:my (?:main |big |biggest |only |primary )?goals? (?:is|are|would be|:)\s*(?:to\s+)?|"
-    r"i (?:really )?want to|i'?d (?:really )?like to|i would like to|i'?m (?:trying|looking|hoping|aiming) to|"
-    r"i (?:hope|aim|need) to|(?:i'?m )?training (?:for|to)\s)\s*(?P<goal>[^.!?\n]+)"
+    r"i (?:really )?want to|i'?d (?:really )?like to|i would like to|"
+    r"i'?m (?:trying|looking|hoping|aiming) to|i (?:hope|aim|need) to|(?:i'?m )?training (?:for|to)\s)"
+    r"\s*(?P<goal>[^.!?\n]+)"
 )
 GOAL_WORDS = rx(
     r"\b(lose|losing|drop|shed|build|gain|bulk|tone|toned|stronger|strength|fit|fitter|fitness|shape|lean|"
@@ -173,8 +176,12 @@ def _session_minutes(text: str) -> int | None:
         return int(m.group(1))
     if m := HOURS.search(text):
         said = (m.group(1) or m.group(2)).lower()
-        return 30 if said == "half an hour" else 90 if "half" in said or said == "1.5" else 60 * (
-            2 if said in ("two", "2") else 1
+        return (
+            30
+            if said == "half an hour"
+            else 90
+            if "half" in said or said == "1.5"
+            else 60 * (2 if said in ("two", "2") else 1)
         )
     return None
 
@@ -228,7 +235,10 @@ def profile_facts(text: str, asked: ProfileField | None = None) -> dict[str, Any
         facts["experience"] = experience
     weight = WEIGH.search(text) or (ANY_WEIGHT.search(text) if {"age", "sex"} & facts.keys() else None)
     if weight:
-        facts["body_weight"], facts["body_weight_unit"] = float(weight.group(1)), _weight_unit(weight.group(2))
+        facts["body_weight"], facts["body_weight_unit"] = (
+            float(weight.group(1)),
+            _weight_unit(weight.group(2)),
+        )
     if self_described and (m := HEIGHT_CM.search(text)):
         facts["height_cm"] = float(m.group(1))
     elif self_described and (m := HEIGHT_FT.search(text)) and "body_weight" in facts:

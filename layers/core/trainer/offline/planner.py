@@ -12,6 +12,7 @@ from trainer.domain.catalog import CatalogEntry
 from trainer.domain.composer import ComposerError, compose_replacement, compose_workout
 from trainer.domain.exercise_search import search_exercises
 from trainer.domain.movements import equipment_class
+from trainer.domain.onboarding import missing_fields
 from trainer.domain.progression import (
     ENTRIES_PER_EXERCISE,
     STARTING_LOADS,
@@ -28,7 +29,6 @@ from trainer.offline.records import LocationBrief, UserRecords
 from trainer.services.models import Preference
 from trainer.services.rows import plain
 from trainer.services.user_data import UserDataService
-from trainer.domain.onboarding import missing_fields
 from trainer.sources.training_facts import load_training_facts
 from trainer.store.db import Database
 from trainer.store.models import CURRENT_WORKOUT_KEY

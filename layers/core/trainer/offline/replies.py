@@ -788,12 +788,12 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
         case MilestoneProgressResult():
             return milestone_progress_text(call.result, ctx.today)
         case LocationResult(location=saved):
-            changed = location_change(call.arguments) if not saved.created else ""
-            return changed + location_reply(saved.name, saved.equipment_summary, saved.created)
+            edit = location_change(call.arguments) if not saved.created else ""
+            return edit + location_reply(saved.name, saved.equipment_summary, saved.created)
         case CheckReadinessResult(level=level, advice=advice, recorded=recorded):
             return readiness_reply(level, advice, recorded)
-        case UpdateProfileResult(saved=saved):
-            return f"Saved to your profile: {'; '.join(saved)}."
+        case UpdateProfileResult(saved=facts_saved):
+            return f"Saved to your profile: {'; '.join(facts_saved)}."
         case SetCurrentLocationResult(location=location):
             return f"Switched your location to {location.name} ({location.equipment_summary})."
         case TimersResult():
