@@ -155,6 +155,8 @@ def test_a_goal_in_words_is_not_a_category_goal_change() -> None:
     assert classify("My goal is to lose some fat and get stronger") == ["profile", "profile_next"]
     assert classify("Set my goals to 60% strength and 40% cardio") == ["goals"]
     assert goal_in_words("I want to do legs today") is None
+    assert goal_in_words("I want to focus on strength 60%, cardio 40%") is None
+    assert classify("I want to focus on glutes and hamstrings") == ["goals"]
 
 
 def test_starting_onboarding_and_a_profile_sentence_with_a_workout() -> None:

@@ -97,6 +97,8 @@ GOAL_WORDS = rx(
     r"muscle|muscular|fat|weight|endurance|stamina|healthy|health|mobility|flexib\w*|athletic|look better|"
     r"feel better|ski\w*|hik\w*|compete|powerlift\w*|bodybuild\w*)\b"
 )
+WEIGHTING = rx(r"%|\bpercent\b|\bfocus (?:more )?on\b|\bprioriti[sz]e\b|\bemphasi[sz]e\b")
+"""Goal weights (set_goals), not goals in words."""
 NO_INJURY = rx(
     r"\b(no (?:injuries|injury|limitations?|issues|problems|niggles)|injury[- ]free|not injured|"
     r"(?:don'?t|do not) have any (?:injuries|limitations|issues)|nothing (?:wrong|to work around))\b"
@@ -206,7 +208,7 @@ def without_no_injury(text: str) -> str:
 def goal_in_words(text: str) -> str | None:
     """The goals a sentence states in words ('lose some fat and get stronger'), not a workout request."""
     m = GOAL.search(text)
-    if m is None or wants_workout(text) or NOW.search(text):
+    if m is None or wants_workout(text) or NOW.search(text) or WEIGHTING.search(text):
         return None
     goal = " ".join(m.group("goal").split()).strip(" ,;:-")
     return goal[:500] if goal and GOAL_WORDS.search(goal) else None
