@@ -80,13 +80,22 @@ CLAIMS: tuple[tuple[re.Pattern[str], frozenset[str], str], ...] = tuple(
         (CLAIM_LEAD + r"(?:swapped|replaced|switched out|subbed)\b", {"current_workout"}, "swapped"),
         (
             CLAIM_LEAD + r"(?:removed|deleted|dropped|took out|taken out)\b",
-            {"current_workout", "history", "preferences", "schedule", "plans", "milestones", "programs"},
+            {
+                "current_workout",
+                "history",
+                "preferences",
+                "schedule",
+                "plans",
+                "milestones",
+                "programs",
+                "locations",
+            },
             "removed something",
         ),
         (CLAIM_LEAD + r"(?:undid|undone)\b", {"history"}, "undid a log"),
         (
             CLAIM_LEAD + r"added\b",
-            {"current_workout", "history", "schedule", "preferences", "plans", "programs"},
+            {"current_workout", "history", "schedule", "preferences", "plans", "programs", "locations"},
             "added",
         ),
         (
@@ -745,6 +754,39 @@ def calendar_expectations(before: Snapshot, after: Snapshot, match: CalendarExpe
     return failures
 
 
+def profile_expectations(after: Snapshot, expect: StateExpect) -> list[str]:
+    match = expect.profile_has
+    if match is None:
+        return []
+    profile = after.profile
+    problems: list[str] = []
+    for key in ("age", "sex", "experience", "session_minutes", "no_limitations"):
+        wanted = getattr(match, key)
+        if wanted is not None and profile.get(key) != wanted:
+            problems.append(f"{key} {profile.get(key)!r}, expected {wanted!r}")
+    if match.weight_kg is not None and (
+        profile.get("weight_kg") is None or abs(float(profile["weight_kg"]) - match.weight_kg) > 0.6
+    ):
+        problems.append(f"weight_kg {profile.get('weight_kg')!r}, expected {match.weight_kg}")
+    if match.available_days is not None and profile.get("available_days") != match.available_days:
+        problems.append(f"available_days {profile.get('available_days')}, expected {match.available_days}")
+    statement = str(profile.get("goal_statement") or "").lower()
+    problems.extend(
+        f"goal_statement {statement!r} lacks {word!r}"
+        for word in match.goal_has
+        if word.lower() not in statement
+    )
+    injuries = [str(i.get("description", "")).lower() for i in profile.get("injuries") or []]
+    if match.injuries_count is not None and len(injuries) != match.injuries_count:
+        problems.append(f"{len(injuries)} injuries, expected {match.injuries_count}")
+    problems.extend(
+        f"no injury names {word!r} (injuries: {injuries})"
+        for word in match.injuries_has
+        if not any(word.lower() in i for i in injuries)
+    )
+    return [f"the profile does not match: {'; '.join(problems)}"] if problems else []
+
+
 def location_expectations(after: Snapshot, expect: StateExpect) -> list[str]:
     failures: list[str] = []
     if expect.locations_count is not None and len(after.locations) != expect.locations_count:
@@ -912,6 +954,7 @@ def state_expectations(before: Snapshot, after: Snapshot, expect: StateExpect) -
     failures.extend(readiness_expectations(before, after, expect))
     failures.extend(calendar_expectations(before, after, expect.calendar))
     failures.extend(location_expectations(after, expect))
+    failures.extend(profile_expectations(after, expect))
     exercises = (after.current_workout or {}).get("exercises") or []
     if expect.workout_open is not None and bool(exercises) != expect.workout_open:
         failures.append(f"the current workout is {'open' if exercises else 'closed'}, expected the opposite")
@@ -1041,6 +1084,8 @@ def check_turn(expect: Expect, outcome: TurnOutcome, rules: Constraints, *, fina
         failures.append("the reply does not ask the user anything")
     if expect.asks is False and outcome.question:
         failures.append(f"the reply asks {outcome.question.get('text')!r} instead of acting")
+    if expect.question_options:
+        failures.extend(_one_question(outcome.question, expect.question_options))
     changed = changed_domains(outcome.before, outcome.after)
     for domain in expect.changed:
         if domain not in changed:
@@ -1068,6 +1113,19 @@ def check_turn(expect: Expect, outcome: TurnOutcome, rules: Constraints, *, fina
         failures.extend(state_expectations(outcome.before, outcome.after, expect.state))
     if expect.loads is not None:
         failures.extend(_load_mentions(text, expect))
+    return failures
+
+
+def _one_question(question: dict[str, Any] | None, wanted: list[str]) -> list[str]:
+    if not question:
+        return ["the reply asks no question with options"]
+    text, options = str(question.get("text") or ""), [str(o).lower() for o in question.get("options") or []]
+    failures = []
+    if text.count("?") != 1:
+        failures.append(f"the reply should ask one question, it asks {text.count('?')}: {text[:300]!r}")
+    missing = [w for w in wanted if not any(w.lower() in o for o in options)]
+    if missing:
+        failures.append(f"the question's options {options} lack {missing}")
     return failures
 
 

@@ -171,7 +171,37 @@ def readiness_call(snapshot: Snapshot) -> tuple[Any, str]:
     return "train", r"\b(good to train|train as planned|go ahead)\b"
 
 
-AFTER_TURN = frozenset({"readiness_call"})
+PROFILE_ASKS: tuple[tuple[str, str], ...] = (
+    ("experience", r"experience"),
+    ("goal_statement", r"training for|goals?"),
+    ("available_days", r"which days|what days|days of the week"),
+    ("session_minutes", r"how long"),
+    ("injuries", r"injur|limitation"),
+    ("sex", r"\bsex\b"),
+    ("age", r"how old"),
+    ("weight_kg", r"weigh"),
+)
+"""The profile facts a new user is asked for, in order, and the words asking for each."""
+
+
+def next_profile_question(snapshot: Snapshot) -> tuple[Any, str]:
+    """The first profile fact GET /me/profile shows as unknown (injuries are known once one is on file
+    or the user said there are none): the reply must ask for it; none missing: say so."""
+    profile = snapshot.profile
+    for key, pattern in PROFILE_ASKS:
+        known = (
+            bool(profile.get("injuries")) or bool(profile.get("no_limitations"))
+            if key == "injuries"
+            else profile.get("age") is not None
+            if key == "age"
+            else bool(profile.get(key))
+        )
+        if not known:
+            return key, pattern
+    return "nothing", r"everything I need|whole profile"
+
+
+AFTER_TURN = frozenset({"readiness_call", "next_profile_question"})
 """Facts about what the turn itself stored (read after it, not before)."""
 
 FACTS: dict[str, Callable[[Snapshot], tuple[Any, str]]] = {
@@ -181,6 +211,7 @@ FACTS: dict[str, Callable[[Snapshot], tuple[Any, str]]] = {
     "current_streak_days": current_streak_days,
     "scheduled_sessions_done": scheduled_sessions_done,
     "readiness_call": readiness_call,
+    "next_profile_question": next_profile_question,
     "workouts_this_month": workouts_this_month,
     "workouts_yesterday": workouts_yesterday,
     "workouts_last_7_days": workouts_last_7_days,

@@ -244,6 +244,12 @@ class ScenarioRunner:
         response.raise_for_status()
         return list(response.json()["workouts"])
 
+    async def _profile(self, user_id: str) -> dict[str, Any]:
+        """The user's profile through the route the app uses."""
+        response = await self.client.get("/me/profile", headers=self._headers(user_id))
+        response.raise_for_status()
+        return dict(response.json()["profile"])
+
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario.id, self.mode)
         started = time.perf_counter()
@@ -267,6 +273,7 @@ class ScenarioRunner:
         first = before = await take_snapshot(self.db, self.store, user_id, session_id, datetime.now(UTC))
         before.readiness = await self._readiness(user_id)
         before.calendar = await self._calendar(user_id, before)
+        before.profile = await self._profile(user_id)
         outcome: TurnOutcome | None = None
         all_tools: list[dict[str, Any]] = []
         replies: list[str] = []
@@ -289,6 +296,7 @@ class ScenarioRunner:
             after = await take_snapshot(self.db, self.store, user_id, session_id, datetime.now(UTC))
             after.readiness = await self._readiness(user_id)
             after.calendar = await self._calendar(user_id, after)
+            after.profile = await self._profile(user_id)
             outcome = TurnOutcome(
                 say=turn.say,
                 status_code=response.status_code,

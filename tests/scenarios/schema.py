@@ -20,11 +20,11 @@ DURATION_TOLERANCE = 0.2
 
 Domain = Literal[
     "history", "preferences", "goals", "locations", "schedule", "plans", "milestones", "settings",
-    "current_workout", "programs", "readiness",
+    "current_workout", "programs", "readiness", "profile",
 ]  # fmt: skip
 DOMAINS: tuple[Domain, ...] = (
     "history", "preferences", "goals", "locations", "schedule", "plans", "milestones", "settings",
-    "current_workout", "programs", "readiness",
+    "current_workout", "programs", "readiness", "profile",
 )  # fmt: skip
 """`plans` are the calendar's label-only plans (create_workout_plan); `programs` the generated training
 plans with their planned days (request_training_plan)."""
@@ -166,6 +166,10 @@ class UserSpec(Strict):
     birth_date: str | None = None
     height_cm: float | None = None
     weight_kg: float | None = None
+    experience: Literal["beginner", "intermediate", "advanced"] | None = None
+    session_minutes: int | None = None
+    goal_statement: str | None = None
+    no_limitations: bool = False
     weight_unit: Literal["kg", "lbs"] = "kg"
     distance_unit: Literal["km", "mi"] = "km"
     timezone: str = "UTC"
@@ -313,6 +317,24 @@ class ReadinessMatch(Strict):
     """Canonical muscles the check-in must record as sore (3/5 or more)."""
 
 
+class ProfileMatch(Strict):
+    """The profile as GET /me/profile shows it after the turn."""
+
+    age: int | None = None
+    sex: Literal["male", "female", "other"] | None = None
+    experience: Literal["beginner", "intermediate", "advanced"] | None = None
+    weight_kg: float | None = None
+    """Body weight in kg (±0.6)."""
+    session_minutes: int | None = None
+    available_days: list[str] | None = None
+    goal_has: list[str] = Field(default_factory=list)
+    """Words the goals in the user's words must contain (case-insensitive)."""
+    injuries_has: list[str] = Field(default_factory=list)
+    """A word each: some active injury's description names it."""
+    injuries_count: int | None = None
+    no_limitations: bool | None = None
+
+
 class LocationMatch(Strict):
     """A saved location, by name (case-insensitive)."""
 
@@ -393,6 +415,7 @@ class StateExpect(Strict):
     readiness_has: ReadinessMatch | None = None
     location_has: LocationMatch | None = None
     locations_count: int | None = None
+    profile_has: ProfileMatch | None = None
 
 
 class LoadMentions(Strict):
@@ -418,6 +441,8 @@ class Expect(Strict):
     """Named truths computed from the stored data the reply must state (tests/scenarios/facts.py)."""
     asks: bool | None = None
     """The reply asks the user something (a question) - or must not."""
+    question_options: list[str] = Field(default_factory=list)
+    """The reply asks ONE question (one '?') with quick options, these phrases among them."""
     changed: list[Domain] = Field(default_factory=list)
     unchanged: list[Domain] = Field(default_factory=list)
     workout: WorkoutExpect | None = None
@@ -440,7 +465,7 @@ class Turn(Strict):
 Area = Literal[
     "generation", "swap", "adjust", "add_remove", "logging", "correction", "undo", "statistics",
     "progression", "goals", "preferences", "location", "schedule", "timers", "questions", "injury",
-    "units", "open_question", "truthfulness", "programs", "milestones", "readiness", "calendar",
+    "units", "open_question", "truthfulness", "programs", "milestones", "readiness", "calendar", "onboarding",
 ]  # fmt: skip
 
 

@@ -143,6 +143,10 @@ async def seed_user(db: Database, spec: UserSpec, now: datetime) -> str:
                 "birth_date": spec.birth_date,
                 "height_cm": spec.height_cm,
                 "weight_kg": spec.weight_kg,
+                "experience": spec.experience,
+                "session_minutes": spec.session_minutes,
+                "goal_statement": spec.goal_statement,
+                "no_limitations": spec.no_limitations or None,
             }.items()
             if v is not None
         }
@@ -283,6 +287,8 @@ class Snapshot:
     settings_row: dict[str, Any] = field(default_factory=dict)
     readiness: list[dict[str, Any]] = field(default_factory=list)
     """Readiness check-ins as GET /readiness lists them (newest first), filled in by the runner."""
+    profile: dict[str, Any] = field(default_factory=dict)
+    """The profile as GET /me/profile shows it, filled in by the runner."""
 
     @property
     def zone(self) -> ZoneInfo:
@@ -316,6 +322,8 @@ class Snapshot:
                 return (self.programs, self.program_days)
             case "readiness":
                 return [r["id"] for r in self.readiness]
+            case "profile":
+                return self.profile
             case "current_workout":
                 exercises = (self.current_workout or {}).get("exercises") or []
                 return [{k: v for k, v in e.items() if k != "reasoning"} for e in exercises]

@@ -116,7 +116,10 @@ class Profile(ResponseModel):
     display_name: str | None
     sex: Sex | None
     birth_date: date | None
-    age: int | None = Field(description="Whole years today (the user's time zone), from `birth_date`.")
+    age: int | None = Field(
+        description="Whole years today (the user's time zone), from `birth_date`, else from the age the user "
+        "gave (in the chat or as `age`) and the years since."
+    )
     height_cm: float | None
     weight_kg: float | None = Field(description="Body weight in kg.")
     body_fat_pct: float | None
@@ -133,6 +136,8 @@ class Profile(ResponseModel):
     injuries: list[UserPreference] = Field(
         description="The active `injury` preferences: added and removed through `/me/preferences`."
     )
+    goal_statement: str | None = Field(description="The user's goals in their own words.")
+    no_limitations: bool = Field(description="The user said they have no injuries or limitations.")
 
 
 class ProfileResponse(ResponseModel):
@@ -152,13 +157,20 @@ class ProfileUpdate(RequestModel):
     body_fat_pct: StrictFloat | None = Field(default=None, ge=0, lt=100)
     experience: ExperienceLevel | None = None
     session_minutes: StrictInt | None = Field(default=None, ge=15, le=180)
+    age: StrictInt | None = Field(
+        default=None, ge=13, le=110, description="Age in whole years today (when no birth date is given)."
+    )
+    goal_statement: str | None = _text(500, optional=True)
+    no_limitations: StrictBool | None = Field(
+        default=None, description="True: the user has no injuries or limitations (`null` resets to false)."
+    )
     available_days: list[Annotated[str, Field(pattern=WEEKDAY_PATTERN)]] | None = Field(
         default=None,
         max_length=14,
         description="Weekday names or their first three letters, any case; stored as canonical names.",
     )
 
-    _no_nul = field_validator("display_name")(without_nul)
+    _no_nul = field_validator("display_name", "goal_statement")(without_nul)
 
 
 # --- goals ----------------------------------------------------------------------------------------

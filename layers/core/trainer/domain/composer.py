@@ -282,6 +282,9 @@ class ComposerRequest:
     time preference, 'quick' (QUICK_MINUTES), a permanent time preference, `preferred_minutes`."""
     preferred_minutes: int | None = None
     """The user's usual session length; None means DEFAULT_TIME_BUDGET_MIN."""
+    session_cap_minutes: int | None = None
+    """The longest session the user has (their profile): the workout never runs longer, unless the
+    request or a temporary preference names its time."""
     focus_muscles: set[str] | None = None
     """Explicitly requested muscles; None means parse them from the request text."""
     excluded_exercises: set[str] = field(default_factory=set)
@@ -485,6 +488,8 @@ class _Plan:
     avoid_patterns: frozenset[str] = frozenset()
     style: str | None = None
     """Overrides the goal's set-and-rep style ('endurance' for a cardio request built from strength work)."""
+    cap_min: int | None = None
+    """The session length the workout must not exceed (ComposerRequest.session_cap_minutes)."""
 
     @property
     def targets(self) -> set[str]:
@@ -501,8 +506,11 @@ def _plan(req: ComposerRequest) -> _Plan:
     focus = set(req.focus_muscles) if req.focus_muscles is not None else set(parsed.focus)
     text = req.request_text or ""
     quick = QUICK_MINUTES if _QUICK.search(text) else None
-    budget = (req.time_budget_min or parse_time_budget(text) or temp.time_budget_min or quick
-              or perm.time_budget_min or req.preferred_minutes or DEFAULT_TIME_BUDGET_MIN)  # fmt: skip
+    asked = req.time_budget_min or parse_time_budget(text) or temp.time_budget_min or quick
+    budget = asked or perm.time_budget_min or req.preferred_minutes or DEFAULT_TIME_BUDGET_MIN
+    cap = None if asked else req.session_cap_minutes
+    if cap:
+        budget = min(budget, cap)
     avoided = dict(every.avoided_muscles)
     for muscle in sorted(parsed.avoid | set(req.excluded_muscles)):
         avoided.setdefault(muscle, "requested")
@@ -533,6 +541,7 @@ def _plan(req: ComposerRequest) -> _Plan:
         unit=unit,
         dist_unit=canonical_distance_unit(req.distance_unit),
         budget_min=max(5, int(budget)),
+        cap_min=cap,
         focus=focus,
         temp_muscles=temp.temporary_muscles - set(avoided),
         perm_muscles=perm.permanent_muscles - set(avoided),
@@ -1088,7 +1097,31 @@ def _add_strength(
     return picker
 
 
+def _within(slots: list[_Slot], cap_sec: int) -> int:
+    """Trims the slots until the session fits `cap_sec`: volume down to each slot's low end (the most
+    extended, least important first), then the least important exercise out, then volume down to one
+    set (round, minute). Returns the total seconds."""
+    total = sum(s.seconds for s in slots)
+    while total > cap_sec:
+        above_low = [s for s in slots if _volume(s.exercise) > s.low]
+        if above_low:
+            slot = max(above_low, key=lambda s: (_volume(s.exercise) - s.base, s.role, s.rank))
+        elif len(slots) > 1:
+            slots.remove(max(slots, key=lambda s: (s.role != 0, s.rank)))
+            total = sum(s.seconds for s in slots)
+            continue
+        elif _volume(slots[0].exercise) > 1:
+            slot = slots[0]
+        else:
+            break
+        slot.exercise = _with_volume(slot.exercise, _volume(slot.exercise) - 1)
+        total = sum(s.seconds for s in slots)
+    return total
+
+
 def _workout(slots: list[_Slot], plan: _Plan, total_sec: int) -> Workout:
+    if plan.cap_min is not None and total_sec > plan.cap_min * 60:
+        total_sec = _within(slots, plan.cap_min * 60)
     ordered = sorted(slots, key=_order_key)
     exercises = [s.exercise.model_copy(update={"order": i + 1}) for i, s in enumerate(ordered)]
     minutes = total_sec / 60

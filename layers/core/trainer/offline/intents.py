@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
-from trainer.offline import calendar_turns, checkins, handlers
+from trainer.offline import calendar_turns, checkins, handlers, location_edits, onboarding
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
     ABOUT_GOALS,
@@ -233,6 +233,14 @@ READINESS = Topic(
         Need("workout_history", "recent training load", days_back=INJURY_HISTORY_DAYS),
     ),
 )
+PROFILE = Topic(
+    "profile",
+    lambda text: onboarding.states_profile(text) or bool(onboarding.START.search(text)),
+    lambda text: (
+        Need("user_profile", "what the profile already holds"),
+        Need("active_preferences", "injuries on file"),
+    ),
+)
 EXERCISE_QUESTION = Topic("exercise question", _asks_about_exercise("how"), _exercise_needs)
 EXERCISE_ALTERNATIVES = Topic("exercise alternatives", _asks_about_exercise("alternatives"), _exercise_needs)
 
@@ -248,6 +256,7 @@ TOPICS: tuple[Topic, ...] = (
     EXERCISE_QUESTION,
     EXERCISE_ALTERNATIVES,
     READINESS,
+    PROFILE,
 )
 """In the order the initializer lists them."""
 
@@ -263,7 +272,8 @@ def _stats(m: Message) -> bool:
 
 def _goals(m: Message) -> bool:
     stated = bool(re.search(r"%|\bgoals?\b", m.text))
-    return bool(GOALS.search(m.text)) and (not wants_workout(m.text) or stated)
+    in_words = onboarding.goal_in_words(m.text) is not None and not re.search(r"%|\bpercent\b", m.text)
+    return bool(GOALS.search(m.text)) and (not wants_workout(m.text) or stated) and not in_words
 
 
 def _change_week(m: Message) -> bool:
@@ -297,6 +307,9 @@ PREFERENCE_TOPICS = (INJURY_RECOVERY, PREFERENCES)
 EXERCISE_TOPICS = (EXERCISE_QUESTION, EXERCISE_ALTERNATIVES)
 
 INTENTS: tuple[Intent, ...] = (
+    # onboarding: a bare answer to one of the profile questions' options ('Improve endurance', 'Knee')
+    Intent("profile_next", lambda m: onboarding.option_answer(m.text) is not None, onboarding.ask_next,
+           (PROFILE,), first=lambda m: ("profile",), expand=onboarding.next_steps),
     Intent("undo", _matches(UNDO), handlers.undo, CHANGE_TOPICS, expand=handlers.undo_steps),
     Intent("correct",
            lambda m: not m.question and corrects_a_log(m.text) and not checkins.says_how_i_feel(m.text),
@@ -329,6 +342,9 @@ INTENTS: tuple[Intent, ...] = (
     Intent("swap", _matches(SWAP), handlers.change_workout, CHANGE_TOPICS, label="swap that exercise",
            first=lambda m: ("preference",) if states_preference(m.text) else ()),
     Intent("adjust", _matches(ADJUST), handlers.change_workout, CHANGE_TOPICS, label="change that exercise"),
+    # a saved location's equipment edited in words (before 'add'/'remove', which edit the workout)
+    Intent("edit_location", lambda m: location_edits.edits_location(m.text), location_edits.edit_location,
+           (LOCATIONS,), label="change that location"),
     Intent("add", _add, handlers.add, CHANGE_TOPICS, label="add that exercise"),
     Intent("unprefer", _matches(UNPREFER), handlers.unprefer, PREFERENCE_TOPICS),
     Intent("unschedule", _matches(UNSCHEDULE), handlers.unschedule, SCHEDULE_TOPICS,
@@ -350,6 +366,10 @@ INTENTS: tuple[Intent, ...] = (
            label="save that milestone"),
     Intent("schedule", _matches(SCHEDULE), handlers.schedule, SCHEDULE_TOPICS, label="schedule that workout"),
     Intent("stats", _stats, handlers.stats, (STATISTICS,), label="work out your stats"),
+    # onboarding (issue 18 item 4): the facts saved first, the next missing one asked last
+    Intent("onboarding", lambda m: onboarding.starts_onboarding(m.text), onboarding.start, (PROFILE,)),
+    Intent("profile", lambda m: onboarding.states_profile(m.text), onboarding.save_profile, (PROFILE,),
+           label="save that to your profile", combined=True, expand=onboarding.profile_steps),
     Intent("readiness", lambda m: checkins.says_readiness(m.text), checkins.readiness, (READINESS,),
            label="record your check-in", combined=True),
     Intent("new_location", lambda m: checkins.describes_new_place(m.text), checkins.new_location,
@@ -358,12 +378,15 @@ INTENTS: tuple[Intent, ...] = (
            handlers.location, (LOCATIONS,), combined=True,
            expand=handlers.location_steps),
     Intent("preference",
-           lambda m: bool(INJURY.search(checkins.without_soreness(m.text)) or PREFERENCE.search(m.text)),
+           lambda m: bool(INJURY.search(checkins.without_soreness(onboarding.without_no_injury(m.text)))
+                          or PREFERENCE.search(m.text)),
            handlers.preference, PREFERENCE_TOPICS, label="save that preference", combined=True,
            expand=handlers.preference_steps),
     Intent("goals", _goals, handlers.goals, (GOAL_SETTING,), label="save your goals", combined=True),
     Intent("workout", lambda m: wants_workout(m.text), handlers.workout, (WORKOUT_GENERATION,),
            label="build that workout", combined=True),
+    Intent("profile_next", lambda m: onboarding.states_profile(m.text), onboarding.ask_next, combined=True,
+           expand=onboarding.next_steps),
     Intent("stats", _matches(STATS), handlers.stats, (STATISTICS,), label="work out your stats"),
     Intent("answer", lambda m: m.question or bool(THANKS.search(m.text)), handlers.answer),
     Intent("clarify", lambda m: True, handlers.clarify),

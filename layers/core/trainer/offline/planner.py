@@ -12,6 +12,7 @@ from trainer.domain.catalog import CatalogEntry
 from trainer.domain.composer import ComposerError, compose_replacement, compose_workout
 from trainer.domain.exercise_search import search_exercises
 from trainer.domain.movements import equipment_class
+from trainer.domain.onboarding import missing_fields
 from trainer.domain.progression import (
     ENTRIES_PER_EXERCISE,
     STARTING_LOADS,
@@ -74,6 +75,7 @@ class OfflineCoach:
         now = self._now()
         async with UserDataService(self._records_db).for_user(user_id).reading() as data:
             user_settings = await data.settings.get()
+            profile = await data.profile.get()
             logged = await data.history.recent(days_back=LOGGED_DAYS, limit=LOGGED_LIMIT, now=now)
             active = await data.preferences.active(now)
             upcoming = await data.schedule.upcoming(days_ahead=UPCOMING_DAYS, now=now)
@@ -113,6 +115,9 @@ class OfflineCoach:
             locations=[LocationBrief(name=p["name"], current=bool(p["is_current"])) for p in places],
             equipment=plain(items),
             targets=progression_targets(exercise_histories(loaded, unit, tz), steps, limit=MAX_TARGETS),
+            profile_missing=missing_fields(
+                profile, user_settings.preferred_days, sum(p["type"] == "injury" for p in active)
+            ),
         )
 
     async def compose_exercise(self, user_id: str, name: str) -> Exercise:

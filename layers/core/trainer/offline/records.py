@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from trainer.domain.onboarding import ProfileField
 from trainer.domain.progression import LoadSteps, ProgressionTarget
 from trainer.domain.workout import DistanceUnit, LoadUnit
 from trainer.domain.workout_grouping import zone
@@ -38,6 +39,8 @@ class UserRecords(BaseModel):
     """The current location's equipment rows (with the weights they list)."""
     targets: list[ProgressionTarget] = Field(default_factory=list)
     """The next load and reps of each recently trained exercise."""
+    profile_missing: list[ProfileField] = Field(default_factory=list)
+    """The profile facts still unknown, in the order the coach asks for them."""
 
     @property
     def zone(self) -> tzinfo:

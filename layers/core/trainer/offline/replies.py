@@ -57,6 +57,7 @@ from trainer.tools.logging import (
     UndoLoggedExerciseResult,
 )
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
+from trainer.tools.profile import UpdateProfileResult
 from trainer.tools.readiness import CheckReadinessResult
 from trainer.tools.timers import TimersResult
 from trainer.tools.workout import (
@@ -818,9 +819,12 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
         case MilestoneProgressResult():
             return milestone_progress_text(call.result, ctx.today)
         case LocationResult(location=saved):
-            return location_reply(saved.name, saved.equipment_summary, saved.created)
+            edit = location_change(call.arguments) if not saved.created else ""
+            return edit + location_reply(saved.name, saved.equipment_summary, saved.created)
         case CheckReadinessResult(level=level, advice=advice, recorded=recorded, workout_changes=changes):
             return readiness_reply(level, advice, recorded, changes)
+        case UpdateProfileResult(saved=facts_saved):
+            return f"Saved to your profile: {'; '.join(facts_saved)}."
         case SetCurrentLocationResult(location=location):
             return f"Switched your location to {location.name} ({location.equipment_summary})."
         case TimersResult():
@@ -898,6 +902,16 @@ def training_days_text(result: ChangeTrainingDaysResult, ctx: ReplyContext) -> s
         lines.append("The sessions still to come already fall on those days, so nothing had to move.")
     lines.append("Hard sessions never land on consecutive days; later weeks will be built on these days.")
     return "\n".join(lines)
+
+
+def location_change(arguments: dict[str, Any]) -> str:
+    """'Added kettlebell. ' / 'Removed treadmill. ': what an edit of a location asked for."""
+    parts = []
+    if arguments.get("add_equipment"):
+        parts.append(f"Added {joined([str(n) for n in arguments['add_equipment']])}.")
+    if arguments.get("remove_equipment"):
+        parts.append(f"Removed {joined([str(n) for n in arguments['remove_equipment']])}.")
+    return " ".join(parts) + (" " if parts else "")
 
 
 def location_reply(name: str, summary: str, created: bool) -> str:

@@ -70,7 +70,7 @@ IntentName = Literal[
     "timer", "upcoming", "reschedule", "unschedule", "data", "plan", "milestone", "schedule", "unprefer",
     "stats", "location", "preference", "goals", "workout", "answer", "clarify",
     "program", "show_plan", "planned_workout", "change_week", "change_day", "milestone_progress",
-    "readiness", "new_location",
+    "readiness", "new_location", "onboarding", "profile", "profile_next", "edit_location",
     "training_days", "missed", "skip_session", "swap_sessions",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)

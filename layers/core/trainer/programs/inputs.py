@@ -74,7 +74,8 @@ def resolve_inputs(
 ) -> PlanInputs:
     """PlanInputs from the rows a loader read (pure, so tests need no database). Session length: the
     request's, else a permanent time preference's, else the profile's, else DEFAULT_SESSION_MINUTES;
-    experience: the request's, else the profile's, else inferred from the history."""
+    experience: the request's, else the profile's, else inferred from the history; the goal: the
+    request's, else the profile's goals in the user's words; injuries come as preferences."""
     tz_name = str(user_settings.get("timezone") or "UTC")
     items = [dict(i) for i in (location or {}).get("equipment") or [] if isinstance(i, Mapping)]
     equipment = available_equipment((location or {}).get("equipment") or []) if location else {"bodyweight"}
@@ -95,7 +96,7 @@ def resolve_inputs(
         ),
         session_minutes=max(15, min(180, minutes)),
         experience=request.experience or profile.get("experience") or infer_experience(recent, tz_name),
-        goal_text=request.goal or "",
+        goal_text=request.goal or profile.get("goal_statement") or "",
         category_goals={k: float(v) for k, v in category_goals.items()},
         muscle_goals={k: float(v) for k, v in muscle_goals.items()},
         preferences=[{k: p[k] for k in PREFERENCE_KEYS if p.get(k) is not None} for p in active_preferences],

@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from trainer.domain.distribution import DistributionRow
+from trainer.domain.onboarding import profile_age, whole_years
 from trainer.domain.readiness import CheckIn, assess
 from trainer.domain.text import escape_text, one_line
 from trainer.domain.units import convert_distance, convert_weight
@@ -61,7 +62,7 @@ def full_date(moment: date) -> str:
 
 
 def age_on(birth_date: date, today: date) -> int:
-    return today.year - birth_date.year - ((today.month, today.day) < (birth_date.month, birth_date.day))
+    return whole_years(birth_date, today)
 
 
 def weight_in(value: Any, from_unit: str, to_unit: str) -> str:
@@ -81,8 +82,9 @@ def body_stat_lines(profile: Row | None, settings: Row, today: date) -> list[str
     lines: list[str] = []
     if profile.get("sex"):
         lines.append(f"Sex: {esc(profile['sex'])}")
-    if profile.get("birth_date"):
-        lines.append(f"Age: {age_on(profile['birth_date'], today)}")
+    age = profile_age(profile, today)
+    if age is not None:
+        lines.append(f"Age: {age}")
     if profile.get("height_cm") is not None:
         lines.append(f"Height: {num(profile['height_cm'])}cm")
     if profile.get("weight_kg") is not None:
@@ -102,6 +104,10 @@ def format_user_profile(data: Mapping[str, Any]) -> str:
         lines.append(f"Experience: {esc(profile['experience'])}")
     if profile and profile.get("session_minutes"):
         lines.append(f"Usual session length: {int(profile['session_minutes'])} min")
+    if profile and profile.get("goal_statement"):
+        lines.append(f"Goals in their words: {esc(profile['goal_statement'])}")
+    if profile and profile.get("no_limitations"):
+        lines.append("Injuries or limitations: none (the user said so)")
     if not lines:
         return "<user_profile>No profile details yet</user_profile>"
     return "<user_profile>\n" + "\n".join(lines) + "\n</user_profile>"

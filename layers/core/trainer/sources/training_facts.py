@@ -1,6 +1,7 @@
 """Loads what the coach must know about a user before composing or checking a workout: units, time
 zone, equipment at the current location (and the weights it lists), goals and distribution debt,
-active preferences, recent history, and the recent sessions of each exercise progression reads.
+active preferences (injuries among them), recent history, the recent sessions of each exercise
+progression reads, and the profile's experience and usual session length.
 
 One read per concern, all on one pooled connection; the composer and the workout checks share it
 so the offline model's workouts and the model's workouts are judged by the same facts."""
@@ -23,6 +24,8 @@ from trainer.store.db import Database
 
 HISTORY_DAYS = 60
 HISTORY_LIMIT = 300
+EXPERIENCE_LEVELS = {"beginner": "beginner", "intermediate": "intermediate", "advanced": "expert"}
+"""The profile's experience as the catalog's exercise level."""
 
 
 @dataclass(frozen=True)
@@ -42,11 +45,18 @@ class TrainingFacts:
     """The current location's equipment rows, with the weights they list."""
     progression_history: list[dict[str, Any]] = field(default_factory=list)
     """The newest loaded sessions of each exercise (history.recent_loaded_by_exercise)."""
+    experience: str | None = None
+    """The profile's experience (beginner, intermediate, advanced); None: not said."""
+    session_minutes: int | None = None
+    """The profile's usual session length; None: not said."""
 
     def load_steps(self) -> LoadSteps:
         return LoadSteps.for_unit(self.weight_unit, self.location_items)
 
     def composer_request(self, request_text: str) -> ComposerRequest:
+        """The composer's request, the profile turned into its constraints: the experience bounds the
+        exercises' level (advanced is the catalog's expert), the usual session length is the default
+        time and the longest session (injuries come as preferences)."""
         return ComposerRequest(
             request_text=request_text,
             weight_unit=self.weight_unit,
@@ -62,6 +72,9 @@ class TrainingFacts:
             progression_history=self.progression_history,
             load_steps=self.load_steps(),
             timezone=self.timezone,
+            experience_level=EXPERIENCE_LEVELS.get(self.experience or "", "intermediate"),
+            preferred_minutes=self.session_minutes,
+            session_cap_minutes=self.session_minutes,
         )
 
     def check_context(self, requested_muscles: set[str] | None = None) -> UserTrainingContext:
@@ -83,6 +96,7 @@ class TrainingFacts:
 async def load_training_facts(db: Database, user_id: str, now: datetime) -> TrainingFacts:
     async with UserDataService(db).for_user(user_id).reading() as data:
         user_settings = await data.settings.get()
+        profile = await data.profile.get() or {}
         current = await data.locations.current()
         category_rows = await data.goals.categories()
         muscle_rows = await data.goals.muscles()
@@ -109,6 +123,8 @@ async def load_training_facts(db: Database, user_id: str, now: datetime) -> Trai
         timezone=user_settings.timezone or "UTC",
         location_items=[dict(i) for i in items if isinstance(i, dict)],
         progression_history=[dict(r) for r in sessions],
+        experience=profile.get("experience"),
+        session_minutes=profile.get("session_minutes"),
     )
 
 

@@ -1,4 +1,5 @@
-"""The `<user_data>` block (seed 002 §4.4): units, body stats, current location with equipment.
+"""The `<user_data>` block (seed 002 §4.4): units, body stats, current location with equipment, and the
+profile facts still unknown with the one question to ask next (onboarding, issue 18 item 4).
 
 Fetched fresh on every context build; deterministic (same rows, same day -> byte-identical text) so the
 prompt-cache breakpoint after it keeps hitting.
@@ -10,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
+from trainer.domain.onboarding import BY_FIELD, ProfileField, missing_fields, next_question
 from trainer.services.scope import UserRef
 from trainer.services.user_data import UserDataService
 from trainer.sources.formatters import body_stat_lines, esc, location_lines, zone
@@ -17,14 +19,16 @@ from trainer.store.db import Database
 
 
 async def build_user_data_xml(db: Database, user_id: UserRef, *, today: date | None = None) -> str:
-    """Profile, settings and locations, read in turn on one pooled connection."""
+    """Profile, settings, locations and active injuries, read in turn on one pooled connection."""
     async with UserDataService(db).for_user(user_id).reading() as data:
         profile_row = await data.profile.get()
         settings = await data.settings.get()
         location_rows = await data.locations.all()
+        injuries = [p for p in await data.preferences.active() if p["type"] == "injury"]
     if today is None:
         today = datetime.now(UTC).astimezone(zone(settings.timezone)).date()
-    return render_user_data(profile_row, settings.model_dump(), location_rows, today)
+    missing = missing_fields(profile_row, settings.preferred_days, len(injuries))
+    return render_user_data(profile_row, settings.model_dump(), location_rows, today, missing)
 
 
 def render_user_data(
@@ -32,6 +36,7 @@ def render_user_data(
     settings_row: Mapping[str, Any],
     location_rows: Sequence[Mapping[str, Any]],
     today: date,
+    missing: Sequence[ProfileField] = (),
 ) -> str:
     parts = [
         "<user_data>",
@@ -64,5 +69,31 @@ def render_user_data(
             count = len(loc.get("equipment") or [])
             parts.append(f"  - {esc(loc['name'])} ({count} equipment items) [id: {loc['id']}]")
         parts.append("</other_locations>")
+    parts.extend(profile_gap_lines(missing))
     parts.append("</user_data>")
     return "\n".join(parts)
+
+
+def profile_gap_lines(missing: Sequence[ProfileField]) -> list[str]:
+    """What the coach still needs to know and how to ask for it: one question per turn, with options."""
+    question = next_question(list(missing))
+    if question is None:
+        return []
+    labels = ", ".join(BY_FIELD[name].label for name in missing)
+    options = " | ".join(question.options)
+    lines = [
+        "",
+        "<profile_to_complete>",
+        f"Still unknown: {labels}.",
+        "After handling what the user asked (never instead of it), ask for ONE of these per turn with "
+        "message_ask_user, the next being:",
+        f"Question: {question.question}",
+    ]
+    if options:
+        lines.append(f"Options: {options}")
+    lines += [
+        "Save every fact the user gives (several in one sentence too) with update_profile; an injury "
+        "goes in its injuries list.",
+        "</profile_to_complete>",
+    ]
+    return lines

@@ -52,18 +52,19 @@ def _invalid(code: str, exc: Exception) -> ApiError:
 
 
 async def _profile(data: UserData) -> Profile:
-    from trainer.sources.formatters import age_on, zone
+    from trainer.domain.onboarding import profile_age
+    from trainer.sources.formatters import zone
 
     async with data.reading() as reads:
         row = await reads.profile.get() or {}
         settings = await reads.settings.get()
         active = await reads.preferences.active()
-    birth_date = row.get("birth_date")
     today = datetime.now(UTC).astimezone(zone(settings.timezone)).date()
     return Profile.model_validate(
         {
             **{name: row.get(name) for name in Profile.model_fields},
-            "age": age_on(birth_date, today) if birth_date else None,
+            "age": profile_age(row, today),
+            "no_limitations": bool(row.get("no_limitations")),
             "available_days": settings.preferred_days,
             "injuries": [p for p in active if p["type"] == "injury"],
         }
@@ -88,6 +89,8 @@ async def update_profile(
     from trainer.services.errors import UserDataError
 
     given = {name: getattr(update, name) for name in update.model_fields_set}
+    if "no_limitations" in given:
+        given["no_limitations"] = bool(given["no_limitations"])
     sets_days = "available_days" in given
     days = given.pop("available_days", None)
     data = user_data(container, user_id)

@@ -3,7 +3,7 @@ first contact; for a deleted account it raises AccountDeleted (the users trigger
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -15,16 +15,18 @@ from trainer.store.repositories.accounts import refuse_if_deleted
 
 PROFILE_FIELDS = (
     "display_name", "sex", "birth_date", "height_cm", "weight_kg", "body_fat_pct", "experience",
-    "session_minutes",
+    "session_minutes", "goal_statement", "stated_age", "stated_age_on", "no_limitations",
 )  # fmt: skip
 SEXES = ("male", "female", "other")
 EXPERIENCE_LEVELS = ("beginner", "intermediate", "advanced")
 SESSION_MINUTES = (15, 180)
+STATED_AGES = (13, 110)
+GOAL_STATEMENT_MAX = 500
 EARLIEST_BIRTH_DATE = date(1900, 1, 1)
 """Birth dates must be after it (the column's check)."""
 _COLUMNS = (
     "id, display_name, sex, birth_date, height_cm, weight_kg, body_fat_pct, experience, session_minutes,"
-    " created_at"
+    " goal_statement, stated_age, stated_age_on, no_limitations, created_at"
 )
 
 
@@ -53,6 +55,8 @@ async def update_profile(conn: Conn, user_id: UserId, **fields: Any) -> dict[str
     if unknown:
         raise RepositoryError(f"unknown profile field(s): {', '.join(unknown)}")
     values = {name: _check(name, value) for name, value in fields.items()}
+    if ("stated_age" in values) != ("stated_age_on" in values):
+        raise RepositoryError("stated_age and stated_age_on are set together")
     if not values:
         profile = await get_profile(conn, user_id)
         if profile is None:
@@ -69,8 +73,26 @@ async def update_profile(conn: Conn, user_id: UserId, **fields: Any) -> dict[str
 
 
 def _check(name: str, value: Any) -> Any:
+    if name == "no_limitations":
+        if not isinstance(value, bool):
+            raise RepositoryError("no_limitations must be true or false")
+        return value
     if value is None:
         return None
+    if name == "stated_age":
+        low_age, high_age = STATED_AGES
+        if isinstance(value, bool) or not isinstance(value, int) or not low_age <= value <= high_age:
+            raise RepositoryError(f"age must be a whole number from {low_age} to {high_age}")
+        return value
+    if name == "stated_age_on":
+        if not isinstance(value, date) or value > date.today() + timedelta(days=1):
+            raise RepositoryError("stated_age_on must be a date, not in the future")
+        return value
+    if name == "goal_statement":
+        statement = " ".join(str(value).split())
+        if not 1 <= len(statement) <= GOAL_STATEMENT_MAX:
+            raise RepositoryError(f"goal_statement must be 1-{GOAL_STATEMENT_MAX} characters")
+        return statement
     if name == "sex":
         if str(value).lower() not in SEXES:
             raise RepositoryError(f"sex must be one of {', '.join(SEXES)}")
