@@ -62,7 +62,7 @@ EQUIPMENT_OVERRIDES: list[tuple[re.Pattern[str], list[str]]] = [
     (re.compile(r"^(stairmaster|step mill)$", re.I), ["stair climber"]),
     (re.compile(r"^rope jumping$", re.I), ["jump rope"]),
     (re.compile(r"box (jump|skip)|^front box jump|^lateral box jump", re.I), ["box"]),
-    (re.compile(r"^inverted row$", re.I), ["barbell", "rack"]),
+    (re.compile(r"^inverted row$", re.I), ["rack"]),
 ]
 """Exact equipment for exercises the source describes too coarsely (first match wins)."""
 

@@ -25,6 +25,7 @@ from trainer.tools import (
     location,
     preferences,
     readiness,
+    settings,
     timers,
     workout,
 )
@@ -47,6 +48,7 @@ CHAT_TOOLS: tuple[AnyTool, ...] = (
     *exercises.TOOLS,
     *program_tools.TOOLS,
     *readiness.TOOLS,
+    *settings.TOOLS,
 )
 """The chat agent's tools, in the order its requests list them (the cached prefix depends on it)."""
 

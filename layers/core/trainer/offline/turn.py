@@ -63,6 +63,7 @@ IntentName = Literal[
     "stats", "location", "preference", "goals", "workout", "answer", "clarify",
     "program", "show_plan", "planned_workout", "change_week", "change_day", "milestone_progress",
     "readiness", "new_location",
+    "units", "pain_alternatives", "show_exercise", "scheme", "intensity", "never",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
 DATED_RESULTS = (
