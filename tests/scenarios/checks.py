@@ -216,7 +216,10 @@ def work(exercise: dict[str, Any]) -> float:
 def _overall_change(before: list[dict[str, Any]], after: list[dict[str, Any]], *, harder: bool) -> list[str]:
     """Every exercise's work (load x reps x sets) moved one way, and at least one moved."""
     old = {str(e.get("id") or e.get("exercise_name")): work(e) for e in before}
-    pairs = [(str(e.get("exercise_name")), old.get(str(e.get("id") or e.get("exercise_name"))), work(e)) for e in after]
+    pairs = [
+        (str(e.get("exercise_name")), old.get(str(e.get("id") or e.get("exercise_name"))), work(e))
+        for e in after
+    ]
     word = "harder" if harder else "easier"
     wrong = [n for n, a, b in pairs if a is not None and (b < a if harder else b > a)]
     moved = [n for n, a, b in pairs if a is not None and a != b]
@@ -510,7 +513,9 @@ def workout_expectations(outcome: TurnOutcome, expect: WorkoutExpect) -> list[st
     if expect.max_level is not None:
         catalog = load_catalog()
         top = LEVELS.index(expect.max_level)
-        above = [n for n in names if (entry := catalog.get(n)) is not None and LEVELS.index(entry.level) > top]
+        above = [
+            n for n in names if (entry := catalog.get(n)) is not None and LEVELS.index(entry.level) > top
+        ]
         if above:
             failures.append(f"{above} are above {expect.max_level} level")
     title = str((outcome.after.current_workout or {}).get("title") or "")

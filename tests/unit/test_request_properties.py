@@ -18,14 +18,34 @@ from trainer.domain.progression import LoadSteps
 from trainer.domain.workout import Exercise
 from trainer.domain.workout_checks import muscles_in_text
 
-REGIONS = ("upper body", "legs", "lower body", "arms", "chest", "back and biceps", "shoulders", "glutes",
-           "chest and triceps", "quads and hamstrings")  # fmt: skip
+REGIONS = (
+    "upper body",
+    "legs",
+    "lower body",
+    "arms",
+    "chest",
+    "back and biceps",
+    "shoulders",
+    "glutes",
+    "chest and triceps",
+    "quads and hamstrings",
+)
 EQUIPMENT = sorted(FULL_GYM)
 SWAPPABLE = (
-    "Barbell Incline Bench Press - Medium Grip", "Dumbbell Bench Press", "Barbell Squat", "Goblet Squat",
-    "Romanian Deadlift", "One-Arm Dumbbell Row", "Bent Over Barbell Row", "Standing Military Press",
-    "Dumbbell Lunges", "Barbell Curl", "Lying Leg Curls", "Wide-Grip Lat Pulldown", "Pushups",
-)  # fmt: skip
+    "Barbell Incline Bench Press - Medium Grip",
+    "Dumbbell Bench Press",
+    "Barbell Squat",
+    "Goblet Squat",
+    "Romanian Deadlift",
+    "One-Arm Dumbbell Row",
+    "Bent Over Barbell Row",
+    "Standing Military Press",
+    "Dumbbell Lunges",
+    "Barbell Curl",
+    "Lying Leg Curls",
+    "Wide-Grip Lat Pulldown",
+    "Pushups",
+)
 
 
 def _exercise(name: str, loads: list[float] | None = None, reps: int = 10, sets: int = 3) -> Exercise:
@@ -78,8 +98,9 @@ def test_a_body_part_request_keeps_every_lift_on_it(
 @settings(max_examples=80, deadline=None)
 @given(
     name=st.sampled_from(SWAPPABLE),
-    text=st.sampled_from(["swap it", "I don't like this one, replace it", "something else please",
-                          "swap it, not a fan"]),  # fmt: skip
+    text=st.sampled_from(
+        ["swap it", "I don't like this one, replace it", "something else please", "swap it, not a fan"]
+    ),
 )
 def test_a_swap_keeps_the_movement_pattern(name: str, text: str) -> None:
     entry = load_catalog().get(name)
@@ -93,13 +114,24 @@ def test_a_swap_keeps_the_movement_pattern(name: str, text: str) -> None:
 
 @settings(max_examples=80, deadline=None)
 @given(
-    request=st.sampled_from(["give me a workout", "full body workout", "upper body workout",
-                             "leg workout", "30 minute workout", "core workout", "quick workout"]),  # fmt: skip
+    request=st.sampled_from(
+        [
+            "give me a workout",
+            "full body workout",
+            "upper body workout",
+            "leg workout",
+            "30 minute workout",
+            "core workout",
+            "quick workout",
+        ]
+    ),
     said=st.sampled_from(["I'm a beginner", "I'm new to working out", "I'm just starting out"]),
 )
 def test_a_bodyweight_beginner_gets_bodyweight_beginner_exercises(request: str, said: str) -> None:
     try:
-        workout = compose_workout(ComposerRequest(request_text=f"{said}, {request}", available_equipment=set()))
+        workout = compose_workout(
+            ComposerRequest(request_text=f"{said}, {request}", available_equipment=set())
+        )
     except ComposerError:
         return
     for ex in workout.exercises:
@@ -111,13 +143,22 @@ def test_a_bodyweight_beginner_gets_bodyweight_beginner_exercises(request: str, 
 
 exercises = st.fixed_dictionaries(
     {
-        "exercise_name": st.sampled_from(["Dumbbell Bench Press", "Barbell Squat", "Pushups", "Cable Crossover",
-                                          "Kettlebell Swing", "Plank"]),  # fmt: skip
+        "exercise_name": st.sampled_from(
+            [
+                "Dumbbell Bench Press",
+                "Barbell Squat",
+                "Pushups",
+                "Cable Crossover",
+                "Kettlebell Swing",
+                "Plank",
+            ]
+        ),
         "exercise_type": st.sampled_from(["reps", "reps", "hold", "duration", "intervals"]),
         "sets": st.integers(1, 6),
         "reps": st.lists(st.integers(1, 20), min_size=1, max_size=6),
-        "load_each": st.one_of(st.none(), st.lists(st.floats(0.5, 300).map(lambda v: round(v, 1)), min_size=1,
-                                                   max_size=6)),  # fmt: skip
+        "load_each": st.one_of(
+            st.none(), st.lists(st.floats(0.5, 300).map(lambda v: round(v, 1)), min_size=1, max_size=6)
+        ),
         "load_unit": st.sampled_from(["kg", "lbs"]),
         "hold_sec": st.lists(st.integers(5, 120), min_size=1, max_size=6),
         "duration_min": st.floats(5, 90),
@@ -134,7 +175,9 @@ def _applied(exercise: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any
 
 @settings(max_examples=400, deadline=None)
 @given(exercise=exercises, unit_steps=st.sampled_from(["kg", "lbs"]))
-def test_harder_never_lowers_work_and_easier_never_raises_it(exercise: dict[str, Any], unit_steps: str) -> None:
+def test_harder_never_lowers_work_and_easier_never_raises_it(
+    exercise: dict[str, Any], unit_steps: str
+) -> None:
     steps = LoadSteps.for_unit(unit_steps)
     harder = step_changes(exercise, "harder", steps)
     easier = step_changes(exercise, "easier", steps)

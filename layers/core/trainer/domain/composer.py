@@ -1199,7 +1199,9 @@ def prescribe_exercise(req: ComposerRequest, entry: CatalogEntry, order: int = 1
         raise ComposerError(f"Even the lightest weight here is too heavy for {entry.name} yet.") from exc
 
 
-_EASIER = re.compile(r"\b(easier|simpler|less (?:hard|difficult|demanding)|too (?:hard|difficult|heavy))\b", re.I)
+_EASIER = re.compile(
+    r"\b(easier|simpler|less (?:hard|difficult|demanding)|too (?:hard|difficult|heavy))\b", re.I
+)
 _HARDER = re.compile(r"\b(harder|tougher|more (?:challenging|difficult)|too (?:easy|light))\b", re.I)
 
 
@@ -1268,7 +1270,9 @@ def compose_replacement(
         same = [e for e in same if _pattern(e.name) == old_pattern] or same
     same_kind = [e for e in same if _kind(e) == old_kind] or same
     level = swap_level(old_entry, plan.level, req.request_text or "")
-    loaded = bool(old_exercise.load_each) or equipment_class(old_exercise.exercise_name, old_exercise.equipment or [])
+    loaded = bool(old_exercise.load_each) or equipment_class(
+        old_exercise.exercise_name, old_exercise.equipment or []
+    )
     scored = sorted(
         _rank(same_kind, plan),
         key=lambda se: (

@@ -48,7 +48,9 @@ def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else round(value, 2)
 
 
-def step_changes(exercise: Mapping[str, Any], direction: Direction, steps: LoadSteps | None = None) -> dict[str, Any]:
+def step_changes(
+    exercise: Mapping[str, Any], direction: Direction, steps: LoadSteps | None = None
+) -> dict[str, Any]:
     """The fields to change to make the exercise one step harder or easier (empty: nothing can move)."""
     kind = exercise.get("exercise_type") or "reps"
     sign = 1 if direction == "harder" else -1

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from trainer.domain.exercise_search import form_cues
 from trainer.domain.units import convert_distance, convert_weight
 from trainer.domain.workout_grouping import UTC_ZONE
 from trainer.offline.conversation import PastCall
@@ -41,7 +42,6 @@ from trainer.tools.calendar import (
     UpdateScheduledWorkoutResult,
 )
 from trainer.tools.data import FetchDataResult, number_text
-from trainer.domain.exercise_search import form_cues
 from trainer.tools.exercises import ExerciseInfo, SearchExercisesResult
 from trainer.tools.goals import SetGoalsResult
 from trainer.tools.location import LocationResult, SetCurrentLocationResult

@@ -13,8 +13,8 @@ from typing import Any
 from trainer.domain.catalog import instructions, load_catalog
 from trainer.domain.difficulty import Direction, step_changes
 from trainer.domain.exercise_search import find_exercise, form_cues, joint_of, shares_text
-from trainer.offline.parsing import NUMBER_WORDS, ORDINAL_REF, identify_exercise
-from trainer.offline.patterns import SWAP, wants_workout
+from trainer.offline.parsing import NUMBER_WORDS, identify_exercise
+from trainer.offline.patterns import GOALS, SWAP, wants_workout
 from trainer.offline.replies import joined, prescription
 from trainer.offline.turn import Step, Turn, ask, notify, referent_name
 from trainer.tools.base import ToolInvocation
@@ -25,7 +25,8 @@ from trainer.tools.workout import AdjustArgs, AdjustExercise
 _I = re.IGNORECASE
 HARDER = re.compile(r"\b(harder|tougher|more (?:challenging|intense|difficult)|too easy|step it up)\b", _I)
 EASIER = re.compile(
-    r"\b(easier|less (?:challenging|intense|difficult)|too (?:hard|much|difficult)|tone it down|dial it back)\b",
+    r"\b(easier|less (?:challenging|intense|difficult)|too (?:hard|difficult)|"
+    r"tone it down|dial it back)\b",
     _I,
 )
 SET_SCHEME = re.compile(
@@ -52,12 +53,14 @@ ASKS_ALTERNATIVE = re.compile(
 )
 MOVEMENT_WORDS = re.compile(
     r"\b(squats?|squatting|lunges?|lunging|deadlifts?|deadlifting|rdls?|bench(?:ing| press(?:es)?)?|"
-    r"overhead press(?:es)?|shoulder press(?:es)?|push[\s-]?ups?|pull[\s-]?ups?|chin[\s-]?ups?|rows?|rowing|dips?|"
+    r"overhead press(?:es)?|shoulder press(?:es)?|push[\s-]?ups?|pull[\s-]?ups?|chin[\s-]?ups?|"
+    r"rows?|rowing|dips?|"
     r"curls?|step[\s-]?ups?|leg press|leg extensions?|hip thrusts?|planks?|burpees?|running)\b",
     _I,
 )
-_MOVEMENT_NAMES = {"squatting": "squat", "lunging": "lunge", "deadlifting": "deadlift", "benching": "bench press",
-                   "bench": "bench press", "rowing": "row", "running": "running", "rdl": "romanian deadlift",
+_MOVEMENT_NAMES = {"squatting": "squat", "lunging": "lunge", "deadlifting": "deadlift",
+                   "benching": "bench press", "bench": "bench press", "rowing": "row", "running": "running",
+                   "rdl": "romanian deadlift",
                    "rdls": "romanian deadlift"}  # fmt: skip
 
 
@@ -72,7 +75,7 @@ def asks_units(text: str) -> bool:
 def asks_intensity(text: str) -> bool:
     """The current workout (or one exercise of it) harder or easier, not a new workout nor a swap."""
     said = bool(HARDER.search(text) or EASIER.search(text))
-    return said and not SWAP.search(text) and not wants_workout(text)
+    return said and not (SWAP.search(text) or GOALS.search(text) or wants_workout(text))
 
 
 def asks_scheme(text: str) -> bool:
@@ -111,8 +114,6 @@ async def _workout_exercises(turn: Turn) -> list[dict[str, Any]]:
 
 def _one_exercise(turn: Turn, exercises: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The exercise the message names (position, 'this one', name); None: the whole workout."""
-    if ORDINAL_REF.search(turn.text) or re.search(r"#\d|\bexercise \d", turn.text, _I):
-        return identify_exercise(turn.text, exercises, referent_name(turn.convo))
     return identify_exercise(turn.text, exercises, referent_name(turn.convo))
 
 
@@ -138,7 +139,9 @@ async def intensity(turn: Turn, step: Step) -> ToolInvocation:
     direction = _direction(turn.text)
     changes = step_changes(exercise, direction, (await turn.records()).load_steps())
     if not changes:
-        return notify(f"{exercise.get('exercise_name')} can't go any {direction} here, so I left it as it is.")
+        return notify(
+            f"{exercise.get('exercise_name')} can't go any {direction} here, so I left it as it is."
+        )
     return AdjustExercise().call(AdjustArgs(exercise_id=step.payload, adjustments=changes))
 
 
@@ -213,12 +216,15 @@ async def units(turn: Turn, step: Step) -> ToolInvocation:
 
 async def pain_alternatives(turn: Turn, step: Step) -> ToolInvocation:
     movement, joint = painful_movement(turn.text) or ("", "")
-    return SearchExercises().call(SearchExercisesArgs.model_validate({"alternatives_to": movement, "painful_joint": joint}))
+    return SearchExercises().call(
+        SearchExercisesArgs.model_validate({"alternatives_to": movement, "painful_joint": joint})
+    )
 
 
 NEVER = re.compile(
     r"\b(never (?:again|want|give|do|include|put|show|make)|not ever|don'?t ever|never\b.*\bagain|"
-    r"(?:ban|blacklist) (?:it|them|this|that)|(?:again|anymore|any more|from now on|for good|ever again)\s*[.!]?$)",
+    r"(?:ban|blacklist) (?:it|them|this|that)|"
+    r"(?:again|anymore|any more|from now on|for good|ever again)\s*[.!]?$)",
     _I,
 )
 _IT = re.compile(r"^(?:it|this|that|this one|that one|them|those)$", _I)
@@ -245,6 +251,8 @@ async def never_again(turn: Turn, step: Step) -> ToolInvocation:
         return ask("Which exercise should I never give you again?")
     return SetPreference().call(
         SetPreferenceArgs(
-            type="exercise", description=f"Never {thing}", guidance=f"Never include {thing} in recommendations"
+            type="exercise",
+            description=f"Never {thing}",
+            guidance=f"Never include {thing} in recommendations",
         )
     )

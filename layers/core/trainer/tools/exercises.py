@@ -12,12 +12,12 @@ from trainer.domain.catalog import CatalogEntry, instructions, load_catalog
 from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.exercise_search import (
     alternatives,
-    pain_free_alternatives,
     equipment_text,
     find_exercise,
     match_names,
     name_score,
     name_tokens,
+    pain_free_alternatives,
     search_exercises,
     shares_text,
     summary_text,
@@ -49,12 +49,12 @@ class SearchExercisesArgs(BaseModel):
         description="An exercise to replace: finds exercises with the same movement pattern and muscles "
         "that the user's equipment allows",
     )
-    painful_joint: Literal["knee", "shoulder", "lower back", "back", "elbow", "wrist", "hip", "ankle"] | None = (
-        Field(
-            default=None,
-            description="With alternatives_to, when the exercise hurts: alternatives for its muscles that avoid "
-            "the movement patterns loading this joint",
-        )
+    painful_joint: (
+        Literal["knee", "shoulder", "lower back", "back", "elbow", "wrist", "hip", "ankle"] | None
+    ) = Field(
+        default=None,
+        description="With alternatives_to, when the exercise hurts: alternatives for its muscles that avoid "
+        "the movement patterns loading this joint",
     )
     muscle: Muscle | None = Field(default=None, description="Only exercises that work this muscle")
     category: Category | None = None
@@ -177,7 +177,11 @@ class SearchExercises(Tool[SearchExercisesArgs, SearchExercisesResult]):
                 raise _not_found(args.alternatives_to)
             options = (
                 pain_free_alternatives(
-                    reference, args.painful_joint, available=limit_to, max_level=args.level, limit=len(load_catalog())
+                    reference,
+                    args.painful_joint,
+                    available=limit_to,
+                    max_level=args.level,
+                    limit=len(load_catalog()),
                 )
                 if args.painful_joint
                 else alternatives(

@@ -38,16 +38,22 @@ class SetUnits(Tool[SetUnitsArgs, SetUnitsResult]):
     )
     Args = SetUnitsArgs
     Result = SetUnitsResult
-    status: ClassVar[StatusMessage | None] = StatusMessage(start="Changing your units...", done="Units updated")
+    status: ClassVar[StatusMessage | None] = StatusMessage(
+        start="Changing your units...", done="Units updated"
+    )
     category = "summary"
 
     async def execute(self, args: SetUnitsArgs, ctx: ToolContext) -> SetUnitsResult:
         before = await ctx.user_data.settings.get()
-        after = await ctx.user_data.settings.update(weight_unit=args.weight_unit, distance_unit=args.distance_unit)
+        after = await ctx.user_data.settings.update(
+            weight_unit=args.weight_unit, distance_unit=args.distance_unit
+        )
         changed = [
             name for name in ("weight_unit", "distance_unit") if getattr(before, name) != getattr(after, name)
         ]
-        return SetUnitsResult(weight_unit=after.weight_unit, distance_unit=after.distance_unit, changed=changed)
+        return SetUnitsResult(
+            weight_unit=after.weight_unit, distance_unit=after.distance_unit, changed=changed
+        )
 
     def format(self, result: SetUnitsResult) -> str:
         state = "changed: " + ", ".join(result.changed) if result.changed else "already so, nothing changed"
