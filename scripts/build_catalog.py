@@ -62,8 +62,35 @@ EQUIPMENT_OVERRIDES: list[tuple[re.Pattern[str], list[str]]] = [
     (re.compile(r"^(stairmaster|step mill)$", re.I), ["stair climber"]),
     (re.compile(r"^rope jumping$", re.I), ["jump rope"]),
     (re.compile(r"box (jump|skip)|^front box jump|^lateral box jump", re.I), ["box"]),
+    (re.compile(r"^inverted row$", re.I), ["rack"]),
 ]
 """Exact equipment for exercises the source describes too coarsely (first match wins)."""
+
+
+MUSCLE_OVERRIDES: dict[str, list[tuple[str, float]]] = {
+    "Romanian Deadlift": [("Hamstrings", 0.5), ("Glutes", 0.35), ("Lower Back", 0.15)],
+    "Barbell Squat": [("Quadriceps", 0.55), ("Glutes", 0.25), ("Adductors", 0.1), ("Lower Back", 0.1)],
+    "Dumbbell Squat": [("Quadriceps", 0.55), ("Glutes", 0.25), ("Adductors", 0.1), ("Lower Back", 0.1)],
+    "Smith Machine Squat": [("Quadriceps", 0.6), ("Glutes", 0.3), ("Adductors", 0.1)],
+    "Goblet Squat": [("Quadriceps", 0.55), ("Glutes", 0.25), ("Adductors", 0.1), ("Abs", 0.1)],
+    "Front Barbell Squat": [("Quadriceps", 0.6), ("Glutes", 0.2), ("Abs", 0.1), ("Lower Back", 0.1)],
+    "Leg Press": [("Quadriceps", 0.6), ("Glutes", 0.3), ("Hamstrings", 0.1)],
+    "Hack Squat": [("Quadriceps", 0.65), ("Glutes", 0.25), ("Adductors", 0.1)],
+    "Dumbbell Lunges": [("Quadriceps", 0.5), ("Glutes", 0.35), ("Hamstrings", 0.15)],
+    "Dumbbell Rear Lunge": [("Quadriceps", 0.5), ("Glutes", 0.35), ("Hamstrings", 0.15)],
+    "Barbell Lunge": [("Quadriceps", 0.5), ("Glutes", 0.35), ("Hamstrings", 0.15)],
+    "Barbell Walking Lunge": [("Quadriceps", 0.5), ("Glutes", 0.35), ("Hamstrings", 0.15)],
+    "Bodyweight Walking Lunge": [("Quadriceps", 0.5), ("Glutes", 0.35), ("Hamstrings", 0.15)],
+    "Split Squats": [("Quadriceps", 0.5), ("Glutes", 0.35), ("Hamstrings", 0.15)],
+    "Dumbbell Step Ups": [("Quadriceps", 0.5), ("Glutes", 0.4), ("Hamstrings", 0.1)],
+    "Barbell Hip Thrust": [("Glutes", 0.7), ("Hamstrings", 0.3)],
+    "Barbell Glute Bridge": [("Glutes", 0.7), ("Hamstrings", 0.3)],
+    "Inverted Row": [("Back", 0.6), ("Biceps", 0.2), ("Shoulders", 0.2)],
+    "Hammer Curls": [("Biceps", 0.6), ("Forearms", 0.4)],
+}
+"""Muscle shares for common exercises whose source muscles are wrong or misleading (a Romanian deadlift
+does not train the calves; a split squat is a quadriceps and glute exercise, not a hamstring one);
+the first muscle is the primary one. tests/unit/test_catalog_muscles.py checks the packaged catalog."""
 
 
 def derive_equipment(name: str, equipment: str | None) -> list[str]:
@@ -100,7 +127,9 @@ def derive_muscles(primary: list[str], secondary: list[str]) -> list[tuple[str, 
 
 def derive_entry(record: dict[str, Any]) -> dict[str, Any]:
     name = " ".join(str(record["name"]).split())
-    muscles = derive_muscles(record.get("primaryMuscles") or [], record.get("secondaryMuscles") or [])
+    muscles = MUSCLE_OVERRIDES.get(name) or derive_muscles(
+        record.get("primaryMuscles") or [], record.get("secondaryMuscles") or []
+    )
     return {
         "id": record.get("id") or re.sub(r"\W+", "_", name),
         "name": name,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from trainer.domain.catalog import LEVELS, load_catalog
 from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.movements import equipment_class
 from trainer.domain.progression import LoadSteps
@@ -210,6 +211,33 @@ def estimated_minutes(exercises: list[dict[str, Any]]) -> float:
     """Work and rest as the exercises' timers lay them out, plus a changeover per exercise."""
     seconds = sum(exercise_timer(Exercise.model_validate(e)).total_duration_sec for e in exercises)
     return (seconds + CHANGEOVER_SEC * len(exercises)) / 60
+
+
+def work(exercise: dict[str, Any]) -> float:
+    """Load x reps summed over the sets (reps alone without loads; hold seconds for holds)."""
+    reps = list(exercise.get("reps") or [])
+    loads = [float(v or 0) for v in exercise.get("load_each") or []]
+    holds = list(exercise.get("hold_sec") or [])
+    if holds:
+        return float(sum(holds) * int(exercise.get("sets") or 1) / len(holds))
+    if loads and any(loads):
+        return sum(load * r for load, r in zip(loads, reps, strict=False))
+    return float(sum(reps)) or float(exercise.get("duration_min") or exercise.get("rounds") or 0)
+
+
+def _overall_change(before: list[dict[str, Any]], after: list[dict[str, Any]], *, harder: bool) -> list[str]:
+    """Every exercise's work (load x reps x sets) moved one way, and at least one moved."""
+    old = {str(e.get("id") or e.get("exercise_name")): work(e) for e in before}
+    pairs = [
+        (str(e.get("exercise_name")), old.get(str(e.get("id") or e.get("exercise_name"))), work(e))
+        for e in after
+    ]
+    word = "harder" if harder else "easier"
+    wrong = [n for n, a, b in pairs if a is not None and (b < a if harder else b > a)]
+    moved = [n for n, a, b in pairs if a is not None and a != b]
+    if wrong:
+        return [f"{wrong} went the wrong way for '{word}'"]
+    return [] if moved else [f"no exercise got {word}"]
 
 
 def main_muscle(exercise: dict[str, Any]) -> str | None:
@@ -490,12 +518,26 @@ def workout_expectations(outcome: TurnOutcome, expect: WorkoutExpect) -> list[st
         )
         if worked:
             failures.append(f"{n} works {', '.join(worked)}, which the check-in said are sore")
+    if expect.only_muscles:
+        off = [n for n, e in zip(names, shown, strict=True) if main_muscle(e) not in expect.only_muscles]
+        if off:
+            failures.append(f"{off} mainly train something other than {'/'.join(expect.only_muscles)}")
+    if expect.max_level is not None:
+        catalog = load_catalog()
+        top = LEVELS.index(expect.max_level)
+        above = [
+            n for n in names if (entry := catalog.get(n)) is not None and LEVELS.index(entry.level) > top
+        ]
+        if above:
+            failures.append(f"{above} are above {expect.max_level} level")
     title = str((outcome.after.current_workout or {}).get("title") or "")
     if expect.title_has is not None and expect.title_has.lower() not in title.lower():
         failures.append(f"the workout is titled {title!r}, expected {expect.title_has!r} in it")
     before = sorted(
         (outcome.before.current_workout or {}).get("exercises") or [], key=lambda e: int(e.get("order") or 0)
     )
+    if expect.harder_overall is not None:
+        failures += _overall_change(before, shown, harder=expect.harder_overall)
     if expect.count_change is not None and len(shown) - len(before) != expect.count_change:
         failures.append(
             f"the workout went from {len(before)} to {len(shown)} exercises, expected a change of "

@@ -246,6 +246,13 @@ class WorkoutExpect(Strict):
     title_has: str | None = None
     spares: list[str] = Field(default_factory=list)
     """Muscles no exercise works (a share of 0.2 or more): sore ones a check-in named."""
+    only_muscles: list[str] = Field(default_factory=list)
+    """Every exercise's main muscle is one of these (a body-part or muscle request)."""
+    max_level: Literal["beginner", "intermediate", "expert"] | None = None
+    """No exercise is above this catalog level (a beginner's workout)."""
+    harder_overall: bool | None = None
+    """True: no exercise has less work (load x reps x sets) than before and one has more; False: the
+    reverse (easier)."""
 
 
 class HistoryMatch(Strict):

@@ -26,6 +26,7 @@ from trainer.tools import (
     preferences,
     profile,
     readiness,
+    settings,
     timers,
     workout,
 )
@@ -49,6 +50,7 @@ CHAT_TOOLS: tuple[AnyTool, ...] = (
     *program_tools.TOOLS,
     *readiness.TOOLS,
     *profile.TOOLS,
+    *settings.TOOLS,
 )
 """The chat agent's tools, in the order its requests list them (the cached prefix depends on it)."""
 

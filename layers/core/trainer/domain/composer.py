@@ -97,6 +97,13 @@ _QUICK = re.compile(r"\bquick(?:ie)?\b|\bshort (?:workout|session|one)\b", re.I)
 _OLYMPIC = re.compile(r"\b(?:snatch|clean|jerk)\b", re.I)
 """Olympic-lift derivatives: technical, for experts only."""
 _ARTICLE = re.compile(r"^(?:a|an|the|my|any|some)\s+")
+_BEGINNER = re.compile(
+    r"\b(?:beginners?|novice|newbie|new to (?:this|working out|training|the gym|lifting|exercis\w*|fitness)"
+    r"|just (?:starting|started|getting started)|(?:my )?first (?:time|workout|ever)"
+    r"|never (?:trained|worked out|lifted|exercised|been to a gym))\b",
+    re.I,
+)
+"""Words that say the user is a beginner: the workout then keeps to beginner exercises."""
 _MOVEMENTS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(asked, re.I), re.compile(named))
     for asked, named in (
@@ -490,6 +497,8 @@ class _Plan:
     """Overrides the goal's set-and-rep style ('endurance' for a cardio request built from strength work)."""
     cap_min: int | None = None
     """The session length the workout must not exceed (ComposerRequest.session_cap_minutes)."""
+    restrict_to_focus: bool = False
+    """The request named muscles or a body part: every lift's primary muscle is one of `focus`."""
 
     @property
     def targets(self) -> set[str]:
@@ -535,6 +544,8 @@ def _plan(req: ComposerRequest) -> _Plan:
         if recent_cutoff and r.get("performed_at") and as_utc(r["performed_at"]) >= recent_cutoff
     }
     level = req.experience_level if req.experience_level in LEVELS else "intermediate"
+    if says_beginner(text, req.preferences):
+        level = "beginner"
     unit = weight_unit(req.weight_unit)
     sessions = req.progression_history if req.progression_history is not None else req.history
     return _Plan(
@@ -563,7 +574,19 @@ def _plan(req: ComposerRequest) -> _Plan:
         exercise_history=exercise_histories(sessions, unit, zone(req.timezone)),
         load_steps=req.load_steps or LoadSteps.for_unit(unit),
         movements=parsed.movements,
+        restrict_to_focus=bool(focus) and not parsed.mobility,
     )
+
+
+def says_beginner(text: str, preferences: Iterable[Mapping[str, Any]] = ()) -> bool:
+    """The request or an active preference says the user is a beginner ('I'm new to this')."""
+    said = [text, *(f"{p.get('description', '')} {p.get('guidance', '')}" for p in preferences)]
+    return any(_BEGINNER.search(t) for t in said)
+
+
+def on_focus(entry: CatalogEntry, plan: _Plan) -> bool:
+    """An exercise a muscle or body-part request allows: its primary muscle is one asked for."""
+    return not plan.restrict_to_focus or entry.primary_muscle in plan.focus
 
 
 def allowed(entry: CatalogEntry, plan: _Plan) -> bool:
@@ -973,7 +996,7 @@ def _main_pool(candidates: Sequence[CatalogEntry], plan: _Plan) -> list[CatalogE
         skip.add("plyometrics")
     technical = plan.level != "expert"
     kept = [e for e in pool if e.category not in skip and not (technical and _OLYMPIC.search(e.name))]
-    return kept or pool
+    return [e for e in kept or pool if on_focus(e, plan)]
 
 
 def _cardio_pools(
@@ -1082,7 +1105,8 @@ def _add_strength(
     planned = max(1, min(limit, math.ceil(left / 60 / per_exercise))) if left > 0 else 0
     ranked = _rank(pool, plan)
     picker = _Picker(ranked, plan, planned)
-    requested = _requested(ranked, plan) if planned and plan.movements else []
+    named = _rank(_main_pool(candidates, replace(plan, restrict_to_focus=False)), plan)
+    requested = _requested(named, plan) if planned and plan.movements else []
     lifts = 0
     while lifts < planned:
         entry = requested[lifts] if lifts < len(requested) else picker.next()
@@ -1186,6 +1210,8 @@ def _summary(exercises: Sequence[Exercise], total_sec: int) -> WorkoutSummary:
 
 def _why_nothing(plan: _Plan) -> str:
     parts = []
+    if plan.restrict_to_focus:
+        parts.append(f"asked for: {', '.join(sorted(plan.focus))}")
     if plan.blocked:
         parts.append(f"recovering: {', '.join(sorted(plan.blocked))}")
     if plan.avoided:
@@ -1204,6 +1230,23 @@ def prescribe_exercise(req: ComposerRequest, entry: CatalogEntry, order: int = 1
         return _exercise(entry, plan, order, minutes=10)
     except _BeyondRule as exc:
         raise ComposerError(f"Even the lightest weight here is too heavy for {entry.name} yet.") from exc
+
+
+_EASIER = re.compile(
+    r"\b(easier|simpler|less (?:hard|difficult|demanding)|too (?:hard|difficult|heavy))\b", re.I
+)
+_HARDER = re.compile(r"\b(harder|tougher|more (?:challenging|difficult)|too (?:easy|light))\b", re.I)
+
+
+def swap_level(old: CatalogEntry | None, user_level: str, text: str) -> str:
+    """The level a replacement should have: the old exercise's (else the user's), a step down or up when
+    the user asks for something easier or harder, never above the user's level."""
+    rank = LEVELS.index(old.level) if old is not None else LEVELS.index(user_level)
+    if _EASIER.search(text):
+        rank -= 1
+    elif _HARDER.search(text):
+        rank += 1
+    return LEVELS[max(0, min(rank, LEVELS.index(user_level)))]
 
 
 def _similarity(entry: CatalogEntry, shares: Mapping[str, float]) -> float:
@@ -1230,8 +1273,9 @@ def compose_replacement(
     focus = (req.focus_muscles if req.focus_muscles is not None else set()) | {primary}
     plan = _plan(ComposerRequest(**{**req.__dict__, "focus_muscles": focus}))
     old_key = name_key(old_exercise.exercise_name)
-    patterns = {p for p in map(_pattern, parsed.dislikes) if p}
-    if any(_name_excluded(old_exercise.exercise_name, d) for d in parsed.dislikes):
+    generic = [d for d in parsed.dislikes if len(name_key(d).split()) == 1]
+    patterns = {p for p in map(_pattern, generic) if p}
+    if any(_name_excluded(old_exercise.exercise_name, d) for d in generic):
         patterns.add(_pattern(old_exercise.exercise_name) or "")
     plan.avoid_patterns = frozenset(patterns - {""})
     taken = {name_key(n) for n in (*req.excluded_exercises, old_exercise.exercise_name, *avoid_names)}
@@ -1254,9 +1298,22 @@ def compose_replacement(
         same = same or [e for e in pool if _region(e.primary_muscle) == _region(primary)]
     if not same:
         raise ComposerError(f"No other exercise for {primary} fits the current constraints.")
+    old_pattern = _pattern(old_exercise.exercise_name)
+    if old_pattern and old_pattern not in plan.avoid_patterns and not asked:
+        same = [e for e in same if _pattern(e.name) == old_pattern] or same
     same_kind = [e for e in same if _kind(e) == old_kind] or same
+    level = swap_level(old_entry, plan.level, req.request_text or "")
+    loaded = bool(old_exercise.load_each) or equipment_class(
+        old_exercise.exercise_name, old_exercise.equipment or []
+    )
     scored = sorted(
-        _rank(same_kind, plan), key=lambda se: (-se[0] * (0.5 + _similarity(se[1], shares)), se[1].name)
+        _rank(same_kind, plan),
+        key=lambda se: (
+            abs(LEVELS.index(se[1].level) - LEVELS.index(level)),
+            (equipment_class(se[1].name, se[1].equipment) is not None) != bool(loaded),
+            -se[0] * (0.5 + _similarity(se[1], shares)),
+            se[1].name,
+        ),
     )
     minutes = old_exercise.duration_min if old_exercise.exercise_type == "duration" else None
     intervals = old_exercise.exercise_type == "intervals"

@@ -16,6 +16,7 @@ from typing import Any
 
 from trainer.domain.catalog import LEVELS, Catalog, CatalogEntry, instructions, load_catalog
 from trainer.domain.equipment import missing_equipment
+from trainer.domain.movements import movement_pattern
 from trainer.domain.muscles import canonical_muscle
 
 MATCH_THRESHOLD = 0.75
@@ -312,6 +313,90 @@ def alternatives(
     return found[:limit]
 
 
+PAINFUL_PATTERNS: dict[str, frozenset[str]] = {
+    "knee": frozenset({"squat", "lunge", "knee extension"}),
+    "shoulder": frozenset({"vertical push", "lateral raise", "front raise", "chest fly", "horizontal push"}),
+    "lower back": frozenset({"hip hinge", "squat"}),
+    "back": frozenset({"hip hinge", "squat"}),
+    "elbow": frozenset({"elbow extension", "elbow flexion"}),
+    "wrist": frozenset({"horizontal push", "elbow flexion"}),
+    "hip": frozenset({"squat", "lunge"}),
+    "ankle": frozenset({"squat", "lunge", "calf raise"}),
+}
+"""The movement patterns that load a sore joint: alternatives for a movement that hurts come from others."""
+_REGIONS: tuple[frozenset[str], ...] = (
+    frozenset({"Chest", "Back", "Shoulders", "Biceps", "Triceps", "Trapezius", "Forearms", "Neck"}),
+    frozenset({"Quadriceps", "Hamstrings", "Glutes", "Calves", "Abductors", "Adductors"}),
+    frozenset({"Abs", "Lower Back"}),
+)
+_JOINT_LOADING_NAMES = re.compile(r"jump|hop|bound|sprint|plyo|pistol|sissy|skater|burpee", re.I)
+"""Impact and deep single-joint moves left out of pain-free alternatives, whatever their pattern."""
+_JOINT_NAMES: dict[str, re.Pattern[str]] = {
+    "knee": re.compile(r"squat|lunge|step ?up|leg extension|split", re.I),
+    "shoulder": re.compile(r"press|raise|dip|handstand|pike|upright row|push ?up|pushup", re.I),
+    "lower back": re.compile(r"deadlift|good morning|row|squat|hyperextension|back extension", re.I),
+    "back": re.compile(r"deadlift|good morning|squat|hyperextension|back extension", re.I),
+    "elbow": re.compile(r"curl|extension|skull|dip|press", re.I),
+    "wrist": re.compile(r"push ?up|pushup|press|curl|plank", re.I),
+}
+"""Names of movements that load a sore joint whatever the pattern table says ('See-Saw Press')."""
+
+
+def joint_of(text: str) -> str | None:
+    """The joint a message names ('my knee', 'lower back', 'shoulders') in PAINFUL_PATTERNS' terms."""
+    lowered = text.lower()
+    return next((j for j in PAINFUL_PATTERNS if re.search(rf"\b{j}s?\b", lowered)), None)
+
+
+def pain_free_alternatives(
+    reference: CatalogEntry,
+    joint: str,
+    *,
+    available: Iterable[str] | None = None,
+    max_level: str | None = None,
+    limit: int = 5,
+    catalog: Catalog | None = None,
+) -> list[Alternative]:
+    """Exercises for `reference`'s muscles that do not load `joint` the way it does: none of the joint's
+    painful movement patterns (PAINFUL_PATTERNS) nor impact moves, strength work the equipment allows,
+    easiest first among equals (a sore joint is no time for a new, technical lift)."""
+    from trainer.domain.composer import STAPLE_EXERCISES  # the composer's well-known lifts
+
+    cat = catalog or load_catalog()
+    have = set(available) if available is not None else None
+    banned = PAINFUL_PATTERNS.get(joint, frozenset()) | (
+        {p} if (p := movement_pattern(reference.name)) and joint not in PAINFUL_PATTERNS else set()
+    )
+    rank = LEVELS.index(max_level) if max_level else len(LEVELS) - 1
+    worked = {m for m, s in reference.muscles if s >= 0.2}
+    region = next((r for r in _REGIONS if reference.primary_muscle in r), frozenset(worked))
+    found: list[Alternative] = []
+    for entry in cat.entries:
+        if entry.id == reference.id or entry.category not in STRENGTH_CATEGORIES:
+            continue
+        if LEVELS.index(entry.level) > rank or not _doable(entry, have):
+            continue
+        named = _JOINT_NAMES.get(joint)
+        if movement_pattern(entry.name) in banned or _JOINT_LOADING_NAMES.search(entry.name):
+            continue
+        if named is not None and named.search(entry.name):
+            continue
+        if entry.primary_muscle not in region:
+            continue
+        score = (
+            muscle_similarity(reference, entry)
+            + 0.3 * (entry.primary_muscle == reference.primary_muscle)
+            - 0.1 * LEVELS.index(entry.level)
+            + 0.1 * (entry.mechanic == "compound")
+            + 0.6 * (entry.name in STAPLE_EXERCISES)
+        )
+        shared = [m for m, _ in entry.muscles if m in worked] or [entry.primary_muscle]
+        reason = f"works {', '.join(shared)} without loading the {joint}"
+        found.append(Alternative(entry, round(score, 4), reason))
+    found.sort(key=lambda a: (-a.score, len(a.entry.name), a.entry.name))
+    return found[:limit]
+
+
 def _reason(reference: CatalogEntry, entry: CatalogEntry) -> str:
     shared = [m for m, _ in entry.muscles if reference.share_of(m) > 0]
     parts = []
@@ -320,6 +405,25 @@ def _reason(reference: CatalogEntry, entry: CatalogEntry) -> str:
     if shared:
         parts.append("works " + ", ".join(shared))
     return "; ".join(parts) or f"works {entry.primary_muscle}"
+
+
+_CUE = re.compile(
+    r"^(?:tip:\s*)?(?:keep|make sure|be sure|ensure|avoid|do not|don'?t|never|remember|maintain|focus|"
+    r"breathe|exhale|inhale|brace|squeeze|control|pause|look)\b",
+    re.I,
+)
+
+
+def form_cues(steps: Iterable[str], limit: int = 4) -> list[str]:
+    """The form cues in an exercise's instruction steps: the sentences that say what to keep, avoid,
+    squeeze or breathe ('Keep your back flat', 'Tip: do not lock your knees'), in order, at most `limit`."""
+    cues: list[str] = []
+    for step in steps:
+        for sentence in re.split(r"(?<=[.!?])\s+", step):
+            text = sentence.strip()
+            if _CUE.search(text) and text not in cues:
+                cues.append(re.sub(r"^tip:\s*", "", text, flags=re.I))
+    return cues[:limit]
 
 
 def summary_text(name: str, category: str, level: str, mechanic: str | None, force: str | None) -> str:

@@ -45,7 +45,7 @@ _MUSCLE_WORDS: list[tuple[str, tuple[str, ...]]] = [
     (r"adductors?|inner thighs?|groin", ("Adductors",)),
     (r"forearms?|grip", ("Forearms",)),
     (r"neck", ("Neck",)),
-    (r"arms", ("Biceps", "Triceps")),
+    (r"arms?", ("Biceps", "Triceps")),
     (r"legs?|lower[\s-]?body|leg day", ("Quadriceps", "Hamstrings", "Glutes", "Calves")),
     (r"upper[\s-]?body", ("Chest", "Back", "Shoulders", "Biceps", "Triceps")),
     (r"push(?![\s-]?ups?)", ("Chest", "Shoulders", "Triceps")),

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
-from trainer.offline import calendar_turns, checkins, handlers, location_edits, onboarding
+from trainer.offline import calendar_turns, checkins, handlers, location_edits, onboarding, requests
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
     ABOUT_GOALS,
@@ -69,7 +69,6 @@ from trainer.offline.patterns import (
     asked_exercise,
     corrects_a_log,
     schedule_days_ahead,
-    states_preference,
     stats_days_back,
     wants_workout,
 )
@@ -339,8 +338,19 @@ INTENTS: tuple[Intent, ...] = (
     Intent("stats", _matches(STREAK_OR_ADHERENCE), handlers.stats, (STATISTICS,),
            label="work out your stats"),
     Intent("convert", _matches(CONVERT), handlers.convert),
+    # workout requests and exercise knowledge (issue 18 items 7 and 9: trainer.offline.requests)
+    Intent("units", lambda m: requests.asks_units(m.text), requests.units, label="change your units"),
+    Intent("pain_alternatives", lambda m: requests.asks_pain_alternatives(m.text), requests.pain_alternatives,
+           EXERCISE_TOPICS + PREFERENCE_TOPICS),
+    Intent("show_exercise", lambda m: requests.asks_to_show(m.text), requests.show, CHANGE_TOPICS),
+    Intent("scheme", lambda m: requests.asks_scheme(m.text), requests.scheme, CHANGE_TOPICS,
+           label="change that exercise"),
+    Intent("intensity", lambda m: requests.asks_intensity(m.text), requests.intensity, CHANGE_TOPICS,
+           label="change that workout", expand=requests.intensity_steps),
     Intent("swap", _matches(SWAP), handlers.change_workout, CHANGE_TOPICS, label="swap that exercise",
-           first=lambda m: ("preference",) if states_preference(m.text) else ()),
+           first=lambda m: ("never",) if requests.says_never(m.text) and not INJURY.search(m.text)
+           else ("preference",) if INJURY.search(m.text) else ()),
+    Intent("never", lambda m: False, requests.never_again, PREFERENCE_TOPICS, label="save that preference"),
     Intent("adjust", _matches(ADJUST), handlers.change_workout, CHANGE_TOPICS, label="change that exercise"),
     # a saved location's equipment edited in words (before 'add'/'remove', which edit the workout)
     Intent("edit_location", lambda m: location_edits.edits_location(m.text), location_edits.edit_location,

@@ -138,7 +138,8 @@ UNSCHEDULE = rx(
     r"saturday|sunday)|\b(remove|delete|take)\b.*\b(from|off) (my |the )?(schedule|calendar)\b"
 )
 LOCATION = rx(
-    r"\b(?:i'?m|i am|currently|we'?re)\s+(?:at|in)\s+(?:the\s+|my\s+|a\s+)?(?P<a>[a-z0-9' -]{2,40}?)"
+    r"\b(?:i'?m|i am|currently|we'?re)\s+(?:back\s+)?(?:at|in)\s+(?:the\s+|my\s+|a\s+)?"
+    r"(?P<a>[a-z0-9' -]{2,40}?)"
     r"(?=\s+(?:today|now|right now|and|so|this)\b|[.,!?;]|$)|"
     r"\b(?:go(?:ing)?|mov(?:e|ing)|head(?:ing)?)\s+back\s+to\s+(?:the\s+|my\s+)?"
     r"(?P<c>[a-z0-9' -]{0,30}(?:gym|home|studio|garage|room|club))\b|"

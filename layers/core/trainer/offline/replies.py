@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from trainer.domain.exercise_search import form_cues
 from trainer.domain.units import convert_distance, convert_weight
 from trainer.domain.workout_grouping import UTC_ZONE
 from trainer.offline.conversation import PastCall
@@ -59,6 +60,7 @@ from trainer.tools.logging import (
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
 from trainer.tools.profile import UpdateProfileResult
 from trainer.tools.readiness import CheckReadinessResult
+from trainer.tools.settings import SetUnitsResult
 from trainer.tools.timers import TimersResult
 from trainer.tools.workout import (
     AddResult,
@@ -393,10 +395,16 @@ def exercise_answer(text: str, result: SearchExercisesResult, location: str | No
                 f"I couldn't find an alternative to {result.reference.name} that fits the equipment you have."
             )
         where = f" with the equipment at {result.location}" if result.location else ""
-        lines = [f"Instead of {result.reference.name}, you could do these{where}:"]
+        sparing = f" that go easy on your {result.painful_joint}" if result.painful_joint else ""
+        lines = [f"Instead of {result.reference.name}, you could do these{sparing}{where}:"]
         for info in result.exercises:
             why = f" - {info.why}" if info.why else ""
             lines.append(f"- {info.name}{why}")
+        if result.painful_joint:
+            lines.append(
+                "Keep every movement pain-free, and stop if it hurts; if the pain is sharp or lasts, have a "
+                "physiotherapist or doctor look at it. I haven't changed your workouts or saved anything."
+            )
         return "\n".join(lines)
     if not result.exercises:
         return "I couldn't find that exercise in my catalog - try its full name."
@@ -409,6 +417,8 @@ def exercise_answer(text: str, result: SearchExercisesResult, location: str | No
     if info.instructions:
         lines.append("How to do it:")
         lines.extend(f"{n}. {step}" for n, step in enumerate(info.instructions, start=1))
+        if cues := form_cues(info.instructions):
+            lines.append("Form cues: " + " ".join(cues))
     return "\n".join(lines)
 
 
@@ -707,6 +717,13 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
             if adjustments:
                 lines.append(f"Based on today's check-in I {joined(adjustments)}.")
             return "\n".join(lines)
+        case SetUnitsResult(weight_unit=weight, distance_unit=distance, changed=changed):
+            if not changed:
+                return f"You're already set to {weight} and {distance} - nothing to change."
+            return (
+                f"Done - from now on I'll give loads in {weight} and distances in {distance}. "
+                "What you've logged keeps its numbers; I only show them in the new units."
+            )
         case SwapResult(old_name=old_name, new_exercise=new):
             return f"Swapped {old_name} for {new.get('exercise_name')}: {prescription(new)}."
         case AdjustResult(old_values=old_values, exercise=after):

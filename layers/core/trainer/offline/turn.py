@@ -72,6 +72,7 @@ IntentName = Literal[
     "program", "show_plan", "planned_workout", "change_week", "change_day", "milestone_progress",
     "readiness", "new_location", "onboarding", "profile", "profile_next", "edit_location",
     "training_days", "missed", "skip_session", "swap_sessions",
+    "units", "pain_alternatives", "show_exercise", "scheme", "intensity", "never",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
 DATED_RESULTS = (

@@ -17,6 +17,7 @@ from trainer.domain.exercise_search import (
     match_names,
     name_score,
     name_tokens,
+    pain_free_alternatives,
     search_exercises,
     shares_text,
     summary_text,
@@ -47,6 +48,13 @@ class SearchExercisesArgs(BaseModel):
         max_length=120,
         description="An exercise to replace: finds exercises with the same movement pattern and muscles "
         "that the user's equipment allows",
+    )
+    painful_joint: (
+        Literal["knee", "shoulder", "lower back", "back", "elbow", "wrist", "hip", "ankle"] | None
+    ) = Field(
+        default=None,
+        description="With alternatives_to, when the exercise hurts: alternatives for its muscles that avoid "
+        "the movement patterns loading this joint",
     )
     muscle: Muscle | None = Field(default=None, description="Only exercises that work this muscle")
     category: Category | None = None
@@ -105,6 +113,8 @@ class SearchExercisesResult(ToolResult):
     """The equipment the results were limited to; None when any equipment was allowed."""
     equipment_from: EquipmentFrom = "any"
     location: str | None = None
+    painful_joint: str | None = None
+    """The joint the alternatives spare (alternatives to a movement that hurts)."""
 
 
 def _info(entry: CatalogEntry, *, steps: bool, have: set[str] | None, why: str | None = None) -> ExerciseInfo:
@@ -165,15 +175,27 @@ class SearchExercises(Tool[SearchExercisesArgs, SearchExercisesResult]):
             reference = find_exercise(args.alternatives_to)
             if reference is None:
                 raise _not_found(args.alternatives_to)
-            found = [
-                a
-                for a in alternatives(
+            options = (
+                pain_free_alternatives(
+                    reference,
+                    args.painful_joint,
+                    available=limit_to,
+                    max_level=args.level,
+                    limit=len(load_catalog()),
+                )
+                if args.painful_joint
+                else alternatives(
                     reference,
                     available=limit_to,
                     avoid_name=args.alternatives_to,
                     max_level=args.level,
                     limit=len(load_catalog()),
                 )
+            )
+            result.painful_joint = args.painful_joint
+            found = [
+                a
+                for a in options
                 if (args.muscle is None or a.entry.share_of(args.muscle) > 0)
                 and (args.category is None or a.entry.category == args.category)
             ][: args.limit]
@@ -210,7 +232,8 @@ class SearchExercises(Tool[SearchExercisesArgs, SearchExercisesResult]):
     def format(self, result: SearchExercisesResult) -> str:
         lines: list[str] = []
         if result.reference is not None:
-            lines.append(f"Alternatives to {_summary(result.reference)}:")
+            sparing = f" that spare the {result.painful_joint}" if result.painful_joint else ""
+            lines.append(f"Alternatives to {_summary(result.reference)}{sparing}:")
         if result.equipment is not None:
             where = f"at {result.location} " if result.location else ""
             lines.append(f"Limited to the equipment {where}({', '.join(result.equipment)})")

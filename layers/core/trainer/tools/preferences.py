@@ -38,7 +38,8 @@ class SetPreference(Tool[SetPreferenceArgs, SetPreferenceResult]):
     description = (
         "Save a user preference (injury, dislikes, time limits, equipment, intensity...). Choose the type "
         "and the temporal behaviour from what the user said: permanent, expires_at for a while, or "
-        "delete_after_use for the next workout only."
+        "delete_after_use for the next workout only. A dislike said while swapping an exercise ('swap it, I "
+        "don't like it') is only a swap; save it when the user makes it lasting ('never give me that again')."
     )
     Args = SetPreferenceArgs
     Result = SetPreferenceResult

@@ -186,7 +186,8 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
         "Create a structured workout (an exercise_list artifact) that becomes the current workout. "
         "Each exercise follows one of 4 types: reps, hold, duration or intervals. Returns artifact_id, "
         "workout_id and an id per exercise. Afterwards you MUST call message_notify_user with the "
-        "artifact_id to show it."
+        "artifact_id to show it. A request for a body part or muscles ('upper body', 'arms') means every "
+        "exercise mainly trains those muscles; a beginner gets beginner-level exercises."
     )
     Args = GenerateArgs
     Result = GenerateResult
@@ -479,7 +480,8 @@ class SwapExercise(Tool[SwapArgs, SwapResult]):
     name = "swap_exercise"
     description = (
         "Replace one exercise of the current workout with a new one (same schema as generate_workout "
-        "exercises). Identify it by id (ex_...) or order number."
+        "exercises). Identify it by id (ex_...) or order number. Keep the movement pattern and a similar "
+        "difficulty (an incline press for another loaded press, not push-ups) unless the user asks otherwise."
     )
     Args = SwapArgs
     Result = SwapResult
