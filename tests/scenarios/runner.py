@@ -16,7 +16,9 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from datetime import time as dt_time
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 import httpx
 from pydantic import SecretStr
@@ -99,6 +101,22 @@ class TurnRecord:
     cost_cents: float
     usage: dict[str, int]
     failures: list[str]
+
+
+LOCAL_DAY_MARGIN = timedelta(minutes=3)
+"""A scenario is seeded and played on one local day: one that would start this close to the user's
+midnight waits for it (a plan seeded on 'tomorrow' before midnight is 'today' after it)."""
+
+
+async def within_one_local_day(zone: str, now: datetime | None = None) -> float:
+    """Waits past the user's next local midnight when it is within LOCAL_DAY_MARGIN; the seconds waited."""
+    local = (now or datetime.now(UTC)).astimezone(ZoneInfo(zone))
+    midnight = datetime.combine(local.date() + timedelta(days=1), dt_time(0), tzinfo=local.tzinfo)
+    left = (midnight - local).total_seconds()
+    if left > LOCAL_DAY_MARGIN.total_seconds():
+        return 0.0
+    await asyncio.sleep(left + 1)
+    return left + 1
 
 
 @dataclass
@@ -261,6 +279,7 @@ class ScenarioRunner:
         return result
 
     async def _play(self, scenario: Scenario, result: ScenarioResult) -> None:
+        await within_one_local_day(scenario.user.timezone)
         user_id = await seed_user(self.db, scenario.user, datetime.now(UTC))
         if scenario.user.training_plan is not None:
             await seed_training_plan(self.seed_programs, user_id, scenario.user, datetime.now(UTC))
