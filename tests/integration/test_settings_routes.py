@@ -299,7 +299,7 @@ async def test_locations_are_created_edited_made_current_and_deleted_as_the_chat
         ("DELETE", f"/me/locations/{bobs}", None),
         ("POST", f"/me/locations/{bobs}/current", None),
         ("PATCH", "/me/locations/not-a-uuid", {"name": "x"}),
-        ("DELETE", f"/me/locations/{home_id[:-1]}0", None),
+        ("DELETE", f"/me/locations/{home_id[:-1]}{'1' if home_id.endswith('0') else '0'}", None),
     ):
         answer = await client.request(method, path, json=body, headers=headers)
         assert error(answer) == (404, "location_not_found"), (method, path)
