@@ -16,7 +16,9 @@ import re
 from typing import Any
 
 from trainer.domain.onboarding import QUESTIONS, ProfileField, ProfileQuestion, next_question
+from trainer.domain.weekdays import WEEKDAYS
 from trainer.domain.workout_checks import muscles_in_text
+from trainer.offline.parsing import available_days
 from trainer.offline.patterns import INJURY, wants_workout
 from trainer.offline.replies import summarize
 from trainer.offline.turn import REPLY_TOOLS, IntentName, Step, Turn, ask, notify
@@ -69,9 +71,7 @@ HEIGHT_CM = rx(r"\b(1\d{2}|2[0-4]\d)\s*cm\b")
 HEIGHT_FT = rx(r"\b([4-7])\s*(?:'|ft|foot|feet)\s*(\d{1,2})?\s*(?:\"|''|in(?:ches)?)?")
 _DAY = (r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)"
         r"s?\b")  # fmt: skip
-DAY = rx(r"\b" + _DAY)
 DAY_RANGE = rx(r"\b" + _DAY + r"\s*(?:-|to|through|thru|till|until)\s*" + _DAY)
-WEEKDAY_ORDER = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 DAYS_CUE = rx(
     r"\b(i can (?:train|work ?out|lift|exercise|make it|get to the gym|go|do)|i'?m (?:free|available)|"
     r"available|free on|train(?:ing)? (?:on|days)|my (?:training )?days|days i can|work(?:s)? for me|"
@@ -154,23 +154,23 @@ def _experience(text: str) -> str | None:
     return None
 
 
-def _weekday(word: str) -> str:
+def _weekday(word: str) -> int:
     word = word.lower()
-    return next(d for d in WEEKDAY_ORDER if d.lower().startswith(word[:3]))
+    return next(i for i, d in enumerate(WEEKDAYS) if d.lower().startswith(word[:3]))
 
 
 def parse_days(text: str) -> list[str]:
-    """Weekdays a sentence names, ranges ('Monday to Friday'), 'weekdays' and 'weekends' included."""
-    found: set[str] = set()
+    """Weekdays a sentence names (trainer.offline.parsing.available_days), ranges ('Monday to Friday'),
+    'weekdays' and 'weekends' included."""
+    found: set[str] = set(available_days(text))
     for m in DAY_RANGE.finditer(text):
-        first, last = WEEKDAY_ORDER.index(_weekday(m.group(1))), WEEKDAY_ORDER.index(_weekday(m.group(2)))
-        found.update(WEEKDAY_ORDER[i % 7] for i in range(first, last + 1 if last >= first else last + 8))
-    found.update(_weekday(m.group(1)) for m in DAY.finditer(text))
+        first, last = _weekday(m.group(1)), _weekday(m.group(2))
+        found.update(WEEKDAYS[i % 7] for i in range(first, last + 1 if last >= first else last + 8))
     if re.search(r"\bweekdays\b", text, re.I):
-        found.update(WEEKDAY_ORDER[:5])
+        found.update(WEEKDAYS[:5])
     if re.search(r"\bweekends?\b", text, re.I):
-        found.update(WEEKDAY_ORDER[5:])
-    return [d for d in WEEKDAY_ORDER if d in found]
+        found.update(WEEKDAYS[5:])
+    return [d for d in WEEKDAYS if d in found]
 
 
 def _session_minutes(text: str) -> int | None:
