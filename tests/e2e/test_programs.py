@@ -2,7 +2,8 @@
 12-week plan, 4 days a week, answers at once with the plan being built; the plan becomes `ready` with
 deload weeks; the hourly schedule (`trainer schedule run-hourly`, at the time week 2 is due) builds week
 2 once although its `WeekDue` is delivered twice and the schedule runs twice; today's workout message is
-at most 1,600 characters; a pasted text workout imports."""
+at most 1,600 characters; a pasted text workout imports; a session added to the calendar twice with one
+`Idempotency-Key` (a retry after a lost answer) is there once."""
 
 from __future__ import annotations
 
@@ -177,3 +178,16 @@ def test_a_pasted_text_workout_imports(local_stack: Stack) -> None:
         )
         refused = http.post("/workouts/import", json={"text": "No idea what to do today, any thoughts?"})
         assert refused.status_code == 422 and refused.json()["error"]["code"] == "not_a_workout"
+
+
+def test_a_session_added_again_with_its_key_is_on_the_calendar_once(local_stack: Stack) -> None:
+    with newcomer(local_stack) as http:
+        day = (datetime.now(UTC).date() + timedelta(days=2)).isoformat()
+        body = {"date": day, "time": "18:00", "workout_type": "Zone 2 Run"}
+        key = {"Idempotency-Key": str(uuid.uuid4())}
+        added = http.post("/workouts", json=body, headers=key)
+        assert added.status_code == 201, added.text
+        retried = http.post("/workouts", json=body, headers=key)  # the first answer was lost
+        assert (retried.status_code, retried.json()) == (201, added.json())
+        listed = http.get("/workouts", params={"from": day, "to": day}).json()["workouts"]
+        assert [w["id"] for w in listed if w["source"] == "calendar"] == [added.json()["workout"]["id"]]

@@ -1,8 +1,10 @@
-"""`Idempotency-Key` on the POSTs that start work (issue 19 item 1; Stripe's model): the same key from the
-same user within 24 hours never starts a second turn or plan. The first request claims the key
-atomically (trainer.store.stream_records); a retry with the same body gets the first request's response
-(waiting for it while it runs), a retry with another body is `422 idempotency_key_reused`. A request
-that fails gives its key up, so a retry can run it (nothing was started that a retry would repeat).
+"""`Idempotency-Key` on the POSTs that start work (issue 19 item 1; Stripe's model) and on the calendar's
+writes (issue 18: a retried add must not add the session twice, nor a retried swap swap it back): the
+same key from the same user within 24 hours never starts a second turn or plan, nor writes twice. The
+first request claims the key atomically (trainer.store.stream_records); a retry with the same body gets
+the first request's response (waiting for it while it runs), a retry with another body is `422
+idempotency_key_reused`. A request that fails gives its key up, so a retry can run it (nothing was
+started that a retry would repeat).
 """
 
 from __future__ import annotations
@@ -71,14 +73,15 @@ async def run_once(
     user_id: str,
     scope: IdempotencyScope,
     key: str | None,
-    body: BaseModel,
+    body: BaseModel | dict[str, Any],
     run: Callable[[], Awaitable[tuple[int, BaseModel]]],
     *,
     wait_seconds: float,
 ) -> JSONResponse:
     """Runs `run` once per key: its status and JSON body, stored with the key, are what every retry
     gets. A retry while the first runs waits for it (up to `wait_seconds`, then `409
-    request_in_progress`)."""
+    request_in_progress`). `body` is what a retry must repeat to be the same request (its hash): the
+    validated body, with the path's ids when the route has any."""
     if keys is None or key is None:
         status, model = await run()
         return JSONResponse(model.model_dump(mode="json", by_alias=True), status_code=status)

@@ -26,7 +26,9 @@ from trainer.store.dynamo_tables import aws_client, in_thread
 
 FRAME_ID_WIDTH = 16
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
-IdempotencyScope = Literal["stream", "chat", "plans", "import"]
+IdempotencyScope = Literal["stream", "chat", "plans", "import", "workouts", "workout_change"]
+"""The route a key belongs to (a key is per user and route): `workouts` adds a calendar session
+(`POST /workouts`), `workout_change` moves, skips or swaps one (`PATCH /workouts/{id}`)."""
 
 
 @dataclass(frozen=True)

@@ -274,19 +274,36 @@ async def local_today(data: UserData, deps: ProgramDeps) -> tuple[date, Any]:
     "/workouts",
     status_code=201,
     response_model=WorkoutResponse,
-    responses=error_responses(AUTHENTICATED, JSON_BODY, CHANGE_ERRORS, DATABASE),
+    responses=error_responses(AUTHENTICATED, JSON_BODY, CHANGE_ERRORS, DATABASE, KEY_ERRORS),
 )
 async def create_workout(
-    container: ContainerDep, user_id: RegisteredUserId, body: WorkoutCreate
-) -> WorkoutResponse:
+    container: ContainerDep,
+    user_id: RegisteredUserId,
+    body: WorkoutCreate,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> JSONResponse:
     """Adds a session to the calendar on a day (today or later), at a time if given; it is listed by
     `GET /workouts` with the plan's days (a plan rest day included) under the id the chat's schedule
-    tools take."""
+    tools take. With an `Idempotency-Key`, a retry gets the first answer (the same session) and adds
+    no second one."""
+    deps = require_programs(container)
+    return await run_once(
+        container.stream_records,
+        user_id,
+        "workouts",
+        idempotency_key,
+        body,
+        lambda: add_workout(deps, user_id, body),
+        wait_seconds=KEY_WAIT_SECONDS,
+    )
+
+
+async def add_workout(deps: ProgramDeps, user_id: str, body: WorkoutCreate) -> tuple[int, WorkoutResponse]:
+    """`POST /workouts`'s write, run once per `Idempotency-Key`: the session added, as listed."""
     from datetime import datetime, time
 
     from trainer.services.errors import UserDataError
 
-    deps = require_programs(container)
     data = user_data(deps, user_id)
     today, tz = await local_today(data, deps)
     if body.date < today:
@@ -303,29 +320,50 @@ async def create_workout(
         raise ApiError(422, "invalid_workout_change", str(exc)) from None
     shown = await calendar_day(data, row["id"])
     assert shown is not None
-    return WorkoutResponse(workout=shown)
+    return 201, WorkoutResponse(workout=shown)
 
 
 @router.patch(
     "/workouts/{workout_id}",
     response_model=WorkoutChanged,
-    responses=error_responses(AUTHENTICATED, JSON_BODY, WORKOUT_SCOPED, CHANGE_ERRORS, DATABASE),
+    responses=error_responses(AUTHENTICATED, JSON_BODY, WORKOUT_SCOPED, CHANGE_ERRORS, DATABASE, KEY_ERRORS),
 )
 async def update_workout(
-    container: ContainerDep, user_id: UserId, workout_id: str, body: WorkoutChange
-) -> WorkoutChanged:
+    container: ContainerDep,
+    user_id: UserId,
+    workout_id: str,
+    body: WorkoutChange,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> JSONResponse:
     """Moves (`date`), skips (`status: skipped`) or swaps (`swap_with`: the two exchange days) one
     session of the calendar: a plan day (it moves onto a rest day of its plan) or a calendar workout
-    (it keeps its time of day). `recovery_warning` says when hard sessions end up on consecutive days."""
-    from datetime import datetime
-
-    from trainer.services.errors import UserDataError
-
+    (it keeps its time of day). `recovery_warning` says when hard sessions end up on consecutive days.
+    With an `Idempotency-Key`, a retry gets the first answer and changes nothing again (a retried swap
+    does not swap the two back); the key with another session's id is another body."""
     if body.date is None and body.status is None and body.swap_with is None:
         raise ApiError(422, "invalid_workout_change", "Give `date`, `status` or `swap_with`.")
     if body.swap_with is not None and body.date is not None:
         raise ApiError(422, "invalid_workout_change", "Move (`date`) or swap (`swap_with`), not both.")
     deps = require_programs(container)
+    return await run_once(
+        container.stream_records,
+        user_id,
+        "workout_change",
+        idempotency_key,
+        {"workout_id": workout_id, "change": body.model_dump(mode="json")},
+        lambda: change_workout(deps, user_id, workout_id, body),
+        wait_seconds=KEY_WAIT_SECONDS,
+    )
+
+
+async def change_workout(
+    deps: ProgramDeps, user_id: str, workout_id: str, body: WorkoutChange
+) -> tuple[int, WorkoutChanged]:
+    """`PATCH /workouts/{id}`'s write, run once per `Idempotency-Key`: the session as changed."""
+    from datetime import datetime
+
+    from trainer.services.errors import UserDataError
+
     data = user_data(deps, user_id)
     entry = await data.schedule.entry(workout_id)
     if entry is None:
@@ -354,7 +392,7 @@ async def update_workout(
         raise ApiError(422, "invalid_workout_change", str(exc)) from None
     shown = await calendar_day(data, entry["id"])
     assert shown is not None
-    return WorkoutChanged(workout=shown, swapped_with=other, recovery_warning=warning)
+    return 200, WorkoutChanged(workout=shown, swapped_with=other, recovery_warning=warning)
 
 
 def check_range(date_from: date, date_to: date) -> None:
