@@ -370,6 +370,9 @@ def test_405_allows_every_method_of_the_path(client: TestClient) -> None:
     assert_error(response, 405, "method_not_allowed")
     assert response.headers["allow"] == "DELETE, GET"
     assert client.patch("/user-settings", headers=auth()).headers["allow"] == "GET, PUT"
+    # a literal path wins over a template listed before it that matches it too
+    assert client.options("/workouts/import", headers=auth()).headers["allow"] == "POST"
+    assert client.options("/workouts/w-1", headers=auth()).headers["allow"] == "GET, PATCH"
 
 
 def test_the_openapi_shows_the_limits_of_the_settings_the_app_was_built_with(app: FastAPI) -> None:

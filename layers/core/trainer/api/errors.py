@@ -129,16 +129,19 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 def documented_methods(document: dict[str, Any], path: str) -> list[str]:
     """The methods the OpenAPI document has for `path` (Starlette's 405 names only the methods of
-    the first route on the path: GET but not DELETE for /agent/sessions/{id})."""
+    the first route on the path: GET but not DELETE for /agent/sessions/{id}). A literal segment wins
+    over a parameter, as in the router: /workouts/import is POST's, not /workouts/{workout_id}'s."""
     wanted = path.rstrip("/").split("/")
+    matches: list[tuple[int, list[str]]] = []
     for template, item in document.get("paths", {}).items():
         parts = template.rstrip("/").split("/")
         if len(parts) == len(wanted) and all(
             part == segment or (part.startswith("{") and segment)
             for part, segment in zip(parts, wanted, strict=True)
         ):
-            return sorted(method.upper() for method in item if method in HTTP_METHODS)
-    return []
+            parameters = sum(part.startswith("{") for part in parts)
+            matches.append((parameters, sorted(method.upper() for method in item if method in HTTP_METHODS)))
+    return min(matches, key=lambda match: match[0])[1] if matches else []
 
 
 HTTP_METHODS = frozenset({"get", "put", "post", "delete", "patch", "head", "options", "trace"})
