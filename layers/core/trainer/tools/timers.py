@@ -129,6 +129,7 @@ class ExerciseTimerArgs(BaseModel):
 
 class GenerateExerciseTimer(Tool[ExerciseTimerArgs, TimersResult]):
     name = "generate_exercise_timer"
+    can_finish = True
     description = (
         "Build the timer (work, rest, hold and transition phases) for one exercise of the current workout "
         "or for an exercise given inline."
@@ -169,6 +170,7 @@ class WorkoutTimersArgs(BaseModel):
 
 class GenerateWorkoutTimers(Tool[WorkoutTimersArgs, TimersResult]):
     name = "generate_workout_timers"
+    can_finish = True
     description = (
         "Build timers for the current workout (or the listed exercises of it): one timer per exercise, "
         "one per group (circuit, superset...) with its rounds."

@@ -179,15 +179,19 @@ class GenerateResult(WorkoutChange):
     prescribed: list[dict[str, Any]] = Field(default_factory=list)
     """The exercises as stored (loads fitted to the location, in the user's unit)."""
 
+    def unfinished(self) -> str | None:
+        return "the problems above need fixing before the workout is delivered" if self.problems else None
+
 
 class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
     name = "generate_workout"
+    can_finish = True
     description = (
         "Create a structured workout (an exercise_list artifact) that becomes the current workout. "
         "Each exercise follows one of 4 types: reps, hold, duration or intervals. Returns artifact_id, "
-        "workout_id and an id per exercise. Afterwards you MUST call message_notify_user with the "
-        "artifact_id to show it. A request for a body part or muscles ('upper body', 'arms') means every "
-        "exercise mainly trains those muscles; a beginner gets beginner-level exercises."
+        "workout_id and an id per exercise; final: true delivers it. A request for a body part or "
+        "muscles ('upper body', 'arms') means every exercise mainly trains those muscles; a beginner "
+        "gets beginner-level exercises."
     )
     Args = GenerateArgs
     Result = GenerateResult
@@ -478,6 +482,7 @@ class SwapResult(WorkoutChange):
 
 class SwapExercise(Tool[SwapArgs, SwapResult]):
     name = "swap_exercise"
+    can_finish = True
     description = (
         "Replace one exercise of the current workout with a new one (same schema as generate_workout "
         "exercises). Identify it by id (ex_...) or order number. Keep the movement pattern and a similar "
@@ -554,6 +559,7 @@ class AdjustResult(WorkoutChange):
 
 class AdjustExercise(Tool[AdjustArgs, AdjustResult]):
     name = "adjust_exercise"
+    can_finish = True
     description = (
         "Modify fields of one exercise in the current workout (sets, reps, load_each, rest_sec, "
         "hold_sec, duration_min, rounds, work_sec, order, ...). Only include fields you want to change."
@@ -656,6 +662,7 @@ class RemoveResult(WorkoutChange):
 
 class RemoveExercise(Tool[RemoveArgs, RemoveResult]):
     name = "remove_exercise"
+    can_finish = True
     description = "Remove one exercise from the current workout; the exercises after it move up one position."
     Args = RemoveArgs
     Result = RemoveResult
@@ -720,9 +727,13 @@ class AddResult(WorkoutChange):
     reason: str | None = None
     problems: list[str] = Field(default_factory=list)
 
+    def unfinished(self) -> str | None:
+        return "the problems above need fixing before the workout is delivered" if self.problems else None
+
 
 class AddExerciseToWorkout(Tool[AddArgs, AddResult]):
     name = "add_exercise_to_workout"
+    can_finish = True
     description = (
         "Add one exercise to the current workout, at a position (order) or at the end; the exercises "
         "from that position move down one. Same schema as generate_workout exercises (omit id). "
