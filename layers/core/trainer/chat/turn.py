@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from trainer.agents.closing import ClosingReplies, ClosingReply, FinishedCall
+from trainer.agents.closing import ClosingReplies, FinishedCall
 from trainer.agents.definitions import AgentDefinition
 from trainer.agents.prompts import PromptStore
 from trainer.agents.steps import EndTurn, FinalOutput, ModelTurn, run_steps
@@ -140,14 +140,14 @@ class ChatDeps:
     sources: Callable[[str], SourceFetcher]
     """The source fetcher for a user id."""
     settings: Settings
+    closing_replies: ClosingReplies
+    """Writes the reply of a turn whose last call was marked final (`Tool.can_finish`)."""
     context_builder: ContextBuilder | None = None
     publisher: EventPublisher | None = None
     budget: UsageLimits | None = None
     db: Database | None = None
     coach: WorkoutCoach | None = None
     programs: ProgramDeps | None = None
-    closing_replies: ClosingReplies | None = None
-    """Writes the reply of a turn whose last call was marked final (None: a bare 'Done.')."""
     hooks: TurnHooks = field(default_factory=TurnHooks)
     clock: Callable[[], datetime] = _utcnow
     cost: Callable[[str, Usage], float] = model_cost_cents
@@ -483,12 +483,7 @@ class _Turn:
             and (tool := toolset.get(action.tool)) is not None
             and tool.can_finish
         ]
-        writer = self.deps.closing_replies
-        closing = (
-            await writer.write(self.session.user_id, self.message, finished)
-            if writer is not None
-            else ClosingReply("Done.")
-        )
+        closing = await self.deps.closing_replies.write(self.session.user_id, self.message, finished)
         reply = toolset.text_reply(closing.message, artifact_id=closing.artifact_id, final=True)
         if reply is None:
             return
