@@ -53,12 +53,16 @@ class ReadNote(SaveNote):
     can_finish = False
 
 
+async def no_frames(frame: Any) -> None:
+    return None
+
+
 def context() -> ToolContext:
     return ToolContext(
         user_id=USER,
         session_id="s1",
         store=InMemorySessionStore(),
-        emit=None,
+        emit=no_frames,
         now=lambda: datetime(2026, 11, 26, tzinfo=UTC),
     )
 
