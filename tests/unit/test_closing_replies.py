@@ -105,6 +105,7 @@ async def test_a_final_workout_call_is_the_whole_turn_with_a_reply_written_from_
         "Push-ups",
         "Plank",
     ]
+    assert "message_notify_user" not in result.actions[0].outcome.formatted  # no delivery note: done
     delivered = result.actions[1]
     artifact_id = result.actions[0].outcome.result.artifact_id  # type: ignore[union-attr]
     assert delivered.args == {"message": message, "artifact_id": artifact_id, "final": True}
@@ -127,6 +128,7 @@ async def test_without_final_the_model_writes_its_own_reply() -> None:
     result = await h.loop.run_turn(USER, "chest workout please")
     assert len(h.model.requests) == 2
     assert result.response.messages == ["Here it is"]
+    assert "You MUST now call message_notify_user" in result.actions[0].outcome.formatted
 
 
 def request_with(*tools: Any) -> ModelRequest:

@@ -229,6 +229,8 @@ class ToolSet:
         if final and (unfinished := result.unfinished()) is not None:
             final = False
             body = f"{body}\nNot final: {unfinished}; the turn goes on."
+        if not final and (note := result.delivery_note()) is not None:
+            body = f"{body}\n{note}"
         ends = tool.turn_ends_after(result) or ("done" if final else None)
         return ToolOutcome(
             name, result, body, wrap_observation(name, body, success=True), ends, finishes=final

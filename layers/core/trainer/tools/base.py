@@ -109,6 +109,11 @@ class ToolResult(BaseModel):
     def delivered_artifact(self) -> DeliveredArtifact | None:
         return None
 
+    def delivery_note(self) -> str | None:
+        """What the model must do to show the user what this result made (deliver its artifact), added
+        to the observation unless the call was final (its closing reply delivers it)."""
+        return None
+
     def unfinished(self) -> str | None:
         """Why a call marked final must not end the turn yet (the model reads it and goes on), or
         None (default: a successful call can finish)."""

@@ -182,6 +182,12 @@ class GenerateResult(WorkoutChange):
     def unfinished(self) -> str | None:
         return "the problems above need fixing before the workout is delivered" if self.problems else None
 
+    def delivery_note(self) -> str | None:
+        return (
+            f"IMPORTANT: You MUST now call message_notify_user with artifact_id={self.artifact_id} "
+            "to show this workout to the user."
+        )
+
 
 class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
     name = "generate_workout"
@@ -297,10 +303,6 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
         if result.problems:
             lines.append("Problems to fix before delivering:")
             lines.extend(f"  - {p}" for p in result.problems)
-        lines.append(
-            f"IMPORTANT: You MUST now call message_notify_user with artifact_id={result.artifact_id} "
-            "to show this workout to the user."
-        )
         return "\n".join(lines)
 
 
@@ -730,6 +732,11 @@ class AddResult(WorkoutChange):
     def unfinished(self) -> str | None:
         return "the problems above need fixing before the workout is delivered" if self.problems else None
 
+    def delivery_note(self) -> str | None:
+        if not self.artifact_id:
+            return None
+        return f"Deliver the updated workout with message_notify_user and artifact_id={self.artifact_id}."
+
 
 class AddExerciseToWorkout(Tool[AddArgs, AddResult]):
     name = "add_exercise_to_workout"
@@ -781,10 +788,6 @@ class AddExerciseToWorkout(Tool[AddArgs, AddResult]):
         if result.problems:
             lines.append("Problems to fix before delivering:")
             lines.extend(f"  - {p}" for p in result.problems)
-        if result.artifact_id:
-            lines.append(
-                f"Deliver the updated workout with message_notify_user and artifact_id={result.artifact_id}."
-            )
         return "\n".join(lines)
 
 
