@@ -14,6 +14,7 @@ from trainer.chat.hooks import TurnHooks
 from trainer.chat.turn import ChatDeps, ChatRunner
 from trainer.container import FixedModel
 from trainer.frames import Frame, frame_json
+from trainer.offline.closing import ResultReplies
 from trainer.providers.ports import InitializerResponse, InitializerResult, KnowledgeSelection
 from trainer.settings import Settings
 from trainer.tools.base import AnyTool, WorkoutCoach
@@ -175,6 +176,7 @@ def make_harness(
             sources=lambda _user_id: fetcher,
             publisher=publisher,
             settings=settings,
+            closing_replies=ResultReplies(None, clock=lambda: FIXED_NOW),
             coach=coach,
             hooks=hooks or TurnHooks(),
             clock=lambda: FIXED_NOW,

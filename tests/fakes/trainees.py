@@ -236,6 +236,7 @@ def trainee_loop(
     from trainer.chat.agent import CHAT
     from trainer.chat.turn import ChatDeps, ChatRunner
     from trainer.container import FixedModel
+    from trainer.offline.closing import ResultReplies
     from trainer.offline.selector import DeterministicKnowledgeSelector
 
     by_id = {t.user_id: t for t in trainees}
@@ -248,5 +249,6 @@ def trainee_loop(
         "user_data": lambda user_id: by_id[user_id].user_data(),
         "sources": lambda user_id: by_id[user_id],
         "settings": settings,
+        "closing_replies": ResultReplies(None),
     }
     return ChatRunner(ChatDeps(**{**fields, **deps}))

@@ -150,6 +150,8 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.chat.budget",
     "trainer.chat.coaching",
     "trainer.offline.planner",
+    "trainer.offline.closing",
+    "trainer.agents.closing",
     "trainer.providers.anthropic",
     "trainer.providers.openai",
     "trainer.offline",
@@ -400,6 +402,7 @@ def chat_deps(
     from trainer.chat.agent import CHAT
     from trainer.chat.hooks import CompositeHooks
     from trainer.chat.turn import ChatDeps
+    from trainer.offline.closing import ResultReplies
 
     if selector is None:
         selector = build_selector(settings)
@@ -437,6 +440,7 @@ def chat_deps(
         db=db,
         coach=coach,
         programs=programs,
+        closing_replies=ResultReplies(db),
         hooks=CompositeHooks(hooks),
     )
 

@@ -31,6 +31,9 @@ from trainer.tools.base import (
 logger = logging.getLogger(__name__)
 
 EPHEMERAL = {"type": "ephemeral"}
+FINAL_ARGUMENT = "final"
+"""The argument a `can_finish` tool takes besides its own: `true` ends the turn when the call succeeds."""
+FINAL_PROPERTY = {"type": "boolean"}
 
 
 def canonical_json(value: Any) -> str:
@@ -49,6 +52,8 @@ class ToolOutcome:
     formatted: str
     ends_turn: EndsTurn | None = None
     duration_ms: int = 0
+    finishes: bool = False
+    """The call was marked final and succeeded: the turn ends with a reply written from its results."""
 
     @property
     def success(self) -> bool:
@@ -137,6 +142,8 @@ class ToolSet:
             for tool in self._tools.values():
                 schema = model_facing_schema(tool.input_schema())
                 schema.setdefault("type", "object")
+                if tool.can_finish:
+                    schema["properties"] = {**schema.get("properties", {}), FINAL_ARGUMENT: FINAL_PROPERTY}
                 defs.append({"name": tool.name, "description": tool.description, "input_schema": schema})
             if defs:
                 defs[-1]["cache_control"] = dict(EPHEMERAL)
@@ -152,11 +159,20 @@ class ToolSet:
             specs.append(ToolSpec(tool.name, tool.description, schema))
         return specs
 
-    def text_reply(self, text: str) -> tuple[str, dict[str, Any]] | None:
-        """The call (tool name, arguments) a text-only answer runs as; None when no tool takes one."""
+    def text_reply(
+        self, text: str, *, artifact_id: str | None = None, final: bool = False
+    ) -> tuple[str, dict[str, Any]] | None:
+        """The call (tool name, arguments) a reply written outside the model's tool calls runs as (a
+        text-only answer; a closing reply with the artifact to deliver, marked final); None when no
+        tool takes one."""
         for tool in self._tools.values():
             if tool.text_reply_argument is not None:
-                return tool.name, {tool.text_reply_argument: text}
+                arguments: dict[str, Any] = {tool.text_reply_argument: text}
+                if artifact_id is not None and tool.artifact_argument is not None:
+                    arguments[tool.artifact_argument] = artifact_id
+                if final and FINAL_ARGUMENT in tool.Args.model_fields:
+                    arguments[FINAL_ARGUMENT] = True
+                return tool.name, arguments
         return None
 
     def status_for(self, name: str) -> StatusMessage | None:
@@ -194,6 +210,10 @@ class ToolSet:
         tool = self._tools.get(name)
         if tool is None:
             return self._failure(name, f"Unknown tool: {name}")
+        final = False
+        if tool.can_finish and isinstance(raw_args, dict) and FINAL_ARGUMENT in raw_args:
+            raw_args = dict(raw_args)
+            final = raw_args.pop(FINAL_ARGUMENT) is True
         try:
             args = tool.Args.model_validate(raw_args if raw_args is not None else {})
         except ValidationError as exc:
@@ -206,8 +226,15 @@ class ToolSet:
         except Exception as exc:
             logger.exception("tool %s failed", name)
             return self._failure(name, f"internal error in {name}: {type(exc).__name__}")
-        ends = tool.turn_ends_after(result)
-        return ToolOutcome(name, result, body, wrap_observation(name, body, success=True), ends)
+        if final and (unfinished := result.unfinished()) is not None:
+            final = False
+            body = f"{body}\nNot final: {unfinished}; the turn goes on."
+        if not final and (note := result.delivery_note()) is not None:
+            body = f"{body}\n{note}"
+        ends = tool.turn_ends_after(result) or ("done" if final else None)
+        return ToolOutcome(
+            name, result, body, wrap_observation(name, body, success=True), ends, finishes=final
+        )
 
     @staticmethod
     def _failure(name: str, message: str) -> ToolOutcome:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from trainer.agents.closing import ClosingReplies, FinishedCall
 from trainer.agents.definitions import AgentDefinition
 from trainer.agents.prompts import PromptStore
 from trainer.agents.steps import EndTurn, FinalOutput, ModelTurn, run_steps
@@ -139,6 +140,8 @@ class ChatDeps:
     sources: Callable[[str], SourceFetcher]
     """The source fetcher for a user id."""
     settings: Settings
+    closing_replies: ClosingReplies
+    """Writes the reply of a turn whose last call was marked final (`Tool.can_finish`)."""
     context_builder: ContextBuilder | None = None
     publisher: EventPublisher | None = None
     budget: UsageLimits | None = None
@@ -423,8 +426,8 @@ class _Turn:
         return min(self.agent.max_tokens * MAX_TOKENS_GROWTH, limit)
 
     async def _reply_with_text(self, tool: str, arguments: dict[str, Any]) -> None:
-        """The text answer as the reply tool's call, recorded and streamed as if the model made it
-        (its message was already streamed as message_delta frames while the model wrote it)."""
+        """A reply as the reply tool's call, recorded and streamed as if the model made it (its
+        message was already streamed as message_delta frames)."""
         self.preamble = []
         call = ToolCall(id=f"toolu_reply_{uuid.uuid4().hex[:20]}", name=tool, arguments=arguments)
         ctx = self.tool_context()
@@ -463,7 +466,29 @@ class _Turn:
     async def tools_ran(
         self, turn: ModelTurn[ModelResponse], results: Sequence[tuple[ToolCall, ToolOutcome]]
     ) -> None:
-        """Each call was recorded as it ran (on_tool_end)."""
+        """Each call was recorded as it ran (on_tool_end); a call marked final that succeeded closes
+        the turn (its outcome ends it) with a reply written from the turn's results."""
+        if any(outcome.finishes for _, outcome in results):
+            await self._close_with_reply()
+
+    async def _close_with_reply(self) -> None:
+        """The reply the code writes from the turn's successful calls of tools that can finish, sent
+        as the reply tool's call (marked final, delivering the artifact they made): recorded and
+        streamed as if the model made it, one model call fewer than a model-written reply."""
+        toolset = self.agent.toolset
+        finished = [
+            FinishedCall(action.tool, action.args, action.outcome.result)
+            for action in self.actions
+            if isinstance(action.outcome.result, ToolResult)
+            and (tool := toolset.get(action.tool)) is not None
+            and tool.can_finish
+        ]
+        closing = await self.deps.closing_replies.write(self.session.user_id, self.message, finished)
+        reply = toolset.text_reply(closing.message, artifact_id=closing.artifact_id, final=True)
+        if reply is None:
+            return
+        await self.emit(message_delta_frame(reply[0], closing.message))
+        await self._reply_with_text(*reply)
 
     # --- its hooks around each tool call (trainer.agents.steps.StepHooks) ---
 

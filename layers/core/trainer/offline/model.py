@@ -14,13 +14,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import ValidationError
 
+from trainer.agents.tools import FINAL_ARGUMENT
 from trainer.domain.composer import ComposerError
-from trainer.offline.conversation import Conversation, read_conversation
+from trainer.offline.conversation import Conversation, PastCall, read_conversation
 from trainer.offline.intents import BY_NAME, plan
 from trainer.offline.replies import failure_message
 from trainer.offline.turn import REPLY_TOOLS, OfflinePlanner, Turn, idle, notify
@@ -29,6 +31,26 @@ from trainer.tools.base import ToolInvocation
 from trainer.tools.communication import AskArgs, NotifyArgs
 
 MAX_ACTIONS_PER_TURN = 6
+
+
+def finishable_tools(request: ModelRequest) -> set[str]:
+    """The tools whose schema, as the request sends it, takes `final` (reply tools aside)."""
+    names: set[str] = set()
+    for tool in request.tools:
+        properties = (tool.get("input_schema") or {}).get("properties") or {}
+        if FINAL_ARGUMENT in properties and tool.get("name") not in REPLY_TOOLS:
+            names.add(str(tool.get("name")))
+    return names
+
+
+def finishing(action: ToolInvocation, request: ModelRequest, calls: list[PastCall]) -> ToolInvocation:
+    """The turn's last planned call, marked final when it and every call before it in the turn can
+    finish: the code's closing reply then says what the offline coach's own last message would have
+    (trainer.offline.replies.closing_text over the same results), one model call sooner."""
+    finishable = finishable_tools(request)
+    if action.name in finishable and all(call.name in finishable for call in calls):
+        return replace(action, final=True)
+    return action
 
 
 class OfflineAgentModel:
@@ -83,7 +105,9 @@ class OfflineAgentModel:
             step = steps[len(calls)]
             intent = BY_NAME[step.intent]
             try:
-                return await intent.act(turn, step)
+                action = await intent.act(turn, step)
+                is_last_step = len(calls) == len(steps) - 1
+                return finishing(action, request, calls) if is_last_step else action
             except ValidationError:
                 unfit = "some of the numbers didn't fit. Could you rephrase it?"
                 return notify(f"Sorry - I couldn't {intent.label}: {unfit}")

@@ -69,6 +69,7 @@ from trainer.tools.workout import (
     GenerateResult,
     RemoveResult,
     SwapResult,
+    WorkoutChange,
 )
 
 TAG = re.compile(r"</?[a-z_]+(?:\s[^>]*)?>", re.IGNORECASE)
@@ -856,6 +857,38 @@ def summarize(call: PastCall, ctx: ReplyContext | None = None) -> str:
         ):
             return stats_answer(stats_kind(ctx.text), call.result, ctx)
     return "Done."
+
+
+DATED_RESULTS = (
+    ScheduleWorkoutResult, UpdateScheduledWorkoutResult, UndoLoggedExerciseResult,
+    AdjustLoggedExerciseResult, SetPreferenceResult, WorkoutStatisticsResult, ProgressTrendsResult,
+    StatsSummaryResult, SearchExercisesResult, GetPlannedWorkoutResult, ShowTrainingPlanResult,
+    MilestoneProgressResult, ManageMilestoneResult, SwapScheduledWorkoutsResult, MissedSessionsResult,
+    DeleteScheduledWorkoutResult,
+)  # fmt: skip
+"""Results whose reply needs the user's records (today in their time zone, their location)."""
+MAX_REPLY_CHARS = 4000
+
+
+def needs_user_records(calls: Sequence[PastCall]) -> bool:
+    return any(isinstance(call.result, DATED_RESULTS) for call in calls)
+
+
+def closing_text(calls: Sequence[PastCall], ctx: ReplyContext) -> str:
+    """The reply that closes a turn: what each successful call did, in order (the offline coach's
+    last message, and the reply the code writes when a call was marked final)."""
+    lines = [summarize(call, ctx) for call in calls]
+    return "\n".join(line for line in lines if line)[:MAX_REPLY_CHARS] or "Done."
+
+
+def delivered_artifact_id(calls: Sequence[PastCall]) -> str | None:
+    """The artifact the turn's last workout change, timer or check-in refit made (delivered with the
+    reply)."""
+    for call in reversed(calls):
+        result = call.result
+        if isinstance(result, TimersResult | WorkoutChange | CheckReadinessResult) and result.artifact_id:
+            return result.artifact_id
+    return None
 
 
 STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (

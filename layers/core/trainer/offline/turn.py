@@ -9,10 +9,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel
-
 from trainer.domain.workout import Exercise, Workout
-from trainer.offline.conversation import Conversation, PastCall
+from trainer.offline.conversation import Conversation
 from trainer.offline.parsing import (
     REFERENCE,
     best_name,
@@ -24,24 +22,9 @@ from trainer.offline.parsing import (
     stats_window,
 )
 from trainer.offline.records import UserRecords
-from trainer.offline.replies import ReplyContext, summarize
-from trainer.programs.tools import GetPlannedWorkoutResult, ShowTrainingPlanResult
+from trainer.offline.replies import ReplyContext, closing_text, delivered_artifact_id, needs_user_records
 from trainer.providers.ports import ModelRequest
-from trainer.tools.analytics import (
-    MilestoneProgressResult,
-    ProgressTrendsResult,
-    StatsSummaryResult,
-    WorkoutStatisticsResult,
-)
 from trainer.tools.base import ToolInvocation
-from trainer.tools.calendar import (
-    DeleteScheduledWorkoutResult,
-    ManageMilestoneResult,
-    MissedSessionsResult,
-    ScheduleWorkoutResult,
-    SwapScheduledWorkoutsResult,
-    UpdateScheduledWorkoutResult,
-)
 from trainer.tools.communication import AskArgs, Idle, IdleArgs, MessageAskUser, MessageNotifyUser, NotifyArgs
 from trainer.tools.exercises import SearchExercisesResult
 from trainer.tools.location import SetCurrentLocationResult
@@ -53,16 +36,12 @@ from trainer.tools.logging import (
     MarkExerciseCompleteResult,
     UndoLoggedExerciseResult,
 )
-from trainer.tools.preferences import SetPreferenceResult
-from trainer.tools.readiness import CheckReadinessResult
-from trainer.tools.timers import TimersResult
 from trainer.tools.workout import (
     AddResult,
     AdjustResult,
     GenerateResult,
     RemoveResult,
     SwapResult,
-    WorkoutChange,
 )
 
 IntentName = Literal[
@@ -75,14 +54,6 @@ IntentName = Literal[
     "units", "pain_alternatives", "show_exercise", "scheme", "intensity", "never",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
-DATED_RESULTS = (
-    ScheduleWorkoutResult, UpdateScheduledWorkoutResult, UndoLoggedExerciseResult,
-    AdjustLoggedExerciseResult, SetPreferenceResult, WorkoutStatisticsResult, ProgressTrendsResult,
-    StatsSummaryResult, SearchExercisesResult, GetPlannedWorkoutResult, ShowTrainingPlanResult,
-    MilestoneProgressResult, ManageMilestoneResult, SwapScheduledWorkoutsResult, MissedSessionsResult,
-    DeleteScheduledWorkoutResult,
-)  # fmt: skip
-"""Results whose reply needs the user's records (today in their time zone, their location)."""
 WHOLE_WORKOUT = re.compile(r"\b(workout|session|everything|all of it|whole|the lot|all exercises)\b", re.I)
 
 
@@ -294,10 +265,8 @@ class Turn:
     async def report(self) -> ToolInvocation:
         """One message saying what the turn's calls did, delivering the last artifact they made."""
         calls = [c for c in self.convo.calls if c.name not in REPLY_TOOLS]
-        needs_records = any(isinstance(c.result, DATED_RESULTS) for c in calls)
-        ctx = await self.reply_context() if needs_records else ReplyContext(text=self.text)
-        lines = [summarize(call, ctx) for call in calls]
-        return notify("\n".join(line for line in lines if line)[:4000] or "Done.", _artifact(calls))
+        ctx = await self.reply_context() if needs_user_records(calls) else ReplyContext(text=self.text)
+        return notify(closing_text(calls, ctx), delivered_artifact_id(calls))
 
     def named_in_workout(self, exercises: list[dict[str, Any]]) -> dict[str, Any] | None:
         """The exercise of the workout a logging message names: by position, as 'this one', or by every
@@ -309,12 +278,3 @@ class Turn:
             return exercise
         said = name_words(exercise_phrase(self.text))
         return exercise if said and said <= name_words(str(exercise.get("exercise_name"))) else None
-
-
-def _artifact(calls: list[PastCall]) -> str | None:
-    """The artifact the turn's last workout change or timer made (delivered with the reply)."""
-    for call in reversed(calls):
-        result: BaseModel | None = call.result
-        if isinstance(result, TimersResult | WorkoutChange | CheckReadinessResult) and result.artifact_id:
-            return result.artifact_id
-    return None

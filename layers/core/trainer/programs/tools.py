@@ -229,6 +229,7 @@ class RequestTrainingPlanResult(ToolResult):
 
 class RequestTrainingPlan(Tool[RequestTrainingPlanArgs, RequestTrainingPlanResult]):
     name = "request_training_plan"
+    can_finish = True
     description = (
         "Start building a real multi-week training plan (4-16 weeks): phases, deload weeks, and each week's "
         "workouts with exercises, sets, reps and loads from the user's history, equipment, goals and "
@@ -299,6 +300,7 @@ class ShowTrainingPlanResult(ToolResult):
 
 class ShowTrainingPlan(Tool[ShowTrainingPlanArgs, ShowTrainingPlanResult]):
     name = "show_training_plan"
+    can_finish = True
     description = (
         "The user's training plan: its status (being built, ready or failed), length, training days, "
         "phases and deload weeks, and the weeks built so far."
@@ -371,6 +373,7 @@ class ChangeTrainingWeekResult(ToolResult):
 
 class ChangeTrainingWeek(Tool[ChangeTrainingWeekArgs, ChangeTrainingWeekResult]):
     name = "change_training_week"
+    can_finish = True
     description = (
         "Rebuild a week of the user's training plan for a change of circumstances ('I'm travelling next "
         "week, hotel gym only', 'only 30 minutes a day this week', 'my knee hurts this week'): other "
@@ -416,6 +419,7 @@ class ChangeTrainingDayResult(ToolResult):
 
 class ChangeTrainingDay(Tool[ChangeTrainingDayArgs, ChangeTrainingDayResult]):
     name = "change_training_day"
+    can_finish = True
     description = (
         "Rebuild one day of the user's training plan ('only 20 minutes today', 'at the hotel gym on "
         "Thursday', 'no legs tomorrow'): other equipment or location, a shorter session, things to avoid."
@@ -487,6 +491,7 @@ class ChangeTrainingDaysResult(ToolResult):
 
 class ChangeTrainingDays(Tool[ChangeTrainingDaysArgs, ChangeTrainingDaysResult]):
     name = "change_training_days"
+    can_finish = True
     description = (
         "The user's available training days from now on ('from now on only Monday, Wednesday and "
         "Friday'): saves them and reshapes the training plan's remaining weeks onto them (sessions "
@@ -537,6 +542,7 @@ class GetPlannedWorkoutResult(ToolResult):
 
 class GetPlannedWorkout(Tool[GetPlannedWorkoutArgs, GetPlannedWorkoutResult]):
     name = "get_planned_workout"
+    can_finish = True
     description = (
         "Today's (or a given day's) workout from the user's training plan, with its message: exercises, "
         "sets, reps and loads, or the recovery notes of a rest day. Use it for 'what's my workout today?'."

@@ -473,6 +473,7 @@ class MilestoneProgressResult(ToolResult):
 
 class GetMilestoneProgress(Tool[MilestoneProgressArgs, MilestoneProgressResult]):
     name = "get_milestone_progress"
+    can_finish = True
     description = (
         "Progress toward milestone goals computed from the whole logged history: the best distance and time, "
         "load for the target reps, or reps, against each target, and whether it is met."

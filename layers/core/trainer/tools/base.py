@@ -5,8 +5,8 @@ run through one executor (trainer.agents.tools.ToolSet).
 
 A tool is generic in its argument and result models, so mypy checks both the arguments a caller
 builds (`Tool.Args(...)`) and the fields a caller reads from a result. What the agent loop needs to
-know about a tool is a property of the tool (`ends_turn`, `turn_ends_after`) or of its result
-(`add_to_reply`, `delivered_artifact`): the loop never names a tool.
+know about a tool is a property of the tool (`ends_turn`, `turn_ends_after`, `can_finish`) or of its
+result (`add_to_reply`, `delivered_artifact`): the loop never names a tool.
 """
 
 from __future__ import annotations
@@ -107,6 +107,16 @@ class ToolResult(BaseModel):
         """Adds what the user should see of this result (default: nothing)."""
 
     def delivered_artifact(self) -> DeliveredArtifact | None:
+        return None
+
+    def delivery_note(self) -> str | None:
+        """What the model must do to show the user what this result made (deliver its artifact), added
+        to the observation unless the call was final (its closing reply delivers it)."""
+        return None
+
+    def unfinished(self) -> str | None:
+        """Why a call marked final must not end the turn yet (the model reads it and goes on), or
+        None (default: a successful call can finish)."""
         return None
 
 
@@ -221,9 +231,17 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     """Set on tools after which the turn stops (idle; a question for the user)."""
     priority: ClassVar[int] = DEFAULT_PRIORITY
     """Lower runs first when one answer asks for several calls (registry agents' parallel calls)."""
+    can_finish: ClassVar[bool] = False
+    """Set on tools whose result says in full what the user asked for (an action done, a plan shown):
+    the model may pass `final: true` with the call (trainer.agents.tools.FINAL_ARGUMENT, added to the
+    schema the model sees), and when the call succeeds the turn ends with a reply the code writes from
+    the turn's results (trainer.agents.closing.ClosingReplies), delivering the workout or timers it made,
+    instead of another model call to say so."""
     text_reply_argument: ClassVar[str | None] = None
     """Set on the tool that delivers a reply: a text-only answer runs as its call, the text as this
     argument (models that may not be forced to call a tool answer in text)."""
+    artifact_argument: ClassVar[str | None] = None
+    """The reply tool's argument naming an artifact to deliver (a closing reply's workout or timers)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -280,10 +298,13 @@ class ToolInvocation:
 
     name: str
     args: BaseModel
+    final: bool = False
+    """The call completes the request: `final: true` goes with its arguments (`Tool.can_finish`)."""
 
     def arguments(self) -> dict[str, Any]:
         """The arguments as the model would send them: JSON, with the fields left unset or None out."""
-        return self.args.model_dump(mode="json", exclude_unset=True, exclude_none=True)
+        arguments = self.args.model_dump(mode="json", exclude_unset=True, exclude_none=True)
+        return {**arguments, "final": True} if self.final else arguments
 
 
 AnyTool = Tool[Any, Any]

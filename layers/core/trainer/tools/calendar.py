@@ -134,6 +134,7 @@ class ScheduleWorkoutResult(ToolResult):
 
 class ScheduleWorkout(Tool[ScheduleWorkoutArgs, ScheduleWorkoutResult]):
     name = "schedule_workout"
+    can_finish = True
     description = "Put a workout on the user's calendar for a future date (and optional time)."
     Args = ScheduleWorkoutArgs
     Result = ScheduleWorkoutResult
@@ -180,6 +181,7 @@ class UpdateScheduledWorkoutResult(ToolResult):
 
 class UpdateScheduledWorkout(Tool[UpdateScheduledWorkoutArgs, UpdateScheduledWorkoutResult]):
     name = "update_scheduled_workout"
+    can_finish = True
     description = (
         "Change a session on the user's calendar - a scheduled workout or a day of their training plan "
         "(same ids): move it to another date, rename it, or set its status ('skipped' to skip it). A plan "
@@ -230,6 +232,7 @@ class DeleteScheduledWorkoutResult(ToolResult):
 
 class DeleteScheduledWorkout(Tool[DeleteScheduledWorkoutArgs, DeleteScheduledWorkoutResult]):
     name = "delete_scheduled_workout"
+    can_finish = True
     description = (
         "Remove a scheduled workout from the calendar; a day of the training plan is skipped instead "
         "(it stays in its week, marked skipped)."
@@ -269,6 +272,7 @@ class SwapScheduledWorkoutsResult(ToolResult):
 
 class SwapScheduledWorkouts(Tool[SwapScheduledWorkoutsArgs, SwapScheduledWorkoutsResult]):
     name = "swap_scheduled_workouts"
+    can_finish = True
     description = (
         "Exchange the days of two sessions on the user's calendar (scheduled workouts or training-plan "
         "days, by id): 'swap Thursday's and Saturday's sessions'."
@@ -318,6 +322,7 @@ class MissedSessionsResult(ToolResult):
 
 class MissedSessions(Tool[MissedSessionsArgs, MissedSessionsResult]):
     name = "missed_sessions"
+    can_finish = True
     description = (
         "The training-plan sessions the user missed (planned days that passed with nothing logged) and "
         "how the sessions after them were adapted (a missed session carried to a free day, or its volume "
@@ -436,6 +441,7 @@ class CreateWorkoutPlanResult(ToolResult):
 
 class CreateWorkoutPlan(Tool[CreateWorkoutPlanArgs, CreateWorkoutPlanResult]):
     name = "create_workout_plan"
+    can_finish = True
     description = (
         "Put labelled sessions on the calendar for several weeks (e.g. 'Upper', 'Lower', 'Run') on the "
         "preferred days (default: the user's preferred days, else Mon/Wed/Fri), rotating through "
@@ -560,6 +566,7 @@ class ManageMilestoneResult(ToolResult):
 
 class ManageMilestone(Tool[ManageMilestoneArgs, ManageMilestoneResult]):
     name = "manage_milestone"
+    can_finish = True
     description = (
         "Create a milestone goal (e.g. run a 5K, bench 100 kg), update its progress, mark it achieved, "
         "or abandon it."

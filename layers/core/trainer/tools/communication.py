@@ -113,6 +113,7 @@ class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
     status = None
     category = "confirmation"
     text_reply_argument = "message"
+    artifact_argument = "artifact_id"
 
     async def execute(self, args: NotifyArgs, ctx: ToolContext) -> NotifyResult:
         result = NotifyResult(message=args.message, final=args.final)

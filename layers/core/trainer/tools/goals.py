@@ -58,6 +58,7 @@ class SetGoalsResult(ToolResult):
 
 class SetGoals(Tool[SetGoalsArgs, SetGoalsResult]):
     name = "set_goals"
+    can_finish = True
     description = (
         "Replace the user's category goals or muscle goals. Check the current goals first (fetch_data). "
         "Percentages should roughly sum to 100 and are normalised. Category names are free; muscle goals "

@@ -47,6 +47,7 @@ class SetCurrentLocationResult(ToolResult):
 
 class SetCurrentLocation(Tool[SetCurrentLocationArgs, SetCurrentLocationResult]):
     name = "set_current_location"
+    can_finish = True
     description = (
         "Switch the user's active workout location (its equipment is what workouts may use). "
         "Give the location_id, or its name."
@@ -215,6 +216,7 @@ def _saved(row: dict[str, Any], created: bool) -> SavedLocation:
 
 class CreateLocation(Tool[CreateLocationArgs, LocationResult]):
     name = "create_location"
+    can_finish = True
     description = (
         "Save a new workout location with its equipment (names), and what carries load there: the bar "
         "weight, the plates (each used in pairs) and the dumbbell pairs (a list, or a rack up to a "
@@ -247,6 +249,7 @@ class CreateLocation(Tool[CreateLocationArgs, LocationResult]):
 
 class UpdateLocation(Tool[UpdateLocationArgs, LocationResult]):
     name = "update_location"
+    can_finish = True
     description = (
         "Edit a saved location (default: the current one): rename it, add or remove equipment, or set "
         "its bar weight, plates or dumbbell pairs (these replace the ones it had)."

@@ -377,6 +377,7 @@ class LogWorkoutResult(ToolResult):
 
 class LogWorkout(Tool[LogWorkoutArgs, LogWorkoutResult]):
     name = "log_workout"
+    can_finish = True
     description = (
         "Log the completed exercises of the current workout to history (actual sets/reps/load default to "
         "the plan). Ends the workout session."
@@ -466,6 +467,7 @@ class MarkExerciseCompleteResult(ToolResult):
 
 class MarkExerciseComplete(Tool[MarkExerciseCompleteArgs, MarkExerciseCompleteResult]):
     name = "mark_exercise_complete"
+    can_finish = True
     description = (
         "Mark one exercise of the current workout as done, logging the actual performance (defaults to "
         "the plan). The workout stays open."
@@ -578,6 +580,7 @@ class LogCompletedExerciseResult(ToolResult):
 
 class LogCompletedExercise(Tool[LogCompletedExerciseArgs, LogCompletedExerciseResult]):
     name = "log_completed_exercise"
+    can_finish = True
     description = (
         "Log an exercise the user did outside the current workout to their history (updates distribution "
         "tracking). Muscles default from the exercise catalog; give muscles_utilized for unknown names."
@@ -837,6 +840,7 @@ class AdjustLoggedExerciseResult(ToolResult):
 
 class AdjustLoggedExercise(Tool[AdjustLoggedExerciseArgs, AdjustLoggedExerciseResult]):
     name = "adjust_logged_exercise"
+    can_finish = True
     description = (
         "Correct an exercise already logged to history, by its history id: sets, reps, loads (per set), "
         "hold times, duration, distance, RPE, date, notes, or the exercise itself. Only give what changes. "
@@ -887,6 +891,7 @@ class UndoLoggedExerciseResult(ToolResult):
 
 class UndoLoggedExercise(Tool[UndoLoggedExerciseArgs, UndoLoggedExerciseResult]):
     name = "undo_logged_exercise"
+    can_finish = True
     description = (
         "Delete an exercise logged in THIS conversation (a mistake or the wrong exercise) by its history id. "
         "Entries logged before the conversation are never deleted: correct them with adjust_logged_exercise."

@@ -35,6 +35,7 @@ class SetPreferenceResult(ToolResult):
 
 class SetPreference(Tool[SetPreferenceArgs, SetPreferenceResult]):
     name = "set_preference"
+    can_finish = True
     description = (
         "Save a user preference (injury, dislikes, time limits, equipment, intensity...). Choose the type "
         "and the temporal behaviour from what the user said: permanent, expires_at for a while, or "
@@ -84,6 +85,7 @@ class DeletePreferenceResult(ToolResult):
 
 class DeletePreference(Tool[DeletePreferenceArgs, DeletePreferenceResult]):
     name = "delete_preference"
+    can_finish = True
     description = "Delete one of the user's preferences by id (see active_preferences)."
     Args = DeletePreferenceArgs
     Result = DeletePreferenceResult

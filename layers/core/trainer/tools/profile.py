@@ -76,6 +76,7 @@ class UpdateProfileResult(ToolResult):
 
 class UpdateProfile(Tool[UpdateProfileArgs, UpdateProfileResult]):
     name = "update_profile"
+    can_finish = True
     description = (
         "Save profile facts the user tells you: age, sex, experience, body weight, height, goals in their "
         "words, the days they can train, usual session length, injuries or limitations (or that they have "

@@ -66,6 +66,7 @@ class CheckReadinessResult(ToolResult):
 
 class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
     name = "check_readiness"
+    can_finish = True
     description = (
         "Record how the user slept and feels today (any of sleep hours or quality, energy, stress, "
         "soreness per muscle, last session's RPE) and get the computed readiness: train as planned, "

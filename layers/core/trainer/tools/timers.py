@@ -58,6 +58,14 @@ class TimersResult(ToolResult):
     def delivered_artifact(self) -> DeliveredArtifact | None:
         return DeliveredArtifact(self.artifact_id, None) if self.artifact_id else None
 
+    def delivery_note(self) -> str | None:
+        if not self.artifact_id:
+            return None
+        return (
+            f"IMPORTANT: call message_notify_user with artifact_id={self.artifact_id} to give the user "
+            "this timer."
+        )
+
 
 async def _timer_result(timers: list[Timer], title: str, ctx: ToolContext) -> TimersResult:
     """The result, with its timers stored as a new `timer` artifact of the session."""
@@ -87,15 +95,6 @@ async def _timer_result(timers: list[Timer], title: str, ctx: ToolContext) -> Ti
     await ctx.append_event(EventType.ARTIFACT, artifact)
     result.artifact_id = artifact_id
     return result
-
-
-def _delivery_note(result: TimersResult) -> str:
-    if not result.artifact_id:
-        return ""
-    return (
-        f"\nIMPORTANT: call message_notify_user with artifact_id={result.artifact_id} to give the user "
-        "this timer."
-    )
 
 
 def _timer_line(timer: TimerData) -> str:
@@ -129,6 +128,7 @@ class ExerciseTimerArgs(BaseModel):
 
 class GenerateExerciseTimer(Tool[ExerciseTimerArgs, TimersResult]):
     name = "generate_exercise_timer"
+    can_finish = True
     description = (
         "Build the timer (work, rest, hold and transition phases) for one exercise of the current workout "
         "or for an exercise given inline."
@@ -155,7 +155,7 @@ class GenerateExerciseTimer(Tool[ExerciseTimerArgs, TimersResult]):
             f"  {p.phase_type} {p.duration_sec}s: {p.cue}" + (f" ({p.detail})" if p.detail else "")
             for p in timer.phases
         )
-        return f"{_timer_line(timer)}\n{phases}{_delivery_note(result)}"
+        return f"{_timer_line(timer)}\n{phases}"
 
 
 class WorkoutTimersArgs(BaseModel):
@@ -169,6 +169,7 @@ class WorkoutTimersArgs(BaseModel):
 
 class GenerateWorkoutTimers(Tool[WorkoutTimersArgs, TimersResult]):
     name = "generate_workout_timers"
+    can_finish = True
     description = (
         "Build timers for the current workout (or the listed exercises of it): one timer per exercise, "
         "one per group (circuit, superset...) with its rounds."
@@ -198,7 +199,7 @@ class GenerateWorkoutTimers(Tool[WorkoutTimersArgs, TimersResult]):
     def format(self, result: TimersResult) -> str:
         lines = [f"  {_timer_line(t)}" for t in result.timers]
         total = f"Total: {duration_text(result.total_duration_sec)}"
-        return "\n".join([*lines, total]) + _delivery_note(result)
+        return "\n".join([*lines, total])
 
 
 TOOLS: list[AnyTool] = [GenerateExerciseTimer(), GenerateWorkoutTimers()]

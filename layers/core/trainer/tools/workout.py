@@ -179,15 +179,25 @@ class GenerateResult(WorkoutChange):
     prescribed: list[dict[str, Any]] = Field(default_factory=list)
     """The exercises as stored (loads fitted to the location, in the user's unit)."""
 
+    def unfinished(self) -> str | None:
+        return "the problems above need fixing before the workout is delivered" if self.problems else None
+
+    def delivery_note(self) -> str | None:
+        return (
+            f"IMPORTANT: You MUST now call message_notify_user with artifact_id={self.artifact_id} "
+            "to show this workout to the user."
+        )
+
 
 class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
     name = "generate_workout"
+    can_finish = True
     description = (
         "Create a structured workout (an exercise_list artifact) that becomes the current workout. "
         "Each exercise follows one of 4 types: reps, hold, duration or intervals. Returns artifact_id, "
-        "workout_id and an id per exercise. Afterwards you MUST call message_notify_user with the "
-        "artifact_id to show it. A request for a body part or muscles ('upper body', 'arms') means every "
-        "exercise mainly trains those muscles; a beginner gets beginner-level exercises."
+        "workout_id and an id per exercise; final: true delivers it. A request for a body part or "
+        "muscles ('upper body', 'arms') means every exercise mainly trains those muscles; a beginner "
+        "gets beginner-level exercises."
     )
     Args = GenerateArgs
     Result = GenerateResult
@@ -293,10 +303,6 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
         if result.problems:
             lines.append("Problems to fix before delivering:")
             lines.extend(f"  - {p}" for p in result.problems)
-        lines.append(
-            f"IMPORTANT: You MUST now call message_notify_user with artifact_id={result.artifact_id} "
-            "to show this workout to the user."
-        )
         return "\n".join(lines)
 
 
@@ -478,6 +484,7 @@ class SwapResult(WorkoutChange):
 
 class SwapExercise(Tool[SwapArgs, SwapResult]):
     name = "swap_exercise"
+    can_finish = True
     description = (
         "Replace one exercise of the current workout with a new one (same schema as generate_workout "
         "exercises). Identify it by id (ex_...) or order number. Keep the movement pattern and a similar "
@@ -554,6 +561,7 @@ class AdjustResult(WorkoutChange):
 
 class AdjustExercise(Tool[AdjustArgs, AdjustResult]):
     name = "adjust_exercise"
+    can_finish = True
     description = (
         "Modify fields of one exercise in the current workout (sets, reps, load_each, rest_sec, "
         "hold_sec, duration_min, rounds, work_sec, order, ...). Only include fields you want to change."
@@ -656,6 +664,7 @@ class RemoveResult(WorkoutChange):
 
 class RemoveExercise(Tool[RemoveArgs, RemoveResult]):
     name = "remove_exercise"
+    can_finish = True
     description = "Remove one exercise from the current workout; the exercises after it move up one position."
     Args = RemoveArgs
     Result = RemoveResult
@@ -720,9 +729,18 @@ class AddResult(WorkoutChange):
     reason: str | None = None
     problems: list[str] = Field(default_factory=list)
 
+    def unfinished(self) -> str | None:
+        return "the problems above need fixing before the workout is delivered" if self.problems else None
+
+    def delivery_note(self) -> str | None:
+        if not self.artifact_id:
+            return None
+        return f"Deliver the updated workout with message_notify_user and artifact_id={self.artifact_id}."
+
 
 class AddExerciseToWorkout(Tool[AddArgs, AddResult]):
     name = "add_exercise_to_workout"
+    can_finish = True
     description = (
         "Add one exercise to the current workout, at a position (order) or at the end; the exercises "
         "from that position move down one. Same schema as generate_workout exercises (omit id). "
@@ -770,10 +788,6 @@ class AddExerciseToWorkout(Tool[AddArgs, AddResult]):
         if result.problems:
             lines.append("Problems to fix before delivering:")
             lines.extend(f"  - {p}" for p in result.problems)
-        if result.artifact_id:
-            lines.append(
-                f"Deliver the updated workout with message_notify_user and artifact_id={result.artifact_id}."
-            )
         return "\n".join(lines)
 
 
