@@ -204,3 +204,19 @@ def test_the_model_is_sent_both_lists_as_optional(tool: str) -> None:
         field = exercise["properties"][name]
         assert field["type"] == "array" and field["minItems"] == 1
         assert "catalogue" in field["description"]
+
+
+def test_filled_goals_are_the_users_own_categories_when_they_have_some() -> None:
+    """The goal distribution matches goal names: a filled exercise counts under the user's categories
+    (the offline composer's shares), the catalogue category's goal only for a user without goals."""
+    from trainer.tools.exercise_input import ExerciseInput, catalogue_goals
+    from trainer.tools.logging import catalog_entry
+
+    entry = catalog_entry("Barbell Bench Press")
+    assert entry is not None
+    mine = catalogue_goals(entry, "reps", {"Hypertrophy": 0.6, "Strength": 0.4})
+    assert {g["goal"] for g in mine} <= {"Hypertrophy", "Strength"}
+    assert sum(g["share"] for g in mine) == pytest.approx(1.0)
+    filled = ExerciseInput.model_validate(bare("Barbell Bench Press")).filled({"Hypertrophy": 1.0})
+    assert filled["goals_addressed"] == [{"goal": "Hypertrophy", "share": 1.0}]
+    assert catalogue_goals(entry, "reps", {}) == [{"goal": "Strength", "share": 1.0}]

@@ -9,11 +9,13 @@ Lists the model gives are used as given."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from trainer.domain.catalog import CatalogEntry, load_catalog
+from trainer.domain.composer import goal_shares
 from trainer.domain.workout import (
     STRICT_NUMBERS,
     ExerciseFields,
@@ -25,7 +27,7 @@ from trainer.domain.workout import (
     order_problems,
     share_problems,
 )
-from trainer.tools.base import ToolError, validation_summary
+from trainer.tools.base import ToolContext, ToolError, validation_summary
 from trainer.tools.logging import CATALOG_CATEGORY_GOALS, TYPE_GOALS, catalog_entry
 
 FILLED_FROM_CATALOGUE = "Omit for catalogue exercises (filled from the catalogue); else shares sum to 1.0"
@@ -35,9 +37,26 @@ def catalogue_muscles(entry: CatalogEntry) -> list[dict[str, Any]]:
     return [{"muscle": m, "share": s} for m, s in entry.muscles]
 
 
-def catalogue_goals(entry: CatalogEntry, exercise_type: str) -> list[dict[str, Any]]:
+def catalogue_goals(
+    entry: CatalogEntry, exercise_type: str, goals: Mapping[str, float] | None = None
+) -> list[dict[str, Any]]:
+    """The user's goals this exercise serves, as shares (the offline composer's rule), so the goal
+    distribution counts it under the user's own categories; its catalogue category's goal when the
+    user has none."""
+    if goals:
+        return [{"goal": goal, "share": share} for goal, share in goal_shares(entry, goals)]
     goal = CATALOG_CATEGORY_GOALS.get(entry.category) or TYPE_GOALS[exercise_type]
     return [{"goal": goal, "share": 1.0}]
+
+
+async def user_goal_weights(ctx: ToolContext, exercises: Sequence[ExerciseInput]) -> dict[str, float]:
+    """The user's category goals (name -> weight), read only when an exercise leaves its goals to the
+    catalogue; {} without a database or goals."""
+    if ctx.db is None or all(e.goals_addressed is not None for e in exercises):
+        return {}
+    async with ctx.user_data.reading() as data:
+        rows = await data.goals.categories()
+    return {str(row["category"]): float(row["weight"]) for row in rows}
 
 
 def not_in_catalogue(name: str) -> str:
@@ -72,15 +91,16 @@ class ExerciseInput(ExerciseFields):
     def _catalogue_needed(self) -> bool:
         return self.muscles_utilized is None or self.goals_addressed is None
 
-    def filled(self) -> dict[str, Any]:
-        """The exercise as JSON (None fields left out) with both lists: the catalogue's where not given."""
+    def filled(self, goals: Mapping[str, float] | None = None) -> dict[str, Any]:
+        """The exercise as JSON (None fields left out) with both lists: the catalogue's where not given
+        (its goals as shares of the user's `goals`, when they have some)."""
         data = self.model_dump(mode="json", exclude_none=True)
         if self._catalogue_needed():
             entry = catalog_entry(self.exercise_name)
             if entry is None:
                 raise ToolError(not_in_catalogue(self.exercise_name))
             data.setdefault("muscles_utilized", catalogue_muscles(entry))
-            data.setdefault("goals_addressed", catalogue_goals(entry, self.exercise_type))
+            data.setdefault("goals_addressed", catalogue_goals(entry, self.exercise_type, goals))
         return data
 
 
@@ -99,10 +119,10 @@ class WorkoutInput(BaseModel):
             raise ValueError("; ".join(problems))
         return self
 
-    def to_workout(self) -> Workout:
+    def to_workout(self, goals: Mapping[str, float] | None = None) -> Workout:
         """The domain workout, every exercise with its muscles and goals."""
         try:
-            exercises = [e.filled() for e in self.exercises]
+            exercises = [e.filled(goals) for e in self.exercises]
             return Workout(title=self.title, exercises=exercises, summary=self.summary)
         except ValidationError as exc:
             raise ToolError(f"Invalid workout: {validation_summary(exc)}") from exc

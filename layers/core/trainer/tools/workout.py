@@ -29,7 +29,7 @@ from trainer.tools.base import (
     validation_summary,
 )
 from trainer.tools.communication import ARTIFACTS_KEY, DISPLAYABLES_KEY
-from trainer.tools.exercise_input import ExerciseInput, WorkoutInput
+from trainer.tools.exercise_input import ExerciseInput, WorkoutInput, user_goal_weights
 from trainer.tools.fitting import fit_workout
 
 logger = logging.getLogger(__name__)
@@ -200,7 +200,8 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
     category = "full"
 
     async def execute(self, args: GenerateArgs, ctx: ToolContext) -> GenerateResult:
-        workout, adjustments = await fit_workout(args.workout.to_workout(), ctx)
+        goals = await user_goal_weights(ctx, args.workout.exercises)
+        workout, adjustments = await fit_workout(args.workout.to_workout(goals), ctx)
         displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
         workouts: dict[str, Any] = displayables.setdefault("workouts", {})
         known_exercises: dict[str, Any] = displayables.setdefault("exercises", {})
@@ -501,7 +502,7 @@ class SwapExercise(Tool[SwapArgs, SwapResult]):
         taken = {e["id"] for e in exercises}
         displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
         taken |= set(displayables.get("exercises") or {})
-        replacement = args.new_exercise.filled()
+        replacement = args.new_exercise.filled(await user_goal_weights(ctx, [args.new_exercise]))
         replacement["id"] = _new_id("ex_", 3, taken)
         replacement["order"] = old["order"]
         if "group" not in replacement and old.get("group"):
@@ -742,7 +743,7 @@ class AddExerciseToWorkout(Tool[AddArgs, AddResult]):
         taken = {e["id"] for e in exercises}
         displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
         taken |= set(displayables.get("exercises") or {})
-        added = args.exercise.filled()
+        added = args.exercise.filled(await user_goal_weights(ctx, [args.exercise]))
         added["id"] = _new_id("ex_", 3, taken)
         position = min(args.exercise.order or len(exercises) + 1, len(exercises) + 1)
         exercises.insert(position - 1, added)
