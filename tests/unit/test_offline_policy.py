@@ -19,6 +19,7 @@ from trainer.tools.preferences import Preference, SetPreferenceResult
 from trainer.tools.workout import (
     ExerciseBrief,
     ExerciseRef,
+    GenerateArgs,
     GeneratedSummary,
     GenerateResult,
     RemainingExercise,
@@ -186,7 +187,7 @@ async def test_workout_flow_generates_then_notifies_with_the_artifact_then_idles
     convo = Convo("Give me a quick chest workout")
     name, args = await _next(convo, planner)
     assert name == "generate_workout"
-    Workout.model_validate(args["workout"])
+    GenerateArgs.model_validate(args)
     assert planner.composed == ["Give me a quick chest workout"]
 
     convo.call(name, args, generated("art_9XyZ12", ["Bench Press", "Push-up"]))
@@ -509,6 +510,48 @@ def test_the_workout_rebuilt_from_the_conversation_follows_swaps_and_removals() 
         ("ex_333", "Dip", 2),
     ]
     assert rebuilt["exercises"][0]["reps"] == [15, 15, 15]
+
+
+CATALOGUE_FILLED = {"muscles_utilized", "goals_addressed"}
+
+
+class UncataloguedPlanner(FakePlanner):
+    async def compose_exercise(self, user_id: str, name: str) -> Exercise:
+        self.added.append(name)
+        return Exercise.model_validate(_exercise(1, "Zorblax Flow", muscles_utilized=BICEPS))
+
+
+async def test_the_coach_leaves_out_the_muscles_and_goals_the_catalogue_fills() -> None:
+    name, args = await _next(Convo("Give me a quick chest workout"), FakePlanner())
+    assert name == "generate_workout"
+    assert [CATALOGUE_FILLED & set(e) for e in args["workout"]["exercises"]] == [set(), set()]
+    name, args = await _next(Convo("Swap the bench press for something with dumbbells"), FakePlanner(CURRENT))
+    assert name == "swap_exercise" and not CATALOGUE_FILLED & set(args["new_exercise"])
+    name, args = await _next(Convo("Add some bicep curls"), FakePlanner(CURRENT))
+    assert name == "add_exercise_to_workout" and not CATALOGUE_FILLED & set(args["exercise"])
+
+
+async def test_the_coach_sends_the_muscles_and_goals_of_an_exercise_the_catalogue_does_not_know() -> None:
+    name, args = await _next(Convo("Add some bicep curls"), UncataloguedPlanner(CURRENT))
+    assert name == "add_exercise_to_workout"
+    assert args["exercise"]["exercise_name"] == "Zorblax Flow"
+    assert args["exercise"]["muscles_utilized"] == BICEPS
+    assert args["exercise"]["goals_addressed"] == [{"goal": "Strength", "share": 1.0}]
+
+
+def test_the_rebuilt_workout_takes_the_muscles_the_tool_filled_from_its_result() -> None:
+    from trainer.offline import workout_from_conversation
+
+    sent = {k: v for k, v in _exercise(1, "Pushups").items() if k not in CATALOGUE_FILLED}
+    stored = {**_exercise(1, "Pushups"), "id": "ex_111"}
+    result = generated("art_1", ["Pushups"]).model_copy(update={"prescribed": [stored]})
+    convo = Convo("Give me a push workout").call(
+        "generate_workout", {"workout": {"exercises": [sent]}}, result
+    )
+    rebuilt = workout_from_conversation(read_conversation(convo.messages, convo.results))
+    assert rebuilt is not None
+    Exercise.model_validate(rebuilt["exercises"][0])
+    assert rebuilt["exercises"][0]["muscles_utilized"] == stored["muscles_utilized"]
 
 
 async def test_every_offline_action_is_built_from_the_tools_own_argument_model(

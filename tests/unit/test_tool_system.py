@@ -128,7 +128,7 @@ def test_definitions_are_anthropic_format_deterministic_with_cache_control_on_th
     assert first[-1]["cache_control"] == {"type": "ephemeral"}
     schema = next(d for d in first if d["name"] == "generate_workout")["input_schema"]
     assert schema["type"] == "object" and "workout" in schema["required"]
-    workout_def = schema["$defs"]["Workout"]
+    workout_def = schema["$defs"]["WorkoutInput"]
     assert "title" in workout_def["properties"]
     assert "title" not in workout_def
 

@@ -105,38 +105,52 @@ class Exercise(ExerciseFields):
 
     @model_validator(mode="after")
     def _check(self) -> Self:
-        problems: list[str] = []
-        kind = self.exercise_type
-        for name in TYPE_REQUIRED[kind]:
-            if getattr(self, name) is None:
-                problems.append(f"'{name}' is required for {kind} exercises")
-        foreign = sorted(f for f in ALL_TYPE_FIELDS - TYPE_FIELDS[kind] if getattr(self, f) is not None)
-        if foreign:
-            problems.append(f"{', '.join(foreign)} not allowed for {kind} exercises")
-        for name in ("reps", "hold_sec", "load_each"):
-            values = getattr(self, name)
-            if values is not None:
-                if self.sets is not None and len(values) != self.sets:
-                    problems.append(f"'{name}' needs one value per set ({self.sets}), got {len(values)}")
-                if any(v <= 0 for v in values) and name != "load_each":
-                    problems.append(f"'{name}' values must be positive")
-                if name == "load_each" and any(v < 0 for v in values):
-                    problems.append("'load_each' values must not be negative")
-        if self.load_each is not None and self.load_unit is None:
-            problems.append("'load_unit' is required with 'load_each'")
-        if self.distance is not None and self.distance_unit is None:
-            problems.append("'distance_unit' is required with 'distance'")
-        muscle_sum = sum(m.share for m in self.muscles_utilized)
-        if abs(muscle_sum - 1.0) > SHARE_TOLERANCE:
-            problems.append(f"muscles_utilized shares sum to {muscle_sum:.2f}, must be 1.0")
-        if len({m.muscle for m in self.muscles_utilized}) != len(self.muscles_utilized):
-            problems.append("muscles_utilized lists a muscle twice")
-        goal_sum = sum(g.share for g in self.goals_addressed)
-        if abs(goal_sum - 1.0) > SHARE_TOLERANCE:
-            problems.append(f"goals_addressed shares sum to {goal_sum:.2f}, must be 1.0")
+        problems = field_problems(self) + share_problems(self.muscles_utilized, self.goals_addressed)
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+
+def field_problems(ex: ExerciseFields) -> list[str]:
+    """The rules between an exercise's fields its type sets (required, foreign, one value per set, units)."""
+    problems: list[str] = []
+    kind = ex.exercise_type
+    for name in TYPE_REQUIRED[kind]:
+        if getattr(ex, name) is None:
+            problems.append(f"'{name}' is required for {kind} exercises")
+    foreign = sorted(f for f in ALL_TYPE_FIELDS - TYPE_FIELDS[kind] if getattr(ex, f) is not None)
+    if foreign:
+        problems.append(f"{', '.join(foreign)} not allowed for {kind} exercises")
+    for name in ("reps", "hold_sec", "load_each"):
+        values = getattr(ex, name)
+        if values is not None:
+            if ex.sets is not None and len(values) != ex.sets:
+                problems.append(f"'{name}' needs one value per set ({ex.sets}), got {len(values)}")
+            if any(v <= 0 for v in values) and name != "load_each":
+                problems.append(f"'{name}' values must be positive")
+            if name == "load_each" and any(v < 0 for v in values):
+                problems.append("'load_each' values must not be negative")
+    if ex.load_each is not None and ex.load_unit is None:
+        problems.append("'load_unit' is required with 'load_each'")
+    if ex.distance is not None and ex.distance_unit is None:
+        problems.append("'distance_unit' is required with 'distance'")
+    return problems
+
+
+def share_problems(muscles: Sequence[MuscleShare] | None, goals: Sequence[GoalShare] | None) -> list[str]:
+    """Muscle shares and goal shares each sum to 1, no muscle twice (a list not given: nothing to check)."""
+    problems: list[str] = []
+    if muscles is not None:
+        muscle_sum = sum(m.share for m in muscles)
+        if abs(muscle_sum - 1.0) > SHARE_TOLERANCE:
+            problems.append(f"muscles_utilized shares sum to {muscle_sum:.2f}, must be 1.0")
+        if len({m.muscle for m in muscles}) != len(muscles):
+            problems.append("muscles_utilized lists a muscle twice")
+    if goals is not None:
+        goal_sum = sum(g.share for g in goals)
+        if abs(goal_sum - 1.0) > SHARE_TOLERANCE:
+            problems.append(f"goals_addressed shares sum to {goal_sum:.2f}, must be 1.0")
+    return problems
 
 
 class WorkoutSummary(BaseModel):
@@ -154,11 +168,7 @@ class Workout(BaseModel):
 
     @model_validator(mode="after")
     def _check_order_and_groups(self) -> Self:
-        problems: list[str] = []
-        orders = [e.order for e in self.exercises]
-        if sorted(orders) != list(range(1, len(orders) + 1)):
-            problems.append(f"'order' values must be 1..{len(orders)} without gaps or repeats, got {orders}")
-        problems.extend(group_problems(self.exercises))
+        problems = order_problems(self.exercises)
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -175,11 +185,21 @@ class ClientWorkout(BaseModel):
     exercises: list[ExerciseFields] = Field(default_factory=list, max_length=30)
 
 
-def group_problems(exercises: list[Exercise]) -> list[str]:
+def order_problems(exercises: Sequence[ExerciseFields]) -> list[str]:
+    """Orders 1..n without gaps or repeats, and the group rules."""
+    problems: list[str] = []
+    orders = [e.order for e in exercises]
+    if sorted(orders) != list(range(1, len(orders) + 1)):
+        problems.append(f"'order' values must be 1..{len(orders)} without gaps or repeats, got {orders}")
+    problems.extend(group_problems(exercises))
+    return problems
+
+
+def group_problems(exercises: Sequence[ExerciseFields]) -> list[str]:
     """Group rules: shared id and type, positions 1..n, name/rounds/rest only on position 1,
     members contiguous in order, supersets of 2 and circuits/giant sets of 3+."""
     problems: list[str] = []
-    groups: dict[str, list[Exercise]] = {}
+    groups: dict[str, list[ExerciseFields]] = {}
     for ex in sorted(exercises, key=lambda e: e.order):
         if ex.group is not None:
             groups.setdefault(ex.group.id, []).append(ex)

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from trainer.domain.progression import ProgressionTarget
 from trainer.domain.units import convert_weight
+from trainer.domain.workout import Exercise
 from trainer.offline.parsing import (
     BODY_PARTS,
     add_request,
@@ -102,6 +103,7 @@ from trainer.tools.calendar import (
     UpdateScheduledWorkoutArgs,
 )
 from trainer.tools.data import FetchData, FetchDataArgs
+from trainer.tools.exercise_input import WorkoutInput
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
 from trainer.tools.goals import SetGoals
 from trainer.tools.location import SetCurrentLocation, SetCurrentLocationArgs
@@ -116,6 +118,7 @@ from trainer.tools.logging import (
     MarkExerciseCompleteArgs,
     UndoLoggedExercise,
     UndoLoggedExerciseArgs,
+    catalog_entry,
 )
 from trainer.tools.preferences import (
     DeletePreference,
@@ -180,7 +183,22 @@ async def location_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
 
 async def workout(turn: Turn, step: Step) -> ToolInvocation:
     generated = await turn.planner.compose_workout(turn.user_id, turn.text)
-    return GenerateWorkout().call(GenerateArgs(workout=generated))
+    sent = WorkoutInput.model_validate(
+        {
+            **generated.model_dump(mode="json", exclude_none=True, exclude={"exercises"}),
+            "exercises": [catalogue_shares_left_out(e) for e in generated.exercises],
+        }
+    )
+    return GenerateWorkout().call(GenerateArgs(workout=sent))
+
+
+def catalogue_shares_left_out(exercise: Exercise) -> dict[str, Any]:
+    """An exercise as arguments, without what the workout tools fill: its muscles and goals when its
+    name resolves to a catalogue entry (what a model told so writes; output tokens are the dearest)."""
+    data = exercise.model_dump(mode="json", exclude_none=True)
+    if catalog_entry(exercise.exercise_name) is not None:
+        del data["muscles_utilized"], data["goals_addressed"]
+    return data
 
 
 async def change_workout(turn: Turn, step: Step) -> ToolInvocation:
@@ -208,7 +226,10 @@ async def change_workout(turn: Turn, step: Step) -> ToolInvocation:
     name = str(exercise.get("exercise_name"))
     if intent == "swap":
         new = await turn.planner.compose_replacement(turn.user_id, turn.session_id, exercise, text)
-        replacement = ReplacementExercise.model_validate(new.model_dump(exclude={"id", "completed"}))
+        fields = catalogue_shares_left_out(new)
+        replacement = ReplacementExercise.model_validate(
+            {k: v for k, v in fields.items() if k not in ("id", "completed")}
+        )
         return SwapExercise().call(
             SwapArgs(exercise_id=exercise_id, new_exercise=replacement, reason=text[:200])
         )
@@ -243,7 +264,9 @@ async def add(turn: Turn, step: Step) -> ToolInvocation:
         return ask("Which exercise should I add?")
     chosen = await turn.planner.compose_exercise(turn.user_id, name)
     position = insert_position(turn.text, exercises)
-    fields = chosen.model_dump(mode="json", exclude_none=True, exclude={"id", "completed", "order"})
+    fields = {
+        k: v for k, v in catalogue_shares_left_out(chosen).items() if k not in ("id", "completed", "order")
+    }
     if position is not None:
         fields["order"] = position
     return AddExerciseToWorkout().call(

@@ -100,6 +100,10 @@ def _renumbered(exercises: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**e, "order": n} for n, e in enumerate(exercises, start=1)]
 
 
+def _by_name(exercises: list[Any]) -> dict[str, dict[str, Any]]:
+    return {str(e.get("exercise_name", "")).lower(): e for e in exercises if isinstance(e, dict)}
+
+
 def workout_from_conversation(convo: Conversation) -> dict[str, Any] | None:
     """The current workout as the conversation's typed results show it, for when the planner cannot
     see the session (a policy behind the fake HTTP server): the last generated workout with the ids
@@ -107,11 +111,16 @@ def workout_from_conversation(convo: Conversation) -> dict[str, Any] | None:
     exercises: list[dict[str, Any]] = []
     for call in convo.history:
         match call.result:
-            case GenerateResult(exercises=briefs):
+            case GenerateResult(exercises=briefs, prescribed=stored):
                 sent = (call.arguments.get("workout") or {}).get("exercises") or []
-                full = {str(e.get("exercise_name", "")).lower(): e for e in sent if isinstance(e, dict)}
+                full = _by_name(sent)
+                kept = _by_name(stored)  # with the muscles and goals the tool filled where none were sent
                 exercises = [
-                    {**full.get(b.exercise_name.lower(), {}), **b.model_dump(exclude={"detail"})}
+                    {
+                        **kept.get(b.exercise_name.lower(), {}),
+                        **full.get(b.exercise_name.lower(), {}),
+                        **b.model_dump(exclude={"detail"}),
+                    }
                     for b in briefs
                 ]
             case SwapResult(old_id=old_id, new_exercise=new):

@@ -29,6 +29,7 @@ from trainer.tools.base import (
     validation_summary,
 )
 from trainer.tools.communication import ARTIFACTS_KEY, DISPLAYABLES_KEY
+from trainer.tools.exercise_input import ExerciseInput, WorkoutInput, user_goal_weights
 from trainer.tools.fitting import fit_workout
 
 logger = logging.getLogger(__name__)
@@ -153,7 +154,9 @@ def _line(ex: dict[str, Any]) -> str:
 
 class GenerateArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    workout: Workout = Field(description="The complete workout: title, exercises (1-indexed order), summary")
+    workout: WorkoutInput = Field(
+        description="The complete workout: title, exercises (1-indexed order), summary"
+    )
 
 
 class ExerciseTarget(BaseModel):
@@ -207,7 +210,8 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
     category = "full"
 
     async def execute(self, args: GenerateArgs, ctx: ToolContext) -> GenerateResult:
-        workout, adjustments = await fit_workout(args.workout, ctx)
+        goals = await user_goal_weights(ctx, args.workout.exercises)
+        workout, adjustments = await fit_workout(args.workout.to_workout(goals), ctx)
         displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
         workouts: dict[str, Any] = displayables.setdefault("workouts", {})
         known_exercises: dict[str, Any] = displayables.setdefault("exercises", {})
@@ -460,7 +464,7 @@ async def save_current_workout(
             await ctx.put_state(ARTIFACTS_KEY, artifacts)
 
 
-class ReplacementExercise(Exercise):
+class ReplacementExercise(ExerciseInput):
     """An exercise for swap_exercise: `order` defaults to the replaced exercise's position."""
 
     order: int | None = Field(default=None, ge=1, description="Defaults to the replaced exercise's order")  # type: ignore[assignment]
@@ -505,7 +509,7 @@ class SwapExercise(Tool[SwapArgs, SwapResult]):
         taken = {e["id"] for e in exercises}
         displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
         taken |= set(displayables.get("exercises") or {})
-        replacement = args.new_exercise.model_dump(mode="json", exclude_none=True)
+        replacement = args.new_exercise.filled(await user_goal_weights(ctx, [args.new_exercise]))
         replacement["id"] = _new_id("ex_", 3, taken)
         replacement["order"] = old["order"]
         if "group" not in replacement and old.get("group"):
@@ -705,7 +709,7 @@ class RemoveExercise(Tool[RemoveArgs, RemoveResult]):
         )
 
 
-class NewExercise(Exercise):
+class NewExercise(ExerciseInput):
     """An exercise for add_exercise_to_workout: `order` is where it goes (default: the end)."""
 
     order: int | None = Field(  # type: ignore[assignment]
@@ -757,7 +761,7 @@ class AddExerciseToWorkout(Tool[AddArgs, AddResult]):
         taken = {e["id"] for e in exercises}
         displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
         taken |= set(displayables.get("exercises") or {})
-        added = args.exercise.model_dump(mode="json", exclude_none=True)
+        added = args.exercise.filled(await user_goal_weights(ctx, [args.exercise]))
         added["id"] = _new_id("ex_", 3, taken)
         position = min(args.exercise.order or len(exercises) + 1, len(exercises) + 1)
         exercises.insert(position - 1, added)
