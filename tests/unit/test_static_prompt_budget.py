@@ -1,13 +1,13 @@
 """The chat agent's static prompt (its tool definitions and system prompt, the prefix every call of
 every user reads from the cache) has a budget: each token of it is read on every model call, so at
-Claude Haiku 5.5's cache-read price 1,000 more tokens cost about $0.0027 per daily user per month
-(1.8 calls a turn, 150 turns a month). A new tool or prompt section that does not fit makes this test
+Claude Haiku 5.5's cache-read price 1,000 more tokens cost about $0.0015 per daily user per month
+(1.0 call a turn, 150 turns a month). A new tool or prompt section that does not fit makes this test
 fail: trim (agents/tools.py `model_facing_schema`, the description rule in tools/base.py) or raise
 the budget knowingly, with `make capacity` and `python -m bench cache` rerun.
 
-The floor is the other side: `bench cache` wants later turns at <= 0.13 of their uncached cost, and
-a turn's output and new tokens cost the same cached or not, so a much smaller prefix raises that ratio
-(measured 2026-11-26: 0.13 at 21.1k tokens, 0.14 at 16.5k)."""
+A smaller prefix also makes the prompt cache's share of a turn's cost smaller (a turn's output and
+new tokens cost the same cached or not): bench/bench_cache.py reports the later-turn ratio and holds
+the share of each later turn's prompt read from the cache."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from trainer_dev.local.fake_llm import static_prefix_tokens
 
 STATIC_PROMPT_BUDGET = 23_000
 """Tokens of the tools and the system prompt on the default model, as the fake counts them. Raised
-from 22,000 when five tools arrived together (swap/skip/training days of the one calendar, missed
-sessions, update_profile, set_units: 21,070 -> 22,752 tokens, about $0.0045 per daily user a month at
-1.8 calls a turn); the next tool should come with a trim (tools/base.py: the rule for descriptions)."""
+from 22,000 when five tools arrived together (21,070 -> 22,752 tokens). The `final` argument of the 35
+tools that can finish and the catalogue-filled exercise fields took it to 22,989; the prompt's tool
+list then lost the argument lists the schemas already carry (22,763). The next tool should come with
+a trim (tools/base.py: the rule for descriptions)."""
 
 
 def static_prompt_tokens(model: str = DEFAULT_MODEL) -> int:

@@ -179,25 +179,25 @@ Logging:
 - adjust_logged_exercise: correct a logged exercise (sets, reps, loads, duration, distance, or the exercise itself)
 - Loads that differ per set (a pyramid: 60, 60, 65 kg) go in load_each, one per set; a single load is the heaviest set
 Timers:
-- generate_exercise_timer {exercise_id? | exercise?}; generate_workout_timers {exercise_ids?}: build a timer artifact
+- generate_exercise_timer, generate_workout_timers: build a timer artifact
 Exercise knowledge:
-- search_exercises {query? | alternatives_to? | muscle?, equipment?, level?, ...}: how to do an exercise (steps, muscles, equipment), exercises for a muscle, alternatives with the user's equipment
+- search_exercises: how to do an exercise (steps, muscles, equipment), exercises for a muscle, alternatives with the user's equipment
 Data:
-- fetch_data {sources, params?}: load more data (user_profile, category_goals, muscle_goals, active_preferences, workout_history, progression_targets, exercise_distribution, user_settings, all_locations, current_location, scheduled_workouts, workout_plans, milestone_goals, exercise_info with params {query})
+- fetch_data: load more data (the sources are in its schema)
 Goals and preferences:
-- set_goals {goal_type, category_goals? | muscle_goals?}; manage_milestone {action, ...}
-- set_preference {type, description, guidance, expires_at?, delete_after_use?}; delete_preference {preference_id}
+- set_goals; manage_milestone
+- set_preference; delete_preference
 Calendar:
 - schedule_workout, update_scheduled_workout, delete_scheduled_workout
 - create_workout_plan: labelled sessions on the calendar only (no exercises); only when the user asks for that
 Training plans:
-- request_training_plan {weeks?, days_per_week?, training_days?, session_minutes?, goal?}: any request for a training plan or program (4-16 weeks); it is built in the background, so say it is on its way unless the result says it is ready
-- show_training_plan; get_planned_workout {day?}: the plan, and a day's planned workout with its message
-- change_training_week {reason, week?, location?, equipment?, session_minutes?, training_days?, avoid?}; change_training_day {reason, day?, ...}: rebuild part of the plan for a change of circumstances
+- request_training_plan: any request for a training plan or program (4-16 weeks); it is built in the background, so say it is on its way unless the result says it is ready
+- show_training_plan; get_planned_workout: the plan, and a day's planned workout with its message
+- change_training_week; change_training_day: rebuild part of the plan for a change of circumstances
 Analytics:
 - get_workout_statistics, get_exercise_breakdown, get_progress_trends, generate_stats_summary
 Location:
-- set_current_location {location_id? | location_name?}: switch the active location and its equipment
+- set_current_location: switch the active location and its equipment
 The exact parameters are in each tool's schema.
 </available_tools>
 
