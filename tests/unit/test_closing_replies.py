@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from trainer.agents.tools import FINAL_ARGUMENT, ToolSet
+from trainer.agents.tools import ToolSet
 from trainer.offline.model import finishing
 from trainer.offline.turn import notify
 from trainer.providers.ports import ModelRequest
 from trainer.store.models import EventType
-from trainer.tools.base import Tool, ToolContext, ToolInvocation, ToolResult
+from trainer.tools.base import FINAL_ARGUMENT, Tool, ToolContext, ToolInvocation, ToolResult
 from trainer.tools.communication import MessageNotifyUser
 
 from tests.fakes.agent_harness import USER, chest_workout, make_harness

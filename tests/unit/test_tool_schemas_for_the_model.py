@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
-from trainer.agents.tools import FINAL_ARGUMENT, ToolSet, model_facing_schema
+from trainer.agents.tools import ToolSet, model_facing_schema
 from trainer.chat.agent import CHAT_TOOLS
+from trainer.tools.base import FINAL_ARGUMENT
 
 
 class Inner(BaseModel):

@@ -17,6 +17,7 @@ from trainer.domain.text import escape_text
 from trainer.providers.ports import ToolCall, ToolSpec
 from trainer.tools.base import (
     DEFAULT_PRIORITY,
+    FINAL_ARGUMENT,
     AnyTool,
     DeliveredArtifact,
     EndsTurn,
@@ -31,8 +32,6 @@ from trainer.tools.base import (
 logger = logging.getLogger(__name__)
 
 EPHEMERAL = {"type": "ephemeral"}
-FINAL_ARGUMENT = "final"
-"""The argument a `can_finish` tool takes besides its own: `true` ends the turn when the call succeeds."""
 FINAL_PROPERTY = {"type": "boolean"}
 
 

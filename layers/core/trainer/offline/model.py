@@ -20,14 +20,13 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from trainer.agents.tools import FINAL_ARGUMENT
 from trainer.domain.composer import ComposerError
 from trainer.offline.conversation import Conversation, PastCall, read_conversation
 from trainer.offline.intents import BY_NAME, plan
 from trainer.offline.replies import failure_message
 from trainer.offline.turn import REPLY_TOOLS, OfflinePlanner, Turn, idle, notify
 from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
-from trainer.tools.base import ToolInvocation
+from trainer.tools.base import FINAL_ARGUMENT, ToolInvocation
 from trainer.tools.communication import AskArgs, NotifyArgs
 
 MAX_ACTIONS_PER_TURN = 6

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 ResultCategory = Literal["confirmation", "summary", "full"]
 EndsTurn = Literal["done", "awaiting_user"]
+FINAL_ARGUMENT = "final"
+"""The argument a `can_finish` tool takes besides its own: `true` ends the turn when the call succeeds."""
 MAX_LISTED_ERRORS = 8
 DEFAULT_PRIORITY = 100
 
@@ -233,7 +235,7 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     """Lower runs first when one answer asks for several calls (registry agents' parallel calls)."""
     can_finish: ClassVar[bool] = False
     """Set on tools whose result says in full what the user asked for (an action done, a plan shown):
-    the model may pass `final: true` with the call (trainer.agents.tools.FINAL_ARGUMENT, added to the
+    the model may pass `final: true` with the call (FINAL_ARGUMENT, which trainer.agents.tools adds to the
     schema the model sees), and when the call succeeds the turn ends with a reply the code writes from
     the turn's results (trainer.agents.closing.ClosingReplies), delivering the workout or timers it made,
     instead of another model call to say so."""
@@ -304,7 +306,7 @@ class ToolInvocation:
     def arguments(self) -> dict[str, Any]:
         """The arguments as the model would send them: JSON, with the fields left unset or None out."""
         arguments = self.args.model_dump(mode="json", exclude_unset=True, exclude_none=True)
-        return {**arguments, "final": True} if self.final else arguments
+        return {**arguments, FINAL_ARGUMENT: True} if self.final else arguments
 
 
 AnyTool = Tool[Any, Any]
