@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
 
 from trainer.domain.catalog import CatalogEntry, load_catalog
 from trainer.domain.composer import goal_shares
@@ -79,11 +79,16 @@ class ExerciseInput(ExerciseFields):
         default=None, min_length=1, description=FILLED_FROM_CATALOGUE
     )
 
+    _entry: CatalogEntry | None = PrivateAttr(default=None)
+    """The catalogue entry the name resolves to, looked up once, when a list is left to it."""
+
     @model_validator(mode="after")
     def _check(self) -> Self:
         problems = field_problems(self) + share_problems(self.muscles_utilized, self.goals_addressed)
-        if self._catalogue_needed() and catalog_entry(self.exercise_name) is None:
-            problems.append(not_in_catalogue(self.exercise_name))
+        if self._catalogue_needed():
+            self._entry = catalog_entry(self.exercise_name)
+            if self._entry is None:
+                problems.append(not_in_catalogue(self.exercise_name))
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -96,8 +101,8 @@ class ExerciseInput(ExerciseFields):
         (its goals as shares of the user's `goals`, when they have some)."""
         data = self.model_dump(mode="json", exclude_none=True)
         if self._catalogue_needed():
-            entry = catalog_entry(self.exercise_name)
-            if entry is None:
+            entry = self._entry
+            if entry is None:  # validated, so only an instance built without validation
                 raise ToolError(not_in_catalogue(self.exercise_name))
             data.setdefault("muscles_utilized", catalogue_muscles(entry))
             data.setdefault("goals_addressed", catalogue_goals(entry, self.exercise_type, goals))
