@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from trainer.agents.closing import ClosingReply, FinishedCall
 from trainer.domain.workout_grouping import zone
 from trainer.offline.conversation import PastCall
-from trainer.offline.parsing import stats_window
 from trainer.offline.replies import ReplyContext, closing_text, delivered_artifact_id, needs_user_records
 from trainer.services.user_data import UserDataService
 from trainer.store.db import Database
@@ -60,11 +59,4 @@ class ResultReplies:
                 logger.warning(
                     "closing reply for %s names dates in UTC: the database is unavailable", user_id
                 )
-        today = now.astimezone(zone(timezone)).date()
-        return ReplyContext(
-            text=user_message,
-            today=today,
-            zone=zone(timezone),
-            window=stats_window(user_message, today),
-            location=location,
-        )
+        return ReplyContext.for_user(user_message, now, zone(timezone), location)

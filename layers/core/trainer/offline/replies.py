@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, tzinfo
+from datetime import date, datetime, tzinfo
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,7 +15,7 @@ from trainer.domain.exercise_search import form_cues
 from trainer.domain.units import convert_distance, convert_weight
 from trainer.domain.workout_grouping import UTC_ZONE
 from trainer.offline.conversation import PastCall
-from trainer.offline.parsing import StatsWindow, best_name
+from trainer.offline.parsing import StatsWindow, best_name, stats_window
 from trainer.offline.patterns import THANKS, rx
 from trainer.programs.tools import (
     ChangeTrainingDayResult,
@@ -198,6 +198,12 @@ class ReplyContext:
     zone: tzinfo = UTC_ZONE
     window: StatsWindow | None = None
     location: str | None = None
+
+    @classmethod
+    def for_user(cls, text: str, now: datetime, zone: tzinfo, location: str | None) -> ReplyContext:
+        """The context of a user's message: today in their time zone, and the stats window it names."""
+        today = now.astimezone(zone).date()
+        return cls(text=text, today=today, zone=zone, window=stats_window(text, today), location=location)
 
 
 def answer_question(text: str) -> str:

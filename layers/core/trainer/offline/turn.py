@@ -19,7 +19,6 @@ from trainer.offline.parsing import (
     name_words,
     named_location,
     ordinal_position,
-    stats_window,
 )
 from trainer.offline.records import UserRecords
 from trainer.offline.replies import ReplyContext, closing_text, delivered_artifact_id, needs_user_records
@@ -251,13 +250,7 @@ class Turn:
 
     async def reply_context(self) -> ReplyContext:
         records = await self.records()
-        return ReplyContext(
-            text=self.text,
-            today=records.today(self.now),
-            zone=records.zone,
-            window=stats_window(self.text, records.today(self.now)),
-            location=records.current_location,
-        )
+        return ReplyContext.for_user(self.text, self.now, records.zone, records.current_location)
 
     async def switch_needed(self, name: str | None) -> bool:
         """A saved location other than the current one, or the one this turn switched to."""
