@@ -13,7 +13,7 @@ PYTHON312 := $(shell \
   else root=$$(pyenv root 2>/dev/null || echo $$HOME/.pyenv); \
     ls -d $$root/versions/3.12*/bin/python3.12 2>/dev/null | sort -V | tail -n 1; fi)
 
-.PHONY: help venv system-packages clients run test test-unit test-integration test-pgbouncer test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
+.PHONY: lock upgrade help venv system-packages clients run test test-unit test-integration test-pgbouncer test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
 
 help:
 	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
@@ -25,14 +25,28 @@ help:
 	@echo "make capacity - measure real turns and regenerate docs/capacity.md"
 	@echo "make screenshots - rerun the console browser tests and rewrite docs/screenshots"
 	@echo "make eval   - the conversation scenarios against the live APIs, K=3 runs each (a dry run on the fake server without keys)"
+	@echo "make lock   - refresh the locks after editing pyproject.toml (moves nothing else)"
+	@echo "make upgrade - every lock to the newest allowed versions, what changed, then the suite"
 	@echo "make build  - sam build, then the layer's and functions' sizes (no development code in the layer);  make deploy STAGE=dev|prod - sam deploy"
 
-$(STAMP): pyproject.toml
+# uv installs every Python environment from its lock; uv itself comes from PyPI, pinned with its hashes
+# (dev/locks/uv.txt), into a venv of its own. No environment is ever resolved anew by an install: only
+# `make lock` (after editing pyproject.toml or dev/locks/*.in) and `make upgrade` move a version.
+UV_VENV := .venv-uv
+UV := $(UV_VENV)/bin/uv
+export UV_PYTHON_DOWNLOADS := never
+export UV_NO_PROGRESS := 1
+
+$(UV): dev/locks/uv.txt
 	@if [ -z "$(PYTHON312)" ]; then \
 	  echo "error: Python 3.12 not found (need python3.12 on PATH or \$$(pyenv root)/versions/3.12*)" >&2; exit 1; fi
-	@test -x $(PY) || $(PYTHON312) -m venv $(VENV)
-	@$(PY) -m pip install -q --upgrade pip
-	@$(PY) -m pip install -q -e '.[dev]'
+	@test -x $(UV_VENV)/bin/python || $(PYTHON312) -m venv $(UV_VENV)
+	@$(UV_VENV)/bin/python -m pip install -q --disable-pip-version-check --require-hashes --no-deps -r dev/locks/uv.txt
+	@touch $(UV)
+
+# --locked: install exactly uv.lock, and stop when pyproject.toml asks for something the lock lacks.
+$(STAMP): pyproject.toml uv.lock $(UV)
+	@$(UV) sync --locked --quiet --python $(PYTHON312)
 	@touch $(STAMP)
 
 venv: $(STAMP) system-packages
@@ -107,12 +121,47 @@ load: $(STAMP)
 capacity: $(STAMP)
 	$(PY) scripts/capacity_model.py
 
-# SAM CLI pins its own dependencies, so it lives in a venv of its own.
+# SAM CLI pins its own dependencies, so it lives in a venv of its own, installed from its lock.
 SAM_VENV := .venv-sam
-$(SAM_VENV)/.installed:
-	@test -x $(SAM_VENV)/bin/python || $(PYTHON312) -m venv $(SAM_VENV)
-	@$(SAM_VENV)/bin/pip install -q --upgrade pip aws-sam-cli
+$(SAM_VENV)/.installed: dev/locks/sam.txt $(UV)
+	@test -x $(SAM_VENV)/bin/python || $(UV) venv --quiet --python $(PYTHON312) $(SAM_VENV)
+	@$(UV) pip sync --quiet --require-hashes --python $(SAM_VENV)/bin/python dev/locks/sam.txt
 	@touch $@
+
+# The layer's runtime dependencies, exported from uv.lock: what sam build installs is what the tests ran on.
+define LAYER_REQUIREMENTS
+{ echo "# The core layer's runtime dependencies (sam build: BuildMethod python3.12, x86_64), exported from"; \
+	  echo "# uv.lock by make lock: do not edit (tests/unit/test_locks.py checks it against the lock)."; \
+	  $(UV) export --frozen --no-dev --no-emit-project --no-header --format requirements-txt --quiet; \
+	} > layers/core/requirements.txt
+endef
+
+# The locks after a change to pyproject.toml or dev/locks/*.in, moving nothing else.
+lock: $(UV)
+	$(UV) lock --python $(PYTHON312)
+	$(LAYER_REQUIREMENTS)
+	$(UV) pip compile --quiet --universal --python-version 3.12 --generate-hashes \
+	  --custom-compile-command "make lock" dev/locks/uv.in -o dev/locks/uv.txt
+	$(UV) pip compile --quiet --universal --python-version 3.12 --generate-hashes \
+	  --custom-compile-command "make lock" dev/locks/sam.in -o dev/locks/sam.txt
+
+# Every lock to the newest versions pyproject.toml and dev/locks/*.in allow (the npm clients' too), then
+# what moved and what the upgrade checks say (the model catalogue against the SDKs' deprecation data),
+# then the whole suite. Commit the result on its own.
+upgrade: $(UV)
+	@$(PYTHON312) scripts/lock_versions.py snapshot > .lock-before.json
+	$(UV) lock --upgrade --python $(PYTHON312)
+	$(LAYER_REQUIREMENTS)
+	$(UV) pip compile --quiet --upgrade --universal --python-version 3.12 --generate-hashes \
+	  --custom-compile-command "make lock" dev/locks/uv.in -o dev/locks/uv.txt
+	$(UV) pip compile --quiet --upgrade --universal --python-version 3.12 --generate-hashes \
+	  --custom-compile-command "make lock" dev/locks/sam.in -o dev/locks/sam.txt
+	cd $(CLIENTS) && npm update --no-audit --no-fund --package-lock-only
+	@$(PYTHON312) scripts/lock_versions.py diff .lock-before.json
+	@rm -f .lock-before.json
+	$(MAKE) $(STAMP)
+	$(PY) scripts/model_deprecations.py
+	$(MAKE) test
 
 # Lambda's code and layers are read-only: what ships without bytecode is compiled at every cold start.
 # Hash-based .pyc, never checked against the sources, survive the zip's timestamps.
@@ -125,4 +174,4 @@ deploy: build
 	$(SAM_VENV)/bin/sam deploy --config-env $(STAGE)
 
 clean:
-	rm -rf .aws-sam .venv-sam .local .pytest_cache .mypy_cache .ruff_cache
+	rm -rf .aws-sam .venv-sam .venv-uv .local .pytest_cache .mypy_cache .ruff_cache

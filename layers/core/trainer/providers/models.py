@@ -33,7 +33,10 @@ DEFAULT_MODEL = "claude-haiku-5-5"
 DEFAULT_OPENAI_MODEL = "gpt-6-luna"
 """OpenAI's named replacement for gpt-4o-mini (shutdown 2027-01-14), with no announced shutdown."""
 SHUTDOWN_WARNING_DAYS = 90
-"""A default model whose shutdown is this close is a failing test (tests/unit/test_models_cost.py)."""
+"""A default model whose end of life is this close is refused by the checks (`retiring`)."""
+CATALOGUE_CHECKED_ON = date(2026, 12, 7)
+"""When the end-of-life dates below were last compared with the providers' deprecation pages and the
+locked SDKs' tables (`make upgrade` runs scripts/model_deprecations.py, which compares them again)."""
 
 
 class UnknownModelError(ValueError):
@@ -241,6 +244,17 @@ def agent_models() -> list[ModelInfo]:
     """Models the main agent may run on (Anthropic), default first."""
     found = [m for m in MODELS.values() if m.provider == "anthropic"]
     return sorted(found, key=lambda m: (m.id != DEFAULT_MODEL, m.deprecated, m.id))
+
+
+def retiring(model_ids: dict[str, str], today: date) -> list[str]:
+    """The named models (setting name -> model id) whose catalogue end of life is within
+    SHUTDOWN_WARNING_DAYS of `today`, or past it, each as a sentence."""
+    problems = []
+    for name, model_id in model_ids.items():
+        end = get_model(model_id).end_of_life
+        if end is not None and (end - today).days <= SHUTDOWN_WARNING_DAYS:
+            problems.append(f"{name}={model_id}: end of life on {end.isoformat()}")
+    return problems
 
 
 # --- prices (genai-prices) ------------------------------------------------------------------------
