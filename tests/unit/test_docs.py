@@ -124,6 +124,38 @@ def test_the_patterns_leave_the_repositorys_own_words_alone(line: str) -> None:
     assert not any(pattern.search(line) for pattern in OUTSIDE_REFERENCES.values())
 
 
+_DOC_POINTER = re.compile(r"\bdocs/([\w.-]+\.md)(?:#([\w-]+))?")
+
+
+def dangling_doc_pointers() -> list[str]:
+    """The `docs/<page>.md#<anchor>` a comment or docstring names where that page or heading is missing."""
+    found: list[str] = []
+    anchors: dict[str, set[str]] = {}
+    for path in _scanned_files():
+        relative = _relative(path)
+        if path == Path(__file__) or relative.startswith("docs/"):
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for number, line in enumerate(text.splitlines(), start=1):
+            for match in _DOC_POINTER.finditer(line):
+                page, anchor = f"docs/{match.group(1)}", match.group(2)
+                if not _exists(page):
+                    if page not in WRITTEN_IN_PARALLEL:
+                        found.append(f"{relative}:{number}: {page}: no such page")
+                    continue
+                if anchor and anchor not in anchors.setdefault(page, heading_anchors(_read(page))):
+                    found.append(f"{relative}:{number}: {page}#{anchor}: no such heading")
+    return found
+
+
+def test_every_pointer_into_docs_names_a_page_and_heading_that_exist() -> None:
+    found = dangling_doc_pointers()
+    assert not found, "pointers into docs/ that lead nowhere:\n" + "\n".join(found)
+
+
 # --- the README and docs/ ------------------------------------------------------------------------
 
 
