@@ -1,6 +1,6 @@
-"""Budgets and rate limits that hold under concurrency (issue 21, item 5), on DynamoDB (moto) and
-embedded Postgres over HTTP: each turn, plan and import reserves its place with one conditional write
-before any model call, and every authenticated route has a per-user request rate."""
+"""Budgets and rate limits that hold under concurrency (docs/api.md#daily-budget-and-request-rates), on
+DynamoDB (moto) and embedded Postgres over HTTP: each turn, plan and import reserves its place with one
+conditional write before any model call, and every authenticated route has a per-user request rate."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 002 §12.4 (tool system) for the registry, communication and workout tools."""
+"""The tool system (docs/architecture.md#tools) for the registry, communication and workout tools."""
 
 from __future__ import annotations
 
