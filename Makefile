@@ -13,7 +13,7 @@ PYTHON312 := $(shell \
   else root=$$(pyenv root 2>/dev/null || echo $$HOME/.pyenv); \
     ls -d $$root/versions/3.12*/bin/python3.12 2>/dev/null | sort -V | tail -n 1; fi)
 
-.PHONY: lock upgrade help venv system-packages clients run test test-unit test-integration test-pgbouncer test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
+.PHONY: lock upgrade help venv system-packages clients run test test-unit test-integration test-direct test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
 
 help:
 	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
@@ -51,7 +51,7 @@ $(STAMP): pyproject.toml uv.lock $(UV)
 
 venv: $(STAMP) system-packages
 
-# pgbouncer for the second run of the Postgres tests, chromium for the console's, node and npm for
+# pgbouncer for the integration tests' Postgres connections, chromium for the console's, node and npm for
 # the generated TypeScript client (apt-get as root or via sudo when missing).
 system-packages:
 	@scripts/ensure_system_packages.sh
@@ -67,19 +67,21 @@ clients: $(CLIENTS)/node_modules/.package-lock.json
 run: $(STAMP)
 	PORT=$(PORT) $(VENV)/bin/trainer local
 
+# One pass on two workers. --dist loadscope keeps each test module on one worker (its module fixtures
+# start once) and hands each class of tests/scenarios (one per model) to a worker of its own.
+# tests/integration reaches Postgres through PgBouncer in transaction mode (tests/integration/conftest.py).
 test: $(STAMP) system-packages clients
-	$(VENV)/bin/pytest -q -n 2 --dist loadfile tests
-	$(VENV)/bin/pytest -q -n 2 --dist loadfile --pgbouncer tests/integration
+	$(VENV)/bin/pytest -q -n 2 --dist loadscope tests
 
 test-unit: $(STAMP)
 	$(VENV)/bin/pytest -q tests/unit
 
-test-integration: $(STAMP)
+test-integration: $(STAMP) system-packages
 	$(VENV)/bin/pytest -q tests/integration
 
-# The Postgres tests again, through PgBouncer in transaction mode (started and stopped by the fixture).
-test-pgbouncer: $(STAMP) system-packages
-	$(VENV)/bin/pytest -q -n 2 --dist loadfile --pgbouncer tests/integration
+# The integration tests on a direct connection to the embedded Postgres instead of PgBouncer.
+test-direct: $(STAMP)
+	$(VENV)/bin/pytest -q -n 2 --dist loadscope --direct-postgres tests/integration
 
 test-e2e: $(STAMP) clients
 	$(VENV)/bin/pytest -q tests/e2e

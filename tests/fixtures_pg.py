@@ -3,8 +3,8 @@
 `pg_server` (session) - a fresh cluster on 127.0.0.1, stopped at the end.
 `pgbouncer` (session) - PgBouncer in transaction mode in front of it (started on first use, stopped at
                         the end).
-`pg_url` (session)    - URL of the cluster, migrations applied. With `--pgbouncer` it names the PgBouncer,
-                        and only the tests that use Postgres run.
+`pg_url` (session)    - URL of the cluster, migrations applied. tests/integration overrides it with the
+                        PgBouncer's URL (its conftest), unless `--direct-postgres` is given.
 `db` (function)       - an opened trainer.store.db.Database on it; a test fails if it ever asked for a
                         second connection while holding one (a Lambda instance's pool holds one).
 `make_user`           - factory: make_user(weight_unit="kg", distance_unit="km", ...) -> new user id (str),
@@ -23,25 +23,15 @@ from trainer.store.migrate import apply_migrations
 from trainer_dev.local.pgbouncer import PgBouncerHandle, start_pgbouncer
 from trainer_dev.local.postgres import PgHandle, start_postgres
 
-PGBOUNCER_OPTION = "--pgbouncer"
+DIRECT_OPTION = "--direct-postgres"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        PGBOUNCER_OPTION,
+        DIRECT_OPTION,
         action="store_true",
-        help="run only the Postgres tests, through PgBouncer in transaction mode",
+        help="the integration tests connect to the embedded Postgres directly, not through PgBouncer",
     )
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.getoption(PGBOUNCER_OPTION):
-        return
-    kept = [item for item in items if "pg_server" in getattr(item, "fixturenames", ())]
-    dropped = [item for item in items if item not in kept]
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
 
 
 @pytest.fixture(scope="session")
@@ -63,12 +53,9 @@ def pgbouncer(pg_server: PgHandle, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture(scope="session")
-def pg_url(request: pytest.FixtureRequest, pg_server: PgHandle) -> str:
-    url = pg_server.url
-    if request.config.getoption(PGBOUNCER_OPTION):
-        url = request.getfixturevalue("pgbouncer").url
-    apply_migrations(url)
-    return url
+def pg_url(pg_server: PgHandle) -> str:
+    apply_migrations(pg_server.url)
+    return pg_server.url
 
 
 @pytest.fixture

@@ -1,5 +1,11 @@
 """Fixtures for the API on the real adapters: DynamoDB on moto, embedded Postgres, the agent on the
-offline model, served in-process over httpx's ASGI transport."""
+offline model, served in-process over httpx's ASGI transport.
+
+Postgres is reached through PgBouncer in transaction mode (`DISCARD ALL` after every transaction), the
+stricter of the two ways a deployment connects (RDS Proxy, or straight to the database): a statement
+that relied on session state, a server-side prepared statement or a session advisory lock fails here
+every time. The same statements on a direct connection run in the scenarios and the e2e stack, and
+`pytest --direct-postgres tests/integration` runs these tests directly too."""
 
 from __future__ import annotations
 
@@ -17,6 +23,17 @@ from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
 
 from tests.fakes.agent_harness import RecordingPublisher
+from tests.fixtures_pg import DIRECT_OPTION
+
+
+@pytest.fixture(scope="session")
+def pg_url(pg_url: str, request: pytest.FixtureRequest) -> str:
+    """The PgBouncer in front of the session's cluster (migrations already applied through the direct
+    URL), or the cluster itself with `--direct-postgres`."""
+    if request.config.getoption(DIRECT_OPTION):
+        return pg_url
+    url: str = request.getfixturevalue("pgbouncer").url
+    return url
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from trainer.store.sessions import DynamoSessionStore
 from trainer_dev.local.moto_server import create_resources
 
 from tests.fixtures_moto import store_template_path
-from tests.scenarios.runner import RESULT_KEY, Runners
+from tests.scenarios.runner import RESULT_KEY, FreshTables, Runners
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -40,10 +40,11 @@ async def scenario_runners(
         TRAINER_IDEMPOTENCY_TABLE_NAME=f"scenarios-idem-{suffix}",
         TRAINER_EVENT_BUS_NAME=f"scenarios-{suffix}",
     )
-    create_resources(settings, store_template_path(Path(tmp_path_factory.mktemp("scenarios"))))
+    template = store_template_path(Path(tmp_path_factory.mktemp("scenarios")))
+    create_resources(settings, template)
     db = Database(pg_url, min_size=1, max_size=4)
     await db.open()
-    runners = Runners(settings, db, DynamoSessionStore(settings))
+    runners = Runners(settings, db, DynamoSessionStore(settings), reset=FreshTables.of(settings, template))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
         try:

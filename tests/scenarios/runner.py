@@ -17,6 +17,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from datetime import time as dt_time
+from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
@@ -31,6 +32,7 @@ from trainer.programs.pipeline import ProgramDeps
 from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
 from trainer.settings import Settings
 from trainer.store.db import Database
+from trainer.store.dynamo_tables import aws_client, parse_template, table_definitions, time_to_live_attributes
 from trainer.store.models import Session
 from trainer.store.ports import SessionStore
 
@@ -390,6 +392,31 @@ async def open_runner(
         yield runner
 
 
+@dataclass(frozen=True)
+class FreshTables:
+    """Deletes and creates again the scenario run's DynamoDB tables, from definitions read from the
+    template once (a few moto calls, ~10 ms)."""
+
+    settings: Settings
+    definitions: list[dict[str, Any]]
+    time_to_live: dict[str, str]
+
+    @classmethod
+    def of(cls, settings: Settings, template: Path) -> FreshTables:
+        parsed = parse_template(template.read_text(encoding="utf-8"))
+        return cls(settings, table_definitions(parsed, settings), time_to_live_attributes(parsed, settings))
+
+    def __call__(self) -> None:
+        dynamodb = aws_client("dynamodb", self.settings)
+        for definition in self.definitions:
+            dynamodb.delete_table(TableName=definition["TableName"])
+            dynamodb.create_table(**definition)
+        for table, attribute in self.time_to_live.items():
+            dynamodb.update_time_to_live(
+                TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": attribute}
+            )
+
+
 @dataclass
 class Runners:
     """One runner per mode on shared stores, opened on first use, closed with `stack`."""
@@ -399,6 +426,15 @@ class Runners:
     store: SessionStore
     stack: AsyncExitStack = field(default_factory=AsyncExitStack)
     opened: dict[str, ScenarioRunner] = field(default_factory=dict)
+    reset: FreshTables | None = None
+    """With it, `fresh_tables` empties the tables between scenarios."""
+
+    async def fresh_tables(self) -> None:
+        """Empty DynamoDB tables for the next scenario, which seeds a user of its own: nothing carries
+        over, and moto (which reads every item of a table for each query) answers each query from
+        this scenario's items alone rather than from the whole run's."""
+        if self.reset is not None:
+            await asyncio.to_thread(self.reset)
 
     async def get(self, mode: Mode) -> ScenarioRunner:
         if mode not in self.opened:

@@ -65,10 +65,15 @@ def test_make_test_installs_node_and_the_pinned_npm_packages_for_the_generated_c
 
 
 def test_make_test_installs_pgbouncer_then_runs_the_postgres_tests_through_it() -> None:
+    """One pass: tests/integration reaches Postgres through PgBouncer (its conftest), the scenarios and
+    the e2e stack directly."""
     assert "PACKAGES=(pgbouncer chromium nodejs npm)" in SCRIPT.read_text()
     recipe = subprocess.run(
         ["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, timeout=30, check=True
     ).stdout.splitlines()
     install = recipe.index("scripts/ensure_system_packages.sh")
-    pooled = next(i for i, line in enumerate(recipe) if "--pgbouncer tests/integration" in line)
-    assert install < pooled
+    runs = [i for i, line in enumerate(recipe) if "bin/pytest" in line]
+    assert len(runs) == 1 and install < runs[0]
+    assert "--direct-postgres" not in recipe[runs[0]] and recipe[runs[0]].rstrip().endswith(" tests")
+    conftest = (ROOT / "tests" / "integration" / "conftest.py").read_text()
+    assert 'getfixturevalue("pgbouncer")' in conftest
