@@ -15,7 +15,7 @@ from typing import Any, Self
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
 
 from trainer.domain.catalog import CatalogEntry, load_catalog
-from trainer.domain.composer import goal_shares
+from trainer.domain.composer.goals import goal_shares
 from trainer.domain.workout import (
     STRICT_NUMBERS,
     ExerciseFields,
