@@ -48,7 +48,8 @@ from trainer.programs.models import (
     WeekMessagesDraft,
     WeekMessagesInput,
 )
-from trainer.programs.plan import build_plan, draft_plan
+from trainer.programs.plan.draft import draft_plan
+from trainer.programs.plan.finalize import build_plan
 from trainer.providers.ports import AgentReply, AgentRequest, RetryTurn, ToolCall, Usage
 from trainer.tools.base import ToolContext
 

@@ -16,7 +16,7 @@ from trainer.programs.messages import (
 )
 from trainer.programs.microcycle import build_week
 from trainer.programs.models import SMS_LIMIT, MessageInput, PlanDay
-from trainer.programs.plan import build_plan
+from trainer.programs.plan.finalize import build_plan
 
 from tests.unit.programs_fixtures import inputs
 

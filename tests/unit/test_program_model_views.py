@@ -30,7 +30,7 @@ from trainer.programs.models import (
     StructureInput,
     WeekInput,
 )
-from trainer.programs.plan import build_plan
+from trainer.programs.plan.finalize import build_plan
 
 from tests.unit.programs_fixtures import NOW, inputs, logged
 from tests.unit.test_program_agents import Scripted, deps

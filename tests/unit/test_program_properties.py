@@ -15,7 +15,8 @@ from trainer.domain.muscles import MUSCLES
 from trainer.domain.workout import Exercise
 from trainer.programs.microcycle import build_week, main_sets, validate_week, week_dates
 from trainer.programs.models import WEEKDAYS, PlanInputs
-from trainer.programs.plan import build_plan, validate_plan
+from trainer.programs.plan.checks import validate_plan
+from trainer.programs.plan.finalize import build_plan
 
 from tests.unit.programs_fixtures import after, completed, week_start_moment
 

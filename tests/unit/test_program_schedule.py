@@ -23,7 +23,7 @@ from trainer.jobs.programs import (
 )
 from trainer.programs.changes import ChangeError, WeekChange, apply_change, find_location, plan_on_days
 from trainer.programs.microcycle import build_week
-from trainer.programs.plan import build_plan
+from trainer.programs.plan.finalize import build_plan
 from trainer.programs.schedule import (
     RETRY_MAX,
     known_zones,

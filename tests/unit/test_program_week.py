@@ -23,7 +23,7 @@ from trainer.programs.microcycle import (
     workout_checks_pass,
 )
 from trainer.programs.models import PlanDay, PlanWeek, WeekDraft
-from trainer.programs.plan import build_plan
+from trainer.programs.plan.finalize import build_plan
 
 from tests.unit.programs_fixtures import NOW, after, completed, inputs, logged, week_start_moment
 

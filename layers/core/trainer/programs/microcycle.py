@@ -56,13 +56,7 @@ from trainer.programs.models import (
     WeekDraft,
     weekday_of,
 )
-from trainer.programs.plan import (
-    CHANGEOVER_SEC,
-    DELOAD_VOLUME,
-    rest_for,
-    slot_kind,
-    trim_to_session,
-)
+from trainer.programs.plan.slots import CHANGEOVER_SEC, DELOAD_VOLUME, rest_for, slot_kind, trim_to_session
 from trainer.programs.selection import (
     LEVEL_OF_EXPERIENCE,
     Constraints,

@@ -47,7 +47,8 @@ from trainer.programs.models import (
     StructureInput,
     WeekInput,
 )
-from trainer.programs.plan import record_modification, render_plan_markdown
+from trainer.programs.plan.finalize import record_modification
+from trainer.programs.plan.render import render_plan_markdown
 from trainer.programs.records import day_of, day_row, plan_of, week_rows
 from trainer.programs.schedule import morning_window, next_week_after, retry_at, today_in, week_of
 from trainer.programs.structure import ImportTooLarge, check_text_size
