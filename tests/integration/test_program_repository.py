@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from trainer.programs.agents import attach_messages
 from trainer.programs.inputs import load_plan_inputs
-from trainer.programs.microcycle import build_week
+from trainer.programs.microcycle.week import build_week
 from trainer.programs.models import PlanRequest, PlanWeek
 from trainer.programs.plan.finalize import build_plan
 from trainer.programs.plan.render import render_plan_markdown

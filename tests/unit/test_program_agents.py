@@ -35,7 +35,7 @@ from trainer.programs.agents import (
     week_messages_input,
 )
 from trainer.programs.inputs import slim_row
-from trainer.programs.microcycle import build_week, draft_week
+from trainer.programs.microcycle.week import build_week, draft_week
 from trainer.programs.models import (
     SMS_LIMIT,
     MessageInput,

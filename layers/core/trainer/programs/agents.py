@@ -42,7 +42,8 @@ from trainer.programs.messages import (
     render_workout_markdown,
     workout_message,
 )
-from trainer.programs.microcycle import WEEK_VALIDATORS, build_week, draft_week, finalize_week
+from trainer.programs.microcycle.checks import WEEK_VALIDATORS
+from trainer.programs.microcycle.week import build_week, draft_week, finalize_week
 from trainer.programs.models import (
     SMS_LIMIT,
     MessageInput,

@@ -3,7 +3,8 @@ model (or the offline drafter) answers with before code computes loads, reps and
 
 Drafts are what a model may decide: the structure (methodology, phases, weekly pattern, exercise per
 slot) and the words. Everything numeric a lifter depends on (sets, reps, loads, rest, deload volume) is
-filled in by code (`trainer.programs.plan.finalize.finalize_plan`, `trainer.programs.microcycle.finalize_week`).
+filled in by code (`trainer.programs.plan.finalize.finalize_plan`,
+`trainer.programs.microcycle.week.finalize_week`).
 Draft fields are all required (nullable where optional), so a strict JSON schema accepts them.
 """
 

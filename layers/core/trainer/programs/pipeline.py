@@ -35,7 +35,7 @@ from trainer.programs.changes import (
 )
 from trainer.programs.inputs import load_plan_inputs, week_request
 from trainer.programs.messages import enforce_length, workout_message
-from trainer.programs.microcycle import is_deload, week_start
+from trainer.programs.microcycle.dates import is_deload, week_start
 from trainer.programs.models import (
     FitnessPlan,
     MessageInput,
