@@ -21,6 +21,7 @@ from trainer.programs.models import (
     PlanRequest,
     Weekday,
 )
+from trainer.services.goals import weights_by_category, weights_by_muscle
 from trainer.store.repositories import (
     Conn,
     UserId,
@@ -151,8 +152,8 @@ async def load_plan_inputs(
         now=now,
         user_settings=user_settings,
         location=current,
-        category_goals={r["category"]: float(r["weight"]) for r in category_rows},
-        muscle_goals={r["muscle"]: float(r["weight"]) for r in muscle_rows},
+        category_goals=weights_by_category(category_rows),
+        muscle_goals=weights_by_muscle(muscle_rows),
         active_preferences=[dict(p) for p in prefs],
         recent=[dict(r) for r in recent],
         sessions=[dict(r) for r in sessions],

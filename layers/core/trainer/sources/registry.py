@@ -25,6 +25,7 @@ from trainer.domain.progression import (
     progression_targets,
 )
 from trainer.services.errors import UserDataError
+from trainer.services.goals import weights_by_category, weights_by_muscle
 from trainer.services.milestones import MILESTONE_STATUSES
 from trainer.services.scope import UserRef
 from trainer.services.user_data import UserData, UserDataService
@@ -205,7 +206,7 @@ def _match_case_insensitively(targets: Mapping[str, Any], totals: Mapping[str, A
 async def _category_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     rows = await data.goals.categories()
     totals = await data.history.distribution()
-    targets = {row["category"]: float(row["weight"]) for row in rows}
+    targets = weights_by_category(rows)
     report = distribution_report(targets, _match_case_insensitively(targets, totals["category"]))
     return {"goals": rows, "distribution": report, "logged_count": totals["logged_count"]}
 
@@ -213,7 +214,7 @@ async def _category_goals(data: UserData, params: dict[str, Any], ctx: FetchCont
 async def _muscle_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     rows = await data.goals.muscles()
     totals = await data.history.distribution()
-    targets = {row["muscle"]: float(row["weight"]) for row in rows}
+    targets = weights_by_muscle(rows)
     report = distribution_report(targets, _match_case_insensitively(targets, totals["muscle"]))
     return {"goals": rows, "distribution": report, "logged_count": totals["logged_count"]}
 

@@ -98,16 +98,14 @@ async def load_training_facts(db: Database, user_id: str, now: datetime) -> Trai
         user_settings = await data.settings.get()
         profile = await data.profile.get() or {}
         current = await data.locations.current()
-        category_rows = await data.goals.categories()
-        muscle_rows = await data.goals.muscles()
+        category_goals = await data.goals.category_weights()
+        muscle_goals = await data.goals.muscle_weights()
         totals = await data.history.distribution()
         prefs = await data.preferences.active(now)
         recent = await data.history.recent(days_back=HISTORY_DAYS, limit=HISTORY_LIMIT, now=now)
         sessions = await data.history.recent_loaded_by_exercise(
             days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=now
         )
-    category_goals = {r["category"]: float(r["weight"]) for r in category_rows}
-    muscle_goals = {r["muscle"]: float(r["weight"]) for r in muscle_rows}
     items = (current.get("equipment") or []) if current else []
     return TrainingFacts(
         weight_unit=user_settings.weight_unit,

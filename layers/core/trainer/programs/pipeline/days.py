@@ -22,6 +22,7 @@ from trainer.programs.pipeline.deps import ProgramDeps, ProgramError, failure_me
 from trainer.programs.records import day_of
 from trainer.programs.schedule import today_in
 from trainer.programs.structure import ImportTooLarge, check_text_size
+from trainer.services.goals import weights_by_category
 from trainer.store.repositories import (
     goals,
     programs,
@@ -79,7 +80,7 @@ async def import_workout(deps: ProgramDeps, user_id: str, text: str) -> Structur
             text=text,
             weight_unit=values.get("weight_unit"),
             distance_unit=values.get("distance_unit"),
-            category_goals={r["category"]: float(r["weight"]) for r in category},
+            category_goals=weights_by_category(category),
         )
     except ValidationError:
         raise ProgramError("invalid_request", "The text is too long to read as one workout.") from None
