@@ -11,16 +11,10 @@ from typing import Any
 
 from trainer.domain.equipment import available_equipment
 from trainer.domain.progression import ENTRIES_PER_EXERCISE, WINDOW_DAYS
+from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT, WEEKDAYS, Weekday
 from trainer.domain.workout_checks import is_temporary, preference_constraints
 from trainer.domain.workout_grouping import count_workouts, local_day, zone
-from trainer.programs.models import (
-    DEFAULT_DAYS_BY_COUNT,
-    WEEKDAYS,
-    Experience,
-    PlanInputs,
-    PlanRequest,
-    Weekday,
-)
+from trainer.programs.models import Experience, PlanInputs, PlanRequest
 from trainer.services.goals import weights_by_category, weights_by_muscle
 from trainer.store.repositories import (
     Conn,

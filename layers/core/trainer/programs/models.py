@@ -16,9 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from trainer.domain.muscles import Muscle
-from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT as DEFAULT_DAYS_BY_COUNT
-from trainer.domain.weekdays import WEEKDAYS as WEEKDAYS
-from trainer.domain.weekdays import Weekday as Weekday
+from trainer.domain.weekdays import WEEKDAYS, Weekday
 from trainer.domain.workout import STRICT_NUMBERS, Workout
 
 Experience = Literal["beginner", "intermediate", "advanced"]

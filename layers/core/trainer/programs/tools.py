@@ -12,10 +12,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from trainer.domain.weekdays import Weekday as Weekday  # the offline coach's parser names it from here
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.programs.changes import WeekChange
 from trainer.programs.models import MAX_WEEKS, MIN_WEEKS, PlanRequest
-from trainer.programs.models import Weekday as Weekday
 from trainer.programs.pipeline import (
     ProgramDeps,
     ProgramError,

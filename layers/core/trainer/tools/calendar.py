@@ -9,12 +9,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, Field, model_validator
 
-from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT
+from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT, WEEKDAYS
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.services.errors import UserDataError
 from trainer.services.models import UserSettings
 from trainer.services.rows import Row, plain
-from trainer.services.settings import WEEKDAYS, normalise_weekdays
+from trainer.services.settings import normalise_weekdays
 from trainer.services.workout_plans import PlanSession
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import number_text
