@@ -16,6 +16,7 @@ from trainer.domain.workout_checks import is_temporary, preference_constraints
 from trainer.domain.workout_grouping import count_workouts, local_day, zone
 from trainer.programs.models import Experience, PlanInputs, PlanRequest
 from trainer.services.goals import weights_by_category, weights_by_muscle
+from trainer.services.locations import weighed_items
 from trainer.store.repositories import (
     Conn,
     UserId,
@@ -72,7 +73,6 @@ def resolve_inputs(
     experience: the request's, else the profile's, else inferred from the history; the goal: the
     request's, else the profile's goals in the user's words; injuries come as preferences."""
     tz_name = str(user_settings.get("timezone") or "UTC")
-    items = [dict(i) for i in (location or {}).get("equipment") or [] if isinstance(i, Mapping)]
     equipment = available_equipment((location or {}).get("equipment") or []) if location else {"bodyweight"}
     permanent = [p for p in active_preferences if not is_temporary(p)]
     profile = profile or {}
@@ -96,7 +96,7 @@ def resolve_inputs(
         muscle_goals={k: float(v) for k, v in muscle_goals.items()},
         preferences=[{k: p[k] for k in PREFERENCE_KEYS if p.get(k) is not None} for p in active_preferences],
         equipment=sorted(equipment),
-        location_items=items,
+        location_items=weighed_items(location),
         location_name=(location or {}).get("name"),
         weight_unit=user_settings.get("weight_unit") or "kg",
         distance_unit=user_settings.get("distance_unit") or "km",

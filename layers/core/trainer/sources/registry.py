@@ -20,7 +20,6 @@ from trainer.domain.exercise_search import equipment_overview, exercise_guide
 from trainer.domain.progression import (
     ENTRIES_PER_EXERCISE,
     WINDOW_DAYS,
-    LoadSteps,
     exercise_histories,
     progression_targets,
 )
@@ -232,12 +231,11 @@ async def _workout_history(data: UserData, params: dict[str, Any], ctx: FetchCon
 
 async def _progression_targets(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     user_settings = await data.settings.get()
-    current = await data.locations.current()
+    unit = user_settings.weight_unit
+    steps = await data.locations.load_steps(unit)
     rows = await data.history.recent_loaded_by_exercise(
         days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=ctx.now
     )
-    unit = user_settings.weight_unit
-    steps = LoadSteps.for_unit(unit, (current.get("equipment") or []) if current else [])
     histories = exercise_histories(rows, unit, fmt.zone(user_settings.timezone))
     targets = progression_targets(histories, steps, limit=MAX_TARGETS)
     return {"unit": unit, "days_back": WINDOW_DAYS, "targets": [t.model_dump(mode="json") for t in targets]}
