@@ -18,8 +18,8 @@ from trainer.services.history import days_back_start
 from trainer.services.models import UserSettings
 from trainer.services.rows import plain
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.calendar import parse_when, user_zone
 from trainer.tools.data import number_text
+from trainer.tools.dates import parse_when, user_zone
 
 TimePeriod = Literal["week", "month", "quarter", "year", "all_time"]
 Section = Literal["overview", "category_breakdown", "muscle_breakdown", "top_exercises", "progress", "goals"]
