@@ -1,4 +1,4 @@
-"""The data-source registry (seed 000 §3.2, seed 002 §9): name -> fetch + formatter + parameters.
+"""The data-source registry: name -> fetch + formatter + parameters.
 
 `fetch_sources` runs the requested sources one after another on one pooled connection (a Lambda instance
 holds one), reading through the user-data services (trainer.services). A failing or unknown source yields

@@ -1,4 +1,4 @@
-"""Statistics tools (seed 000 §4.8): computed in code by trainer.domain.statistics from one history query
+"""Statistics tools: computed in code by trainer.domain.statistics from one history query
 for the period, in the user's units and time zone (workouts, days and weeks are local). Formatters stay
 compact (rounded numbers, capped lists) and name weeks as a user reads them ("week of 16 Feb")."""
 
