@@ -25,7 +25,9 @@ from trainer.container import agent_run_deps, build_agent_registry
 from trainer.domain.equipment import missing_equipment
 from trainer.jobs.programs import ProgramJobDeps, handle_plan_requested, handle_week_due
 from trainer.programs.agents import FITNESS_PLAN, MICROCYCLE
-from trainer.programs.microcycle import draft_week, week_due_at
+from trainer.programs.changes import WeekChange
+from trainer.programs.microcycle.dates import week_due_at
+from trainer.programs.microcycle.week import draft_week
 from trainer.programs.models import PlanInputs, PlanRequest
 from trainer.programs.pipeline import (
     PLAN_REQUESTED,
@@ -33,7 +35,6 @@ from trainer.programs.pipeline import (
     WORKOUT_READY,
     ProgramDeps,
     ProgramError,
-    WeekChange,
     build_plan,
     change_day,
     change_week,

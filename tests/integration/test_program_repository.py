@@ -13,9 +13,10 @@ import psycopg
 import pytest
 from trainer.programs.agents import attach_messages
 from trainer.programs.inputs import load_plan_inputs
-from trainer.programs.microcycle import build_week
+from trainer.programs.microcycle.week import build_week
 from trainer.programs.models import PlanRequest, PlanWeek
-from trainer.programs.plan import build_plan, render_plan_markdown
+from trainer.programs.plan.finalize import build_plan
+from trainer.programs.plan.render import render_plan_markdown
 from trainer.programs.records import day_of, plan_of, week_rows
 from trainer.store.db import Database
 from trainer.store.repositories import RepositoryError, history, locations, preferences, programs

@@ -13,7 +13,8 @@ from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
 from trainer.store.models import Event, EventType, KnowledgeRef
 from trainer.store.ports import LeaseClaim, LeaseHeld, SequenceConflict, SessionBatch, SessionNotFound
-from trainer.store.sessions import MAX_EVENTS_PER_COMMIT, DynamoSessionStore, DynamoSessionTable
+from trainer.store.sessions import DynamoSessionStore, DynamoSessionTable
+from trainer.store.sessions.keys import MAX_EVENTS_PER_COMMIT
 
 HOLDER = "turn-test"
 

@@ -11,6 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from trainer.domain.catalog import load_catalog
+from trainer.domain.weekdays import WEEKDAYS
 from trainer.programs.models import PlanRequest
 from trainer.programs.pipeline import ProgramDeps, request_plan
 from trainer.store.db import Database
@@ -18,7 +19,6 @@ from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.ports import SessionStore
 from trainer.store.repositories import goals, history, locations, milestones, preferences, profiles, schedule
 from trainer.store.repositories import settings as settings_repo
-from trainer.store.repositories.settings import WEEKDAYS
 
 from tests.scenarios.schema import ExerciseSpec, LoggedWorkout, Scenario, UserSpec
 

@@ -10,7 +10,11 @@
 - `IndexName` given as a literal (a dict key or a keyword) is a Query on that index.
 
 `reachable(adapter, methods)` follows `self.<method>` references inside one class, so it is what a
-set of entry methods *can* reach, every branch included: an upper bound of what one run calls.
+set of entry methods *can* reach, every branch included: an upper bound of what one run calls. An
+adapter whose class hands work to parts of its own package (the adapter's path is the package) is
+followed through the package's functions its code calls by name and the package's methods it calls on
+`self` (`self._log.commit(`) or on a parameter typed with a class of the package (`items: TableItems`),
+matched by method name: a wider upper bound.
 """
 
 from __future__ import annotations
@@ -116,7 +120,8 @@ def transaction_entry_kinds(tree: ast.AST) -> set[str]:
 
 @dataclass(frozen=True)
 class Adapter:
-    """A class that calls DynamoDB on one table: where it is and which table (by template logical id)."""
+    """A class that calls DynamoDB on one table: where it is (its module, or the package whose modules
+    hold its parts) and which table (by template logical id)."""
 
     path: Path
     class_name: str
@@ -126,6 +131,8 @@ class Adapter:
 @cache
 def _methods(adapter: Adapter) -> dict[str, tuple[Calls, frozenset[str]]]:
     """Per method of the class: its own DynamoDB calls and the `self.<method>`s it refers to."""
+    if adapter.path.is_dir():
+        return _package_functions(adapter)
     module = ast.parse(adapter.path.read_text(encoding="utf-8"))
     entries = transaction_entry_kinds(module)
     (cls,) = (n for n in module.body if isinstance(n, ast.ClassDef) and n.name == adapter.class_name)
@@ -145,8 +152,56 @@ def _methods(adapter: Adapter) -> dict[str, tuple[Calls, frozenset[str]]]:
     return methods
 
 
+def _package_functions(adapter: Adapter) -> dict[str, tuple[Calls, frozenset[str]]]:
+    """Per function and method of the package: its own DynamoDB calls and the package's functions and
+    methods it calls (see the module docstring). The class's methods are keyed by their names, every
+    other function by `module:Class.name` or `module:name`."""
+    found: list[tuple[str, str, str, ast.FunctionDef | ast.AsyncFunctionDef, set[str]]] = []
+    classes: set[str] = set()
+    for path in sorted(adapter.path.glob("*.py")):
+        module = ast.parse(path.read_text(encoding="utf-8"))
+        entries = transaction_entry_kinds(module)
+        for node in module.body:
+            owner = node.name if isinstance(node, ast.ClassDef) else ""
+            classes |= {owner} - {""}
+            members = node.body if isinstance(node, ast.ClassDef) else [node]
+            for function in members:
+                if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                    continue
+                key = (
+                    function.name
+                    if owner == adapter.class_name
+                    else f"{path.stem}:{owner + '.' if owner else ''}{function.name}"
+                )
+                found.append((key, owner, function.name, function, entries))
+    methods: dict[str, set[str]] = {}
+    functions: dict[str, set[str]] = {}
+    for key, owner, name, _, _ in found:
+        (methods if owner else functions).setdefault(name, set()).add(key)
+    result = {}
+    for key, _, _, function, entries in found:
+        typed = {
+            arg.arg
+            for arg in [*function.args.args, *function.args.kwonlyargs]
+            if isinstance(arg.annotation, ast.Name) and arg.annotation.id in classes
+        }
+        referred = {k for n in ast.walk(function) if isinstance(n, ast.Name) for k in functions.get(n.id, ())}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Attribute) and _root(node) in typed | {"self"}:
+                referred |= methods.get(node.attr, set())
+        result[key] = (calls_in(function, entries), frozenset(referred))
+    return result
+
+
+def _root(node: ast.expr) -> str:
+    """The name an attribute chain starts from (`self` for `self._log.commit`)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 def method_names(adapter: Adapter) -> set[str]:
-    return set(_methods(adapter))
+    return {name for name in _methods(adapter) if ":" not in name}
 
 
 def reachable(adapter: Adapter, entry_methods: Iterable[str]) -> Calls:

@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from trainer.domain.workout import Workout
-from trainer.programs.microcycle import nominal_time
+from trainer.programs.microcycle.dates import nominal_time
 from trainer.programs.models import PlanInputs, PlanWeek
 
 NOW = datetime(2026, 3, 2, 7, 0, tzinfo=UTC)  # a Monday morning

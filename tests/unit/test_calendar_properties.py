@@ -25,9 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trainer.domain.delivery_window import delivery_time
 from trainer.programs.inputs import resolve_inputs
-from trainer.programs.microcycle import build_week, week_dates, week_due_at
+from trainer.programs.microcycle.dates import week_dates, week_due_at
+from trainer.programs.microcycle.week import build_week
 from trainer.programs.models import PlanInputs, PlanRequest
-from trainer.programs.plan import build_plan
+from trainer.programs.plan.finalize import build_plan
 from trainer.programs.schedule import morning_window, next_week_after, today_in, week_of
 
 from tests.unit.programs_fixtures import GYM

@@ -11,18 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trainer.domain.catalog import load_catalog
 from trainer.domain.composer import (
-    CHANGEOVER_SEC,
-    DEFAULT_TIME_BUDGET_MIN,
     ComposerError,
     ComposerRequest,
     compose_replacement,
     compose_workout,
-    parse_focus,
-    parse_request_muscles,
     prescribe_exercise,
-    request_minutes,
     workout_seconds,
 )
+from trainer.domain.composer.prescription import CHANGEOVER_SEC
+from trainer.domain.composer.request import parse_focus, parse_request_muscles, request_minutes
+from trainer.domain.composer.session_plan import DEFAULT_TIME_BUDGET_MIN
 from trainer.domain.distribution import DistributionRow
 from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.movements import movement_pattern, name_key

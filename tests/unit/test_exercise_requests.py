@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from trainer.domain.catalog import instructions, load_catalog
-from trainer.domain.composer import says_beginner, swap_level
+from trainer.domain.composer.replacement import swap_level
+from trainer.domain.composer.request import says_beginner
 from trainer.domain.equipment import available_equipment
 from trainer.domain.exercise_search import PAINFUL_PATTERNS, find_exercise, form_cues, pain_free_alternatives
 from trainer.domain.movements import movement_pattern

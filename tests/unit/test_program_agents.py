@@ -35,7 +35,7 @@ from trainer.programs.agents import (
     week_messages_input,
 )
 from trainer.programs.inputs import slim_row
-from trainer.programs.microcycle import build_week, draft_week
+from trainer.programs.microcycle.week import build_week, draft_week
 from trainer.programs.models import (
     SMS_LIMIT,
     MessageInput,
@@ -48,7 +48,8 @@ from trainer.programs.models import (
     WeekMessagesDraft,
     WeekMessagesInput,
 )
-from trainer.programs.plan import build_plan, draft_plan
+from trainer.programs.plan.draft import draft_plan
+from trainer.programs.plan.finalize import build_plan
 from trainer.providers.ports import AgentReply, AgentRequest, RetryTurn, ToolCall, Usage
 from trainer.tools.base import ToolContext
 

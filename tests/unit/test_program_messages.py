@@ -14,9 +14,9 @@ from trainer.programs.messages import (
     render_workout_markdown,
     workout_message,
 )
-from trainer.programs.microcycle import build_week
+from trainer.programs.microcycle.week import build_week
 from trainer.programs.models import SMS_LIMIT, MessageInput, PlanDay
-from trainer.programs.plan import build_plan
+from trainer.programs.plan.finalize import build_plan
 
 from tests.unit.programs_fixtures import inputs
 

@@ -22,7 +22,7 @@ from trainer.programs.agents import (
     week_messages_input,
 )
 from trainer.programs.messages import render_workout_markdown, workout_message
-from trainer.programs.microcycle import build_week, draft_week, finalize_week
+from trainer.programs.microcycle.week import build_week, draft_week, finalize_week
 from trainer.programs.models import (
     SMS_LIMIT,
     MessageInput,
@@ -30,7 +30,7 @@ from trainer.programs.models import (
     StructureInput,
     WeekInput,
 )
-from trainer.programs.plan import build_plan
+from trainer.programs.plan.finalize import build_plan
 
 from tests.unit.programs_fixtures import NOW, inputs, logged
 from tests.unit.test_program_agents import Scripted, deps

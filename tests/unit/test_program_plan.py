@@ -10,24 +10,19 @@ import pytest
 from trainer.domain.catalog import load_catalog
 from trainer.domain.equipment import missing_equipment
 from trainer.programs.models import PlanDraft
-from trainer.programs.plan import (
-    PlanError,
-    assign_foci,
-    build_plan,
-    choose_methodology,
-    day_minutes,
+from trainer.programs.plan.checks import (
     deloads_present,
-    draft_plan,
     equipment_available,
-    finalize_plan,
     min_microcycles,
-    phase_layout,
-    record_modification,
-    render_plan_markdown,
     required_sections,
     training_days_match,
     validate_plan,
 )
+from trainer.programs.plan.draft import PlanError, draft_plan
+from trainer.programs.plan.finalize import build_plan, finalize_plan, record_modification
+from trainer.programs.plan.methodology import assign_foci, choose_methodology, phase_layout
+from trainer.programs.plan.render import render_plan_markdown
+from trainer.programs.plan.slots import day_minutes
 
 from tests.unit.programs_fixtures import inputs
 

@@ -12,10 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trainer.domain.equipment import FULL_GYM
 from trainer.domain.muscles import MUSCLES
+from trainer.domain.weekdays import WEEKDAYS
 from trainer.domain.workout import Exercise
-from trainer.programs.microcycle import build_week, main_sets, validate_week, week_dates
-from trainer.programs.models import WEEKDAYS, PlanInputs
-from trainer.programs.plan import build_plan, validate_plan
+from trainer.programs.microcycle.checks import main_sets, validate_week
+from trainer.programs.microcycle.dates import week_dates
+from trainer.programs.microcycle.week import build_week
+from trainer.programs.models import PlanInputs
+from trainer.programs.plan.checks import validate_plan
+from trainer.programs.plan.finalize import build_plan
 
 from tests.unit.programs_fixtures import after, completed, week_start_moment
 

@@ -22,8 +22,8 @@ from trainer.jobs.programs import (
     parse_schedule,
 )
 from trainer.programs.changes import ChangeError, WeekChange, apply_change, find_location, plan_on_days
-from trainer.programs.microcycle import build_week
-from trainer.programs.plan import build_plan
+from trainer.programs.microcycle.week import build_week
+from trainer.programs.plan.finalize import build_plan
 from trainer.programs.schedule import (
     RETRY_MAX,
     known_zones,

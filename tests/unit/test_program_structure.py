@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from trainer.domain.workout import Exercise, Workout
 from trainer.programs.messages import render_workout_markdown
-from trainer.programs.microcycle import build_week
+from trainer.programs.microcycle.week import build_week
 from trainer.programs.models import WorkoutDraft
-from trainer.programs.plan import build_plan
+from trainer.programs.plan.finalize import build_plan
 from trainer.programs.structure import (
     StructureError,
     finalize_structure,

@@ -7,23 +7,20 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from trainer.domain.workout import Workout
-from trainer.programs.microcycle import (
-    build_week,
+from trainer.programs.microcycle.checks import (
     day_contexts,
     deload_volume,
-    draft_week,
-    finalize_week,
     hard_problems,
     main_sets,
     plan_training_days,
     seven_days,
     validate_week,
-    week_dates,
-    week_due_at,
     workout_checks_pass,
 )
+from trainer.programs.microcycle.dates import week_dates, week_due_at
+from trainer.programs.microcycle.week import build_week, draft_week, finalize_week
 from trainer.programs.models import PlanDay, PlanWeek, WeekDraft
-from trainer.programs.plan import build_plan
+from trainer.programs.plan.finalize import build_plan
 
 from tests.unit.programs_fixtures import NOW, after, completed, inputs, logged, week_start_moment
 

@@ -891,7 +891,7 @@ def _powertools_persistence() -> Path:
     return Path(dynamodb.__file__)
 
 
-SESSION_TABLE = Adapter(TRAINER / "store" / "sessions.py", "DynamoSessionTable", "SessionsTable")
+SESSION_TABLE = Adapter(TRAINER / "store" / "sessions", "DynamoSessionTable", "SessionsTable")
 DAILY_METRICS = Adapter(TRAINER / "store" / "metrics.py", "DailyMetricsStore", "SessionsTable")
 USAGE_LEDGER = Adapter(TRAINER / "store" / "usage.py", "DynamoUsageLedger", "SessionsTable")
 ACCOUNT_TABLE = Adapter(TRAINER / "store" / "account_records.py", "DynamoAccountTable", "SessionsTable")

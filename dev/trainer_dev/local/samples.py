@@ -43,6 +43,7 @@ from trainer.store.ports import SessionBatch, SessionNotFound
 from trainer.store.repositories import devices
 from trainer.store.repositories import settings as user_settings
 from trainer.store.sessions import DynamoSessionTable
+from trainer.store.sessions.meta import session_item
 
 from trainer_dev.local.seed import seed_demo_user
 
@@ -137,7 +138,7 @@ def seed_session(table: DynamoSessionTable, table_name: str) -> None:
         table.delete_session(SAMPLE_USER_ID, SAMPLE_SESSION_ID)
     # A deleted session keeps its tombstone until it expires (fencing off a turn that outlived its
     # lease); only the samples bring a session id back, so they clear the partition themselves.
-    table._delete_keys(table._partition_keys(f"SESSION#{SAMPLE_SESSION_ID}"))
+    table.items.delete_keys(table.items.partition_keys(f"SESSION#{SAMPLE_SESSION_ID}"))
     now = datetime.now(UTC)
     session = Session(
         id=SAMPLE_SESSION_ID,
@@ -149,7 +150,7 @@ def seed_session(table: DynamoSessionTable, table_name: str) -> None:
     # DynamoSessionTable.create_session draws a new id; the samples need this one.
     table.client.put_item(
         TableName=table_name,
-        Item=table._session_item(session),
+        Item=session_item(session),
         ConditionExpression="attribute_not_exists(PK)",
     )
     events = [

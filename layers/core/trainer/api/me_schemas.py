@@ -28,10 +28,10 @@ from trainer.api.schemas import (
     Event,
     ResponseModel,
     Session,
-    Weekday,
     without_nul,
 )
 from trainer.domain.muscles import Muscle
+from trainer.domain.weekdays import Weekday
 
 ExperienceLevel = Literal["beginner", "intermediate", "advanced"]
 Sex = Literal["male", "female", "other"]

@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from trainer.api.contract import public_action
+from trainer.domain.weekdays import Weekday
 from trainer.domain.workout import ClientWorkout, ExerciseFields, Workout
 from trainer.programs.models import FitnessPlan, PlanRequest
 from trainer.store import models as store
@@ -337,7 +338,6 @@ class FramesPage(ResponseModel):
 
 # --- user settings, history, distribution -------------------------------------------------------
 
-Weekday = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 WEEKDAY_PATTERN = (
     "^(?:[Mm][Oo][Nn](?:[Dd][Aa][Yy])?|[Tt][Uu][Ee](?:[Ss][Dd][Aa][Yy])?"
     "|[Ww][Ee][Dd](?:[Nn][Ee][Ss][Dd][Aa][Yy])?|[Tt][Hh][Uu](?:[Rr][Ss][Dd][Aa][Yy])?"

@@ -3,7 +3,7 @@ progression targets, delete-after-use preferences."""
 
 from __future__ import annotations
 
-from trainer.domain.composer import parse_request_muscles
+from trainer.domain.composer.request import parse_request_muscles
 from trainer.domain.workout import Workout
 from trainer.domain.workout_checks import WorkoutReview, review_workout
 from trainer.sources.training_facts import load_training_facts

@@ -360,7 +360,7 @@ def pain_free_alternatives(
     """Exercises for `reference`'s muscles that do not load `joint` the way it does: none of the joint's
     painful movement patterns (PAINFUL_PATTERNS) nor impact moves, strength work the equipment allows,
     easiest first among equals (a sore joint is no time for a new, technical lift)."""
-    from trainer.domain.composer import STAPLE_EXERCISES  # the composer's well-known lifts
+    from trainer.domain.composer.staples import STAPLE_EXERCISES  # the composer's well-known lifts
 
     cat = catalog or load_catalog()
     have = set(available) if available is not None else None

@@ -42,7 +42,8 @@ from trainer.programs.messages import (
     render_workout_markdown,
     workout_message,
 )
-from trainer.programs.microcycle import WEEK_VALIDATORS, build_week, draft_week, finalize_week
+from trainer.programs.microcycle.checks import WEEK_VALIDATORS
+from trainer.programs.microcycle.week import build_week, draft_week, finalize_week
 from trainer.programs.models import (
     SMS_LIMIT,
     MessageInput,
@@ -60,14 +61,10 @@ from trainer.programs.models import (
     WeekMessagesInput,
     WorkoutDraft,
 )
-from trainer.programs.plan import (
-    PLAN_VALIDATORS,
-    PlanError,
-    build_plan,
-    draft_plan,
-    finalize_plan,
-    render_plan_markdown,
-)
+from trainer.programs.plan.checks import PLAN_VALIDATORS
+from trainer.programs.plan.draft import PlanError, draft_plan
+from trainer.programs.plan.finalize import build_plan, finalize_plan
+from trainer.programs.plan.render import render_plan_markdown
 from trainer.programs.selection import constraints_for, ranked_candidates
 from trainer.programs.structure import StructureError, finalize_structure, parse_workout_text
 from trainer.tools.base import Tool, ToolContext, ToolResult

@@ -10,7 +10,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from trainer.domain.equipment import available_equipment
-from trainer.programs.models import WEEKDAYS, FitnessPlan, PlanInputs, Weekday
+from trainer.domain.weekdays import WEEKDAYS, Weekday
+from trainer.programs.models import FitnessPlan, PlanInputs
 
 
 class WeekChange(BaseModel):

@@ -11,16 +11,12 @@ from typing import Any
 
 from trainer.domain.equipment import available_equipment
 from trainer.domain.progression import ENTRIES_PER_EXERCISE, WINDOW_DAYS
+from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT, WEEKDAYS, Weekday
 from trainer.domain.workout_checks import is_temporary, preference_constraints
 from trainer.domain.workout_grouping import count_workouts, local_day, zone
-from trainer.programs.models import (
-    DEFAULT_DAYS_BY_COUNT,
-    WEEKDAYS,
-    Experience,
-    PlanInputs,
-    PlanRequest,
-    Weekday,
-)
+from trainer.programs.models import Experience, PlanInputs, PlanRequest
+from trainer.services.goals import weights_by_category, weights_by_muscle
+from trainer.services.locations import weighed_items
 from trainer.store.repositories import (
     Conn,
     UserId,
@@ -77,7 +73,6 @@ def resolve_inputs(
     experience: the request's, else the profile's, else inferred from the history; the goal: the
     request's, else the profile's goals in the user's words; injuries come as preferences."""
     tz_name = str(user_settings.get("timezone") or "UTC")
-    items = [dict(i) for i in (location or {}).get("equipment") or [] if isinstance(i, Mapping)]
     equipment = available_equipment((location or {}).get("equipment") or []) if location else {"bodyweight"}
     permanent = [p for p in active_preferences if not is_temporary(p)]
     profile = profile or {}
@@ -101,7 +96,7 @@ def resolve_inputs(
         muscle_goals={k: float(v) for k, v in muscle_goals.items()},
         preferences=[{k: p[k] for k in PREFERENCE_KEYS if p.get(k) is not None} for p in active_preferences],
         equipment=sorted(equipment),
-        location_items=items,
+        location_items=weighed_items(location),
         location_name=(location or {}).get("name"),
         weight_unit=user_settings.get("weight_unit") or "kg",
         distance_unit=user_settings.get("distance_unit") or "km",
@@ -151,8 +146,8 @@ async def load_plan_inputs(
         now=now,
         user_settings=user_settings,
         location=current,
-        category_goals={r["category"]: float(r["weight"]) for r in category_rows},
-        muscle_goals={r["muscle"]: float(r["weight"]) for r in muscle_rows},
+        category_goals=weights_by_category(category_rows),
+        muscle_goals=weights_by_muscle(muscle_rows),
         active_preferences=[dict(p) for p in prefs],
         recent=[dict(r) for r in recent],
         sessions=[dict(r) for r in sessions],

@@ -3,7 +3,8 @@ model (or the offline drafter) answers with before code computes loads, reps and
 
 Drafts are what a model may decide: the structure (methodology, phases, weekly pattern, exercise per
 slot) and the words. Everything numeric a lifter depends on (sets, reps, loads, rest, deload volume) is
-filled in by code (`trainer.programs.plan.finalize_plan`, `trainer.programs.microcycle.finalize_week`).
+filled in by code (`trainer.programs.plan.finalize.finalize_plan`,
+`trainer.programs.microcycle.week.finalize_week`).
 Draft fields are all required (nullable where optional), so a strict JSON schema accepts them.
 """
 
@@ -15,9 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from trainer.domain.muscles import Muscle
-from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT as DEFAULT_DAYS_BY_COUNT
-from trainer.domain.weekdays import WEEKDAYS as WEEKDAYS
-from trainer.domain.weekdays import Weekday as Weekday
+from trainer.domain.weekdays import WEEKDAYS, Weekday
 from trainer.domain.workout import STRICT_NUMBERS, Workout
 
 Experience = Literal["beginner", "intermediate", "advanced"]

@@ -1,9 +1,9 @@
 """When the program pipeline acts, in the user's local time (pure: the pipeline and the scheduler ask).
 
 A plan's week N runs from `start_date + 7 (N - 1)` for seven days. Week N is due to be built at the local
-midnight that starts it (`trainer.programs.microcycle.week_due_at`), so it is built from everything logged
-up to then (last week's sessions count) and before that day's morning message. Each built week names the
-next one and when it is due: the hourly scheduler reads only the plans due by now.
+midnight that starts it (`trainer.programs.microcycle.dates.week_due_at`), so it is built from
+everything logged up to then (last week's sessions count) and before that day's morning message. Each
+built week names the next one and when it is due: the hourly scheduler reads only the plans due by now.
 
 The morning message goes out in the hour whose local time is the morning hour (06:00-06:59 by default):
 `morning_window` names the zones in that hour at an instant, by local date (zones 24 hours apart, such as
@@ -18,7 +18,7 @@ from functools import cache
 from zoneinfo import ZoneInfo, available_timezones
 
 from trainer.domain.workout_grouping import local_day, zone
-from trainer.programs.microcycle import week_due_at
+from trainer.programs.microcycle.dates import week_due_at
 
 RETRY_BASE = timedelta(hours=1)
 RETRY_MAX = timedelta(hours=12)

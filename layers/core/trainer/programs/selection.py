@@ -10,8 +10,9 @@ from functools import lru_cache
 from typing import Any
 
 from trainer.domain.catalog import LEVELS, CatalogEntry, load_catalog
-from trainer.domain.composer import STAPLE_EXERCISES, goal_kind
-from trainer.domain.composer import goal_shares as composer_goal_shares
+from trainer.domain.composer.goals import goal_kind
+from trainer.domain.composer.goals import goal_shares as composer_goal_shares
+from trainer.domain.composer.staples import STAPLE_EXERCISES
 from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.movements import equipment_class, movement_pattern, name_key
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD

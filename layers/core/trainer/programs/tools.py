@@ -1,9 +1,9 @@
-"""Training-plan tools (issue 9): request a generated multi-week plan (built in the background), change
-a week or a day of it ("I'm travelling next week, hotel gym only"), read a day's planned workout with
-its message, and show the plan: the chat agent's tools of the programs package. They call the program
-pipeline (trainer.programs.pipeline) with the dependencies the turn hands them in `ctx.programs`. Not
-`create_workout_plan` (tools/calendar.py): that one only puts labelled sessions on the calendar, with
-no exercises."""
+"""Training-plan tools: request a generated multi-week plan (built in the background), change a week or
+a day of it ("I'm travelling next week, hotel gym only"), read a day's planned workout with its
+message, and show the plan: the chat agent's tools of the programs package. They call the program
+pipeline (trainer.programs.pipeline) with the dependencies the turn hands them in `ctx.programs`.
+Labelled calendar sessions without exercises are the calendar tools' (tools/calendar.py); both read
+dates as tools/dates.py does."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from trainer.domain.weekdays import Weekday as Weekday  # the offline coach's parser names it from here
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.programs.changes import WeekChange
-from trainer.programs.models import MAX_WEEKS, MIN_WEEKS, PlanRequest
-from trainer.programs.models import Weekday as Weekday
+from trainer.programs.models import MAX_WEEKS, MIN_WEEKS, PlanRequest, PlanStatus
 from trainer.programs.pipeline import (
     ProgramDeps,
     ProgramError,
@@ -30,11 +30,8 @@ from trainer.services.usage_limits import BudgetExceeded
 from trainer.store.repositories import RepositoryError
 from trainer.tools.artifacts import WorkoutJson
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.calendar import parse_day, user_zone
+from trainer.tools.dates import Day, local_today, parse_day, user_zone
 
-PlanStatus = Literal["pending", "ready", "failed"]
-Day = date
-"""`date` under another name, for fields that are themselves called `date`."""
 SHOWN_EXERCISES = 8
 WARM_UP_AND_COOL_DOWN = ("warmup", "cooldown")
 
@@ -452,11 +449,6 @@ def week_change(args: ChangeFields, *, training_days: list[Weekday] | None = Non
         training_days=training_days,
         avoid=list(args.avoid),
     )
-
-
-async def local_today(ctx: ToolContext) -> date:
-    settings = await ctx.user_data.settings.get()
-    return ctx.now().astimezone(user_zone(settings)).date()
 
 
 # --- change_training_days -------------------------------------------------------------------------

@@ -109,7 +109,7 @@ class SmsGateway(Protocol):
 
 
 class ReadyWorkout(BaseModel):
-    """`WorkoutReady`'s detail (trainer.programs.pipeline.ready_detail)."""
+    """`WorkoutReady`'s detail (trainer.programs.pipeline.schedules.ready_detail)."""
 
     model_config = ConfigDict(extra="ignore")
     user_id: uuid.UUID

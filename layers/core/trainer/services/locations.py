@@ -1,18 +1,37 @@
-"""Workout locations with their equipment; at most one is current."""
+"""Workout locations with their equipment; at most one is current. The loads a user can set up come
+from the current one: the weights it lists (plates, bars, dumbbells, kettlebells) refine the steps of
+the user's weight unit."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from trainer.domain.progression import LoadSteps
 from trainer.services.rows import Row
 from trainer.services.scope import UserScope
 from trainer.store.repositories import MalformedId
 from trainer.store.repositories import locations as repo
 
 
+def weighed_items(location: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The equipment items a location lists ({name, weights, unit}...; plain names left out); []
+    without a location."""
+    return [dict(item) for item in (location or {}).get("equipment") or [] if isinstance(item, Mapping)]
+
+
+def load_steps_at(weight_unit: str, location: Mapping[str, Any] | None) -> LoadSteps:
+    """The loads a user can set up at `location` (their current one), in their weight unit."""
+    return LoadSteps.for_unit(weight_unit, weighed_items(location))
+
+
 class LocationService:
     def __init__(self, scope: UserScope) -> None:
         self._scope = scope
+
+    async def load_steps(self, weight_unit: str) -> LoadSteps:
+        """The loads the user can set up at their current location, in `weight_unit`."""
+        return load_steps_at(weight_unit, await self.current())
 
     async def all(self) -> list[Row]:
         """Every location with its equipment, the current one first, then by name."""

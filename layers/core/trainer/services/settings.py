@@ -10,9 +10,6 @@ from trainer.services.scope import UserScope
 from trainer.store.repositories import RepositoryError, profiles
 from trainer.store.repositories import settings as repo
 
-WEEKDAYS: tuple[str, ...] = repo.WEEKDAYS
-"""Canonical weekday names, Monday first."""
-
 
 def normalise_weekdays(days: Any) -> list[str]:
     """Weekday names or their first three letters (any case) as canonical names, Monday first, once

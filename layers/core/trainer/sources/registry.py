@@ -1,4 +1,4 @@
-"""The data-source registry (seed 000 §3.2, seed 002 §9): name -> fetch + formatter + parameters.
+"""The data-source registry: name -> fetch + formatter + parameters.
 
 `fetch_sources` runs the requested sources one after another on one pooled connection (a Lambda instance
 holds one), reading through the user-data services (trainer.services). A failing or unknown source yields
@@ -20,11 +20,11 @@ from trainer.domain.exercise_search import equipment_overview, exercise_guide
 from trainer.domain.progression import (
     ENTRIES_PER_EXERCISE,
     WINDOW_DAYS,
-    LoadSteps,
     exercise_histories,
     progression_targets,
 )
 from trainer.services.errors import UserDataError
+from trainer.services.goals import weights_by_category, weights_by_muscle
 from trainer.services.milestones import MILESTONE_STATUSES
 from trainer.services.scope import UserRef
 from trainer.services.user_data import UserData, UserDataService
@@ -205,7 +205,7 @@ def _match_case_insensitively(targets: Mapping[str, Any], totals: Mapping[str, A
 async def _category_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     rows = await data.goals.categories()
     totals = await data.history.distribution()
-    targets = {row["category"]: float(row["weight"]) for row in rows}
+    targets = weights_by_category(rows)
     report = distribution_report(targets, _match_case_insensitively(targets, totals["category"]))
     return {"goals": rows, "distribution": report, "logged_count": totals["logged_count"]}
 
@@ -213,7 +213,7 @@ async def _category_goals(data: UserData, params: dict[str, Any], ctx: FetchCont
 async def _muscle_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     rows = await data.goals.muscles()
     totals = await data.history.distribution()
-    targets = {row["muscle"]: float(row["weight"]) for row in rows}
+    targets = weights_by_muscle(rows)
     report = distribution_report(targets, _match_case_insensitively(targets, totals["muscle"]))
     return {"goals": rows, "distribution": report, "logged_count": totals["logged_count"]}
 
@@ -231,12 +231,11 @@ async def _workout_history(data: UserData, params: dict[str, Any], ctx: FetchCon
 
 async def _progression_targets(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     user_settings = await data.settings.get()
-    current = await data.locations.current()
+    unit = user_settings.weight_unit
+    steps = await data.locations.load_steps(unit)
     rows = await data.history.recent_loaded_by_exercise(
         days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=ctx.now
     )
-    unit = user_settings.weight_unit
-    steps = LoadSteps.for_unit(unit, (current.get("equipment") or []) if current else [])
     histories = exercise_histories(rows, unit, fmt.zone(user_settings.timezone))
     targets = progression_targets(histories, steps, limit=MAX_TARGETS)
     return {"unit": unit, "days_back": WINDOW_DAYS, "targets": [t.model_dump(mode="json") for t in targets]}

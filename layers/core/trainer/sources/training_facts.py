@@ -19,6 +19,7 @@ from trainer.domain.progression import ENTRIES_PER_EXERCISE, WINDOW_DAYS, LoadSt
 from trainer.domain.recovery import recovering_muscles
 from trainer.domain.workout_checks import UserTrainingContext
 from trainer.domain.workout_grouping import zone
+from trainer.services.locations import weighed_items
 from trainer.services.user_data import UserDataService
 from trainer.store.db import Database
 
@@ -98,17 +99,14 @@ async def load_training_facts(db: Database, user_id: str, now: datetime) -> Trai
         user_settings = await data.settings.get()
         profile = await data.profile.get() or {}
         current = await data.locations.current()
-        category_rows = await data.goals.categories()
-        muscle_rows = await data.goals.muscles()
+        category_goals = await data.goals.category_weights()
+        muscle_goals = await data.goals.muscle_weights()
         totals = await data.history.distribution()
         prefs = await data.preferences.active(now)
         recent = await data.history.recent(days_back=HISTORY_DAYS, limit=HISTORY_LIMIT, now=now)
         sessions = await data.history.recent_loaded_by_exercise(
             days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=now
         )
-    category_goals = {r["category"]: float(r["weight"]) for r in category_rows}
-    muscle_goals = {r["muscle"]: float(r["weight"]) for r in muscle_rows}
-    items = (current.get("equipment") or []) if current else []
     return TrainingFacts(
         weight_unit=user_settings.weight_unit,
         distance_unit=user_settings.distance_unit,
@@ -121,7 +119,7 @@ async def load_training_facts(db: Database, user_id: str, now: datetime) -> Trai
         history=[dict(r) for r in recent],
         now=now,
         timezone=user_settings.timezone or "UTC",
-        location_items=[dict(i) for i in items if isinstance(i, dict)],
+        location_items=weighed_items(current),
         progression_history=[dict(r) for r in sessions],
         experience=profile.get("experience"),
         session_minutes=profile.get("session_minutes"),

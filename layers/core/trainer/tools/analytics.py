@@ -13,12 +13,13 @@ from trainer.domain import progress
 from trainer.domain import statistics as stats
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.domain.workout_grouping import week_label
+from trainer.services.goals import weights_by_category
 from trainer.services.history import days_back_start
 from trainer.services.models import UserSettings
 from trainer.services.rows import plain
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.calendar import parse_when, user_zone
 from trainer.tools.data import number_text
+from trainer.tools.dates import parse_when, user_zone
 
 TimePeriod = Literal["week", "month", "quarter", "year", "all_time"]
 Section = Literal["overview", "category_breakdown", "muscle_breakdown", "top_exercises", "progress", "goals"]
@@ -55,8 +56,7 @@ async def _history(
             rows = await data.history.between(start, None)
             goals = await data.goals.categories() if with_goals else []
             latest = max((r["performed_at"] for r in rows), default=now)
-            targets = {g["category"]: float(g["weight"]) for g in goals}
-            return plain(rows), start, max(now, latest), settings, targets, zone
+            return plain(rows), start, max(now, latest), settings, weights_by_category(goals), zone
         if start_date:
             start, _ = parse_when(start_date, "start_date", zone)
         if end_date:
@@ -67,8 +67,7 @@ async def _history(
             raise ToolError("start_date must be before end_date")
         rows = await data.history.between(start, end)
         goals = await data.goals.categories() if with_goals else []
-    targets = {g["category"]: float(g["weight"]) for g in goals}
-    return plain(rows), start, end, settings, targets, zone
+    return plain(rows), start, end, settings, weights_by_category(goals), zone
 
 
 class StatisticsArgs(BaseModel):

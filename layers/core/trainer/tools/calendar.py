@@ -1,31 +1,30 @@
-"""Calendar tools (seed 000 §4.7): scheduled workouts, multi-week plans laid out on the preferred days,
-and milestone goals. Dates are ISO dates or datetimes, read in the user's timezone."""
+"""Calendar tools: scheduled workouts (a training plan's days among them), labelled multi-week plans
+laid out on the preferred days, and milestone goals. A generated training plan with exercises is the
+training-plan tools' (programs/tools.py); both read dates as tools/dates.py does."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar, Literal, Self
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field, model_validator
 
-from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT
+from trainer.domain.weekdays import DEFAULT_DAYS_BY_COUNT, WEEKDAYS
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.services.errors import UserDataError
-from trainer.services.models import UserSettings
 from trainer.services.rows import Row, plain
-from trainer.services.settings import WEEKDAYS, normalise_weekdays
+from trainer.services.settings import normalise_weekdays
 from trainer.services.workout_plans import PlanSession
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import number_text
+from trainer.tools.dates import Day, check_not_past, parse_day, parse_when, user_zone, zone_of
 
 ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled", "missed"]
 EntrySource = Literal["calendar", "plan"]
 PlanStatus = Literal["active", "completed", "paused", "cancelled"]
 MilestoneStatus = Literal["active", "achieved", "abandoned"]
 MilestoneAction = Literal["create", "update_progress", "mark_achieved", "abandon"]
-Day = date
-"""`date` under another name, for fields that are themselves called `date`."""
 MILESTONE_TYPES = ("distance", "weight", "reps", "time", "event", "other")
 UNIT_MILESTONE_TYPES: dict[str, str] = {
     "km": "distance", "mi": "distance", "mile": "distance", "miles": "distance", "m": "distance",
@@ -35,39 +34,6 @@ UNIT_MILESTONE_TYPES: dict[str, str] = {
 }  # fmt: skip
 DEFAULT_WORKOUT_TYPES = ("Full Body",)
 MAX_PLAN_WEEKS = 52
-
-
-def user_zone(settings: UserSettings) -> ZoneInfo:
-    try:
-        return ZoneInfo(settings.timezone or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def parse_when(value: str, what: str, zone: ZoneInfo) -> tuple[datetime, bool]:
-    """(moment, is_date_only): an ISO date means midnight in the user's zone; a naive datetime is read
-    in the user's zone."""
-    text = value.strip()
-    try:
-        if len(text) == 10:
-            return datetime.combine(date.fromisoformat(text), time(0), tzinfo=zone), True
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise ToolError(f"{what} {text[:40]!r} is not an ISO date or datetime") from None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=zone)), False
-
-
-def parse_day(value: str, what: str) -> date:
-    try:
-        return date.fromisoformat(value.strip()[:10])
-    except ValueError:
-        raise ToolError(f"{what} {value[:40]!r} is not an ISO date") from None
-
-
-def _check_not_past(moment: datetime, date_only: bool, now: datetime, zone: ZoneInfo, what: str) -> None:
-    today = now.astimezone(zone).date()
-    if (date_only and moment.date() < today) or (not date_only and moment < now):
-        raise ToolError(f"{what} {moment.date().isoformat()} is in the past (today is {today.isoformat()})")
 
 
 def _local_day(value: Any, zone: ZoneInfo) -> str:
@@ -144,9 +110,9 @@ class ScheduleWorkout(Tool[ScheduleWorkoutArgs, ScheduleWorkoutResult]):
     category = "summary"
 
     async def execute(self, args: ScheduleWorkoutArgs, ctx: ToolContext) -> ScheduleWorkoutResult:
-        zone = user_zone(await ctx.user_data.settings.get())
+        zone = await zone_of(ctx)
         moment, date_only = parse_when(args.scheduled_date, "scheduled_date", zone)
-        _check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
+        check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
         row = await ctx.user_data.schedule.add(
             scheduled_date=moment,
             workout_type=args.workout_type,
@@ -201,10 +167,10 @@ class UpdateScheduledWorkout(Tool[UpdateScheduledWorkoutArgs, UpdateScheduledWor
         if not changes:
             raise ToolError("nothing to change: give scheduled_date, workout_type, duration_minutes, notes, "
                             "exercises or status")  # fmt: skip
-        zone = user_zone(await ctx.user_data.settings.get())
+        zone = await zone_of(ctx)
         if args.scheduled_date is not None:
             moment, date_only = parse_when(args.scheduled_date, "scheduled_date", zone)
-            _check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
+            check_not_past(moment, date_only, ctx.now(), zone, "scheduled_date")
             changes["scheduled_date"] = moment
         row = await ctx.user_data.schedule.update(args.workout_id, **changes)
         if row is None:
@@ -285,7 +251,7 @@ class SwapScheduledWorkouts(Tool[SwapScheduledWorkoutsArgs, SwapScheduledWorkout
     category = "summary"
 
     async def execute(self, args: SwapScheduledWorkoutsArgs, ctx: ToolContext) -> SwapScheduledWorkoutsResult:
-        zone = user_zone(await ctx.user_data.settings.get())
+        zone = await zone_of(ctx)
         try:
             first, second = await ctx.user_data.schedule.swap(args.first_id, args.second_id)
         except UserDataError as exc:

@@ -15,7 +15,7 @@ from typing import Any, Self
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
 
 from trainer.domain.catalog import CatalogEntry, load_catalog
-from trainer.domain.composer import goal_shares
+from trainer.domain.composer.goals import goal_shares
 from trainer.domain.workout import (
     STRICT_NUMBERS,
     ExerciseFields,
@@ -54,9 +54,7 @@ async def user_goal_weights(ctx: ToolContext, exercises: Sequence[ExerciseInput]
     catalogue; {} without a database or goals."""
     if ctx.db is None or all(e.goals_addressed is not None for e in exercises):
         return {}
-    async with ctx.user_data.reading() as data:
-        rows = await data.goals.categories()
-    return {str(row["category"]): float(row["weight"]) for row in rows}
+    return await ctx.user_data.goals.category_weights()
 
 
 def not_in_catalogue(name: str) -> str:

@@ -11,10 +11,11 @@ from pydantic import BaseModel, Field, model_validator
 
 from trainer.domain.onboarding import BY_FIELD, missing_fields, next_question
 from trainer.domain.units import convert_weight
+from trainer.domain.weekdays import WEEKDAYS
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.domain.workout_checks import muscles_in_text
 from trainer.services.models import Preference
-from trainer.services.settings import WEEKDAYS, normalise_weekdays
+from trainer.services.settings import normalise_weekdays
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import number_text
 

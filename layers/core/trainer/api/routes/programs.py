@@ -35,6 +35,7 @@ from trainer.api.schemas import (
     WorkoutResponse,
 )
 from trainer.container import Container
+from trainer.domain.weekdays import WEEKDAYS
 from trainer.programs.models import FitnessPlan
 
 if TYPE_CHECKING:
@@ -75,7 +76,6 @@ PLAN_REQUEST_ERRORS = {
 RANGE_ERRORS = {422: ("invalid_range",)}
 IMPORT_ERRORS = {422: ("not_a_workout", "import_too_large"), 503: ("import_unavailable",)}
 CHANGE_ERRORS = {422: ("invalid_workout_change",)}
-WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def plan_links(plan_id: str) -> dict[str, Any]:
@@ -236,7 +236,7 @@ def calendar_workout(row: dict[str, Any]) -> PlannedWorkout:
         plan_id=row.get("plan_id"),
         week_number=None,
         date=row["date"],
-        weekday=WEEKDAY_NAMES[row["date"].weekday()],
+        weekday=WEEKDAYS[row["date"].weekday()],
         kind="training",
         focus=row["workout_type"],
         workout=scheduled_workout(row),

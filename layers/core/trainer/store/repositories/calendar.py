@@ -14,8 +14,8 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from trainer.domain.weekdays import WEEKDAYS
 from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid
-from trainer.store.repositories.settings import WEEKDAYS
 
 ENTRY = (
     "id, source, plan_id, week_number, date, scheduled_date, kind, workout_type, duration_minutes, notes,"

@@ -16,8 +16,8 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from trainer.domain.weekdays import WEEKDAYS
 from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid
-from trainer.store.repositories.settings import WEEKDAYS
 
 PLAN_STATUSES = ("pending", "ready", "failed")
 DAY_KINDS = ("training", "rest")
@@ -44,7 +44,7 @@ def _plan_id(value: Any) -> Any:
 def _check_plan_fields(weeks: int, training_days: Sequence[str], session_minutes: int) -> list[str]:
     if isinstance(weeks, bool) or not isinstance(weeks, int) or not 4 <= weeks <= 16:
         raise RepositoryError("a plan lasts 4 to 16 weeks")
-    days = [d for d in WEEKDAYS if d in set(training_days)]
+    days: list[str] = [d for d in WEEKDAYS if d in set(training_days)]
     if len(days) != len(list(training_days)) or not days:
         raise RepositoryError(f"training days must be distinct weekday names ({', '.join(WEEKDAYS)})")
     if (

@@ -6,12 +6,12 @@ from typing import Any
 
 from psycopg import sql
 
+from trainer.domain.weekdays import WEEKDAYS
 from trainer.domain.workout_grouping import is_iana_zone
 from trainer.store.repositories import Conn, RepositoryError, UserId, set_clause
 
 WEIGHT_UNITS = ("kg", "lbs")
 DISTANCE_UNITS = ("km", "mi")
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 DEFAULT_SETTINGS: dict[str, Any] = {
     "weight_unit": "kg",
     "distance_unit": "km",
