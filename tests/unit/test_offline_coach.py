@@ -37,6 +37,7 @@ from trainer.offline.replies import (
     summarize,
     timer_text,
 )
+from trainer.tools.add_exercise import AddResult
 from trainer.tools.analytics import (
     PersonalRecord,
     ProgressTrends,
@@ -50,10 +51,11 @@ from trainer.tools.base import ToolFailure
 from trainer.tools.calendar import ScheduledWorkout
 from trainer.tools.exercises import ExerciseInfo, MuscleShareInfo, SearchExercisesResult
 from trainer.tools.goals import GoalEntry
-from trainer.tools.logging import LoggedExercise, MarkExerciseCompleteResult
+from trainer.tools.logged_entries import LoggedExercise
+from trainer.tools.logging import MarkExerciseCompleteResult
 from trainer.tools.preferences import Preference
 from trainer.tools.timers import TimersResult
-from trainer.tools.workout import AddResult, AdjustResult
+from trainer.tools.workout_edits import AdjustResult
 
 from tests.unit.test_offline_policy import NOW, OK, Convo, FakePlanner, _exercise, generated
 

@@ -14,7 +14,8 @@ from trainer.offline.conversation import PastCall
 from trainer.offline.parsing import parse_logged_exercise, parse_milestone, split_effort, time_limit_minutes
 from trainer.offline.replies import answer_question, failure_message
 from trainer.tools.base import ToolFailure
-from trainer.tools.logging import LogCompletedExerciseArgs, effort_fields
+from trainer.tools.effort import effort_fields
+from trainer.tools.logging import LogCompletedExerciseArgs
 
 TZ = ZoneInfo("America/Los_Angeles")
 TODAY = date(2026, 11, 25)  # a Wednesday

@@ -16,7 +16,8 @@ from trainer.services.errors import UserDataError
 from trainer.store.models import EventType
 from trainer.tools.base import Tool, ToolContext, ToolError, ToolResult, WorkoutCoach
 from trainer.tools.communication import communication_tools
-from trainer.tools.workout import GenerateResult, workout_tools
+from trainer.tools.generate_workout import GenerateResult
+from trainer.tools.workout import workout_tools
 
 from tests.fakes.agent_harness import USER, chest_workout, exercise, plank
 from tests.fakes.memory_store import InMemorySessionStore

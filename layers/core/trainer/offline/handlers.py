@@ -81,6 +81,7 @@ from trainer.programs.tools import (
     ShowTrainingPlan,
     ShowTrainingPlanArgs,
 )
+from trainer.tools.add_exercise import AddArgs, AddExerciseToWorkout, NewExercise
 from trainer.tools.analytics import (
     BreakdownArgs,
     GetExerciseBreakdown,
@@ -102,23 +103,22 @@ from trainer.tools.calendar import (
     UpdateScheduledWorkout,
     UpdateScheduledWorkoutArgs,
 )
+from trainer.tools.catalog_match import catalog_entry
 from trainer.tools.data import FetchData, FetchDataArgs
 from trainer.tools.exercise_input import WorkoutInput
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
+from trainer.tools.generate_workout import GenerateArgs, GenerateWorkout
 from trainer.tools.goals import SetGoals
 from trainer.tools.location import SetCurrentLocation, SetCurrentLocationArgs
+from trainer.tools.log_corrections import AdjustLoggedExercise, UndoLoggedExercise, UndoLoggedExerciseArgs
+from trainer.tools.logged_entries import LoggedExercise
 from trainer.tools.logging import (
-    AdjustLoggedExercise,
     CompletedExerciseIn,
     LogCompletedExercise,
-    LoggedExercise,
     LogWorkout,
     LogWorkoutArgs,
     MarkExerciseComplete,
     MarkExerciseCompleteArgs,
-    UndoLoggedExercise,
-    UndoLoggedExerciseArgs,
-    catalog_entry,
 )
 from trainer.tools.preferences import (
     DeletePreference,
@@ -133,14 +133,9 @@ from trainer.tools.timers import (
     GenerateWorkoutTimers,
     WorkoutTimersArgs,
 )
-from trainer.tools.workout import (
-    AddArgs,
-    AddExerciseToWorkout,
+from trainer.tools.workout_edits import (
     AdjustArgs,
     AdjustExercise,
-    GenerateArgs,
-    GenerateWorkout,
-    NewExercise,
     RemoveArgs,
     RemoveExercise,
     ReplacementExercise,

@@ -23,7 +23,9 @@ from trainer.programs.tools import (
 from trainer.tools.analytics import TimePeriod
 from trainer.tools.calendar import CreateWorkoutPlanArgs, ManageMilestoneArgs, ScheduledWorkout
 from trainer.tools.goals import CategoryGoalIn, GoalEntry, SetGoalsArgs
-from trainer.tools.logging import AdjustLoggedExerciseArgs, LogCompletedExerciseArgs, LoggedExercise
+from trainer.tools.log_corrections import AdjustLoggedExerciseArgs
+from trainer.tools.logged_entries import LoggedExercise
+from trainer.tools.logging import LogCompletedExerciseArgs
 from trainer.tools.preferences import PreferenceType, SetPreferenceArgs
 
 EX_ID = re.compile(r"\bex_[A-Za-z0-9]+\b")

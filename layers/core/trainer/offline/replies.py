@@ -26,6 +26,7 @@ from trainer.programs.tools import (
     RequestTrainingPlanResult,
     ShowTrainingPlanResult,
 )
+from trainer.tools.add_exercise import AddResult
 from trainer.tools.analytics import (
     ExerciseBreakdownResult,
     MilestoneProgressResult,
@@ -45,32 +46,21 @@ from trainer.tools.calendar import (
     SwapScheduledWorkoutsResult,
     UpdateScheduledWorkoutResult,
 )
+from trainer.tools.current_workout import WorkoutChange
 from trainer.tools.data import FetchDataResult, number_text
 from trainer.tools.exercises import ExerciseInfo, SearchExercisesResult
+from trainer.tools.generate_workout import GenerateArgs, GenerateResult
 from trainer.tools.goals import SetGoalsResult
 from trainer.tools.location import LocationResult, SetCurrentLocationResult
-from trainer.tools.logging import (
-    AdjustLoggedExerciseResult,
-    LogCompletedExerciseResult,
-    LoggedExercise,
-    LogWorkoutResult,
-    MarkExerciseCompleteResult,
-    UndoLoggedExerciseResult,
-)
+from trainer.tools.log_corrections import AdjustLoggedExerciseResult, UndoLoggedExerciseResult
+from trainer.tools.logged_entries import LoggedExercise
+from trainer.tools.logging import LogCompletedExerciseResult, LogWorkoutResult, MarkExerciseCompleteResult
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
 from trainer.tools.profile import UpdateProfileResult
 from trainer.tools.readiness import CheckReadinessResult
 from trainer.tools.settings import SetUnitsResult
 from trainer.tools.timers import TimersResult
-from trainer.tools.workout import (
-    AddResult,
-    AdjustResult,
-    GenerateArgs,
-    GenerateResult,
-    RemoveResult,
-    SwapResult,
-    WorkoutChange,
-)
+from trainer.tools.workout_edits import AdjustResult, RemoveResult, SwapResult
 
 TAG = re.compile(r"</?[a-z_]+(?:\s[^>]*)?>", re.IGNORECASE)
 IDS = re.compile(

@@ -20,7 +20,7 @@ from trainer.offline.turn import Step, Turn, ask, notify, referent_name
 from trainer.tools.base import ToolInvocation
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
 from trainer.tools.settings import SetUnits, SetUnitsArgs
-from trainer.tools.workout import AdjustArgs, AdjustExercise
+from trainer.tools.workout_edits import AdjustArgs, AdjustExercise
 
 _I = re.IGNORECASE
 HARDER = re.compile(r"\b(harder|tougher|more (?:challenging|intense|difficult)|too easy|step it up)\b", _I)

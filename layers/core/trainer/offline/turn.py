@@ -23,25 +23,16 @@ from trainer.offline.parsing import (
 from trainer.offline.records import UserRecords
 from trainer.offline.replies import ReplyContext, closing_text, delivered_artifact_id, needs_user_records
 from trainer.providers.ports import ModelRequest
+from trainer.tools.add_exercise import AddResult
 from trainer.tools.base import ToolInvocation
 from trainer.tools.communication import AskArgs, Idle, IdleArgs, MessageAskUser, MessageNotifyUser, NotifyArgs
 from trainer.tools.exercises import SearchExercisesResult
+from trainer.tools.generate_workout import GenerateResult
 from trainer.tools.location import SetCurrentLocationResult
-from trainer.tools.logging import (
-    AdjustLoggedExerciseResult,
-    LogCompletedExerciseResult,
-    LoggedExercise,
-    LogWorkoutResult,
-    MarkExerciseCompleteResult,
-    UndoLoggedExerciseResult,
-)
-from trainer.tools.workout import (
-    AddResult,
-    AdjustResult,
-    GenerateResult,
-    RemoveResult,
-    SwapResult,
-)
+from trainer.tools.log_corrections import AdjustLoggedExerciseResult, UndoLoggedExerciseResult
+from trainer.tools.logged_entries import LoggedExercise
+from trainer.tools.logging import LogCompletedExerciseResult, LogWorkoutResult, MarkExerciseCompleteResult
+from trainer.tools.workout_edits import AdjustResult, RemoveResult, SwapResult
 
 IntentName = Literal[
     "undo", "correct", "log", "exercise_info", "progression", "convert", "swap", "adjust", "add", "remove",

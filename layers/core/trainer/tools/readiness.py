@@ -26,8 +26,8 @@ from trainer.tools.base import (
     ToolError,
     ToolResult,
 )
+from trainer.tools.current_workout import UNADJUSTED_KEY, new_exercise_id, save_current_workout
 from trainer.tools.fitting import fit_to_check_in
-from trainer.tools.workout import UNADJUSTED_KEY, new_exercise_id, save_current_workout
 
 
 class CheckReadinessArgs(BaseModel):
