@@ -10,20 +10,20 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from trainer.domain.message_words import best_name, name_words
 from trainer.domain.progression import ProgressionTarget
+from trainer.domain.stats_questions import stats_kind, stats_window
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise
 from trainer.offline.parsing import (
     BODY_PARTS,
     add_request,
     adjustments_for,
-    best_name,
     done_as_planned,
     duration_minutes,
     equipment_statement,
     identify_exercise,
     insert_position,
-    name_words,
     named_location,
     one_load,
     parse_conversion,
@@ -43,7 +43,6 @@ from trainer.offline.parsing import (
     reschedule_date,
     resolve_date,
     split_effort,
-    stats_window,
     swap_target_text,
     time_of_day,
     timer_exercise,
@@ -51,16 +50,7 @@ from trainer.offline.parsing import (
 )
 from trainer.offline.patterns import INJURY, asked_exercise, requested_sources
 from trainer.offline.records import UserRecords
-from trainer.offline.replies import (
-    CAN_DO,
-    CLARIFY_OPTIONS,
-    answer_question,
-    joined,
-    logged_text,
-    stats_kind,
-    unit_answer,
-    upcoming_text,
-)
+from trainer.offline.replies import CAN_DO, CLARIFY_OPTIONS, answer_question, unit_answer, upcoming_text
 from trainer.offline.turn import (
     WHOLE_WORKOUT,
     IntentName,
@@ -111,7 +101,7 @@ from trainer.tools.generate_workout import GenerateArgs, GenerateWorkout
 from trainer.tools.goals import SetGoals
 from trainer.tools.location import SetCurrentLocation, SetCurrentLocationArgs
 from trainer.tools.log_corrections import AdjustLoggedExercise, UndoLoggedExercise, UndoLoggedExerciseArgs
-from trainer.tools.logged_entries import LoggedExercise
+from trainer.tools.logged_entries import LoggedExercise, logged_text
 from trainer.tools.logging import (
     CompletedExerciseIn,
     LogCompletedExercise,
@@ -133,6 +123,7 @@ from trainer.tools.timers import (
     GenerateWorkoutTimers,
     WorkoutTimersArgs,
 )
+from trainer.tools.wording import joined
 from trainer.tools.workout_edits import (
     AdjustArgs,
     AdjustExercise,

@@ -45,7 +45,7 @@ def finishable_tools(request: ModelRequest) -> set[str]:
 def finishing(action: ToolInvocation, request: ModelRequest, calls: list[PastCall]) -> ToolInvocation:
     """The turn's last planned call, marked final when it and every call before it in the turn can
     finish: the code's closing reply then says what the offline coach's own last message would have
-    (trainer.offline.replies.closing_text over the same results), one model call sooner."""
+    (trainer.agents.closing.closing_text over the same results), one model call sooner."""
     finishable = finishable_tools(request)
     if action.name in finishable and all(call.name in finishable for call in calls):
         return replace(action, final=True)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal, cast
 
+from trainer.domain.message_words import NUMBER_WORDS, STOPWORDS, best_name
+from trainer.domain.message_words import number as _number
+from trainer.domain.message_words import stem as _stem
+from trainer.domain.message_words import words as _words
 from trainer.domain.movements import equipment_class
 from trainer.domain.muscles import MUSCLES
 from trainer.domain.progression import LoadSteps
@@ -20,7 +23,6 @@ from trainer.programs.tools import (
     RequestTrainingPlanArgs,
     Weekday,
 )
-from trainer.tools.analytics import TimePeriod
 from trainer.tools.calendar import CreateWorkoutPlanArgs, ManageMilestoneArgs, ScheduledWorkout
 from trainer.tools.goals import CategoryGoalIn, GoalEntry, SetGoalsArgs
 from trainer.tools.log_corrections import AdjustLoggedExerciseArgs
@@ -33,9 +35,6 @@ EX_ID = re.compile(r"\bex_[A-Za-z0-9]+\b")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
           "october", "november", "december")  # fmt: skip
-NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-                "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15,
-                "twenty": 20, "thirty": 30}  # fmt: skip
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
             "eighth": 8, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6}  # fmt: skip
 CATEGORIES = {
@@ -58,40 +57,9 @@ WORKOUT_TYPES = (
     ("cardio", "Cardio"), ("yoga", "Mobility"), ("mobility", "Mobility"), ("stretch", "Mobility"),
     ("strength", "Strength"),
 )  # fmt: skip
-STOPWORDS = frozenset(
-    """a an the my i i've did do done just finished completed log logged record recorded of at with for and
-    sets set reps rep x kg kgs kilos lbs lb pounds today this morning some please each to in on was were then
-    had have from only sorry yesterday tonight evening afternoon earlier me also it is am went got""".split()  # noqa: SIM905
-)
 NUM = r"\d+(?:\.\d+)?"
 WEIGHT_UNITS = r"kg|kgs|kilos?|kilograms?|lbs?|pounds?"
 TIME_UNITS = r"min|mins|minutes?|sec|secs|seconds?|s"
-NOT_NAME_WORDS = frozenset(
-    """exercise exercises workout session heaviest heavy heavier lightest ever next time use should weight
-    stronger getting most trained train training lifted lift many much how what which my i am been week
-    month year last this today yesterday best record personal progress going doing far have has do did
-    get give me on for the a an of in at to is was with and or log logged go undo mistake by that not fix
-    correct wrong actually program again fine better now you can""".split()  # noqa: SIM905
-)
-VERB_STEMS = {
-    "benched": "bench", "squatted": "squat", "deadlifted": "deadlift", "pressed": "press", "curled": "curl",
-    "rowed": "row", "ran": "run", "running": "run", "runs": "run", "jogged": "run", "cycled": "cycl",
-    "cycling": "cycl", "swam": "swim", "swimming": "swim",
-}  # fmt: skip
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def _number(token: str) -> int | None:
-    if token.isdigit():
-        return int(token)
-    return NUMBER_WORDS.get(token.lower())
 
 
 def _as_int(value: float) -> float | int:
@@ -1052,79 +1020,6 @@ def parse_day_change(text: str, today: date, locations: Sequence[str]) -> Change
     return ChangeTrainingDayArgs(day=None if day == today else day.isoformat(), **fields)
 
 
-@dataclass(frozen=True)
-class StatsWindow:
-    """The period a statistics question asks about: a rolling period, or calendar days (start and end
-    inclusive, the user's local dates) and how to say it."""
-
-    period: TimePeriod
-    start: date | None = None
-    end: date | None = None
-    label: str = "in the last 30 days"
-    days_back: int | None = None
-    """The last N days exactly as GET /exercises/history?days_back=N reads them."""
-
-
-ROLLING: dict[tuple[int, str], tuple[TimePeriod, str]] = {
-    (7, "day"): ("week", "in the last 7 days"), (1, "week"): ("week", "in the last 7 days"),
-    (30, "day"): ("month", "in the last 30 days"), (1, "month"): ("month", "in the last 30 days"),
-    (90, "day"): ("quarter", "in the last 90 days"), (3, "month"): ("quarter", "in the last 3 months"),
-    (365, "day"): ("year", "in the last year"), (12, "month"): ("year", "in the last year"),
-    (1, "year"): ("year", "in the last year"),
-}  # fmt: skip
-
-
-def stats_window(text: str, today: date) -> StatsWindow:
-    """'yesterday', 'today', 'this week/month/year' (calendar, in the user's time zone), 'last week' and
-    'last calendar month' (the previous calendar one), 'the last N days' and 'last month' (the last N / 30
-    days exactly as the history route reads them), 'ever'; default the last 30 days."""
-    lowered = text.lower()
-    monday = today - timedelta(days=today.weekday())
-    if re.search(r"\byesterday\b", lowered):
-        day = today - timedelta(days=1)
-        return StatsWindow("week", day, day, "yesterday")
-    if re.search(r"\btoday\b", lowered):
-        return StatsWindow("week", today, today, "today")
-    if m := re.search(
-        r"\b(?:last|past|previous)\s+(\d+|two|three|four|six|seven|ten|twelve)\s+(day|week|month|year)s?\b",
-        lowered,
-    ):
-        n, unit = _number(m.group(1)) or 1, m.group(2)
-        days = n * {"day": 1, "week": 7, "month": 30, "year": 365}[unit]
-        if (n, unit) in ROLLING:
-            period, label = ROLLING[(n, unit)]
-            return StatsWindow(period, label=label, days_back=days)
-        return StatsWindow("year", label=f"in the last {n} {unit}s", days_back=days)
-    if re.search(r"\b(?:last|past|previous|over the last|in the last)\s+month\b", lowered) and not re.search(
-        r"\bcalendar month\b", lowered
-    ):
-        return StatsWindow("month", label="in the last 30 days", days_back=30)
-    if re.search(r"\b(?:the last|the past|past) (?:week|7 days|seven days)\b", lowered):
-        return StatsWindow("week", label="in the last 7 days")
-    if re.search(r"\bthis week\b", lowered):
-        return StatsWindow("week", monday, None, "this week")
-    if re.search(r"\blast week\b", lowered):
-        return StatsWindow("week", monday - timedelta(days=7), monday - timedelta(days=1), "last week")
-    if re.search(r"\bthis month\b", lowered):
-        return StatsWindow("month", today.replace(day=1), None, "this month")
-    if re.search(r"\b(last|previous) calendar month\b", lowered):
-        end = today.replace(day=1) - timedelta(days=1)
-        return StatsWindow("month", end.replace(day=1), end, f"in {end:%B}")
-    if re.search(r"\bthis year\b", lowered):
-        return StatsWindow("year", date(today.year, 1, 1), None, "this year")
-    if re.search(r"\blast year\b", lowered):
-        return StatsWindow("year", date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), "last year")
-    if re.search(r"all[- ]time|\bever\b|lifetime|so far|in total", lowered):
-        return StatsWindow("all_time", label="so far")
-    if re.search(r"quarter|3 months|three months", lowered):
-        return StatsWindow("quarter", label="in the last 3 months")
-    if re.search(r"\bweek", lowered):
-        return StatsWindow("week", label="in the last 7 days")
-    if re.search(r"\byear|annual", lowered):
-        return StatsWindow("year", label="in the last year")
-    return StatsWindow("month", label="in the last 30 days")
-
-
 CONVERSION = re.compile(
     rf"({NUM})\s*({WEIGHT_UNITS}|km|kms|kilomet(?:er|re)s?|mi|miles?)\b.*?\b(?:in|to|into|as)\s+"
     rf"({WEIGHT_UNITS}|km|kms|kilomet(?:er|re)s?|mi|miles?)\b",
@@ -1146,22 +1041,6 @@ def parse_conversion(text: str) -> tuple[float, str, str] | None:
     if {a, b} not in ({"kg", "lbs"}, {"km", "mi"}):
         return None
     return value, a, b
-
-
-def name_words(text: str) -> set[str]:
-    """The words of a message or an exercise name that can name an exercise, stemmed."""
-    return {_stem(VERB_STEMS.get(w, w)) for w in _words(text)} - NOT_NAME_WORDS - STOPWORDS
-
-
-def best_name(text: str, names: Sequence[str]) -> str | None:
-    """The name (of those given) a message most likely means; None when no word is shared."""
-    said = name_words(text)
-    best: tuple[int, str] | None = None
-    for name in names:
-        score = len(said & name_words(name))
-        if score and (best is None or score > best[0]):
-            best = (score, name)
-    return best[1] if best else None
 
 
 ADD_REQUEST = re.compile(

@@ -13,13 +13,14 @@ from typing import Any
 from trainer.domain.catalog import instructions, load_catalog
 from trainer.domain.difficulty import Direction, step_changes
 from trainer.domain.exercise_search import find_exercise, form_cues, joint_of, shares_text
-from trainer.offline.parsing import NUMBER_WORDS, identify_exercise
+from trainer.domain.message_words import NUMBER_WORDS
+from trainer.offline.parsing import identify_exercise
 from trainer.offline.patterns import GOALS, SWAP, wants_workout
-from trainer.offline.replies import joined, prescription
 from trainer.offline.turn import Step, Turn, ask, notify, referent_name
 from trainer.tools.base import ToolInvocation
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
 from trainer.tools.settings import SetUnits, SetUnitsArgs
+from trainer.tools.wording import joined, prescription
 from trainer.tools.workout_edits import AdjustArgs, AdjustExercise
 
 _I = re.IGNORECASE

@@ -4,7 +4,8 @@ checked against the rest of the workout."""
 from __future__ import annotations
 
 import logging
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -22,6 +23,7 @@ from trainer.tools.current_workout import (
     validated_exercises,
 )
 from trainer.tools.exercise_input import ExerciseInput, user_goal_weights
+from trainer.tools.wording import ReplyContext, prescription
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +69,14 @@ class AddResult(WorkoutChange):
         if not self.artifact_id:
             return None
         return f"Deliver the updated workout with message_notify_user and artifact_id={self.artifact_id}."
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        where = (
+            "at the end"
+            if self.order == self.exercise_count
+            else f"as exercise {self.order} of {self.exercise_count}"
+        )
+        return f"Added {self.exercise.get('exercise_name')} {where}: {prescription(self.exercise)}."
 
 
 class AddExerciseToWorkout(Tool[AddArgs, AddResult]):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from trainer.services.errors import UserDataError
 from trainer.store.models import Event, EventType
+from trainer.tools.wording import DONE
 
 if TYPE_CHECKING:
     from trainer.domain.workout import Workout
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from trainer.services.user_data import UserData
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
+    from trainer.tools.wording import ReplyContext
 
 ResultCategory = Literal["confirmation", "summary", "full"]
 EndsTurn = Literal["done", "awaiting_user"]
@@ -104,9 +106,20 @@ class ToolResult(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     success: Literal[True] = True
+    needs_user_context: ClassVar[bool] = False
+    """Whether `say` reads today, the user's time zone or their current location (`ReplyContext.today`,
+    `.zone`, `.window`, `.location`): the closing reply reads the user's settings only when a result
+    needs them."""
 
     def add_to_reply(self, reply: Reply) -> None:
         """Adds what the user should see of this result (default: nothing)."""
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        """What this result tells the user when its call closes a turn (a call marked final; the offline
+        coach's last message): one or a few sentences in words a user reads (no ids, field names or
+        internal labels), with the result's own numbers. `ctx` is the user's message and where they are
+        in time, `arguments` the call's. The shared formatting is in trainer.tools.wording."""
+        return DONE
 
     def delivered_artifact(self) -> DeliveredArtifact | None:
         return None

@@ -5,9 +5,10 @@ the loads their location can make), stored as the current workout and its artifa
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from trainer.domain.progression import ProgressionTarget
 from trainer.domain.workout import STRICT_NUMBERS, Exercise, Workout
@@ -27,6 +28,7 @@ from trainer.tools.current_workout import (
 )
 from trainer.tools.exercise_input import WorkoutInput, user_goal_weights
 from trainer.tools.fitting import fit_workout
+from trainer.tools.wording import ReplyContext, count_words, joined, prescription
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +65,16 @@ class ExerciseTarget(BaseModel):
     target: ProgressionTarget | None = None
 
 
+def _sent(arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The exercises a generate_workout call sent, read back as its own argument model (a result stored
+    before results kept the prescribed exercises)."""
+    try:
+        workout = GenerateArgs.model_validate(arguments).workout
+    except ValidationError:
+        return []
+    return [e.model_dump(mode="json", exclude_none=True) for e in workout.exercises]
+
+
 class GenerateResult(WorkoutChange):
     workout_id: str
     artifact_id: str
@@ -86,6 +98,16 @@ class GenerateResult(WorkoutChange):
             f"IMPORTANT: You MUST now call message_notify_user with artifact_id={self.artifact_id} "
             "to show this workout to the user."
         )
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        sent = {str(e.get("exercise_name", "")).lower(): e for e in self.prescribed or _sent(arguments)}
+        lines = [f"Here's {self.title}, {count_words(len(self.exercises), 'exercise', 'exercises')}:"]
+        for brief in self.exercises:
+            detail = prescription(sent.get(brief.exercise_name.lower(), {}))
+            lines.append(f"{brief.order}. {brief.exercise_name}" + (f": {detail}" if detail else ""))
+        if self.adjustments:
+            lines.append(f"Based on today's check-in I {joined(self.adjustments)}.")
+        return "\n".join(lines)
 
 
 class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):

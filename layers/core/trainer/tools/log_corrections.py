@@ -4,6 +4,7 @@ change together in one transaction, and an undo reverses both."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar, Self
 
@@ -31,7 +32,9 @@ from trainer.tools.logged_entries import (
     actual_loads,
     fit_to_sets,
     logged_line,
+    logged_text,
 )
+from trainer.tools.wording import ReplyContext, day_phrase, day_text, what_it_was
 
 LOGGED_TYPE_FIELDS: dict[str, frozenset[str]] = {
     "reps": frozenset({"sets", "reps", "load_each", "load_unit", "rest_sec"}),
@@ -178,6 +181,22 @@ class AdjustLoggedExerciseResult(ToolResult):
     catalog_match: str | None = None
     """The catalog entry the new muscles and goals came from, when the exercise changed."""
 
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        before, after = self.before, self.after
+        was = what_it_was(before.model_dump(mode="json"), after.model_dump(mode="json"))
+        when = ""
+        if before.performed_at != after.performed_at:
+            when = f", now on {day_text(after.performed_at.astimezone(ctx.zone).date(), ctx.today)}"
+        if not was and not when:
+            return f"That {after.exercise_name} entry already says that - nothing changed."
+        return (
+            f"Corrected {after.exercise_name}: {logged_text(after)}"
+            + (f" ({was})" if was else "")
+            + f"{when}."
+        )
+
 
 class AdjustLoggedExercise(Tool[AdjustLoggedExerciseArgs, AdjustLoggedExerciseResult]):
     name = "adjust_logged_exercise"
@@ -228,6 +247,14 @@ class UndoLoggedExerciseArgs(BaseModel):
 
 class UndoLoggedExerciseResult(ToolResult):
     removed: LoggedExercise
+
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        row = self.removed
+        day = day_phrase(row.performed_at.astimezone(ctx.zone).date(), ctx.today)
+        detail = f"{logged_text(row)}, " if logged_text(row) else ""
+        return f"Removed {row.exercise_name} ({detail}logged {day}) from your history."
 
 
 class UndoLoggedExercise(Tool[UndoLoggedExerciseArgs, UndoLoggedExerciseResult]):

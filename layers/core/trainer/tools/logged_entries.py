@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, computed_field
 from trainer.domain.workout import DistanceUnit, ExerciseType, LoadUnit, per_set_loads_text
 from trainer.services.rows import plain
 from trainer.tools.base import ToolError
-from trainer.tools.data import number_text
+from trainer.tools.wording import number_text, prescription
 
 DistanceUnitArg = Literal["km", "mi"]
 
@@ -109,7 +109,7 @@ class LoggedExercise(BaseModel):
 
 def logged_line(row: LoggedExercise) -> str:
     """'Bench Press 3x10 @60kg RPE 8' with the history id: the short confirmation the model reads after a
-log or a correction (a tool's `category` "summary")."""
+    log or a correction (a tool's `category` "summary")."""
     parts = [row.exercise_name]
     reps = row.reps or []
     holds = row.hold_sec or []
@@ -140,3 +140,8 @@ log or a correction (a tool's `category` "summary")."""
     elif row.rpe is not None:
         parts.append(f"RPE {number_text(row.rpe)}")
     return " ".join(parts) + f" (id={row.id})"
+
+
+def logged_text(row: LoggedExercise) -> str:
+    """What a logged entry holds, in words ('3 x 10 at 60 kg')."""
+    return prescription(row.model_dump(mode="json"))

@@ -10,6 +10,7 @@ The current workout lives in session state under `current_workout`; its exercise
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar, Literal, Self
 
@@ -38,7 +39,9 @@ from trainer.tools.logged_entries import (
     actual_loads,
     fit_to_sets,
     logged_line,
+    logged_text,
 )
+from trainer.tools.wording import ReplyContext, count_words, joined
 
 
 async def current_workout(ctx: ToolContext) -> dict[str, Any]:
@@ -190,6 +193,13 @@ class LogWorkoutResult(ToolResult):
     """Names of exercises of the workout that were marked complete (logged) before."""
     workout_id: str | None = None
 
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        items = [f"{row.exercise_name} {logged_text(row)}".strip() for row in self.logged]
+        text = f"Logged your workout: {'; '.join(items)}. Nice work!" if items else ""
+        if already := self.already_logged:
+            text += f" {joined(already)} {'was' if len(already) == 1 else 'were'} logged before."
+        return text.strip() or "Nothing new to log - every exercise was logged before."
+
 
 class LogWorkout(Tool[LogWorkoutArgs, LogWorkoutResult]):
     name = "log_workout"
@@ -279,6 +289,14 @@ class MarkExerciseCompleteResult(ToolResult):
     logged: LoggedExercise
     remaining: int
     """Exercises of the workout not completed yet."""
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        to_go = (
+            f" {count_words(self.remaining, 'exercise', 'exercises')} to go."
+            if self.remaining
+            else " That's the lot!"
+        )
+        return f"Logged {self.logged.exercise_name}: {logged_text(self.logged)}.{to_go}"
 
 
 class MarkExerciseComplete(Tool[MarkExerciseCompleteArgs, MarkExerciseCompleteResult]):
@@ -392,6 +410,10 @@ class LogCompletedExerciseResult(ToolResult):
     logged: LoggedExercise
     catalog_match: str | None = None
     """The catalog entry the muscles and goals came from, when the call gave none."""
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        detail = logged_text(self.logged)
+        return f"Logged {self.logged.exercise_name}" + (f": {detail}." if detail else ".")
 
 
 class LogCompletedExercise(Tool[LogCompletedExerciseArgs, LogCompletedExerciseResult]):

@@ -4,6 +4,7 @@ writes it back."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, ValidationError
@@ -25,6 +26,7 @@ from trainer.tools.current_workout import (
     validated_exercises,
 )
 from trainer.tools.exercise_input import ExerciseInput, user_goal_weights
+from trainer.tools.wording import ReplyContext, count_words, prescription, seconds_text, what_it_was
 
 PROTECTED_FIELDS = frozenset({"id", "exercise_type", "type"})
 PER_SET_FIELDS = ("reps", "hold_sec", "load_each")
@@ -70,6 +72,15 @@ class SwapArgs(BaseModel):
     reason: str | None = Field(default=None, max_length=300)
 
 
+def adjusted_text(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    """'Dumbbell Bench Press: 3 x 10 at 22.5 kg (was 20)'; rest changes say the rest."""
+    text = f"{after.get('exercise_name')}: {prescription(after)}"
+    if before.get("rest_sec") != after.get("rest_sec") and after.get("rest_sec") is not None:
+        text += f", {seconds_text(after['rest_sec'])} rest between sets"
+    was = what_it_was(before, after)
+    return f"{text} ({was})" if was else text
+
+
 class SwapResult(WorkoutChange):
     old_id: str
     old_name: str
@@ -77,6 +88,10 @@ class SwapResult(WorkoutChange):
     new_exercise: ExerciseJson
     new_id: str
     reason: str | None = None
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        new = self.new_exercise
+        return f"Swapped {self.old_name} for {new.get('exercise_name')}: {prescription(new)}."
 
 
 class SwapExercise(Tool[SwapArgs, SwapResult]):
@@ -154,6 +169,12 @@ class AdjustResult(WorkoutChange):
     old_values: dict[str, Any]
     changes_summary: str
     exercise: ExerciseJson
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        after = self.exercise
+        if not self.old_values:
+            return f"{after.get('exercise_name')} already had that - nothing changed."
+        return f"Updated {adjusted_text({**after, **self.old_values}, after)}."
 
 
 class AdjustExercise(Tool[AdjustArgs, AdjustResult]):
@@ -257,6 +278,10 @@ class RemoveResult(WorkoutChange):
     remaining_count: int
     remaining: list[RemainingExercise]
     reason: str | None = None
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        left = count_words(self.remaining_count, "exercise", "exercises")
+        return f"Removed {self.removed_exercise.exercise_name} - {left} left."
 
 
 class RemoveExercise(Tool[RemoveArgs, RemoveResult]):
