@@ -11,24 +11,19 @@ import pytest
 from trainer.domain.progression import ProgressionTarget
 from trainer.domain.stats_questions import stats_window
 from trainer.offline import UserRecords, classify, read_conversation, workout_from_conversation
-from trainer.offline.parsing import (
-    add_request,
+from trainer.offline.dates import reschedule_date, time_of_day
+from trainer.offline.goal_parsing import disliked_exercises, parse_goal_shift
+from trainer.offline.records import LocationBrief
+from trainer.offline.references import add_request, identify_exercise, insert_position, pick_scheduled
+from trainer.offline.replies import answer_question, failure_message
+from trainer.offline.set_parsing import (
     adjustments_for,
-    disliked_exercises,
-    identify_exercise,
-    insert_position,
     parse_conversion,
     parse_correction,
-    parse_goal_shift,
     parse_logged_exercise,
     per_set_loads,
-    pick_scheduled,
-    reschedule_date,
     rest_seconds,
-    time_of_day,
 )
-from trainer.offline.records import LocationBrief
-from trainer.offline.replies import answer_question, failure_message
 from trainer.tools.add_exercise import AddResult
 from trainer.tools.analytics import (
     PersonalRecord,

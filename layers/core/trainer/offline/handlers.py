@@ -15,42 +15,37 @@ from trainer.domain.progression import ProgressionTarget
 from trainer.domain.stats_questions import stats_kind, stats_window
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise
-from trainer.offline.parsing import (
-    BODY_PARTS,
-    add_request,
-    adjustments_for,
-    done_as_planned,
-    duration_minutes,
+from trainer.offline.dates import planned_day, reschedule_date, resolve_date, time_of_day
+from trainer.offline.goal_parsing import (
     equipment_statement,
+    parse_goal_shift,
+    parse_goals,
+    parse_milestone,
+    parse_preferences,
+)
+from trainer.offline.patterns import INJURY, asked_exercise, requested_sources
+from trainer.offline.plan_parsing import parse_day_change, parse_plan, parse_training_plan, parse_week_change
+from trainer.offline.records import UserRecords
+from trainer.offline.references import (
+    add_request,
     identify_exercise,
     insert_position,
     named_location,
+    parse_location,
+    pick_scheduled,
+    swap_target_text,
+)
+from trainer.offline.replies import CAN_DO, CLARIFY_OPTIONS, answer_question, unit_answer, upcoming_text
+from trainer.offline.set_parsing import (
+    adjustments_for,
+    done_as_planned,
     one_load,
     parse_conversion,
     parse_correction,
-    parse_day_change,
-    parse_goal_shift,
-    parse_goals,
-    parse_location,
     parse_logged_exercise,
-    parse_milestone,
-    parse_plan,
-    parse_preferences,
-    parse_training_plan,
-    parse_week_change,
-    pick_scheduled,
-    planned_day,
-    reschedule_date,
-    resolve_date,
     split_effort,
-    swap_target_text,
-    time_of_day,
     timer_exercise,
-    workout_type,
 )
-from trainer.offline.patterns import INJURY, asked_exercise, requested_sources
-from trainer.offline.records import UserRecords
-from trainer.offline.replies import CAN_DO, CLARIFY_OPTIONS, answer_question, unit_answer, upcoming_text
 from trainer.offline.turn import (
     WHOLE_WORKOUT,
     IntentName,
@@ -62,6 +57,7 @@ from trainer.offline.turn import (
     notify,
     referent_name,
 )
+from trainer.offline.vocabulary import BODY_PARTS, duration_minutes, workout_type
 from trainer.programs.tools import (
     ChangeTrainingDay,
     ChangeTrainingWeek,

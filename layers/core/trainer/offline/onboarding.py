@@ -18,7 +18,7 @@ from typing import Any
 from trainer.domain.onboarding import QUESTIONS, ProfileField, ProfileQuestion, next_question
 from trainer.domain.weekdays import WEEKDAYS
 from trainer.domain.workout_checks import muscles_in_text
-from trainer.offline.parsing import available_days
+from trainer.offline.dates import available_days
 from trainer.offline.patterns import INJURY, wants_workout
 from trainer.offline.turn import REPLY_TOOLS, IntentName, Step, Turn, ask, finished, notify
 from trainer.tools.base import ToolInvocation
@@ -160,7 +160,7 @@ def _weekday(word: str) -> int:
 
 
 def parse_days(text: str) -> list[str]:
-    """Weekdays a sentence names (trainer.offline.parsing.available_days), ranges ('Monday to Friday'),
+    """Weekdays a sentence names (trainer.offline.dates.available_days), ranges ('Monday to Friday'),
     'weekdays' and 'weekends' included."""
     found: set[str] = set(available_days(text))
     for m in DAY_RANGE.finditer(text):

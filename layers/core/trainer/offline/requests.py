@@ -14,8 +14,8 @@ from trainer.domain.catalog import instructions, load_catalog
 from trainer.domain.difficulty import Direction, step_changes
 from trainer.domain.exercise_search import find_exercise, form_cues, joint_of, shares_text
 from trainer.domain.message_words import NUMBER_WORDS
-from trainer.offline.parsing import identify_exercise
 from trainer.offline.patterns import GOALS, SWAP, wants_workout
+from trainer.offline.references import identify_exercise
 from trainer.offline.turn import Step, Turn, ask, notify, referent_name
 from trainer.tools.base import ToolInvocation
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
@@ -239,7 +239,8 @@ def says_never(text: str) -> bool:
 
 async def never_again(turn: Turn, step: Step) -> ToolInvocation:
     """The exercise the swap replaces, as a lasting exclusion ('swap the incline press, never again')."""
-    from trainer.offline.parsing import disliked_exercises, swap_target_text
+    from trainer.offline.goal_parsing import disliked_exercises
+    from trainer.offline.references import swap_target_text
     from trainer.tools.preferences import SetPreference, SetPreferenceArgs
 
     named = [d for d in disliked_exercises(turn.text) if not _IT.match(d)]

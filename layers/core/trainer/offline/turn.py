@@ -13,14 +13,9 @@ from trainer.agents.closing import FinishedCall, closing_text, delivered_artifac
 from trainer.domain.message_words import best_name, name_words
 from trainer.domain.workout import Exercise, Workout
 from trainer.offline.conversation import Conversation, PastCall
-from trainer.offline.parsing import (
-    REFERENCE,
-    exercise_phrase,
-    identify_exercise,
-    named_location,
-    ordinal_position,
-)
 from trainer.offline.records import UserRecords
+from trainer.offline.references import REFERENCE, identify_exercise, named_location, ordinal_position
+from trainer.offline.set_parsing import exercise_phrase
 from trainer.programs import plan_words
 from trainer.providers.ports import ModelRequest
 from trainer.tools import calendar_words
