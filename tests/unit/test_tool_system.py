@@ -503,11 +503,11 @@ def test_the_agent_loop_names_no_tool() -> None:
     import re
     from pathlib import Path
 
-    from trainer.agents import steps
-    from trainer.chat import turn
+    from trainer.agents import closing, steps
+    from trainer.chat import turn, turn_recorder
     from trainer.chat.agent import CHAT
 
-    source = Path(turn.__file__).read_text() + Path(steps.__file__).read_text()
+    source = "".join(Path(m.__file__).read_text() for m in (turn, turn_recorder, steps, closing))
     named = [t.name for t in CHAT.tools if re.search(rf"\b{t.name}\b", source)]
     assert named == []
 
