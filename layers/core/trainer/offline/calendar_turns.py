@@ -1,4 +1,4 @@
-"""The offline coach's one calendar (issue 18 items 1-2): the sessions it holds (the plan's days and the
+"""The offline coach's one calendar: the sessions it holds (the plan's days and the
 workouts put on the calendar, one set of ids) skipped, swapped, the available days changed, and missed
 sessions explained.
 

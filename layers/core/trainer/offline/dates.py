@@ -96,7 +96,9 @@ def resolve_deadline(text: str, today: date) -> date | None:
 
 
 def expiry(text: str, now: datetime) -> tuple[str | None, bool]:
-    """(expires_at ISO, delete_after_use) per the preference rules of seed 000 §2."""
+    """(expires_at ISO, delete_after_use) of a preference a message states: 'for 3 days', 'for a week',
+    'this week' expire then; 'today', 'this workout', 'for now' hold for the next workout only
+    (delete_after_use); anything else is permanent (neither)."""
     lowered = text.lower()
     if m := re.search(r"\bfor (?:the next |a |another )?(\w+)? ?(day|week|month)s?\b", lowered):
         n = number(m.group(1)) if m.group(1) else 1

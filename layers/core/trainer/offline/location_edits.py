@@ -1,4 +1,4 @@
-"""The offline coach editing a saved location's equipment from a sentence (issue 18 items 5 and 10):
+"""The offline coach editing a saved location's equipment from a sentence:
 
   "Add a kettlebell to my home gym"                 -> update_location (add Kettlebell)
   "My home gym has a squat rack now"                -> update_location (add Squat Rack)

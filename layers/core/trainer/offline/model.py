@@ -1,5 +1,5 @@
 """The offline coach behind the chat agent's model port (`AgentModel`): a deterministic rule-based
-agent, the local default and the CI model when no ANTHROPIC_API_KEY is set (ARCHITECTURE §4).
+agent, the local default and the CI model when no ANTHROPIC_API_KEY is set.
 
 It reads the request the context builder made (Anthropic's native shape, with the typed result of
 every call), finds the latest user text and the tool calls made since, and picks the next single tool

@@ -1,4 +1,4 @@
-"""The offline coach's onboarding (issue 18 item 4): profile facts read from a sentence, saved with
+"""The offline coach's onboarding: profile facts read from a sentence, saved with
 update_profile, then the next missing fact asked for - one question, with its options.
 
   "I'm 34, male, intermediate, 82 kg"              -> update_profile, then "What are you training for?"

@@ -1,4 +1,4 @@
-"""The offline coach's reading of workout requests and exercise questions (issue 18, items 7 and 9):
+"""The offline coach's reading of workout requests and exercise questions:
 a workout made harder or easier, a set scheme for one exercise ('4 sets of 12 on the first one'), one
 exercise of the workout shown ('show me the second exercise'), the units changed for good ('use pounds
 from now on'), and alternatives for a movement that hurts ('squats hurt my knee, what can I do

@@ -1,4 +1,4 @@
-"""fetch_data (seed 002 §6.5, seed 000 §4.2): several data sources fetched in one call and appended to
+"""fetch_data: several data sources fetched in one call and appended to
 the session as knowledge events."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""set_goals (seed 000 §4.3): category goals with free names, muscle goals over the 16 canonical
+"""set_goals: category goals with free names, muscle goals over the 16 canonical
 muscles; percentages are normalised to 100% and the set of that type is replaced in one transaction."""
 
 from __future__ import annotations

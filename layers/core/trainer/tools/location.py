@@ -1,4 +1,4 @@
-"""Locations from chat: set_current_location (seed 002 §6.6: by id or case-insensitive name; one current
+"""Locations from chat: set_current_location (by id or case-insensitive name; one current
 at a time), create_location and update_location with their equipment, plates, bar and dumbbell pairs
 (stored as equipment items with weights, which the load rounding reads: trainer.domain.progression)."""
 

@@ -1,4 +1,4 @@
-"""set_preference / delete_preference (seed 000 §4.4). A preference is permanent, expires at
+"""set_preference / delete_preference. A preference is permanent, expires at
 `expires_at`, or is consumed by the next workout generation (`delete_after_use`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""generate_exercise_timer / generate_workout_timers (seed 000 §4.6): timer phases computed by
+"""generate_exercise_timer / generate_workout_timers: timer phases computed by
 trainer.domain.timers from the current workout or an inline exercise.
 
 Each call stores its timers as a `timer` artifact (payload: the timers in the seed's timer format) that
