@@ -1,9 +1,9 @@
-"""Account deletion and export for a heavy user (issue 20): two years of history (four workouts a week, six
-exercises each), a plan, goals, locations, and 200 chat sessions of five turns each, on embedded Postgres
-and moto. Prints the export's size, time and peak memory (tracemalloc, the export only: moto serves
-DynamoDB from a process of its own) next to a user with half the history and sessions, then the
-deletion's time, phases and DynamoDB requests, and a repeated deletion's. (The export's peak is that of
-its largest single item besides: one 1 MB tool result adds about 5 MB while it is written.)
+"""Account deletion and export for a heavy user (docs/api.md#account-deletion-and-data-export): two years of
+history (four workouts a week, six exercises each), a plan, goals, locations, and 200 chat sessions of five
+turns each, on embedded Postgres and moto. Prints the export's size, time and peak memory (tracemalloc, the
+export only: moto serves DynamoDB from a process of its own) next to a user with half the history and
+sessions, then the deletion's time, phases and DynamoDB requests, and a repeated deletion's. (The export's
+peak is that of its largest single item besides: one 1 MB tool result adds about 5 MB while it is written.)
 
 moto answers one request at a time, a few milliseconds each; DynamoDB takes 5-10 ms per BatchWriteItem
 but runs the deletion's DELETE_WORKERS at once, so the DynamoDB part is faster there than here.

@@ -1,5 +1,5 @@
-"""The Notifier at one morning's scale (issue 20): 1,000 users whose local morning it is, one device each
-(half APNs, half FCM), one WorkoutReady each, on embedded Postgres and moto's SNS.
+"""The Notifier at one morning's scale (docs/delivery.md): 1,000 users whose local morning it is, one device
+each (half APNs, half FCM), one WorkoutReady each, on embedded Postgres and moto's SNS.
 
 1. The first morning: every endpoint is created on the way (CreatePlatformEndpoint, GetEndpointAttributes,
    Publish per device), one invocation after another on a pool of one connection, as one warm Lambda

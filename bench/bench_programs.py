@@ -1,4 +1,4 @@
-"""The program pipeline (issue 9): what a plan and its weeks cost, and the hourly runs at scale.
+"""The program pipeline (docs/programs.md): what a plan and its weeks cost, and the hourly runs at scale.
 
 1. Plan + first week on the offline agents: wall time and SQL statements (a user seeded like the demo
    user; median of several users).

@@ -5,7 +5,7 @@ Reads free-exercise-db (public domain) and writes two files: `catalog.json` with
 and `instructions.json` with the instruction steps by exercise id, read only when an exercise is
 explained (trainer.domain.catalog loads it lazily). Images are left out (not free).
 
-    python scripts/build_catalog.py [--source ../shared/data/free-exercise-db/exercises.json]
+    python scripts/build_catalog.py --source path/to/free-exercise-db/exercises.json
                                     [--out layers/core/trainer/domain/data/catalog.json]
                                     [--instructions-out layers/core/trainer/domain/data/instructions.json]
 """
@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCE = REPO.parent / "shared" / "data" / "free-exercise-db" / "exercises.json"
 DEFAULT_OUT = REPO / "layers" / "core" / "trainer" / "domain" / "data" / "catalog.json"
 DEFAULT_INSTRUCTIONS_OUT = DEFAULT_OUT.with_name("instructions.json")
 SOURCE = "free-exercise-db (public domain, github.com/yuhonas/free-exercise-db)"
@@ -183,7 +182,9 @@ def render(catalog: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    parser.add_argument(
+        "--source", type=Path, required=True, help=f"exercises.json of a checkout of {SOURCE}"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--instructions-out", type=Path, default=DEFAULT_INSTRUCTIONS_OUT)
     args = parser.parse_args(argv)

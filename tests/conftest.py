@@ -5,7 +5,7 @@ its script or left part of it unused (tests/fakes/scripted_model.py).
 
 `frozen_now`: the wall clock (time-machine) stopped at the real instant the test starts, for tests whose
 expectation is today's date: the code under test and the test read the same day even across midnight
-(issue 21, item 1). Monotonic clocks keep running, so timeouts and the event loop are unaffected."""
+(docs/testing.md#the-layers). Monotonic clocks keep running, so timeouts and the event loop are unaffected."""
 
 from collections.abc import Iterator
 from datetime import UTC, datetime

@@ -1,4 +1,5 @@
-"""No test reaches a real model unless told to (issue 16; pydantic-ai's ALLOW_MODEL_REQUESTS).
+"""No test reaches a real model unless told to (pydantic-ai's ALLOW_MODEL_REQUESTS;
+docs/testing.md#the-layers).
 
 At the start of the session, unless TRAINER_ALLOW_MODEL_REQUESTS=1 (what `make eval` sets), this turns
 model requests off (trainer.model_guard) in the test process, and sets TRAINER_ALLOW_MODEL_REQUESTS=0

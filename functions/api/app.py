@@ -1,4 +1,4 @@
-"""Buffered JSON routes: the FastAPI app under Mangum (ARCHITECTURE §3).
+"""Buffered JSON routes: the FastAPI app under Mangum (docs/architecture.md#runtimes-and-streaming).
 
 Built at import so clients live across warm invocations; `create_app()` defers heavy work to first use.
 The import runs inside `init_phase()` (trainer.cold_start): no garbage-collector passes over what it builds.

@@ -1,5 +1,5 @@
 """POST /agent/stream: the FastAPI app under uvicorn behind the Lambda Web Adapter (run.sh starts
-`uvicorn app:create_app --factory`; ARCHITECTURE §3).
+`uvicorn app:create_app --factory`; docs/architecture.md#runtimes-and-streaming).
 
 uvicorn calls the factory as it starts, the init phase of this function: it loads the function's
 settings first (`StreamSettings`), so a variable missing or invalid stops uvicorn with its name before

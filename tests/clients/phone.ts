@@ -49,7 +49,7 @@ async function streamTurn(message: string, sessionId: string) {
       frames.push({ id: lastId, frame, line: describeFrame(frame) });
     },
     onerror(error) {
-      throw error; // no retry here: the dropped-stream retry is issue 19 item 1
+      throw error; // no retry here: a dropped stream's retry is tested on its own (docs/api.md#retries-idempotency-and-catch-up)
     },
   });
   return { frames, emptyMessages };

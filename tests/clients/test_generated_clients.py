@@ -1,7 +1,7 @@
 """The clients a phone team would generate from openapi.json type what the app renders: the TypeScript
 client compiles under `tsc --strict` with a switch over `frame.type` (and `frame.tool`) reading each
 variant's fields, and fails to compile without it; neither client leaves `unknown` / `Any` in the
-types of what the app renders or sends back (issue 19 item 6)."""
+types of what the app renders or sends back (docs/api.md#generated-clients)."""
 
 from __future__ import annotations
 

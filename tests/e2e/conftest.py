@@ -174,7 +174,7 @@ def stack(request: pytest.FixtureRequest) -> Stack:
 
 UNNUMBERED_FRAMES = frozenset({"message_delta", "done"})
 """Frames sent without an `id:` (previews and the stream's close): a client's Last-Event-ID stays the
-frame before, so a resume replays nothing twice (README, Server-Sent Events)."""
+frame before, so a resume replays nothing twice (docs/api.md#server-sent-events)."""
 
 
 def sse_events(text: str) -> list[tuple[int | None, dict[str, Any]]]:

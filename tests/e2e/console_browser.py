@@ -25,7 +25,7 @@ SCREENSHOTS = (
     if os.environ.get("UPDATE_SCREENSHOTS") == "1"
     else Path(tempfile.gettempdir()) / "trainer-console-screenshots"
 )
-"""The README's screenshots are rewritten by `make screenshots` only; a test run writes a scratch copy."""
+"""docs/screenshots is rewritten by `make screenshots` only; a test run writes a scratch copy."""
 DESKTOP = ViewportSize(width=1280, height=900)
 PHONE = ViewportSize(width=390, height=844)
 CHROMIUM_NAMES = ("chromium", "chromium-browser")

@@ -1,6 +1,7 @@
-"""The session console (issue 12) in a real headless Chromium against the local stack, on the offline
-model and on the real SDKs against the loopback fake at 500 ms per model call. Each test fails on any
-console error it did not expect; the screenshots in docs/screenshots are written by these tests."""
+"""The session console (docs/operations.md#the-session-console) in a real headless Chromium against the local
+stack, on the offline model and on the real SDKs against the loopback fake at 500 ms per model call. Each test
+fails on any console error it did not expect; the screenshots in docs/screenshots are written by these
+tests."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""Issue 9's "must show", over HTTP against the local stack on the offline model: the chat asked for a
-12-week plan, 4 days a week, answers at once with the plan being built; the plan becomes `ready` with
-deload weeks; the hourly schedule (`trainer schedule run-hourly`, at the time week 2 is due) builds week
-2 once although its `WeekDue` is delivered twice and the schedule runs twice; today's workout message is
-at most 1,600 characters; a pasted text workout imports; a session added to the calendar twice with one
-`Idempotency-Key` (a retry after a lost answer) is there once."""
+"""What a training plan must show (docs/programs.md), over HTTP against the local stack on the offline model:
+the chat asked for a 12-week plan, 4 days a week, answers at once with the plan being built; the plan becomes
+`ready` with deload weeks; the hourly schedule (`trainer schedule run-hourly`, at the time week 2 is due)
+builds week 2 once although its `WeekDue` is delivered twice and the schedule runs twice; today's workout
+message is at most 1,600 characters; a pasted text workout imports; a session added to the calendar twice with
+one `Idempotency-Key` (a retry after a lost answer) is there once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 002 §12.9's integration smoke test, over HTTP, run twice: on the offline model and on the
+"""The end-to-end smoke test of a chat turn, over HTTP, run twice: on the offline model and on the
 real anthropic + openai SDKs talking to the loopback fake server. Plus the SSE checks and a client
 that disconnects mid-stream."""
 

@@ -1,5 +1,5 @@
-"""Account deletion (issue 20, item 4) on the real stores: embedded Postgres, DynamoDB on moto, the API over
-httpx's ASGI transport, the job handlers as Lambda runs them.
+"""Account deletion (docs/api.md#account-deletion-and-data-export) on the real stores: embedded Postgres,
+DynamoDB on moto, the API over httpx's ASGI transport, the job handlers as Lambda runs them.
 
 Two users get rows in every Postgres table (the list is read from the schema, and account_world.py must have
 a step for each) and items of every kind in every DynamoDB table of template.yaml; one deletes their account.

@@ -1,7 +1,7 @@
-"""The data export (issue 20, item 5) on the real stores: every user table's rows (the list read from the
-schema, the same one the deletion erases) and every session with its state and events appear in
-`GET /me/export`, as the documented `AccountExport` schema says, and nothing of another user; the document
-is streamed in bounded chunks."""
+"""The data export (docs/api.md#account-deletion-and-data-export) on the real stores: every user table's rows
+(the list read from the schema, the same one the deletion erases) and every session with its state and events
+appear in `GET /me/export`, as the documented `AccountExport` schema says, and nothing of another user; the
+document is streamed in bounded chunks."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""A retried calendar write never writes twice (issue 18's calendar routes with issue 19's
-`Idempotency-Key`), on the real adapters: the keys in DynamoDB on moto, the calendar in embedded
-Postgres. A phone that lost the answer to `POST /workouts` sends it again (once more, and twice at once)
-and the calendar holds one session; a swap retried with its key stays swapped (a second run would swap
-the two back) and answers the first response; a key sent with another body, or for another session, is
-`422 idempotency_key_reused` and writes nothing. Every answer is checked against the OpenAPI document."""
+"""A retried calendar write never writes twice (the calendar's routes with their `Idempotency-Key`:
+docs/api.md#retries-idempotency-and-catch-up), on the real adapters: the keys in DynamoDB on moto, the
+calendar in embedded Postgres. A phone that lost the answer to `POST /workouts` sends it again (once more, and
+twice at once) and the calendar holds one session; a swap retried with its key stays swapped (a second run
+would swap the two back) and answers the first response; a key sent with another body, or for another session,
+is `422 idempotency_key_reused` and writes nothing. Every answer is checked against the OpenAPI document."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fault suite's model half (issue 21, items 3 and 8): the API on the real stores, its chat agent on
+"""The fault suite's model half: the API on the real stores, its chat agent on
 the real anthropic SDK over HTTP to a fault-injecting loopback server (tests/fakes/faulty_model.py) in
 front of the loopback fake. For each fault — 529, 500, a stream cut mid-answer, a hung model, bad tool
 JSON, tool arguments outside the schema — the stream ends with a clean `error` frame carrying a code (or

@@ -1,4 +1,4 @@
-"""Readiness check-ins and locations on Postgres: the route and the chat tool
+"""Readiness check-ins and locations on Postgres (docs/api.md#readiness): the route and the chat tool
 store the same entries, user-scoped; a check-in adjusts the next generated workout in code; locations
 are created and edited from chat with their bar, plates and dumbbells, and loads fit them."""
 
@@ -149,7 +149,7 @@ async def test_the_tool_answers_from_todays_check_in_and_generation_adjusts_to_i
 async def test_a_check_in_adjusts_the_workout_already_made_today_once_and_a_good_one_restores_it(
     db: Database, make_user: Callable[..., str]
 ) -> None:
-    """A check-in made after today's workout refits that workout (it used to change nothing)."""
+    """A check-in made after the workout was made adjusts that workout too (it once changed nothing)."""
     user = make_user()
     ctx = tool_context(db, user)
     made = await call(GenerateWorkout(), ctx, workout=WORKOUT)

@@ -1,6 +1,6 @@
-"""Retries never run a turn twice (issue 19 items 1-3), on the real adapters: DynamoDB on moto for the
-sessions, the frames and the idempotency keys, embedded Postgres, and the real SDKs against the loopback
-fake, whose recorded requests count the model calls.
+"""Retries never run a turn twice (docs/api.md#retries-idempotency-and-catch-up), on the real adapters:
+DynamoDB on moto for the sessions, the frames and the idempotency keys, embedded Postgres, and the real SDKs
+against the loopback fake, whose recorded requests count the model calls.
 
 A stream is cut after three different frames and retried, by httpx-sse with `Last-Event-ID` (what an SSE
 client sends on its own), and with the first request's `Idempotency-Key`: one session, one user message,

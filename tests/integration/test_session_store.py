@@ -218,6 +218,45 @@ def test_only_one_of_many_concurrent_lease_requests_wins(session_table: DynamoSe
     assert sum(in_threads(10, attempt)) == 1
 
 
+def _dynamodb_requests(table: DynamoSessionTable) -> list[str]:
+    seen: list[str] = []
+    table.client.meta.events.register(
+        "before-call.dynamodb", lambda model, **_: seen.append(model.name), unique_id=f"seen-{id(seen)}"
+    )
+    return seen
+
+
+def test_a_lease_on_a_session_this_process_just_read_or_made_takes_one_write(aws_settings: Settings) -> None:
+    table = DynamoSessionTable(aws_settings)
+    seen = _dynamodb_requests(table)
+    created = table.create_session("user-a")
+    table.acquire_lease(created.id, "turn-1", ttl_seconds=60)
+    assert seen == ["PutItem", "PutItem"], "META, then the marker: no read of an empty log"
+    table.release_lease(created.id, "turn-1")
+    other = DynamoSessionTable(aws_settings)
+    seen = _dynamodb_requests(other)
+    other.load_session(created.id)
+    other.acquire_lease(created.id, "turn-2", ttl_seconds=60)
+    assert seen == ["GetItem", "Query", "PutItem"], "the head load_session read serves the lease"
+
+
+def test_a_stale_head_never_wins_a_held_lease_nor_refuses_a_free_one(aws_settings: Settings) -> None:
+    """The lease's first attempt trusts the head this process knows, which another process may have
+    moved on: a lease released there is still granted here (no LeaseHeld from a stale guess), and a
+    lease taken there is still refused here."""
+    here, there = DynamoSessionTable(aws_settings), DynamoSessionTable(aws_settings)
+    session = here.create_session("user-a")
+    there.acquire_lease(session.id, "turn-a", ttl_seconds=60)
+    here.load_session(session.id)  # here knows a head whose lease turn-a holds
+    there.release_lease(session.id, "turn-a")
+    assert here.acquire_lease(session.id, "turn-b", ttl_seconds=60) is None
+
+    here.release_lease(session.id, "turn-b")  # here knows the head free
+    there.acquire_lease(session.id, "turn-c", ttl_seconds=60)
+    with pytest.raises(LeaseHeld):
+        here.acquire_lease(session.id, "turn-d", ttl_seconds=60)
+
+
 def test_expired_items_are_not_returned(aws_settings: Settings, clocked_store: DynamoSessionTable) -> None:
     store, clock = clocked_store, clocked_store._clock
     assert isinstance(clock, FakeClock)

@@ -1,7 +1,7 @@
-"""The settings screens' routes (issue 20, item 6) on the real stores: profile, goals, preferences and
-locations round-trip, stay the caller's (another user's preference or location is 404), refuse what the
-schema or the services refuse (422, 409), and write what the chat's tools then read, and the other way
-round: they call the same user-data services."""
+"""The settings screens' routes (docs/api.md#settings-screens) on the real stores: profile, goals, preferences
+and locations round-trip, stay the caller's (another user's preference or location is 404), refuse what the
+schema or the services refuse (422, 409), and write what the chat's tools then read, and the other way round:
+they call the same user-data services."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fault suite's store half under a running turn (issue 21, item 8): the chat agent's model (the real
+"""The fault suite's store half under a running turn: the chat agent's model (the real
 anthropic SDK over HTTP to tests/fakes/faulty_model.py) holds its answer while the test cuts DynamoDB
 through the loopback TCP proxy or stops Postgres, then lets the turn go on. The stream ends cleanly (an
 `error` frame with the store's code, or a completed turn whose failed tool says so) then `done`, with

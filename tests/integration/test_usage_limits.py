@@ -1,6 +1,6 @@
-"""Budgets and rate limits that hold under concurrency (issue 21, item 5), on DynamoDB (moto) and
-embedded Postgres over HTTP: each turn, plan and import reserves its place with one conditional write
-before any model call, and every authenticated route has a per-user request rate."""
+"""Budgets and rate limits that hold under concurrency (docs/api.md#daily-budget-and-request-rates), on
+DynamoDB (moto) and embedded Postgres over HTTP: each turn, plan and import reserves its place with one
+conditional write before any model call, and every authenticated route has a per-user request rate."""
 
 from __future__ import annotations
 
@@ -148,3 +148,29 @@ async def test_the_rate_window_is_one_number_per_user_and_bucket(
     assert min(w for w in waits if w > 0) == pytest.approx(3.0)
     assert await ledger.take("u1", "model", now + 3.0, 3.0, 5) == 0
     assert await ledger.take("u1", "model", now + 3.0, 3.0, 5) > 0
+
+
+async def test_a_users_requests_in_quick_succession_cost_one_write_each(
+    aws_settings: Settings, session_store: DynamoSessionStore
+) -> None:
+    """The ledger tries first the write it last saw pass for the bucket (idle, then busy), and still
+    keeps the rate: the burst passes, the next is refused, an idle bucket later passes again."""
+    ledger = DynamoUsageLedger(aws_settings, client=session_store.table.client)
+    writes: list[str] = []
+    session_store.table.client.meta.events.register(
+        "before-call.dynamodb.UpdateItem", lambda **_: writes.append("UpdateItem"), unique_id="count-writes"
+    )
+    now = 3_000_000.0
+    waits = [await ledger.take("u2", "model", now + 0.1 * n, 3.0, 3) for n in range(4)]
+    assert waits[:3] == [0, 0, 0] and waits[3] > 0
+    assert len(writes) == 1 + 1 + 1 + 2, "idle, busy, busy, then both refused"
+    writes.clear()
+    assert await ledger.take("u2", "model", now + 60, 3.0, 3) == 0, "idle again a minute later"
+    assert len(writes) == 1, "the last pass is more than an interval ago: the idle write first"
+    writes.clear()
+    assert await ledger.take("u2", "model", now + 60.5, 3.0, 3) == 0
+    assert len(writes) == 1, "the busy write first"
+    other = DynamoUsageLedger(aws_settings, client=session_store.table.client)
+    writes.clear()
+    assert await other.take("u2", "model", now + 61, 3.0, 3) == 0
+    assert len(writes) == 2, "another process guesses idle, is refused, then passes busy"

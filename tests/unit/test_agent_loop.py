@@ -1,4 +1,5 @@
-"""Seed 002 §12.1 (agent loop) and §12.5 (session and events) against the in-memory store."""
+"""The agent loop and the session's events (docs/architecture.md#the-chat-turn) against the in-memory
+store."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def types_of(store: InMemorySessionStore, session_id: str) -> list[str]:
     return [e.event_type.value for e in store.all_events(session_id)]
 
 
-# --- §12.1 Agent loop ---------------------------------------------------------------------------
+# --- the agent loop ------------------------------------------------------------------------------
 
 
 async def test_agent_loop_returns_structured_result_with_session_id_actions_and_iterations() -> None:
@@ -229,7 +230,7 @@ async def test_unexpected_internal_failure_marks_session_error_and_raises_turn_f
     assert h.store.lease_holder(info.value.session_id) is None
 
 
-# --- per-turn mechanics (ARCHITECTURE §5, §6) ----------------------------------------------------
+# --- per-turn mechanics: the lease, checkpoints, TurnCompleted -------------------------------------
 
 
 async def test_events_are_read_once_per_turn_not_per_iteration() -> None:
@@ -508,7 +509,7 @@ async def test_concurrent_sessions_do_not_block_each_other() -> None:
     assert asyncio.get_running_loop().time() - started < 1.0
 
 
-# --- §12.5 Session and events (in-memory store; DynamoDB items are the STORE's integration tests) -
+# --- session and events (in-memory store; DynamoDB items are the store's integration tests) ------
 
 
 async def test_sessions_are_created_with_status_active_and_context_start_sequence_0() -> None:

@@ -1,5 +1,6 @@
-"""The agent registry (seed 004): definitions point at their code, the registry checks them together at
-start-up, the dependency graph, tool priority, clear/replace, and every agent the system runs listed."""
+"""The agent registry (docs/architecture.md#one-agent-runtime): definitions point at their code, the registry
+checks them together at start-up, the dependency graph, tool priority, clear/replace, and every agent the
+system runs listed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 002 §12.2 (context building) and the cache-stability rules of ARCHITECTURE §4."""
+"""Context building and its cache-stability rules (docs/architecture.md#context-and-the-prompt-cache)."""
 
 from __future__ import annotations
 

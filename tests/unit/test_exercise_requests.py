@@ -1,5 +1,5 @@
-"""Exercise knowledge and request reading of issue 18 (items 7 and 9): form cues from the catalog's
-steps, pain-free alternatives, the beginner words, a swap's level, a lasting dislike."""
+"""Exercise knowledge and request reading (docs/architecture.md#training-logic-in-code): form cues from the
+catalog's steps, pain-free alternatives, the beginner words, a swap's level, a lasting dislike."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Each function checks its settings in its init phase (issue 16): started with the environment
-template.yaml gives it, it starts; deployed without a variable it needs, or with one invalid, its
-functions/<name>/app.py fails at import (the stream function: when uvicorn calls its factory) with an
-error naming the variable; run locally, the defaults serve.
+"""Each function checks its settings in its init phase (docs/operations.md#configuration): started with the
+environment template.yaml gives it, it starts; deployed without a variable it needs, or with one invalid, its
+functions/<name>/app.py fails at import (the stream function: when uvicorn calls its factory) with an error
+naming the variable; run locally, the defaults serve.
 
 One subprocess per function, which imports the handler afresh for each environment, as a new Lambda
 execution environment would."""

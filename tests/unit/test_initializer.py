@@ -1,4 +1,5 @@
-"""Seed 002 §12.3 (initializer agent) with a fake selector and a fake source fetcher."""
+"""The initializer (docs/architecture.md#knowledge-the-initializer-and-the-data-sources) with a fake selector
+and a fake source fetcher."""
 
 from __future__ import annotations
 

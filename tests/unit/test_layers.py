@@ -1,5 +1,5 @@
-"""The package's layers point one way, computed from every import of every module (those inside
-functions and under TYPE_CHECKING included):
+"""The package's layers point one way (docs/architecture.md#one-way-down), computed from every import of every
+module (those inside functions and under TYPE_CHECKING included):
 
     api, jobs -> container (the composition root) -> offline, chat -> programs -> agents (the one
     runtime) -> tools, providers -> sources -> services -> store -> domain; settings and frames at the

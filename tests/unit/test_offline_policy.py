@@ -85,7 +85,7 @@ CURRENT = {
 
 
 class Convo:
-    """Builds messages the way the context builder does (trainer.chat.context)."""
+    """Builds messages the way the context builder does."""
 
     def __init__(self, text: str) -> None:
         self.messages: list[dict[str, Any]] = [

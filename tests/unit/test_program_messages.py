@@ -1,4 +1,4 @@
-"""A day's workout as a push/SMS text in seed 003's format (at most 1,600 characters), the
+"""A day's workout as a push/SMS text (at most 1,600 characters), the
 enforce_length callback, rest days, and the workout as markdown."""
 
 from __future__ import annotations

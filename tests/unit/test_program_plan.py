@@ -1,4 +1,4 @@
-"""The training plan: methodology by experience and days (seed 003), phases with deloads, the weekly
+"""The training plan: methodology by experience and days (docs/programs.md), phases with deloads, the weekly
 pattern on the user's days within their equipment and injuries, the markdown sections, and validators
 that fail on bad plans; a model's draft goes through the same finalize step as the offline one."""
 

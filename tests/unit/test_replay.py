@@ -1,4 +1,4 @@
-"""Seed 002 §11.3 console timeline."""
+"""A session's events as the console timeline, one line each."""
 
 from __future__ import annotations
 

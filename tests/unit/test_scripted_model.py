@@ -1,4 +1,4 @@
-"""The scripted test model is the whole conversation (issue 16): a test whose model runs out of script
+"""The scripted test model is the whole conversation: a test whose model runs out of script
 fails, even when the agent loop catches the error, and so does one that leaves part of its script
 unused, unless it says it cuts the turn short on purpose. Checked on a pytest run of its own, with the
 model's plugin (tests/fakes/scripted_model.py) as tests/conftest.py loads it."""

@@ -1,5 +1,5 @@
-"""Seed 002 §12.6 (streaming): the SSE frames the loop emits (as their wire JSON), their order and
-shapes. HTTP framing (Content-Type, `id:` lines, heartbeats) is the API's test."""
+"""Streaming (docs/api.md#server-sent-events): the SSE frames the loop emits (as their wire JSON), their order
+and shapes. HTTP framing (Content-Type, `id:` lines, heartbeats) is the API's test."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tool formatters: confirmations stay one word, summaries one line naming what
+"""Tool formatters (docs/architecture.md#tools): confirmations stay one word, summaries one line naming what
 changed, full-data results compact with rounded numbers. Also the argument contract the offline model
 and the system prompt rely on."""
 

@@ -1,4 +1,4 @@
-"""The tool system: the registry, the communication tools and the workout tools."""
+"""The tool system (docs/architecture.md#tools) for the registry, communication and workout tools."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A loopback HTTP server that speaks enough of Anthropic's Messages API (JSON and SSE) and
 OpenAI's chat completions for the real SDKs to run against it, with prompt caching simulated
-from the request's cache_control breakpoints (ARCHITECTURE §4, §9).
+from the request's cache_control breakpoints (docs/architecture.md#context-and-the-prompt-cache).
 
 Requests naming a registry agent (the `x-trainer-agent` header the agent backends send) are answered
 by that agent's offline implementation, with the input and context read back from the request: a

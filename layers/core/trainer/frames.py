@@ -1,4 +1,4 @@
-"""The SSE frames of a turn (seed 002 §8.3, ARCHITECTURE §7) as pydantic models: the loop and the
+"""The SSE frames of a turn (docs/api.md#server-sent-events) as pydantic models: the loop and the
 tools emit them, the API encodes them, and the OpenAPI document publishes them.
 
 Every frame has a fixed `type`; `Frame` is the union discriminated on it. Tool frames name the tool in

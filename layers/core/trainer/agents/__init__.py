@@ -1,5 +1,6 @@
-"""The one agent runtime (seed 004): agents as definitions that point at their code, one tool type run
-by one executor, one step engine, one prompt store, one context service, and the factory.
+"""The one agent runtime (docs/architecture.md#one-agent-runtime): agents as definitions that point at their
+code, one tool type run by one executor, one step engine, one prompt store, one context service, and the
+factory.
 
 A definition (trainer.agents.definitions) holds the objects an agent runs with:
 

@@ -1,4 +1,4 @@
-"""ContextService (seed 004): pre-computed context for an agent, one block per entry of its definition's
+"""ContextService: pre-computed context for an agent, one block per entry of its definition's
 `context`: a data source of trainer.sources (all read on one connection) or a context provider. A source
 or provider that fails gives a block saying it is unavailable; the agent runs on. Providers return text
 escaped for the context (`trainer.domain.text.escape_text`), as the sources' formatters do."""

@@ -1,4 +1,4 @@
-"""Agent definitions (seed 004 AgentConfig) as code: frozen dataclasses holding the Python objects an
+"""Agent definitions as code: frozen dataclasses holding the Python objects an
 agent runs with, so go-to-definition follows every one of them: its tools, input and output models, the
 code that finalizes and checks a draft, its sub-agents with their transforms and conditions, its
 callbacks, context providers and offline implementation.

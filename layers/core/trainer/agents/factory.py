@@ -1,4 +1,4 @@
-"""The agent factory (seed 004 createAgent): `run_agent(definition, input, deps)` runs an agent.
+"""The agent factory: `run_agent(definition, input, deps)` runs an agent.
 
 One run: the latest prompt version, the context blocks, then attempts. An attempt is one model exchange
 under the agent's timeout: the step engine (trainer.agents.steps) with an in-memory conversation, its

@@ -1,4 +1,4 @@
-"""Versioned prompts (seed 004's DB-backed prompts): the latest row of `prompts` for a prompt id wins;
+"""Versioned prompts, stored in Postgres: the latest row of `prompts` for a prompt id wins;
 the repo's file `agents/prompts/<prompt_id>.md` is the default when the table has none (version 0).
 Migrations seed the files' texts (`trainer_seed_prompt`, written by `scripts/prompt_migration.py`), so a
 database normally serves the same text as version 1, 2... and an edited row (`publish`) supersedes it."""

@@ -1,4 +1,4 @@
-"""The registry of agent definitions (seed 004) by name: where a stored name (an `agent_invocations`
+"""The registry of agent definitions by name: where a stored name (an `agent_invocations`
 row, the `x-trainer-agent` header the loopback fake dispatches on) finds its definition, and where the
 whole system's agents are checked together at start-up (`check`) and listed (`dependency_graph`).
 Definitions refer to their code directly (trainer.agents.definitions); `replace()` and `clear()` let a

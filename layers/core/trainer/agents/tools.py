@@ -1,5 +1,5 @@
-"""The one tool executor (seed 002 §6.1-§6.2), for the chat agent and the registry agents alike: a set of
-tools (`trainer.tools.base.Tool`) with their Anthropic definitions, argument validation, execution that
+"""The one tool executor (docs/architecture.md#tools), for the chat agent and the registry agents alike: a set
+of tools (`trainer.tools.base.Tool`) with their Anthropic definitions, argument validation, execution that
 never raises into the step engine, and XML-wrapped observations."""
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ class ToolOutcome:
 
 
 def wrap_observation(tool: str, body: str, *, success: bool) -> str:
-    """Seed 002 §6.2 wrapInXml. The body is escaped: it may quote the user, the database or the
-    model's own arguments."""
+    """The observation the model reads: `<tool_result tool=".." status="ok|error">`. The body is escaped: it
+    may quote the user, the database or the model's own arguments."""
     status = "ok" if success else "error"
     name = escape_text(tool, attribute=True)
     return f'<tool_result tool="{name}" status="{status}">{escape_text(body)}</tool_result>'

@@ -1,4 +1,4 @@
-"""The function's deadline for the request (issue 21, item 3): under Lambda (Mangum's `aws.context`, or
+"""The function's deadline for the request: under Lambda (Mangum's `aws.context`, or
 the Lambda Web Adapter's `x-amzn-lambda-context` header) the remaining time sets the deadline every model
 call of the request is bounded by (trainer.providers.deadline), so a turn ends with its `error` frame and
 a closed stream before the platform ends the function. Elsewhere the turn sets its own (the configured

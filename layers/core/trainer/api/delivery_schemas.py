@@ -1,4 +1,4 @@
-"""The HTTP contract of delivery to the phone (issue 20 items 1-3): devices registered for push, the
+"""The HTTP contract of delivery to the phone (docs/delivery.md): devices registered for push, the
 notification settings, the record of what was delivered, and the day's workout at launch. Same rules as
 trainer.api.schemas: every field of a response model is always present (null where its type allows it).
 """

@@ -1,5 +1,5 @@
-"""`Idempotency-Key` on the POSTs that start work (issue 19 item 1; Stripe's model) and on the calendar's
-writes (issue 18: a retried add must not add the session twice, nor a retried swap swap it back): the
+"""`Idempotency-Key` on the POSTs that start work (Stripe's model) and on the calendar's
+writes (a retried add must not add the session twice, nor a retried swap swap it back): the
 same key from the same user within 24 hours never starts a second turn or plan, nor writes twice. The
 first request claims the key atomically (trainer.store.stream_records); a retry with the same body gets
 the first request's response (waiting for it while it runs), a retry with another body is `422

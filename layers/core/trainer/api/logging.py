@@ -12,6 +12,11 @@ the request's trace becomes the xray_trace_id Powertools logs (trainer.observabi
 trace are set on context variables, so concurrent requests (and the turn tasks they start) keep
 their own ids.
 
+Every request ends with one log line, `request done`: its status, its duration, and the store round
+trips it made (DynamoDB requests, SQL statements) in all and, for a stream, before its first frame was
+ready to send, so a write that lands in front of the first frame shows in the logs (and in
+`python -m bench first_bytes`; tests/integration/test_first_frame_round_trips.py holds the budget).
+
 Metrics: under Mangum `@metrics.log_metrics` on the handler flushes the shared buffer once per
 invocation; anywhere else (uvicorn behind the adapter, the local stack) the middleware flushes it
 when the response is over. Per-turn metrics are written by trainer.observability.TurnMetrics when
@@ -22,12 +27,14 @@ ends the invocation.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trainer.observability import bind_request_trace_id, flush_request_metrics, logger, root_trace_id
+from trainer.store.request_counts import FIRST_FRAME, counting
 
 __all__ = ["REQUEST_ID_HEADER", "CorrelationIdMiddleware", "correlation_keys", "logger"]
 
@@ -107,15 +114,32 @@ class CorrelationIdMiddleware:
         bind_request_trace_id(keys.pop("xray_trace_id", None))
         logger.thread_safe_append_keys(**keys, path=scope.get("path"), method=scope.get("method"))
         correlation_id = str(keys["correlation_id"]).encode("latin-1", errors="replace")
+        started = time.perf_counter()
+        status: int | None = None
 
-        async def send_with_id(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (REQUEST_ID_HEADER.encode(), correlation_id)]
-            await send(message)
+        with counting() as counts:
 
-        try:
-            await self.app(scope, receive, send_with_id)
-        finally:
-            if "aws.context" not in scope:
-                flush_request_metrics()
+            async def send_with_id(message: Message) -> None:
+                nonlocal status
+                if message["type"] == "http.response.start":
+                    status = int(message["status"])
+                    message.setdefault("headers", [])
+                    message["headers"] = [*message["headers"], (REQUEST_ID_HEADER.encode(), correlation_id)]
+                await send(message)
+
+            try:
+                await self.app(scope, receive, send_with_id)
+            finally:
+                calls: dict[str, Any] = {"store_calls": counts.snapshot()}
+                if FIRST_FRAME in counts.marks:
+                    calls["store_calls_before_first_frame"] = counts.marks[FIRST_FRAME]
+                logger.info(
+                    "request done",
+                    extra={
+                        "status": status,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+                        **calls,
+                    },
+                )
+                if "aws.context" not in scope:
+                    flush_request_metrics()

@@ -1,4 +1,4 @@
-"""The bodies of the `/me` routes (issue 20): the settings screens (profile, goals, preferences, locations
+"""The bodies of the `/me` routes: the settings screens (profile, goals, preferences, locations
 with their equipment), account deletion, and the data export's documented envelope. Conventions as in
 trainer.api.schemas: response models list every field; request models refuse unknown fields and take
 values only of the JSON type the schema names (no `0` for `false`, no `"3"` for 3, no number for a date).

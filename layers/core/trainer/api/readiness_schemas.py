@@ -1,5 +1,5 @@
-"""The HTTP contract of readiness check-ins (issue 18 item 3): POST /readiness stores one, GET /readiness
-lists the recent ones with today's computed readiness."""
+"""The HTTP contract of readiness check-ins (docs/api.md#readiness): POST /readiness stores one, GET
+/readiness lists the recent ones with today's computed readiness."""
 
 from __future__ import annotations
 

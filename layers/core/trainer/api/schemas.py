@@ -164,7 +164,7 @@ def chat_request_model(max_message_chars: int, model_ids: Sequence[str]) -> type
 
 
 class TimerPhase(ResponseModel):
-    """One phase of a timer (seed 000 §4.6): what to do and for how long."""
+    """One phase of a timer: what to do and for how long."""
 
     phase_type: Literal["work", "rest", "hold", "transition"]
     duration_sec: int
@@ -191,7 +191,7 @@ class Question(ResponseModel):
 
 
 class ClientResponse(ResponseModel):
-    """Seed 002 §10.2 ClientResponse: what the app shows after a buffered turn."""
+    """What the app shows after a buffered turn."""
 
     messages: list[str]
     exercises: list[ExerciseFields] | None = Field(

@@ -36,6 +36,7 @@ from trainer.frames import (
     frame_json,
     turn_end_frame,
 )
+from trainer.store import request_counts
 from trainer.store.stream_records import FrameLog, StoredFrame
 
 SSE_HEADERS = {
@@ -248,6 +249,7 @@ class TurnStream:
                 self._recorder.add(frame_id, data)
         if self._listening:
             self._queue.put_nowait((frame_id, data))
+        request_counts.mark(request_counts.FIRST_FRAME)
 
     async def _emit(self, frame: Frame, seq: int) -> None:
         if self._next_id is None:
@@ -257,10 +259,8 @@ class TurnStream:
             if self._recorder is not None:
                 self._recorder.session_id = frame.session_id
             if self._on_started is not None:
-                try:
-                    await self._on_started(frame.session_id, self._next_id)
-                except Exception:
-                    logger.exception("could not note the turn of an idempotency key")
+                # behind the first frame: a retry that comes before the note waits for it
+                self._turns.start(self._note_started(self._on_started, frame.session_id, self._next_id))
         self._signal.set()
         if isinstance(frame, DoneFrame):
             self._done_session = frame.session_id or self._done_session
@@ -273,6 +273,15 @@ class TurnStream:
             return
         self._error_sent = self._error_sent or isinstance(published, ErrorFrame)
         self._send(published, numbered=not isinstance(published, MessageDeltaFrame))
+
+    @staticmethod
+    async def _note_started(
+        on_started: Callable[[str, int], Awaitable[None]], session_id: str, first_frame_id: int
+    ) -> None:
+        try:
+            await on_started(session_id, first_frame_id)
+        except Exception:
+            logger.exception("could not note the turn of an idempotency key")
 
     async def _close(self, session_id: str | None, error: str | None, outcome: TurnOutcome) -> None:
         session_id = session_id or self._done_session
@@ -356,6 +365,7 @@ async def replayed_frames(
         for stored in await log.read(session_id, last, end):
             last = stored.frame_id
             quiet_since = loop.time()
+            request_counts.mark(request_counts.FIRST_FRAME)
             yield encode_frame_json(stored.frame, stored.frame_id)
             if stored.frame.get("type") == "turn_end":
                 yield encode_frame(done_frame(session_id), None)

@@ -1,4 +1,4 @@
-"""Checkpointing a long session (seed 000 §3.4.3, ARCHITECTURE §6): the format and the I/O, used by
+"""Checkpointing a long session (docs/architecture.md#checkpoints): the format and the I/O, used by
 the turn (synchronously, over the hard limit) and by the checkpoint job (trainer.jobs.checkpoint).
 
 When a turn's context passes `checkpoint_threshold` of the window, the events since
@@ -41,7 +41,7 @@ _TAG = re.compile(r"<[^<>]+>")
 
 
 def estimate_tokens(text: str) -> int:
-    """The seed's heuristic: four characters per token, rounded up."""
+    """Four characters per token, rounded up: cheap, and only ever compared with a threshold."""
     return (len(text) + 3) // 4
 
 
@@ -73,7 +73,7 @@ def _result_text(data: dict[str, Any]) -> str:
 
 
 def event_line(event: Event) -> str:
-    """One short line for an event (seed 000 `formatEventLine`, on our event data shapes)."""
+    """One short line for an event of the checkpoint's numbered list."""
     data = event.data
     match event.event_type:
         case EventType.USER_MESSAGE:
@@ -147,7 +147,8 @@ def workout_state(workout: dict[str, Any] | None) -> dict[str, str]:
 
 
 def render_checkpoint(data: dict[str, Any], sequence: int | None = None) -> str:
-    """The checkpoint as the model sees it (seed 000 §3.4.4 `formatCheckpoint`), XML-escaped."""
+    """The checkpoint as the model sees it: `<checkpoint>` with `<events>` and `<current_state>`,
+    XML-escaped."""
     attributes = f' sequence="{escape_text(sequence, attribute=True)}"' if sequence is not None else ""
     summarized = escape_text(data.get("events_summarized", ""), attribute=True)
     out = [f'<checkpoint{attributes} events_summarized="{summarized}">']

@@ -1,4 +1,4 @@
-"""Event stream -> Anthropic Messages request (seed 002 §4, seed 000 §3.4.4).
+"""Event stream -> Anthropic Messages request (docs/architecture.md#context-and-the-prompt-cache).
 
 Rules: every tool_use is followed by its tool_result in the next user message; knowledge, artifact
 and user text arriving while a result is pending are buffered and appended after it; consecutive
@@ -66,7 +66,7 @@ def current_date_line(today: date) -> str:
 
 
 def estimate_tokens(request: ModelRequest) -> int:
-    """chars/4 over everything sent (seed 002 §11.4)."""
+    """chars/4 over everything sent: what decides a checkpoint, never what is billed."""
     chars = sum(len(b.get("text", "")) for b in request.system)
     chars += len(canonical_json(request.tools)) + len(canonical_json(request.messages))
     return chars // 4
@@ -183,7 +183,7 @@ class Assembled:
 
 
 def assemble(items: Iterable[_Converted], *, preambles: bool = True) -> Assembled:
-    """Seed 002 §4.3 buildEventsToMessages over converted events, plus crash repair; the messages,
+    """The events converted to messages by the rules above, plus crash repair; the messages,
     their approximate size in characters and the typed results of the calls they hold. Tool calls
     carry their preamble (unless `preambles` is False)."""
     conv = _Conversation()

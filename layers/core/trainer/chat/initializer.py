@@ -1,6 +1,7 @@
-"""Context initialisation before each turn (seed 002 §5, seed 000 §3.2): the selector picks data
-sources, they are fetched in parallel and appended as `knowledge` events. Append-only: a wider
-range is a new event, never a replacement. Failures never stop the main agent (§12.3)."""
+"""Context initialisation before each turn
+(docs/architecture.md#knowledge-the-initializer-and-the-data-sources): the selector picks data sources, they
+are fetched in parallel and appended as `knowledge` events. Append-only: a wider range is a new event, never a
+replacement. Failures never stop the main agent."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ class InitOutcome:
 
 class FallbackKnowledgeSelector:
     """Tries the primary selector (the initializer model); on any failure or timeout the fallback (the
-    deterministic rules) decides, so the turn goes on (ARCHITECTURE §4)."""
+    deterministic rules) decides, so the turn goes on."""
 
     def __init__(
         self,

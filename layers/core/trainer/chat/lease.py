@@ -1,4 +1,5 @@
-"""A turn's lease on its session, kept while the turn runs (ARCHITECTURE §5)."""
+"""A turn's lease on its session, kept while the turn runs
+(docs/architecture.md#sessions-events-and-the-lease)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A session's events as the console timeline of seed 002 §11.3:
+"""A session's events as a console timeline, one line each:
 `TIMESTAMP [SESSION8] ICON Event ← details`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a chat turn answers (seed 002 §10.2 ClientResponse), records and reports: the actions it took,
+"""What a chat turn answers (its ClientResponse), records and reports: the actions it took,
 the turn's result, and the shapes its events and frames take."""
 
 from __future__ import annotations
@@ -53,13 +53,13 @@ class Action:
 
 @dataclass
 class ClientResponse:
-    """Seed 002 §10.2 ClientResponse."""
+    """What the app shows of the turn: its messages, workout, question and timers."""
 
     messages: list[str]
     exercises: list[dict[str, Any]] | None = None
     question: dict[str, Any] | None = None
     timers: list[dict[str, Any]] | None = None
-    """The timers the turn built or delivered (seed 000 §4.6 timer objects)."""
+    """The timers the turn built or delivered (docs/architecture.md#tools)."""
 
 
 @dataclass
@@ -114,7 +114,8 @@ def _is_small(value: Any) -> bool:
 
 
 def token_usage(usage: Usage) -> dict[str, int]:
-    """Seed 002 §7.3 TokenUsage: prompt excludes cache reads and writes (Anthropic convention)."""
+    """A model call's tokens: prompt excludes cache reads and writes (Anthropic convention;
+    docs/architecture.md#tokens-and-cost)."""
     return {
         "prompt": usage.input_tokens,
         "completion": usage.output_tokens,

@@ -1,5 +1,5 @@
-"""The `TurnCompleted` event the API publishes after every turn (ARCHITECTURE §6), and its parsing
-out of an EventBridge envelope for the job handlers."""
+"""The `TurnCompleted` event the API publishes after every turn (docs/architecture.md#events-on-the-bus), and
+its parsing out of an EventBridge envelope for the job handlers."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Onboarding (issue 18 item 4): which profile facts the coach still lacks, in the order it asks for them,
-and the one question (with its options) it asks next. Pure: the callers read the profile row, the
-training days and the active injuries, and show the question (the chat agent's data, the update_profile
+"""Onboarding (docs/api.md#onboarding-and-profile): which profile facts the coach still lacks, in the order it
+asks for them, and the one question (with its options) it asks next. Pure: the callers read the profile row,
+the training days and the active injuries, and show the question (the chat agent's data, the update_profile
 tool's result, the offline coach's reply)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Timer phases for exercises and workouts (seed 000 §4.6 phase schema).
+"""Timer phases for exercises and workouts (the timer format: docs/architecture.md#tools).
 
 Rep-based sets are timed by estimate: SECONDS_PER_REP per rep. Every timer starts with a short
 'get ready' transition, and there is never a rest after the last set or round. Grouped exercises

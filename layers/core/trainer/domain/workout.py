@@ -1,4 +1,4 @@
-"""The structured workout payload (seed 002 §6.4), validated strictly so a bad workout comes back
+"""The structured workout payload, validated strictly so a bad workout comes back
 to the model as an observation it can fix."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The checkpoint job (ARCHITECTURE §6): a TurnCompleted event whose context passed the threshold
-checkpoints the session under its lease (trainer.chat.checkpoint does the work)."""
+"""The checkpoint job (docs/architecture.md#events-on-the-bus): a TurnCompleted event whose context passed the
+threshold checkpoints the session under its lease (trainer.chat.checkpoint does the work)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cost aggregation after a turn (seed 002 §11.2, ARCHITECTURE §6).
+"""Cost aggregation after a turn (docs/architecture.md#tokens-and-cost).
 
 A turn's `llm_response` events (sequence first_seq..last_seq, data `tokens` {prompt, completion,
 cached, cache_write, total} and `cost_cents`) are added to the session totals and to the user's
@@ -8,7 +8,7 @@ redelivered TurnCompleted into a replay of the stored result. For a deleted acco
 idempotency record holds no user or session id (its key is a hash of the turn id) and expires in two
 days.
 
-Token convention (seed 002 §11.2): an event's `tokens.prompt` is Anthropic's `input_tokens` (no cache
+Token convention: an event's `tokens.prompt` is Anthropic's `input_tokens` (no cache
 reads, no cache writes). A session's `prompt_tokens` sums the input the model did not read from cache
 (`prompt + cache_write`), `cached_tokens` sums cache reads, and
 `cache_hit_rate = cached_tokens / (prompt_tokens + cached_tokens) * 100` — the session item derives
@@ -122,7 +122,7 @@ def turn_cost(events: Iterable[Event], turn: TurnCompleted) -> TurnCost:
 
 
 def cache_hit_rate(cached_tokens: float, prompt_tokens: float) -> float:
-    """Percentage of input tokens read from the cache (prompt excludes cached: seed 002 §11.2)."""
+    """Percentage of input tokens read from the cache (prompt excludes cached)."""
     seen = prompt_tokens + cached_tokens
     return round(cached_tokens / seen * 100, 2) if seen > 0 else 0.0
 

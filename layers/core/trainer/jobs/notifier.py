@@ -1,4 +1,4 @@
-"""The Notifier function (issue 20 item 2): `WorkoutReady` -> the day's workout on the user's phones
+"""The Notifier function (docs/delivery.md): `WorkoutReady` -> the day's workout on the user's phones
 through SNS mobile push (and SMS for users who opted in), once per user and local day; and
 `PushEndpointsRetired` -> the SNS endpoints of devices no longer registered deleted.
 

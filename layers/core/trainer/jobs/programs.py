@@ -1,4 +1,4 @@
-"""The program pipeline's functions (ARCHITECTURE §6, issue 9): `PlanRequested` builds a plan and its
+"""The program pipeline's functions (docs/programs.md): `PlanRequested` builds a plan and its
 first week, `WeekDue` builds a week once, and the hourly schedules publish `WeekDue` for the plans due
 (requesting again the plans left pending) and `WorkoutReady` for the users whose local morning it is.
 The work is `trainer.programs.pipeline`'s; here the events are parsed and the dependencies held.

@@ -1,4 +1,4 @@
-"""Training programs: the plan -> week -> day pipeline behind the program agents (seed 003).
+"""Training programs: the plan -> week -> day pipeline behind the program agents (docs/programs.md).
 
 `plan` builds a 4-16-week plan (methodology, phases, deloads, weekly pattern), `microcycle` a week of
 structured workouts with loads from the user's history, `messages` a day's text message, `structure`

@@ -1,4 +1,4 @@
-"""The program agents (seed 003) as definitions pointing at their code: offline implementations,
+"""The program agents (docs/programs.md) as definitions pointing at their code: offline implementations,
 finalizers, validators, model views, transforms, callbacks, a tool and the context providers.
 
 Every backend answers with a draft (`PlanDraft`, `WeekDraft`, message text, `WorkoutDraft`): structure,

@@ -1,5 +1,5 @@
 """The texts GET /today answers with when nothing stored one (trainer.services.today.DayMessages): the
-program pipeline's offline day message (seed 003's format, at most 1,600 characters), so a day reads the
+program pipeline's offline day message (at most 1,600 characters), so a day reads the
 same whether the push announced it or the app asked. No model runs: the app is waiting at launch."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""A day's workout as a push/SMS text (seed 003's format, at most 1,600 characters) and as markdown.
+"""A day's workout as a push/SMS text (at most 1,600 characters) and as markdown
+(docs/programs.md#what-a-plan-and-a-day-are-made-of).
 
 The text groups the warm-up into one line, lists the main exercises with sets x reps @ load and rest,
 keeps the cool-down brief and ends with a nudge; abbreviations (BB, DB, KB) and a compact layout keep a
@@ -178,7 +179,7 @@ def workout_message(message: MessageInput) -> str:
 
 
 def render_workout_markdown(workout: Workout, day: PlanDay | None = None) -> str:
-    """The workout as markdown (seed 003's workout format: warm-up, main workout, cool down, notes)."""
+    """The workout as markdown (warm-up, main workout, cool down, notes)."""
     warm, main, cool = _sections(workout)
     when = f"{day.weekday}, {day.date.day} {day.date:%B %Y}" if day else (workout.title or "Today")
     lines = [f"# Workout - {when}"]

@@ -1,4 +1,4 @@
-"""How long a model call may take (issue 21, item 3): until the request's deadline minus a margin, so a
+"""How long a model call may take: until the request's deadline minus a margin, so a
 turn always has the time to record the failure, send its `error` frame and close its stream before the
 platform ends the function.
 

@@ -1,12 +1,12 @@
-"""The model catalogue (ARCHITECTURE §4, seed 002 §3.4 and §11.1): per model id what its API accepts
+"""The model catalogue (docs/architecture.md#models): per model id what its API accepts
 (thinking modes and the default, forced tool choice, structured output, sampling parameters), its
 caching and size limits and its tokenizer, and its price.
 
-Prices are not typed here: they come from `genai-prices` (pydantic's maintained table; its data is
-bundled in the package, so pricing never touches the network: `UpdatePrices` is never started),
-including Haiku 5.5's two bands (a request whose prompt, cache reads and writes included, exceeds
-100,000 tokens is billed at 5x, output included). What `genai-prices` does not know (limits, thinking,
-tool choice) comes from the providers' model pages (the notes in docs/ and the commit that set them).
+Prices are not typed here: they come from `genai-prices` (pydantic's maintained table; its data is bundled in
+the package, so pricing never touches the network: `UpdatePrices` is never started), including Haiku 5.5's two
+bands (a request whose prompt, cache reads and writes included, exceeds 100,000 tokens is billed at 5x, output
+included). What `genai-prices` does not know (limits, thinking, tool choice) comes from the providers' model
+pages (the commit that set them says which; CATALOGUE_CHECKED_ON when).
 
 An id that is not in the catalogue is an `UnknownModelError`, as before: a typo in TRAINER_MODEL fails
 at start rather than pricing turns at zero."""

@@ -1,10 +1,10 @@
-"""OpenAI's chat completions (SDK 3.x) behind two model ports: the initializer's
-(`OpenAIKnowledgeSelector`, structured output picking which data sources to append before the chat agent
-runs; seed 000 §3.2, seed 002 §5) and the registry agents' (`OpenAIStructured`: a json output uses
-`response_format` json_schema, strict, the output model's schema made strict as the SDK's own `parse`
-does; the agent's tools are functions, sent with `reasoning_effort: "none"` on models that take function
-tools on chat completions only so (GPT-6 Luna/Sol); the output is validated by the factory, not by the
-SDK, so a rejected answer can be fed back as it was written).
+"""OpenAI's chat completions (SDK 3.x) behind two model ports: the initializer's (`OpenAIKnowledgeSelector`,
+structured output picking which data sources to append before the chat agent runs:
+docs/architecture.md#knowledge-the-initializer-and-the-data-sources) and the registry agents'
+(`OpenAIStructured`: a json output uses `response_format` json_schema, strict, the output model's schema made
+strict as the SDK's own `parse` does; the agent's tools are functions, sent with `reasoning_effort: "none"` on
+models that take function tools on chat completions only so (GPT-6 Luna/Sol); the output is validated by the
+factory, not by the SDK, so a rejected answer can be fed back as it was written).
 
 One client builder, one error mapping and one usage conversion serve both."""
 

@@ -119,8 +119,9 @@ class KnowledgeSelection(BaseModel):
     """exercise_info only: the exercise the user asks about, as they named it."""
 
 
+# No non-None defaults anywhere in this schema: OpenAI's strict structured output refuses them.
 class InitializerResponse(BaseModel):
-    """Seed 002 §5.3. No non-None defaults: OpenAI strict structured output."""
+    """Which data sources to append to the conversation for the user's message, and why."""
 
     reasoning: str
     append_knowledge: list[KnowledgeSelection]

@@ -1,4 +1,4 @@
-"""A whole account: is it deleted, delete it, export it (issue 20, items 4 and 5).
+"""A whole account: is it deleted, delete it, export it (docs/api.md#account-deletion-and-data-export).
 
 Deletion is irreversible and idempotent. In order:
 1. the Postgres tombstone (`deleted_accounts`, keyed by a digest of the id): from its commit on, the API

@@ -1,4 +1,4 @@
-"""Delivering the day's workout to the user's phones (the Notifier's logic, issue 20 item 2).
+"""Delivering the day's workout to the user's phones (the Notifier's logic, docs/delivery.md#the-notifier).
 
 `DeliveryService.deliver(ready)` takes one `WorkoutReady` and, at most once per (user, local day):
 

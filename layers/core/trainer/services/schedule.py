@@ -1,5 +1,6 @@
-"""The user's one calendar (issue 18 item 1): the active training plan's days and the workouts put on the
-calendar, read as one set of entries with one set of ids (the `calendar_entries` view, migration 0015).
+"""The user's one calendar (docs/programs.md#one-calendar): the active training plan's days and the workouts
+put on the calendar, read as one set of entries with one set of ids (the `calendar_entries` view, migration
+0015).
 
 Why a view and not a second copy: a plan day stays one `plan_workouts` row (its workout, message and
 week are the program pipeline's) and a calendar workout one `scheduled_workouts` row; the view projects
@@ -7,7 +8,7 @@ both as calendar entries, so `upcoming`, `between`, the schedule tools, the plan
 `GET /workouts` all name the same ids. A write goes to the table the id belongs to: moving a plan day
 exchanges its date with the day it lands on (a rest day of the plan), skipping it sets its status.
 
-Missed sessions (item 2): `adapt_missed` marks the plan's past training days with nothing logged
+Missed sessions: `adapt_missed` marks the plan's past training days with nothing logged
 `missed` (once: a second run finds none) and adapts the days after them in code
 (trainer.domain.calendar), writing what it did in the notes of the days it changed; `recent_changes`
 reads those back for the coach.

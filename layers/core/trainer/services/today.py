@@ -2,7 +2,7 @@
 
 1. the active plan's day (a training day with its workout, or a rest day with its recovery notes);
 2. else the first workout still scheduled that local day (the calendar, trainer.services.schedule);
-3. else one workout composed for the day the first time it is asked for (seed 000 §8: the app's first
+3. else one workout composed for the day the first time it is asked for (the app's first
    open shows a workout at once) and kept, so every later call that day answers the same workout.
 
 Composing and wording are ports (wired by trainer.container): the composer is the offline coach's,

@@ -1,4 +1,4 @@
-"""The settings: the one package that reads the environment (ARCHITECTURE §8).
+"""The settings: the one package that reads the environment (docs/operations.md#configuration).
 
 - `environment`: how a model reads its variables, and `from_environment()`, the init-phase check;
 - `groups`: the variables of each concern (`DatabaseSettings`, `ModelSettings`, `AuthSettings`...);

@@ -1,4 +1,5 @@
-"""The one place that reads the environment (ARCHITECTURE §8), and how a function checks it at init.
+"""The one place that reads the environment (docs/operations.md#configuration), and how a function checks it
+at init.
 
 `EnvironmentModel()` validates the variables named by its fields' aliases (exact names, as Lambda sets
 them); keyword arguments, by alias or by field name, win over the environment. A plain pydantic model:

@@ -1,4 +1,4 @@
-"""Concise text for each data source (seed 000 §3.4.5 style), in the user's units and timezone.
+"""Concise text for each data source, in the user's units and timezone.
 
 Pure functions over repository rows. All user-supplied text is XML-escaped and flattened to one line,
 so nothing a user types can open or close a tag in the model's context.

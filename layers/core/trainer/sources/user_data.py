@@ -1,5 +1,6 @@
-"""The `<user_data>` block (seed 002 §4.4): units, body stats, current location with equipment, and the
-profile facts still unknown with the one question to ask next (onboarding, issue 18 item 4).
+"""The `<user_data>` block (docs/architecture.md#context-and-the-prompt-cache): units, body stats, current
+location with equipment, and the profile facts still unknown with the one question to ask next
+(docs/api.md#onboarding-and-profile).
 
 Fetched fresh on every context build; deterministic (same rows, same day -> byte-identical text) so the
 prompt-cache breakpoint after it keeps hitting.

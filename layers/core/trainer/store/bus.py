@@ -1,4 +1,4 @@
-"""Publishing domain events to the EventBridge bus (ARCHITECTURE §6)."""
+"""Publishing domain events to the EventBridge bus (docs/architecture.md#events-on-the-bus)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """DynamoDB table definitions read from template.yaml, and the boto3 clients the adapters use.
 
 The template is the single source of truth for keys and indexes: the local stack and the tests
-create their tables from the same definitions CloudFormation deploys (ARCHITECTURE §9).
+create their tables from the same definitions CloudFormation deploys.
 """
 
 from __future__ import annotations

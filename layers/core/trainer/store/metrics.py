@@ -1,4 +1,4 @@
-"""Daily usage metrics per user (seed 002 §7.8 `agent_daily_metrics`), in the sessions table.
+"""Daily usage metrics per user, in the sessions table.
 
 Item `PK=USER#<uid>, SK=DAY#<yyyy-mm-dd>`; counters are incremented atomically with `ADD`. The cost job
 adds with `add_unless_deleted`: one transaction conditional on the account's tombstone being absent

@@ -1,4 +1,4 @@
-"""Session and event records (seed 002 §7) as stored in DynamoDB (ARCHITECTURE §5)."""
+"""Session and event records as stored in DynamoDB (docs/architecture.md#sessions-events-and-the-lease)."""
 
 from __future__ import annotations
 

@@ -354,6 +354,8 @@ class DynamoSessionTable:
             Item=self._session_item(session),
             ConditionExpression="attribute_not_exists(PK)",
         )
+        # a new session's log is empty: its first lease needs no read of the head
+        self._remember_head(session.id, _head_of(None))
         return session
 
     def get_or_create_session(self, user_id: str, session_id: str | None = None) -> Session:
@@ -882,11 +884,17 @@ class DynamoSessionTable:
         unless another holder's lease there is still running."""
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
-        for _ in range(APPEND_ATTEMPTS):
-            head = self._read_head(session_id)
+        # The first attempt trusts the head this process last read or wrote (a turn loads its session
+        # just before): the marker's write is conditional on that head, so a stale one costs a failed
+        # write and a read, never a lost lease. Only a fresh read may refuse the lease.
+        hint = self._cached_head(session_id)
+        for attempt in range(APPEND_ATTEMPTS + 1):
+            head = hint if attempt == 0 and hint is not None else self._read_head(session_id)
             now = self._clock().timestamp()
             other = head.holder is not None and not head.released and head.holder != holder
             if other and head.lease_until >= now:
+                if head is hint:
+                    continue
                 raise LeaseHeld(f"session {session_id} is busy with another turn")
             if self._write_marker(session_id, head, _lease_fields(holder, now + ttl_seconds)):
                 return head.holder if other else None

@@ -1,4 +1,5 @@
-"""What makes a turn retryable (issue 19 items 1 and 3): the frames a stream sent, and idempotency keys.
+"""What makes a turn retryable (docs/api.md#retries-idempotency-and-catch-up): the frames a stream sent, and
+idempotency keys.
 
 Both live in the sessions table, in items of their own (nothing here rewrites the session items of
 trainer.store.sessions), so the API and stream functions need no other table or permission:

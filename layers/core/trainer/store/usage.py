@@ -13,6 +13,8 @@ limit of three: exactly three pass), across every Lambda instance.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from datetime import date
 from typing import Any, Literal
 
@@ -22,6 +24,8 @@ from trainer.store.dynamo_tables import aws_client, in_thread
 Refusal = Literal["count", "cost"]
 RATE_ITEM_SLACK_S = 60
 """A rate item outlives its last use by the burst window and this (DynamoDB TTL removes it)."""
+RATE_HINTS = 4096
+"""How many (user, bucket) passes a process remembers to order its rate writes."""
 
 
 def _day_key(user_id: str, day: date) -> dict[str, Any]:
@@ -59,6 +63,9 @@ class DynamoUsageLedger:
     def __init__(self, settings: Settings, client: Any = None) -> None:
         self._table = settings.table_name
         self._client = client if client is not None else aws_client("dynamodb", settings)
+        self._passes: OrderedDict[tuple[str, str], float] = OrderedDict()
+        """When this process last let a request of (user, bucket) through: which write to try first."""
+        self._passes_lock = threading.Lock()
 
     async def reserve(
         self, user_id: str, day: date, counter: str, limit: int, cost_limit_cents: float
@@ -114,9 +121,37 @@ class DynamoUsageLedger:
                 raise
 
     def _take(self, user_id: str, bucket: str, now: float, interval: float, burst: int) -> float:
-        """0 when the request passes, else the seconds until one would."""
+        """0 when the request passes, else the seconds until one would. Two conditional writes can
+        pass it: one for an idle bucket (`tat` behind now), one for a busy one (`tat` ahead, within the
+        burst). It tries first the one this process last saw pass for the bucket, so a user's requests
+        in quick succession cost one write each, not two."""
         window = interval * max(1, burst)
         key = _rate_key(user_id, bucket)
+        latest = now + window - interval
+        with self._passes_lock:
+            last_pass = self._passes.get((user_id, bucket))
+        busy_first = last_pass is not None and now < last_pass + interval
+        order = (self._take_busy, self._take_idle) if busy_first else (self._take_idle, self._take_busy)
+        old: dict[str, Any] | None = None
+        for write in order:
+            passed, refused_item = write(key, now, interval, window, latest)
+            if passed:
+                self._remember_pass(user_id, bucket, now)
+                return 0.0
+            old = refused_item if refused_item is not None else old
+        tat = _number(old, "tat") if old else latest + interval
+        return max(interval, tat - latest)
+
+    def _remember_pass(self, user_id: str, bucket: str, now: float) -> None:
+        with self._passes_lock:
+            self._passes[(user_id, bucket)] = now
+            self._passes.move_to_end((user_id, bucket))
+            while len(self._passes) > RATE_HINTS:
+                self._passes.popitem(last=False)
+
+    def _take_idle(
+        self, key: dict[str, Any], now: float, interval: float, window: float, latest: float
+    ) -> tuple[bool, dict[str, Any] | None]:
         try:
             self._client.update_item(
                 TableName=self._table,
@@ -129,28 +164,32 @@ class DynamoUsageLedger:
                     ":expires": _n(int(now + window + RATE_ITEM_SLACK_S)),
                 },
             )
-            return 0.0
+            return True, None
         except Exception as exc:
             if _condition_failed(exc) is None:
                 raise
-        latest = now + window - interval
+        return False, None
+
+    def _take_busy(
+        self, key: dict[str, Any], now: float, interval: float, window: float, latest: float
+    ) -> tuple[bool, dict[str, Any] | None]:
         try:
             self._client.update_item(
                 TableName=self._table,
                 Key=key,
                 UpdateExpression="SET tat = tat + :interval, expires_at = :expires",
-                ConditionExpression="tat <= :latest",
+                ConditionExpression="tat <= :latest AND tat >= :now",
                 ExpressionAttributeValues={
                     ":interval": _n(interval),
                     ":latest": _n(latest),
+                    ":now": _n(now),
                     ":expires": _n(int(now + 2 * window + RATE_ITEM_SLACK_S)),
                 },
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
-            return 0.0
+            return True, None
         except Exception as exc:
             old = _condition_failed(exc)
             if old is None:
                 raise
-        tat = _number(old, "tat") if old else latest + interval
-        return max(interval, tat - latest)
+        return False, old

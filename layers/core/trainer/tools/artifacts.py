@@ -36,7 +36,7 @@ TIMER_ARTIFACT_TYPE = "timer"
 
 
 class TimerPhaseData(BaseModel):
-    """One phase of a timer (seed 000 §4.6 phase schema)."""
+    """One phase of a timer: what to do and for how long."""
 
     phase_type: PhaseType
     duration_sec: int

@@ -1,8 +1,8 @@
-"""What every tool is: a pydantic argument model, a pydantic result model, a status message, an execute
-function, a formatter for the observation the model reads, and the words the user reads (the result's
-`say`). The one tool type of every agent: the chat agent's tools and the registry agents' (the program
-agents' exercise_options) run through one executor (trainer.agents.tools.ToolSet). How to add one:
-docs/adding-a-tool.md.
+"""What every tool is (docs/architecture.md#tools): a pydantic argument model, a pydantic result model, a
+status message, an execute function, a formatter for the observation the model reads, and the words the
+user reads (the result's `say`). The one tool type of every agent: the chat agent's tools and the
+registry agents' (the program agents' exercise_options) run through one executor
+(trainer.agents.tools.ToolSet). How to add one: docs/adding-a-tool.md.
 
 A tool is generic in its argument and result models, so mypy checks both the arguments a caller
 builds (`Tool.Args(...)`) and the fields a caller reads from a result. What the agent loop needs to
@@ -73,15 +73,15 @@ class Question(BaseModel):
 
 @dataclass
 class Reply:
-    """What the user sees of a turn (the turn's ClientResponse, trainer.chat.results), assembled from the
-    results of the turn's successful tool calls in order."""
+    """What the user sees of a turn (its ClientResponse), assembled from the results of
+    the turn's successful tool calls in order."""
 
     messages: list[str] = field(default_factory=list)
     question: Question | None = None
     workout_changed: bool = False
     timers: list[dict[str, Any]] = field(default_factory=list)
-    """The timers (TimerData dumped as JSON, trainer.tools.artifacts) of every timer artifact the turn
-    built or delivered, once each, in order."""
+    """The timers (docs/architecture.md#tools) of every timer artifact the turn built or delivered,
+    once each, in order."""
     timer_artifacts: set[str] = field(default_factory=set)
 
     def add_timers(self, artifact_id: str, timers: list[dict[str, Any]]) -> None:

@@ -1,4 +1,5 @@
-"""Communication and state-control tools (seed 002 §6.3, seed 000 §4.1, §4.1.1, §4.10)."""
+"""Communication and state-control tools: message_notify_user, message_ask_user, idle; displayables
+(docs/architecture.md#tools)."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ class NotifyArgs(BaseModel):
 def resolve_attachments(
     ids: list[str], displayables: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Seed 000 §4.1.1 resolveAttachments: (resolved items, unknown ids)."""
+    """The displayables an attachment list names: (resolved items, unknown ids)."""
     workouts = displayables.get("workouts") or {}
     exercises = displayables.get("exercises") or {}
     resolved: list[dict[str, Any]] = []

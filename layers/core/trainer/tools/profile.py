@@ -1,7 +1,7 @@
-"""update_profile: the profile facts a user gives in conversation - age, sex, experience,
-body weight, height, goals in words, training days, session length, injuries or none - saved through the
-same user-data services as the profile route (`PATCH /me/profile`), in one transaction. The result says
-what was saved, what is still unknown, and the one question to ask next with its options."""
+"""update_profile (docs/api.md#onboarding-and-profile): the profile facts a user gives in conversation - age,
+sex, experience, body weight, height, goals in words, training days, session length, injuries or none - saved
+through the same user-data services as the profile route (`PATCH /me/profile`), in one transaction. The result
+says what was saved, what is still unknown, and the one question to ask next with its options."""
 
 from __future__ import annotations
 

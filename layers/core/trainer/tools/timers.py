@@ -1,9 +1,9 @@
 """generate_exercise_timer / generate_workout_timers: timer phases computed by
 trainer.domain.timers from the current workout or an inline exercise.
 
-Each call stores its timers as a `timer` artifact (payload: the timers in the seed's timer format) that
-the agent delivers with message_notify_user, as it delivers workouts; the turn's reply carries the
-timers it built or delivered.
+Each call stores its timers as a `timer` artifact (payload: the timers in the timer format of
+docs/architecture.md#tools) that the agent delivers with message_notify_user, as it delivers workouts;
+the turn's reply carries the timers it built or delivered.
 """
 
 from __future__ import annotations

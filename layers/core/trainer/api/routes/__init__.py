@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import Depends, Request, Security
@@ -61,12 +62,17 @@ async def current_user_id(
     """The caller's user id, once their account is known not to be deleted (401 `account_deleted`) and
     their request rate for this kind of route allows it (429 otherwise)."""
     container: Container = await request.app.state.container_provider.get()
+    checks = []
     if container.accounts is not None:
-        await container.accounts.refuse_if_deleted(principal.user_id)
+        checks.append(container.accounts.refuse_if_deleted(principal.user_id))
     if container.limits is not None:
         route = request.scope.get("route")
         path = getattr(route, "path", request.url.path)
-        await container.limits.check_rate(principal.user_id, rate_bucket(request.method, path))
+        checks.append(container.limits.check_rate(principal.user_id, rate_bucket(request.method, path)))
+    # one round trip's wait, not two (Postgres and DynamoDB); a deleted account's 401 wins over a 429
+    for outcome in await asyncio.gather(*checks, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            raise outcome
     return principal.user_id
 
 

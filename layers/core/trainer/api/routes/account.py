@@ -1,5 +1,6 @@
-"""The account itself (issue 20, items 4 and 5): `DELETE /me` erases everything the system holds for the
-caller, `GET /me/export` streams it all as one JSON document. The work is trainer.services.account's.
+"""The account itself (docs/api.md#account-deletion-and-data-export): `DELETE /me` erases everything the
+system holds for the caller, `GET /me/export` streams it all as one JSON document. The work is
+trainer.services.account's.
 
 `DELETE /me` is the one route a deleted account's token still reaches: a repeated deletion is answered as
 the first was (204), and resumes one that stopped at its deadline (202)."""

@@ -1,4 +1,4 @@
-"""POST /agent/chat (buffered JSON) and POST /agent/stream (SSE) — seed 002 §10.2, ARCHITECTURE §7.
+"""POST /agent/chat (buffered JSON) and POST /agent/stream (SSE): docs/api.md#server-sent-events.
 
 Both run the turn as a detached task: a client that disconnects does not abort it.
 The body is the `ChatRequest` model built from the deployment's settings (`build_router`), validated

@@ -1,4 +1,4 @@
-"""The session console (issue 12): static files under /console, served only when
+"""The session console (docs/operations.md#the-session-console): static files under /console, served only when
 TRAINER_CONSOLE_ENABLED is set (the local stack sets it) and left out of the OpenAPI document. The
 console calls the same API with the same bearer token as the app.
 

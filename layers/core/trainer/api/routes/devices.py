@@ -1,4 +1,4 @@
-"""Delivery to the phone (issue 20 items 1-2): the devices registered for push, the notification
+"""Delivery to the phone (docs/delivery.md): the devices registered for push, the notification
 settings, and the record of each day's delivery. Every read and write is scoped to the caller: another
 user's device is 404, never visible. Served by the user-data services (trainer.services.devices,
 trainer.services.notifications), imported on first use."""

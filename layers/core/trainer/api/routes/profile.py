@@ -1,6 +1,6 @@
-"""The settings screens (issue 20, item 6): profile, goals, preferences, and locations with their equipment.
-Each route calls the same user-data service the chat's tools call (trainer.services), so what a screen
-changes is what the chat reads next, and the other way round. Another user's preference or location is
+"""The settings screens (docs/api.md#settings-screens): profile, goals, preferences, and locations with their
+equipment. Each route calls the same user-data service the chat's tools call (trainer.services), so what a
+screen changes is what the chat reads next, and the other way round. Another user's preference or location is
 `404`, like one that does not exist."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Training plans and their planned workouts (issue 9): request a plan (built in the background; the
+"""Training plans and their planned workouts (docs/programs.md): request a plan (built in the background; the
 app polls its status), read plans with their weeks and days, read planned workouts by date, and turn
 a pasted workout into a structured one. Every read is scoped to the caller: another user's plan or
 workout is 404, never visible. Requests go to the program pipeline, reads to the training-plan

@@ -1,4 +1,4 @@
-"""Readiness check-ins (issue 18 item 3): the same entries the chat's check_readiness tool stores."""
+"""Readiness check-ins (docs/api.md#readiness): the same entries the chat's check_readiness tool stores."""
 
 from __future__ import annotations
 

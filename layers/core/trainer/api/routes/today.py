@@ -1,4 +1,4 @@
-"""GET /today (issue 20 item 3): the day's workout in the user's time zone with its message, in the one
+"""GET /today: the day's workout in the user's time zone with its message, in the one
 call the app makes at launch (trainer.services.today: the active plan's day, else a workout scheduled
 that day, else one composed once for the day and kept)."""
 

@@ -1,4 +1,4 @@
-"""Supporting routes the app already uses (seed 000 §7): unit settings, exercise history and the
+"""Supporting routes the app already uses: unit settings, exercise history and the
 distribution report, served by the user-data services (trainer.services), imported on first use
 (psycopg stays out of cold imports)."""
 
