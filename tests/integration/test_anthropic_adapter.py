@@ -13,7 +13,8 @@ from trainer.providers.anthropic import AnthropicAgentModel
 from trainer.providers.ports import ModelError, ModelRequest
 from trainer.settings import Settings
 from trainer.store.models import Session
-from trainer.tools.workout import ExerciseBrief, GeneratedSummary, GenerateResult
+from trainer.tools.current_workout import ExerciseBrief
+from trainer.tools.generate_workout import GeneratedSummary, GenerateResult
 from trainer_dev.local.fake_llm import FakeLLMServer, ResultJournal
 
 API_KEY = "sk-ant-test-secret-0123456789"

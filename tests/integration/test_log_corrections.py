@@ -12,12 +12,8 @@ import pytest
 from trainer.store.db import Database
 from trainer.store.repositories import history
 from trainer.tools.base import ToolContext, ToolError
-from trainer.tools.logging import (
-    AdjustLoggedExercise,
-    LogCompletedExercise,
-    LogWorkout,
-    MarkExerciseComplete,
-)
+from trainer.tools.log_corrections import AdjustLoggedExercise
+from trainer.tools.logging import LogCompletedExercise, LogWorkout, MarkExerciseComplete
 
 from tests.fakes.memory_store import InMemorySessionStore
 

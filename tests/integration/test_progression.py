@@ -16,7 +16,8 @@ from trainer.sources.registry import fetch_sources
 from trainer.store.db import Database
 from trainer.store.repositories import history, locations
 from trainer.tools.base import ToolContext
-from trainer.tools.workout import GenerateResult, workout_tools
+from trainer.tools.generate_workout import GenerateResult
+from trainer.tools.workout import workout_tools
 
 from tests.fakes.memory_store import InMemorySessionStore
 

@@ -20,9 +20,10 @@ from trainer.store.db import Database
 from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.repositories.locations import create_location
 from trainer.tools.base import ToolContext, ToolError
+from trainer.tools.current_workout import save_current_workout
+from trainer.tools.generate_workout import GenerateWorkout
 from trainer.tools.location import CreateLocation, UpdateLocation
 from trainer.tools.readiness import CheckReadiness
-from trainer.tools.workout import GenerateWorkout, save_current_workout
 
 from tests.fakes.memory_store import InMemorySessionStore
 

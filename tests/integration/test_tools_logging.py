@@ -14,12 +14,8 @@ from hypothesis import strategies as st
 from trainer.store.db import Database
 from trainer.store.repositories.history import distribution_totals
 from trainer.tools.base import ToolContext, ToolError
-from trainer.tools.logging import (
-    LogCompletedExercise,
-    LogWorkout,
-    MarkExerciseComplete,
-    UndoLoggedExercise,
-)
+from trainer.tools.log_corrections import UndoLoggedExercise
+from trainer.tools.logging import LogCompletedExercise, LogWorkout, MarkExerciseComplete
 
 from tests.fakes.memory_store import InMemorySessionStore
 

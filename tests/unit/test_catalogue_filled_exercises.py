@@ -209,8 +209,8 @@ def test_the_model_is_sent_both_lists_as_optional(tool: str) -> None:
 def test_filled_goals_are_the_users_own_categories_when_they_have_some() -> None:
     """The goal distribution matches goal names: a filled exercise counts under the user's categories
     (the offline composer's shares), the catalogue category's goal only for a user without goals."""
+    from trainer.tools.catalog_match import catalog_entry
     from trainer.tools.exercise_input import ExerciseInput, catalogue_goals
-    from trainer.tools.logging import catalog_entry
 
     entry = catalog_entry("Barbell Bench Press")
     assert entry is not None

@@ -5,8 +5,10 @@ module (those inside functions and under TYPE_CHECKING included):
     runtime) -> tools, providers -> sources -> services -> store -> domain; settings and frames at the
     bottom
 
-The offline coach is chosen by the composition root and imported by nothing else; providers never
-import it, nor the agents or the tools. The repositories are reached through the user-data services
+The offline coach is a stand-in for the models, chosen by the composition root and imported by nothing
+else (the handlers included); what the root takes from it is a stand-in of a port (the chat agent's
+model and its planner, the registry agents' backend, the initializer's rules), never a part of the live
+turn such as the closing replies. The repositories are reached through the user-data services
 (the program pipeline keeps its own); and nothing in production (the layer's package, the functions'
 handlers) imports the development package `trainer_dev` (the local stack, the fake model server, the
 `trainer` command), which lives outside the layer."""
@@ -58,6 +60,20 @@ REPOSITORY_USERS = {"store", "services", "programs"}
 (its own repository)."""
 
 
+OFFLINE = "trainer.offline"
+STAND_INS = {
+    "trainer.offline.OfflineAgentModel",
+    "trainer.offline.OfflinePlanner",
+    "trainer.offline.planner.OfflineCoach",
+    "trainer.offline.structured.OfflineStructured",
+    "trainer.offline.selector.DeterministicKnowledgeSelector",
+}
+"""What the composition root may take from the offline package: the offline model and its planner (the
+planner also composes GET /today's workout on a day nothing is planned), the registry agents' offline
+backend, the initializer's deterministic rules."""
+COMPOSITION_ROOT = PACKAGE / "container.py"
+
+
 def layer_of(path: Path) -> str:
     return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
 
@@ -70,6 +86,18 @@ def imported_modules(path: Path) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level == 0:
             found.add(node.module or "")
+            found.update(f"{node.module or ''}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def imported_names(path: Path) -> set[str]:
+    """What each import statement of `path` takes: `a.b` for `from a import b`, `a` for `import a`."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
             found.update(f"{node.module or ''}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
@@ -104,6 +132,19 @@ def test_user_data_is_read_and_written_through_the_services(path: Path) -> None:
         return
     reached = sorted(name for name in imported_modules(path) if name.startswith("trainer.store.repositories"))
     assert not reached, f"{path.name} reaches the repositories ({', '.join(reached)}): call trainer.services"
+
+
+@pytest.mark.parametrize("path", [*MODULES, *HANDLERS], ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_composition_root_takes_the_offline_stand_ins(path: Path) -> None:
+    """A live turn never runs offline code: nothing but trainer.container imports trainer.offline, and
+    the container takes only the stand-ins of the model ports from it."""
+    if path.is_relative_to(PACKAGE) and layer_of(path) == "offline":
+        return
+    taken = {n for n in imported_names(path) if n == OFFLINE or n.startswith(f"{OFFLINE}.")}
+    allowed = STAND_INS if path == COMPOSITION_ROOT else set()
+    assert taken <= allowed, (
+        f"{path.relative_to(ROOT)} takes {sorted(taken - allowed)} from the offline coach"
+    )
 
 
 def test_the_layer_map_covers_every_package() -> None:

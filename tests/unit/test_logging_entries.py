@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 from trainer.tools.base import ToolError
-from trainer.tools.logging import AdjustLoggedExerciseArgs, actual_loads, corrected_entry, planned_entry
+from trainer.tools.log_corrections import AdjustLoggedExerciseArgs, corrected_entry
+from trainer.tools.logged_entries import actual_loads
+from trainer.tools.logging import planned_entry
 
 AT = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 

@@ -9,34 +9,22 @@ from typing import Any
 
 import pytest
 from trainer.domain.progression import ProgressionTarget
+from trainer.domain.stats_questions import stats_window
 from trainer.offline import UserRecords, classify, read_conversation, workout_from_conversation
-from trainer.offline.parsing import (
-    add_request,
+from trainer.offline.dates import reschedule_date, time_of_day
+from trainer.offline.goal_parsing import disliked_exercises, parse_goal_shift
+from trainer.offline.records import LocationBrief
+from trainer.offline.references import add_request, identify_exercise, insert_position, pick_scheduled
+from trainer.offline.replies import answer_question, failure_message
+from trainer.offline.set_parsing import (
     adjustments_for,
-    disliked_exercises,
-    identify_exercise,
-    insert_position,
     parse_conversion,
     parse_correction,
-    parse_goal_shift,
     parse_logged_exercise,
     per_set_loads,
-    pick_scheduled,
-    reschedule_date,
     rest_seconds,
-    stats_window,
-    time_of_day,
 )
-from trainer.offline.records import LocationBrief
-from trainer.offline.replies import (
-    ReplyContext,
-    adjusted_text,
-    answer_question,
-    failure_message,
-    stats_answer,
-    summarize,
-    timer_text,
-)
+from trainer.tools.add_exercise import AddResult
 from trainer.tools.analytics import (
     PersonalRecord,
     ProgressTrends,
@@ -50,10 +38,13 @@ from trainer.tools.base import ToolFailure
 from trainer.tools.calendar import ScheduledWorkout
 from trainer.tools.exercises import ExerciseInfo, MuscleShareInfo, SearchExercisesResult
 from trainer.tools.goals import GoalEntry
-from trainer.tools.logging import LoggedExercise, MarkExerciseCompleteResult
+from trainer.tools.logged_entries import LoggedExercise
+from trainer.tools.logging import MarkExerciseCompleteResult
 from trainer.tools.preferences import Preference
-from trainer.tools.timers import TimersResult
-from trainer.tools.workout import AddResult, AdjustResult
+from trainer.tools.stats_answers import statistics_answer, trends_answer
+from trainer.tools.timers import TimersResult, timer_text
+from trainer.tools.wording import ReplyContext, say
+from trainer.tools.workout_edits import AdjustResult, adjusted_text
 
 from tests.unit.test_offline_policy import NOW, OK, Convo, FakePlanner, _exercise, generated
 
@@ -379,10 +370,11 @@ def test_statistics_answer_the_question_asked() -> None:
         window=stats_window("How many workouts this month?", TODAY),
     )
     assert (
-        stats_answer("count", stats_result(), ctx) == "You did 4 workouts this month (5 exercises, 15 sets)."
+        statistics_answer(stats_result(), "count", ctx)
+        == "You did 4 workouts this month (5 exercises, 15 sets)."
     )
     miles = stats_result(total_distance=12.32, distance_unit="mi")
-    assert stats_answer("distance", miles, ctx) == "You've covered 12.3 mi this month."
+    assert statistics_answer(miles, "distance", ctx) == "You've covered 12.3 mi this month."
     result = stats_result()
     result.personal_records = [
         PersonalRecord(
@@ -397,14 +389,14 @@ def test_statistics_answer_the_question_asked() -> None:
         ),
     ]
     heaviest = ReplyContext(text="What's the heaviest I've ever benched?", today=TODAY)
-    assert stats_answer("record", result, heaviest).startswith(
+    assert statistics_answer(result, "record", heaviest).startswith(
         "Your heaviest Barbell Bench Press - Medium Grip: 137.8 lbs x 3"
     )
     result.weekly_hard_sets = {
         date(2026, 4, 27): {"Back": 9.0, "Chest": 3.0},
         date(2026, 5, 4): {"Back": 6.0},
     }
-    assert stats_answer("top_muscle", result, ctx).startswith(
+    assert statistics_answer(result, "top_muscle", ctx).startswith(
         "Back got the most work this month: 15 hard sets"
     )
     trend = ProgressTrendsResult(
@@ -422,7 +414,7 @@ def test_statistics_answer_the_question_asked() -> None:
             direction="up",
         )
     )
-    assert stats_answer("trend", trend, ctx) == (
+    assert trends_answer(trend, ctx) == (
         "Yes - you're getting stronger: your top Barbell Deadlift set went up from 100 to 120 kg over 4 "
         "weeks (+20%)."
     )
@@ -625,7 +617,9 @@ async def test_a_change_that_changed_nothing_is_not_reported_as_done() -> None:
     )
     convo = Convo("make the bench press 3 sets").call("adjust_exercise", {}, unchanged)
     call = read_conversation(convo.messages, convo.results).calls[0]
-    assert summarize(call) == "Dumbbell Bench Press already had that - nothing changed."
+    assert isinstance(call.result, AdjustResult)
+    said = say(call.result, ReplyContext(), call.arguments)
+    assert said == "Dumbbell Bench Press already had that - nothing changed."
 
 
 def test_the_workout_rebuilt_from_the_conversation_replays_additions_and_completions() -> None:

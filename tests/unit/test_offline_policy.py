@@ -13,19 +13,13 @@ from trainer.providers.ports import ModelRequest
 from trainer.tools.analytics import WorkoutStatisticsResult, WorkoutStats
 from trainer.tools.base import ToolFailure
 from trainer.tools.communication import NotifyResult
+from trainer.tools.current_workout import ExerciseBrief, ExerciseRef
 from trainer.tools.data import FetchDataResult
-from trainer.tools.logging import LogCompletedExerciseResult, LoggedExercise
+from trainer.tools.generate_workout import GenerateArgs, GeneratedSummary, GenerateResult
+from trainer.tools.logged_entries import LoggedExercise
+from trainer.tools.logging import LogCompletedExerciseResult
 from trainer.tools.preferences import Preference, SetPreferenceResult
-from trainer.tools.workout import (
-    ExerciseBrief,
-    ExerciseRef,
-    GenerateArgs,
-    GeneratedSummary,
-    GenerateResult,
-    RemainingExercise,
-    RemoveResult,
-    SwapResult,
-)
+from trainer.tools.workout_edits import RemainingExercise, RemoveResult, SwapResult
 
 NOW = datetime(2026, 5, 6, 12, 0, tzinfo=UTC)  # a Wednesday
 BICEPS = [{"muscle": "Biceps", "share": 1.0}]

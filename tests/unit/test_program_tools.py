@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 from trainer.offline import UserRecords, classify
-from trainer.offline.parsing import parse_training_plan, parse_week_change, planned_day
+from trainer.offline.dates import planned_day
+from trainer.offline.plan_parsing import parse_training_plan, parse_week_change
 from trainer.offline.records import LocationBrief
-from trainer.offline.replies import plan_overview_text, plan_requested_text, planned_workout_text
+from trainer.programs.plan_words import plan_overview_text, plan_requested_text, planned_workout_text
 from trainer.programs.tools import (
     ChangeTrainingDayArgs,
     ChangeTrainingWeek,

@@ -11,10 +11,12 @@ import pytest
 from trainer.domain.progress import milestone_progress, plan_adherence, training_streaks
 from trainer.domain.statistics import progress_trends
 from trainer.offline.conversation import PastCall
-from trainer.offline.parsing import parse_logged_exercise, parse_milestone, split_effort, time_limit_minutes
+from trainer.offline.goal_parsing import parse_milestone, time_limit_minutes
 from trainer.offline.replies import answer_question, failure_message
+from trainer.offline.set_parsing import parse_logged_exercise, split_effort
 from trainer.tools.base import ToolFailure
-from trainer.tools.logging import LogCompletedExerciseArgs, effort_fields
+from trainer.tools.effort import effort_fields
+from trainer.tools.logging import LogCompletedExerciseArgs
 
 TZ = ZoneInfo("America/Los_Angeles")
 TODAY = date(2026, 11, 25)  # a Wednesday

@@ -35,18 +35,13 @@ from trainer.tools.calendar import (
     ScheduleWorkoutResult,
     milestone_type,
 )
+from trainer.tools.catalog_match import catalog_entry
 from trainer.tools.data import FetchDataResult, number_text
 from trainer.tools.goals import GoalEntry, SetGoalsResult
 from trainer.tools.location import CurrentLocation, SetCurrentLocationResult
-from trainer.tools.logging import (
-    LogCompletedExerciseResult,
-    LoggedExercise,
-    LogWorkoutResult,
-    MarkExerciseCompleteResult,
-    UndoLoggedExerciseResult,
-    catalog_entry,
-    logged_line,
-)
+from trainer.tools.log_corrections import UndoLoggedExerciseResult
+from trainer.tools.logged_entries import LoggedExercise, logged_line
+from trainer.tools.logging import LogCompletedExerciseResult, LogWorkoutResult, MarkExerciseCompleteResult
 from trainer.tools.preferences import DeletePreferenceResult, Preference, SetPreferenceResult
 from trainer.tools.timers import duration_text
 

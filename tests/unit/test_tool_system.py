@@ -16,7 +16,8 @@ from trainer.services.errors import UserDataError
 from trainer.store.models import EventType
 from trainer.tools.base import Tool, ToolContext, ToolError, ToolResult, WorkoutCoach
 from trainer.tools.communication import communication_tools
-from trainer.tools.workout import GenerateResult, workout_tools
+from trainer.tools.generate_workout import GenerateResult
+from trainer.tools.workout import workout_tools
 
 from tests.fakes.agent_harness import USER, chest_workout, exercise, plank
 from tests.fakes.memory_store import InMemorySessionStore
@@ -502,11 +503,11 @@ def test_the_agent_loop_names_no_tool() -> None:
     import re
     from pathlib import Path
 
-    from trainer.agents import steps
-    from trainer.chat import turn
+    from trainer.agents import closing, steps
+    from trainer.chat import turn, turn_recorder
     from trainer.chat.agent import CHAT
 
-    source = Path(turn.__file__).read_text() + Path(steps.__file__).read_text()
+    source = "".join(Path(m.__file__).read_text() for m in (turn, turn_recorder, steps, closing))
     named = [t.name for t in CHAT.tools if re.search(rf"\b{t.name}\b", source)]
     assert named == []
 
@@ -524,7 +525,7 @@ def test_the_agent_loop_names_no_tool() -> None:
 async def test_unbounded_or_non_finite_numbers_are_refused_before_anything_is_stored(
     tool: str, args: dict[str, Any]
 ) -> None:
-    """Finding 7: `distance: 1e308`, NaN loads and absurd reps are an error observation; nothing
+    """`distance: 1e308`, NaN loads and absurd reps are an error observation; nothing
     reaches the session state or the observation as a number."""
     store = InMemorySessionStore()
     ctx = context(store)

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from trainer.agents.tools import ToolOutcome, ToolSet
 from trainer.domain.workout import Workout
+from trainer.tools.add_exercise import AddResult
 from trainer.tools.base import Reply, ToolContext
 from trainer.tools.communication import communication_tools
-from trainer.tools.workout import AddResult, workout_tools
+from trainer.tools.workout import workout_tools
 
 from tests.fakes.agent_harness import USER, chest_workout, exercise, make_harness, plank
 from tests.fakes.memory_store import InMemorySessionStore

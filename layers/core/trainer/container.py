@@ -150,7 +150,6 @@ PREWARMED_MODULES: tuple[str, ...] = (
     "trainer.chat.budget",
     "trainer.chat.coaching",
     "trainer.offline.planner",
-    "trainer.offline.closing",
     "trainer.agents.closing",
     "trainer.providers.anthropic",
     "trainer.providers.openai",
@@ -398,11 +397,11 @@ def chat_deps(
     prompts, models, data sources, coaching, programs, hooks, budget."""
     from dataclasses import replace
 
+    from trainer.agents.closing import ResultReplies
     from trainer.agents.prompts import PromptStore
     from trainer.chat.agent import CHAT
     from trainer.chat.hooks import CompositeHooks
     from trainer.chat.turn import ChatDeps
-    from trainer.offline.closing import ResultReplies
 
     if selector is None:
         selector = build_selector(settings)

@@ -1,14 +1,27 @@
-"""The reply that ends a turn whose last call the model marked final (`Tool.can_finish`): its port, and
-what it reads and writes. The chat turn asks for it; the composition root provides the writer
-(trainer.offline.closing.ResultReplies)."""
+"""The reply that ends a turn whose last call the model marked final (`Tool.can_finish`): its port
+(`ClosingReplies`), the reply written from the calls' results (`closing_text`: what each result says
+of itself, trainer.tools.wording.say), and its writer on the domain database (`ResultReplies`), which
+the composition root wires into the chat turn. The offline coach ends its own turns with the same
+`closing_text`, so a live model's final call and the offline coach's last message read alike."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from trainer.domain.workout_grouping import zone
+from trainer.services.user_data import UserDataService
+from trainer.store.db import Database
+from trainer.store.ports import DatabaseUnavailable
 from trainer.tools.base import ToolResult
+from trainer.tools.wording import DONE, ReplyContext, needs_user_context, say
+
+logger = logging.getLogger(__name__)
+
+MAX_REPLY_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -33,3 +46,62 @@ class ClosingReplies(Protocol):
     artifact to deliver. Code, not a model call: the numbers are the results' own."""
 
     async def write(self, user_id: str, user_message: str, calls: Sequence[FinishedCall]) -> ClosingReply: ...
+
+
+def closing_text(calls: Sequence[FinishedCall], ctx: ReplyContext) -> str:
+    """What each successful call did, in order, one result's words a line."""
+    lines = [say(call.result, ctx, call.arguments) for call in calls]
+    return "\n".join(line for line in lines if line)[:MAX_REPLY_CHARS] or DONE
+
+
+def delivered_artifact_id(calls: Sequence[FinishedCall]) -> str | None:
+    """The artifact the turn's last workout change, timers or check-in refit made (delivered with the
+    reply)."""
+    for call in reversed(calls):
+        delivered = call.result.delivered_artifact()
+        if delivered is not None:
+            return delivered.artifact_id
+    return None
+
+
+def needs_user_records(calls: Sequence[FinishedCall]) -> bool:
+    """Whether a result's words read today, the user's time zone or their location."""
+    return any(needs_user_context(call.result) for call in calls)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class ResultReplies:
+    """`ClosingReplies` on the domain database: today, dates and the current location come from the
+    user's settings, read only when a result needs them (None: dates are named in UTC)."""
+
+    def __init__(self, db: Database | None, clock: Callable[[], datetime] = _utcnow) -> None:
+        self._db = db
+        self._now = clock
+
+    async def write(self, user_id: str, user_message: str, calls: Sequence[FinishedCall]) -> ClosingReply:
+        if needs_user_records(calls):
+            ctx = await self._context(user_id, user_message)
+        else:
+            ctx = ReplyContext(text=user_message)
+        return ClosingReply(closing_text(calls, ctx), delivered_artifact_id(calls))
+
+    async def _context(self, user_id: str, user_message: str) -> ReplyContext:
+        """Today in the user's time zone and their current location; UTC and none when the database
+        cannot say (the reply still goes out: the calls already happened)."""
+        now = self._now()
+        timezone, location = "UTC", None
+        if self._db is not None:
+            try:
+                async with UserDataService(self._db).for_user(user_id).reading() as data:
+                    settings = await data.settings.get()
+                    places = await data.locations.all()
+                timezone = settings.timezone or "UTC"
+                location = next((str(p["name"]) for p in places if p["is_current"]), None)
+            except DatabaseUnavailable:
+                logger.warning(
+                    "closing reply for %s names dates in UTC: the database is unavailable", user_id
+                )
+        return ReplyContext.for_user(user_message, now, zone(timezone), location)

@@ -1,4 +1,4 @@
-"""The offline coach's one calendar (issue 18 items 1-2): the sessions it holds (the plan's days and the
+"""The offline coach's one calendar: the sessions it holds (the plan's days and the
 workouts put on the calendar, one set of ids) skipped, swapped, the available days changed, and missed
 sessions explained.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from trainer.offline.parsing import available_days, pick_scheduled, sessions_named
+from trainer.offline.dates import available_days
 from trainer.offline.patterns import (
     AVAILABLE_DAYS,
     MISSED,
@@ -25,6 +25,7 @@ from trainer.offline.patterns import (
     SWAP_SESSIONS,
     WEEK_REF,
 )
+from trainer.offline.references import pick_scheduled, sessions_named
 from trainer.offline.turn import Step, Turn, ask, notify
 from trainer.programs.tools import ChangeTrainingDays, ChangeTrainingDaysArgs
 from trainer.tools.base import ToolInvocation

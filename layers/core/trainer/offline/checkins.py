@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from trainer.domain.equipment import normalise_equipment
-from trainer.offline.parsing import named_location
+from trainer.offline.references import named_location
 from trainer.offline.turn import Step, Turn, ask
 from trainer.tools.base import ToolInvocation
 from trainer.tools.location import (

@@ -10,56 +10,41 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from trainer.domain.message_words import best_name, name_words
 from trainer.domain.progression import ProgressionTarget
+from trainer.domain.stats_questions import stats_kind, stats_window
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise
-from trainer.offline.parsing import (
-    BODY_PARTS,
-    add_request,
-    adjustments_for,
-    best_name,
-    done_as_planned,
-    duration_minutes,
+from trainer.offline.dates import planned_day, reschedule_date, resolve_date, time_of_day
+from trainer.offline.goal_parsing import (
     equipment_statement,
+    parse_goal_shift,
+    parse_goals,
+    parse_milestone,
+    parse_preferences,
+)
+from trainer.offline.patterns import INJURY, asked_exercise, requested_sources
+from trainer.offline.plan_parsing import parse_day_change, parse_plan, parse_training_plan, parse_week_change
+from trainer.offline.records import UserRecords
+from trainer.offline.references import (
+    add_request,
     identify_exercise,
     insert_position,
-    name_words,
     named_location,
+    parse_location,
+    pick_scheduled,
+    swap_target_text,
+)
+from trainer.offline.replies import CAN_DO, CLARIFY_OPTIONS, answer_question, unit_answer, upcoming_text
+from trainer.offline.set_parsing import (
+    adjustments_for,
+    done_as_planned,
     one_load,
     parse_conversion,
     parse_correction,
-    parse_day_change,
-    parse_goal_shift,
-    parse_goals,
-    parse_location,
     parse_logged_exercise,
-    parse_milestone,
-    parse_plan,
-    parse_preferences,
-    parse_training_plan,
-    parse_week_change,
-    pick_scheduled,
-    planned_day,
-    reschedule_date,
-    resolve_date,
     split_effort,
-    stats_window,
-    swap_target_text,
-    time_of_day,
     timer_exercise,
-    workout_type,
-)
-from trainer.offline.patterns import INJURY, asked_exercise, requested_sources
-from trainer.offline.records import UserRecords
-from trainer.offline.replies import (
-    CAN_DO,
-    CLARIFY_OPTIONS,
-    answer_question,
-    joined,
-    logged_text,
-    stats_kind,
-    unit_answer,
-    upcoming_text,
 )
 from trainer.offline.turn import (
     WHOLE_WORKOUT,
@@ -72,6 +57,7 @@ from trainer.offline.turn import (
     notify,
     referent_name,
 )
+from trainer.offline.vocabulary import BODY_PARTS, duration_minutes, workout_type
 from trainer.programs.tools import (
     ChangeTrainingDay,
     ChangeTrainingWeek,
@@ -81,6 +67,7 @@ from trainer.programs.tools import (
     ShowTrainingPlan,
     ShowTrainingPlanArgs,
 )
+from trainer.tools.add_exercise import AddArgs, AddExerciseToWorkout, NewExercise
 from trainer.tools.analytics import (
     BreakdownArgs,
     GetExerciseBreakdown,
@@ -102,23 +89,22 @@ from trainer.tools.calendar import (
     UpdateScheduledWorkout,
     UpdateScheduledWorkoutArgs,
 )
+from trainer.tools.catalog_match import catalog_entry
 from trainer.tools.data import FetchData, FetchDataArgs
 from trainer.tools.exercise_input import WorkoutInput
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
+from trainer.tools.generate_workout import GenerateArgs, GenerateWorkout
 from trainer.tools.goals import SetGoals
 from trainer.tools.location import SetCurrentLocation, SetCurrentLocationArgs
+from trainer.tools.log_corrections import AdjustLoggedExercise, UndoLoggedExercise, UndoLoggedExerciseArgs
+from trainer.tools.logged_entries import LoggedExercise, logged_text
 from trainer.tools.logging import (
-    AdjustLoggedExercise,
     CompletedExerciseIn,
     LogCompletedExercise,
-    LoggedExercise,
     LogWorkout,
     LogWorkoutArgs,
     MarkExerciseComplete,
     MarkExerciseCompleteArgs,
-    UndoLoggedExercise,
-    UndoLoggedExerciseArgs,
-    catalog_entry,
 )
 from trainer.tools.preferences import (
     DeletePreference,
@@ -133,14 +119,10 @@ from trainer.tools.timers import (
     GenerateWorkoutTimers,
     WorkoutTimersArgs,
 )
-from trainer.tools.workout import (
-    AddArgs,
-    AddExerciseToWorkout,
+from trainer.tools.wording import joined
+from trainer.tools.workout_edits import (
     AdjustArgs,
     AdjustExercise,
-    GenerateArgs,
-    GenerateWorkout,
-    NewExercise,
     RemoveArgs,
     RemoveExercise,
     ReplacementExercise,

@@ -316,7 +316,7 @@ INTENTS: tuple[Intent, ...] = (
            label="correct that entry"),
     Intent("log", lambda m: bool(LOG.search(m.text)) and not m.question, handlers.log, CHANGE_TOPICS,
            label="log that"),
-    # the one calendar (issue 18 items 1-2): before the exercise swaps and removals, which share words
+    # the one calendar: before the exercise swaps and removals, which share words
     Intent("training_days", lambda m: calendar_turns.says_available_days(m.text),
            calendar_turns.training_days, SCHEDULE_TOPICS, label="change your training days"),
     Intent("missed", lambda m: calendar_turns.says_missed(m.text), calendar_turns.missed, SCHEDULE_TOPICS,
@@ -338,7 +338,7 @@ INTENTS: tuple[Intent, ...] = (
     Intent("stats", _matches(STREAK_OR_ADHERENCE), handlers.stats, (STATISTICS,),
            label="work out your stats"),
     Intent("convert", _matches(CONVERT), handlers.convert),
-    # workout requests and exercise knowledge (issue 18 items 7 and 9: trainer.offline.requests)
+    # workout requests and exercise knowledge (trainer.offline.requests)
     Intent("units", lambda m: requests.asks_units(m.text), requests.units, label="change your units"),
     Intent("pain_alternatives", lambda m: requests.asks_pain_alternatives(m.text), requests.pain_alternatives,
            EXERCISE_TOPICS + PREFERENCE_TOPICS),
@@ -376,7 +376,7 @@ INTENTS: tuple[Intent, ...] = (
            label="save that milestone"),
     Intent("schedule", _matches(SCHEDULE), handlers.schedule, SCHEDULE_TOPICS, label="schedule that workout"),
     Intent("stats", _stats, handlers.stats, (STATISTICS,), label="work out your stats"),
-    # onboarding (issue 18 item 4): the facts saved first, the next missing one asked last
+    # onboarding: the facts saved first, the next missing one asked last
     Intent("onboarding", lambda m: onboarding.starts_onboarding(m.text), onboarding.start, (PROFILE,)),
     Intent("profile", lambda m: onboarding.states_profile(m.text), onboarding.save_profile, (PROFILE,),
            label="save that to your profile", combined=True, expand=onboarding.profile_steps),

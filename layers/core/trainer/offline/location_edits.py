@@ -1,4 +1,4 @@
-"""The offline coach editing a saved location's equipment from a sentence (issue 18 items 5 and 10):
+"""The offline coach editing a saved location's equipment from a sentence:
 
   "Add a kettlebell to my home gym"                 -> update_location (add Kettlebell)
   "My home gym has a squat rack now"                -> update_location (add Squat Rack)
@@ -12,7 +12,7 @@ import re
 
 from trainer.domain.equipment import normalise_equipment
 from trainer.offline.checkins import DUMBBELLS_UP_TO, EQUIPMENT_WORD, PLATES, _unit
-from trainer.offline.parsing import named_location
+from trainer.offline.references import named_location
 from trainer.offline.turn import Step, Turn, ask, notify
 from trainer.tools.base import ToolInvocation
 from trainer.tools.location import UpdateLocation, UpdateLocationArgs

@@ -1,5 +1,5 @@
 """The offline coach behind the chat agent's model port (`AgentModel`): a deterministic rule-based
-agent, the local default and the CI model when no ANTHROPIC_API_KEY is set (ARCHITECTURE §4).
+agent, the local default and the CI model when no ANTHROPIC_API_KEY is set.
 
 It reads the request the context builder made (Anthropic's native shape, with the typed result of
 every call), finds the latest user text and the tool calls made since, and picks the next single tool
@@ -45,7 +45,7 @@ def finishable_tools(request: ModelRequest) -> set[str]:
 def finishing(action: ToolInvocation, request: ModelRequest, calls: list[PastCall]) -> ToolInvocation:
     """The turn's last planned call, marked final when it and every call before it in the turn can
     finish: the code's closing reply then says what the offline coach's own last message would have
-    (trainer.offline.replies.closing_text over the same results), one model call sooner."""
+    (trainer.agents.closing.closing_text over the same results), one model call sooner."""
     finishable = finishable_tools(request)
     if action.name in finishable and all(call.name in finishable for call in calls):
         return replace(action, final=True)

@@ -1,4 +1,4 @@
-"""The offline coach's onboarding (issue 18 item 4): profile facts read from a sentence, saved with
+"""The offline coach's onboarding: profile facts read from a sentence, saved with
 update_profile, then the next missing fact asked for - one question, with its options.
 
   "I'm 34, male, intermediate, 82 kg"              -> update_profile, then "What are you training for?"
@@ -18,13 +18,13 @@ from typing import Any
 from trainer.domain.onboarding import QUESTIONS, ProfileField, ProfileQuestion, next_question
 from trainer.domain.weekdays import WEEKDAYS
 from trainer.domain.workout_checks import muscles_in_text
-from trainer.offline.parsing import available_days
+from trainer.offline.dates import available_days
 from trainer.offline.patterns import INJURY, wants_workout
-from trainer.offline.replies import summarize
-from trainer.offline.turn import REPLY_TOOLS, IntentName, Step, Turn, ask, notify
+from trainer.offline.turn import REPLY_TOOLS, IntentName, Step, Turn, ask, finished, notify
 from trainer.tools.base import ToolInvocation
 from trainer.tools.communication import AskResult
 from trainer.tools.profile import UpdateProfile, UpdateProfileArgs, UpdateProfileResult
+from trainer.tools.wording import say
 
 
 def rx(pattern: str) -> re.Pattern[str]:
@@ -160,7 +160,7 @@ def _weekday(word: str) -> int:
 
 
 def parse_days(text: str) -> list[str]:
-    """Weekdays a sentence names (trainer.offline.parsing.available_days), ranges ('Monday to Friday'),
+    """Weekdays a sentence names (trainer.offline.dates.available_days), ranges ('Monday to Friday'),
     'weekdays' and 'weekends' included."""
     found: set[str] = set(available_days(text))
     for m in DAY_RANGE.finditer(text):
@@ -344,7 +344,7 @@ async def ask_next(turn: Turn, step: Step) -> ToolInvocation:
     """What the turn saved, then the next missing fact asked with its options (or that none is)."""
     calls = [c for c in turn.convo.calls if c.name not in REPLY_TOOLS]
     ctx = await turn.reply_context()
-    said = "\n".join(line for line in (summarize(c, ctx) for c in calls) if line)
+    said = "\n".join(line for line in (say(c.result, ctx, c.arguments) for c in finished(calls)) if line)
     saved = [c.result for c in calls if isinstance(c.result, UpdateProfileResult)]
     if saved:
         asked = saved[-1].next_question

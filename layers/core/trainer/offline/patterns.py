@@ -295,7 +295,7 @@ def schedule_days_ahead(message: str) -> int:
     return SCHEDULE_DAYS_DEFAULT
 
 
-# --- the one calendar (issue 18 items 1-2): available days, missed, skipped, swapped and added sessions
+# --- the one calendar: available days, missed, skipped, swapped and added sessions
 
 DAY_WORD = (
     r"(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(day)?s?\b|"

@@ -34,8 +34,9 @@ from trainer.store.db import Database
 from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.ports import SessionStore
 from trainer.tools.calendar import ScheduledWorkout
+from trainer.tools.catalog_match import CATALOG_CATEGORY_GOALS
 from trainer.tools.goals import GoalEntry
-from trainer.tools.logging import CATALOG_CATEGORY_GOALS, LoggedExercise
+from trainer.tools.logged_entries import LoggedExercise
 
 LOGGED_DAYS = 30
 LOGGED_LIMIT = 60

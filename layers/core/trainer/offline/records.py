@@ -15,7 +15,7 @@ from trainer.domain.workout import DistanceUnit, LoadUnit
 from trainer.domain.workout_grouping import zone
 from trainer.tools.calendar import ScheduledWorkout
 from trainer.tools.goals import GoalEntry
-from trainer.tools.logging import LoggedExercise
+from trainer.tools.logged_entries import LoggedExercise
 from trainer.tools.preferences import Preference
 
 

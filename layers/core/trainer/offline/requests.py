@@ -1,4 +1,4 @@
-"""The offline coach's reading of workout requests and exercise questions (issue 18, items 7 and 9):
+"""The offline coach's reading of workout requests and exercise questions:
 a workout made harder or easier, a set scheme for one exercise ('4 sets of 12 on the first one'), one
 exercise of the workout shown ('show me the second exercise'), the units changed for good ('use pounds
 from now on'), and alternatives for a movement that hurts ('squats hurt my knee, what can I do
@@ -13,14 +13,15 @@ from typing import Any
 from trainer.domain.catalog import instructions, load_catalog
 from trainer.domain.difficulty import Direction, step_changes
 from trainer.domain.exercise_search import find_exercise, form_cues, joint_of, shares_text
-from trainer.offline.parsing import NUMBER_WORDS, identify_exercise
+from trainer.domain.message_words import NUMBER_WORDS
 from trainer.offline.patterns import GOALS, SWAP, wants_workout
-from trainer.offline.replies import joined, prescription
+from trainer.offline.references import identify_exercise
 from trainer.offline.turn import Step, Turn, ask, notify, referent_name
 from trainer.tools.base import ToolInvocation
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
 from trainer.tools.settings import SetUnits, SetUnitsArgs
-from trainer.tools.workout import AdjustArgs, AdjustExercise
+from trainer.tools.wording import joined, prescription
+from trainer.tools.workout_edits import AdjustArgs, AdjustExercise
 
 _I = re.IGNORECASE
 HARDER = re.compile(r"\b(harder|tougher|more (?:challenging|intense|difficult)|too easy|step it up)\b", _I)
@@ -238,7 +239,8 @@ def says_never(text: str) -> bool:
 
 async def never_again(turn: Turn, step: Step) -> ToolInvocation:
     """The exercise the swap replaces, as a lasting exclusion ('swap the incline press, never again')."""
-    from trainer.offline.parsing import disliked_exercises, swap_target_text
+    from trainer.offline.goal_parsing import disliked_exercises
+    from trainer.offline.references import swap_target_text
     from trainer.tools.preferences import SetPreference, SetPreferenceArgs
 
     named = [d for d in disliked_exercises(turn.text) if not _IT.match(d)]

@@ -1,6 +1,7 @@
-"""The initializer's deterministic rules (seed 000 §3.2, seed 002 §5.5): the data of every topic the
-intent table (trainer.offline.intents) finds in a message, less what the context already holds. Used
-when no OpenAI key is set or the initializer fails; append-only like the model."""
+"""The initializer's deterministic rules: the data of every topic the intent table
+(trainer.offline.intents) finds in a message, less what the context already holds. Used when no OpenAI
+key is set or the initializer fails; append-only like the model (see
+docs/architecture.md#knowledge-the-initializer-and-the-data-sources)."""
 
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ SOURCE_DEFAULT_PARAMS: dict[str, dict[str, int]] = {
     "workout_history": {"days_back": HISTORY_DAYS_DEFAULT},
     "scheduled_workouts": {"days_ahead": SCHEDULE_DAYS_DEFAULT},
 }
-"""What a fetch without parameters covers (seed 000 data source registry)."""
+"""The window a fetch of these sources covers when the message names none."""
 
 
 def _existing_queries(existing: list[dict[str, Any]]) -> set[tuple[str, str]]:

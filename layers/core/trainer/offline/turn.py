@@ -9,39 +9,27 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Literal, Protocol
 
+from trainer.agents.closing import FinishedCall, closing_text, delivered_artifact_id, needs_user_records
+from trainer.domain.message_words import best_name, name_words
 from trainer.domain.workout import Exercise, Workout
-from trainer.offline.conversation import Conversation
-from trainer.offline.parsing import (
-    REFERENCE,
-    best_name,
-    exercise_phrase,
-    identify_exercise,
-    name_words,
-    named_location,
-    ordinal_position,
-)
+from trainer.offline.conversation import Conversation, PastCall
 from trainer.offline.records import UserRecords
-from trainer.offline.replies import ReplyContext, closing_text, delivered_artifact_id, needs_user_records
+from trainer.offline.references import REFERENCE, identify_exercise, named_location, ordinal_position
+from trainer.offline.set_parsing import exercise_phrase
+from trainer.programs import plan_words
 from trainer.providers.ports import ModelRequest
-from trainer.tools.base import ToolInvocation
+from trainer.tools import calendar_words
+from trainer.tools.add_exercise import AddResult
+from trainer.tools.base import ToolInvocation, ToolResult
 from trainer.tools.communication import AskArgs, Idle, IdleArgs, MessageAskUser, MessageNotifyUser, NotifyArgs
 from trainer.tools.exercises import SearchExercisesResult
+from trainer.tools.generate_workout import GenerateResult
 from trainer.tools.location import SetCurrentLocationResult
-from trainer.tools.logging import (
-    AdjustLoggedExerciseResult,
-    LogCompletedExerciseResult,
-    LoggedExercise,
-    LogWorkoutResult,
-    MarkExerciseCompleteResult,
-    UndoLoggedExerciseResult,
-)
-from trainer.tools.workout import (
-    AddResult,
-    AdjustResult,
-    GenerateResult,
-    RemoveResult,
-    SwapResult,
-)
+from trainer.tools.log_corrections import AdjustLoggedExerciseResult, UndoLoggedExerciseResult
+from trainer.tools.logged_entries import LoggedExercise
+from trainer.tools.logging import LogCompletedExerciseResult, LogWorkoutResult, MarkExerciseCompleteResult
+from trainer.tools.wording import ReplyContext
+from trainer.tools.workout_edits import AdjustResult, RemoveResult, SwapResult
 
 IntentName = Literal[
     "undo", "correct", "log", "exercise_info", "progression", "convert", "swap", "adjust", "add", "remove",
@@ -221,6 +209,19 @@ def logged_target(
     return candidates[0] if candidates else None
 
 
+WORDS_BESIDE_THEIR_RESULTS = (calendar_words, plan_words)
+"""The calendar and training-plan results' words, registered when imported
+(trainer.tools.wording.words_beside)."""
+
+
+def finished(calls: list[PastCall]) -> list[FinishedCall]:
+    """The calls as the closing reply reads them; one whose result is unknown or failed says 'Done.'."""
+    return [
+        FinishedCall(c.name, c.arguments, c.result if isinstance(c.result, ToolResult) else ToolResult())
+        for c in calls
+    ]
+
+
 class Turn:
     """One decision: the request, the conversation, and the user's records, read once when needed."""
 
@@ -265,8 +266,9 @@ class Turn:
         return switched or place != records.current_location
 
     async def report(self) -> ToolInvocation:
-        """One message saying what the turn's calls did, delivering the last artifact they made."""
-        calls = [c for c in self.convo.calls if c.name not in REPLY_TOOLS]
+        """One message saying what the turn's calls did, delivering the last artifact they made: the
+        reply the code writes when a live model's call is marked final (trainer.agents.closing)."""
+        calls = finished([c for c in self.convo.calls if c.name not in REPLY_TOOLS])
         ctx = await self.reply_context() if needs_user_records(calls) else ReplyContext(text=self.text)
         return notify(closing_text(calls, ctx), delivered_artifact_id(calls))
 

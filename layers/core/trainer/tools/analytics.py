@@ -1,9 +1,11 @@
 """Statistics tools: computed in code by trainer.domain.statistics from one history query
 for the period, in the user's units and time zone (workouts, days and weeks are local). Formatters stay
-compact (rounded numbers, capped lists) and name weeks as a user reads them ("week of 16 Feb")."""
+compact (rounded numbers, capped lists) and name weeks as a user reads them ("week of 16 Feb"). What
+a result tells the user is worded in trainer.tools.stats_answers."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime, timedelta, tzinfo
 from typing import Any, ClassVar, Literal, get_args
 
@@ -11,17 +13,18 @@ from pydantic import BaseModel, Field
 
 from trainer.domain import progress
 from trainer.domain import statistics as stats
+from trainer.domain.stats_questions import TimePeriod, stats_kind
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.domain.workout_grouping import week_label
 from trainer.services.goals import weights_by_category
 from trainer.services.history import days_back_start
 from trainer.services.models import UserSettings
 from trainer.services.rows import plain
+from trainer.tools import stats_answers
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.data import number_text
 from trainer.tools.dates import parse_when, user_zone
+from trainer.tools.wording import ReplyContext, number_text, plain_text
 
-TimePeriod = Literal["week", "month", "quarter", "year", "all_time"]
 Section = Literal["overview", "category_breakdown", "muscle_breakdown", "top_exercises", "progress", "goals"]
 BreakdownType = Literal["category", "muscle", "exercise_type", "exercise_name"]
 TrendMetric = Literal["weight", "reps", "volume", "frequency", "duration", "e1rm"]
@@ -154,6 +157,11 @@ class WorkoutStatisticsResult(ToolResult):
     streaks: Streaks | None = None
     adherence: Adherence | None = None
 
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return stats_answers.statistics_answer(self, stats_kind(ctx.text), ctx)
+
 
 class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
     name = "get_workout_statistics"
@@ -282,6 +290,9 @@ class ExerciseBreakdownResult(ToolResult):
     breakdown: list[BreakdownItem] = Field(default_factory=list)
     """Largest first."""
 
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return stats_answers.breakdown_answer(self, stats_kind(ctx.text), ctx)
+
 
 class GetExerciseBreakdown(Tool[BreakdownArgs, ExerciseBreakdownResult]):
     name = "get_exercise_breakdown"
@@ -346,6 +357,11 @@ class ProgressTrends(BaseModel):
 
 class ProgressTrendsResult(ToolResult):
     trends: ProgressTrends
+
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return stats_answers.trends_answer(self, ctx)
 
 
 class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
@@ -412,6 +428,11 @@ class StatsSummaryResult(ToolResult):
     summary: str
     """The readable summary (one line per section)."""
 
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return plain_text(self.summary)
+
 
 class GenerateStatsSummary(Tool[SummaryArgs, StatsSummaryResult]):
     name = "generate_stats_summary"
@@ -468,6 +489,11 @@ class MilestoneProgress(BaseModel):
 
 class MilestoneProgressResult(ToolResult):
     milestones: list[MilestoneProgress] = Field(default_factory=list)
+
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return stats_answers.milestone_progress_text(self, ctx.today)
 
 
 class GetMilestoneProgress(Tool[MilestoneProgressArgs, MilestoneProgressResult]):

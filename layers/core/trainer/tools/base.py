@@ -1,19 +1,20 @@
-"""What every tool is (docs/architecture.md#tools): a pydantic argument model, a pydantic result
-model, a status message, an execute function and a formatter for the event stream. The one tool type
-of every agent: the chat agent's tools and the registry agents' (the program agents' exercise_options)
-run through one executor (trainer.agents.tools.ToolSet).
+"""What every tool is (docs/architecture.md#tools): a pydantic argument model, a pydantic result model, a
+status message, an execute function, a formatter for the observation the model reads, and the words the
+user reads (the result's `say`). The one tool type of every agent: the chat agent's tools and the
+registry agents' (the program agents' exercise_options) run through one executor
+(trainer.agents.tools.ToolSet). How to add one: docs/adding-a-tool.md.
 
 A tool is generic in its argument and result models, so mypy checks both the arguments a caller
 builds (`Tool.Args(...)`) and the fields a caller reads from a result. What the agent loop needs to
 know about a tool is a property of the tool (`ends_turn`, `turn_ends_after`, `can_finish`) or of its
-result (`add_to_reply`, `delivered_artifact`): the loop never names a tool.
+result (`add_to_reply`, `delivered_artifact`, `say`): the loop never names a tool.
 """
 
 from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from trainer.services.errors import UserDataError
 from trainer.store.models import Event, EventType
+from trainer.tools.wording import DONE
 
 if TYPE_CHECKING:
     from trainer.domain.workout import Workout
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from trainer.services.user_data import UserData
     from trainer.store.db import Database
     from trainer.store.ports import SessionStore
+    from trainer.tools.wording import ReplyContext
 
 ResultCategory = Literal["confirmation", "summary", "full"]
 EndsTurn = Literal["done", "awaiting_user"]
@@ -104,9 +107,20 @@ class ToolResult(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     success: Literal[True] = True
+    needs_user_context: ClassVar[bool] = False
+    """Whether `say` reads today, the user's time zone or their current location (`ReplyContext.today`,
+    `.zone`, `.window`, `.location`): the closing reply reads the user's settings only when a result
+    needs them."""
 
     def add_to_reply(self, reply: Reply) -> None:
         """Adds what the user should see of this result (default: nothing)."""
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        """What this result tells the user when its call closes a turn (a call marked final; the offline
+        coach's last message): one or a few sentences in words a user reads (no ids, field names or
+        internal labels), with the result's own numbers. `ctx` is the user's message and where they are
+        in time, `arguments` the call's. The shared formatting is in trainer.tools.wording."""
+        return DONE
 
     def delivered_artifact(self) -> DeliveredArtifact | None:
         return None

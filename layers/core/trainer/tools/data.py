@@ -3,7 +3,7 @@ the session as knowledge events."""
 
 from __future__ import annotations
 
-from decimal import Decimal
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -13,14 +13,8 @@ from trainer.frames import knowledge_frame
 from trainer.sources.registry import DISPLAY_NAMES, SOURCE_NAMES, fetch_sources
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType, KnowledgeRef
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-
-
-def number_text(value: float | int | Decimal | None, places: int = 1) -> str:
-    """'60', '62.5', '0.3': rounded, without trailing zeros."""
-    if value is None:
-        return "-"
-    text = f"{float(value):.{places}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+from trainer.tools.wording import ReplyContext, plain_text
+from trainer.tools.wording import number_text as number_text  # tools/calendar.py imports it here
 
 
 class SourceParams(BaseModel):
@@ -51,6 +45,10 @@ class FetchDataResult(ToolResult):
     """Source name -> the formatted data (also appended as a knowledge event)."""
     errors: dict[str, str] = Field(default_factory=dict)
     """Source name -> why it was not fetched."""
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        found = "\n\n".join(plain_text(text, 1500) for text in self.data.values())
+        return f"Here's what I have on file:\n{found}" if found else "I couldn't find that data."
 
 
 class FetchData(Tool[FetchDataArgs, FetchDataResult]):

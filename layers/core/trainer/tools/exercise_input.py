@@ -28,7 +28,7 @@ from trainer.domain.workout import (
     share_problems,
 )
 from trainer.tools.base import ToolContext, ToolError, validation_summary
-from trainer.tools.logging import CATALOG_CATEGORY_GOALS, TYPE_GOALS, catalog_entry
+from trainer.tools.catalog_match import CATALOG_CATEGORY_GOALS, TYPE_GOALS, catalog_entry
 
 FILLED_FROM_CATALOGUE = "Omit for catalogue exercises (filled from the catalogue); else shares sum to 1.0"
 

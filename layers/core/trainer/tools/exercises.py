@@ -4,7 +4,9 @@ of an exercise with the equipment at hand."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal, Self
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -14,6 +16,7 @@ from trainer.domain.exercise_search import (
     alternatives,
     equipment_text,
     find_exercise,
+    form_cues,
     match_names,
     name_score,
     name_tokens,
@@ -25,6 +28,7 @@ from trainer.domain.exercise_search import (
 from trainer.domain.muscles import Muscle
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
+from trainer.tools.wording import ReplyContext, joined
 
 Level = Literal["beginner", "intermediate", "expert"]
 Category = Literal[
@@ -105,6 +109,33 @@ class ExerciseInfo(BaseModel):
     """For an alternative: what it shares with the exercise it replaces."""
 
 
+ASKS_MUSCLES = re.compile(r"\bmuscles?\b|\bwork(s)?\b|\btarget|\bhit\b", re.IGNORECASE)
+ASKS_HOW = re.compile(r"\bhow (do|should|can) i\b", re.IGNORECASE)
+"""A question about an exercise that asks which muscles it works, not how to do it, is answered with the
+muscles alone."""
+
+
+def muscles_answer(info: ExerciseInfo) -> str:
+    """'Squat mainly works your quadriceps (about 40% of the work), with your glutes helping.'"""
+    shares = sorted(((m.muscle, m.share) for m in info.muscles), key=lambda m: -m[1])
+    if not shares:
+        return f"The catalog doesn't list the muscles {info.name} works."
+    main, share = shares[0]
+    others = [m.lower() for m, _ in shares[1:]]
+    helpers = f", with your {joined(others)} helping" if others else ""
+    return f"{info.name} mainly works your {main.lower()} (about {share:.0%} of the work){helpers}."
+
+
+def equipment_note(info: ExerciseInfo, location: str | None) -> str:
+    """What an exercise needs, and what of it the user's location lacks."""
+    if not info.equipment:
+        return "No equipment needed."
+    needs = f"You'll need: {joined(info.equipment)}"
+    if not info.missing_equipment:
+        return f"{needs}."
+    return f"{needs} - {location or 'your current location'} has no {joined(info.missing_equipment, 'or')}."
+
+
 class SearchExercisesResult(ToolResult):
     exercises: list[ExerciseInfo]
     reference: ExerciseInfo | None = None
@@ -115,6 +146,41 @@ class SearchExercisesResult(ToolResult):
     location: str | None = None
     painful_joint: str | None = None
     """The joint the alternatives spare (alternatives to a movement that hurts)."""
+
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        """How to do the exercise, which muscles it works, or what to do instead of it."""
+        if self.reference is not None:
+            return self._alternatives(self.reference)
+        if not self.exercises:
+            return "I couldn't find that exercise in my catalog - try its full name."
+        info = self.exercises[0]
+        if ASKS_MUSCLES.search(ctx.text) and not ASKS_HOW.search(ctx.text):
+            return muscles_answer(info)
+        lines = [muscles_answer(info), equipment_note(info, ctx.location)]
+        if info.instructions:
+            lines.append("How to do it:")
+            lines.extend(f"{n}. {step}" for n, step in enumerate(info.instructions, start=1))
+            if cues := form_cues(info.instructions):
+                lines.append("Form cues: " + " ".join(cues))
+        return "\n".join(lines)
+
+    def _alternatives(self, reference: ExerciseInfo) -> str:
+        if not self.exercises:
+            return f"I couldn't find an alternative to {reference.name} that fits the equipment you have."
+        where = f" with the equipment at {self.location}" if self.location else ""
+        sparing = f" that go easy on your {self.painful_joint}" if self.painful_joint else ""
+        lines = [f"Instead of {reference.name}, you could do these{sparing}{where}:"]
+        for info in self.exercises:
+            why = f" - {info.why}" if info.why else ""
+            lines.append(f"- {info.name}{why}")
+        if self.painful_joint:
+            lines.append(
+                "Keep every movement pain-free, and stop if it hurts; if the pain is sharp or lasts, have a "
+                "physiotherapist or doctor look at it. I haven't changed your workouts or saved anything."
+            )
+        return "\n".join(lines)
 
 
 def _info(entry: CatalogEntry, *, steps: bool, have: set[str] | None, why: str | None = None) -> ExerciseInfo:

@@ -6,7 +6,8 @@ in the user's weight unit. Returns what changed, in words, for the reply."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from trainer.domain.catalog import load_catalog
 from trainer.domain.equipment import available_equipment
@@ -17,21 +18,38 @@ from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout
 from trainer.tools.base import ToolContext
 
+if TYPE_CHECKING:
+    from trainer.services.user_data import UserData
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the user trains now: their current location (None: none saved), its equipment, and the
+    loads it can make in the user's weight unit."""
+
+    location: Mapping[str, Any] | None
+    items: list[Any]
+    steps: LoadSteps
+
+
+async def current_place(reads: UserData) -> Place:
+    """The user's weight unit and current location, read once for fitting a workout."""
+    settings = await reads.settings.get()
+    location = await reads.locations.current()
+    items: list[Any] = list(location["equipment"] or []) if location else []
+    return Place(location, items, LoadSteps.for_unit(settings.weight_unit, items))
+
 
 async def fit_workout(workout: Workout, ctx: ToolContext) -> tuple[Workout, list[str]]:
     if ctx.db is None:
         return workout, []
-    data = ctx.user_data
-    async with data.reading() as reads:
-        settings = await reads.settings.get()
-        location = await reads.locations.current()
+    async with ctx.user_data.reading() as reads:
+        place = await current_place(reads)
         check_in = await reads.readiness.today(ctx.now())
-    items: list[Any] = list(location["equipment"] or []) if location else []
-    steps = LoadSteps.for_unit(settings.weight_unit, items)
     changes: list[str] = []
     if check_in is not None:
-        workout, changes = _to_readiness(workout, check_in, location, items, steps)
-    exercises = [_fitted(ex, steps) for ex in workout.exercises]
+        workout, changes = _to_readiness(workout, check_in, place)
+    exercises = [_fitted(ex, place.steps) for ex in workout.exercises]
     return workout.model_copy(update={"exercises": exercises}), changes
 
 
@@ -42,32 +60,23 @@ async def fit_to_check_in(
     if ctx.db is None:
         return workout, []
     async with ctx.user_data.reading() as reads:
-        settings = await reads.settings.get()
-        location = await reads.locations.current()
-    items: list[Any] = list(location["equipment"] or []) if location else []
-    steps = LoadSteps.for_unit(settings.weight_unit, items)
-    return _to_readiness(workout, check_in, location, items, steps)
+        place = await current_place(reads)
+    return _to_readiness(workout, check_in, place)
 
 
-def _to_readiness(
-    workout: Workout,
-    check_in: Mapping[str, Any],
-    location: Mapping[str, Any] | None,
-    items: list[Any],
-    steps: LoadSteps,
-) -> tuple[Workout, list[str]]:
+def _to_readiness(workout: Workout, check_in: Mapping[str, Any], place: Place) -> tuple[Workout, list[str]]:
     assessment = assess(CheckIn.from_row(check_in))
     if assessment.level == "ready" and not assessment.sore_muscles:
         return workout, []
 
     def lighter(load: float, ex: Exercise) -> float:
-        return _settable(load, ex, steps, down=True)
+        return _settable(load, ex, place.steps, down=True)
 
     adjusted = adjust_workout(
         workout,
         assessment,
         catalog=load_catalog(),
-        available=available_equipment(items) if location else None,
+        available=available_equipment(place.items) if place.location else None,
         lighter=lighter,
     )
     return adjusted.workout, adjusted.changes

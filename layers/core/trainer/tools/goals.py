@@ -3,6 +3,7 @@ muscles; percentages are normalised to 100% and the set of that type is replaced
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, Field, model_validator
@@ -10,7 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 from trainer.domain.muscles import MUSCLES, canonical_muscle
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
-from trainer.tools.data import number_text
+from trainer.tools.wording import ReplyContext, number_text
 
 
 class CategoryGoalIn(BaseModel):
@@ -54,6 +55,10 @@ class SetGoalsResult(ToolResult):
     goal_type: Literal["category", "muscle"]
     count: int
     goals: list[GoalEntry] = Field(default_factory=list)
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        parts = [f"{g.name} {number_text(g.percentage)}%" for g in self.goals]
+        return f"Your goals now: {', '.join(parts)}."
 
 
 class SetGoals(Tool[SetGoalsArgs, SetGoalsResult]):

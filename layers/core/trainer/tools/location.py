@@ -4,6 +4,7 @@ at a time), create_location and update_location with their equipment, plates, ba
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, Field, model_validator
@@ -11,6 +12,7 @@ from pydantic import BaseModel, Field, model_validator
 from trainer.domain.equipment import normalise_equipment
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
+from trainer.tools.wording import ReplyContext, joined
 
 SUMMARY_ITEMS = 10
 
@@ -43,6 +45,10 @@ class CurrentLocation(BaseModel):
 
 class SetCurrentLocationResult(ToolResult):
     location: CurrentLocation
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        location = self.location
+        return f"Switched your location to {location.name} ({location.equipment_summary})."
 
 
 class SetCurrentLocation(Tool[SetCurrentLocationArgs, SetCurrentLocationResult]):
@@ -154,6 +160,25 @@ class SavedLocation(CurrentLocation):
 
 class LocationResult(ToolResult):
     location: SavedLocation
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        saved = self.location
+        if saved.created:
+            return (
+                f"{saved.name} is your new location, and your current one: {saved.equipment_summary}. "
+                "Workouts here use only that equipment, with loads you can actually set up."
+            )
+        return f"{equipment_edit(arguments)}{saved.name} now has: {saved.equipment_summary}."
+
+
+def equipment_edit(arguments: Mapping[str, Any]) -> str:
+    """'Added kettlebell. ' / 'Removed treadmill. ': what an edit of a location asked for."""
+    parts = []
+    if arguments.get("add_equipment"):
+        parts.append(f"Added {joined([str(n) for n in arguments['add_equipment']])}.")
+    if arguments.get("remove_equipment"):
+        parts.append(f"Removed {joined([str(n) for n in arguments['remove_equipment']])}.")
+    return " ".join(parts) + (" " if parts else "")
 
 
 def dumbbell_rack(up_to: float, unit: str) -> list[float]:

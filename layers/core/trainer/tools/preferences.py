@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -12,6 +13,7 @@ from trainer.domain.workout import STRICT_NUMBERS
 from trainer.services.models import Preference as Preference
 from trainer.services.models import PreferenceType as PreferenceType
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
+from trainer.tools.wording import ReplyContext, day_text
 
 
 class SetPreferenceArgs(BaseModel):
@@ -31,6 +33,24 @@ class SetPreferenceArgs(BaseModel):
 
 class SetPreferenceResult(ToolResult):
     preference: Preference
+
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        pref = self.preference
+        until = ""
+        if pref.expires_at:
+            until = f" until {day_text(pref.expires_at.date(), ctx.today)}"
+        elif pref.delete_after_use:
+            until = " for your next workout"
+        match pref.type:
+            case "exercise" if pref.description.startswith("Dislikes "):
+                return f"Noted - no more {pref.description.removeprefix('Dislikes ')} in your workouts."
+            case "injury":
+                return f"Noted: {pref.description.lower()}{until}. I'll keep it out of your workouts."
+            case "intensity":
+                return f"Noted - I'll keep it easy{until}."
+        return f"Noted: {pref.description}{until}."
 
 
 class SetPreference(Tool[SetPreferenceArgs, SetPreferenceResult]):
@@ -81,6 +101,9 @@ class DeletePreferenceArgs(BaseModel):
 class DeletePreferenceResult(ToolResult):
     preference: Preference
     """The deleted preference."""
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return f"Removed the restriction '{self.preference.description}' - it no longer shapes your workouts."
 
 
 class DeletePreference(Tool[DeletePreferenceArgs, DeletePreferenceResult]):

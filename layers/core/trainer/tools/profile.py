@@ -5,7 +5,8 @@ says what was saved, what is still unknown, and the one question to ask next wit
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal, Self
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -18,6 +19,7 @@ from trainer.services.models import Preference
 from trainer.services.settings import normalise_weekdays
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import number_text
+from trainer.tools.wording import ReplyContext
 
 INJURY_AREAS = "knee, hip, ankle, wrist, elbow, shoulder, lower back, neck or a muscle"
 
@@ -73,6 +75,9 @@ class UpdateProfileResult(ToolResult):
     """The injury preferences this call stored."""
     still_missing: list[str] = Field(default_factory=list)
     next_question: NextQuestion | None = None
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return f"Saved to your profile: {'; '.join(self.saved)}."
 
 
 class UpdateProfile(Tool[UpdateProfileArgs, UpdateProfileResult]):

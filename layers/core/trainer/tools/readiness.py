@@ -6,6 +6,7 @@ cuts twice and a good one restores it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -26,8 +27,9 @@ from trainer.tools.base import (
     ToolError,
     ToolResult,
 )
+from trainer.tools.current_workout import UNADJUSTED_KEY, new_exercise_id, save_current_workout
 from trainer.tools.fitting import fit_to_check_in
-from trainer.tools.workout import UNADJUSTED_KEY, new_exercise_id, save_current_workout
+from trainer.tools.wording import ReplyContext
 
 
 class CheckReadinessArgs(BaseModel):
@@ -62,6 +64,14 @@ class CheckReadinessResult(ToolResult):
 
     def delivered_artifact(self) -> DeliveredArtifact | None:
         return DeliveredArtifact(self.artifact_id, None) if self.artifact_id else None
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        if self.level is None:
+            return self.advice
+        text = ("Thanks for checking in. " if self.recorded else "") + self.advice
+        if self.workout_changes:
+            text += " I've adjusted the workout we made today: " + "; ".join(self.workout_changes) + "."
+        return text
 
 
 class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):

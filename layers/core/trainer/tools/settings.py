@@ -3,11 +3,13 @@ and distances are stored with their own units, so only what the coach shows and 
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, Field, model_validator
 
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolResult
+from trainer.tools.wording import ReplyContext
 
 
 class SetUnitsArgs(BaseModel):
@@ -28,6 +30,15 @@ class SetUnitsResult(ToolResult):
     distance_unit: str
     changed: list[str]
     """The settings this call changed ('weight_unit', 'distance_unit'); empty when already so."""
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        if not self.changed:
+            return f"You're already set to {self.weight_unit} and {self.distance_unit} - nothing to change."
+        return (
+            f"Done - from now on I'll give loads in {self.weight_unit} and distances in "
+            f"{self.distance_unit}. "
+            "What you've logged keeps its numbers; I only show them in the new units."
+        )
 
 
 class SetUnits(Tool[SetUnitsArgs, SetUnitsResult]):

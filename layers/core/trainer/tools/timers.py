@@ -9,6 +9,7 @@ the turn's reply carries the timers it built or delivered.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
@@ -29,6 +30,7 @@ from trainer.tools.base import (
 )
 from trainer.tools.communication import ARTIFACTS_KEY
 from trainer.tools.logging import current_workout, find_exercise
+from trainer.tools.wording import ReplyContext, count_words, seconds_text
 
 SCHEMA_VERSION = "1"
 
@@ -38,6 +40,22 @@ def duration_text(seconds: int) -> str:
     if not minutes:
         return f"{secs}s"
     return f"{minutes}m {secs:02d}s" if secs else f"{minutes}m"
+
+
+def timer_text(timer: TimerData) -> str:
+    """'Tabata intervals: 8 rounds of 20 s work and 10 s rest, 4 min in all'."""
+    work = [p for p in timer.phases if p.phase_type in ("work", "hold")]
+    rest = [p for p in timer.phases if p.phase_type == "rest"]
+    total = seconds_text(timer.total_duration_sec)
+    if timer.exercise_type == "intervals" and work:
+        rest_part = f" and {seconds_text(rest[0].duration_sec)} rest" if rest else ""
+        return (
+            f"{timer.exercise_name}: {count_words(len(work), 'round', 'rounds')} of "
+            f"{seconds_text(work[0].duration_sec)} work{rest_part}, "
+            f"{total} in all"
+        )
+    sets = f"{len(work)} {'set' if len(work) == 1 else 'sets'}" if work else "one block"
+    return f"{timer.exercise_name}: {sets}, {total}"
 
 
 class TimersResult(ToolResult):
@@ -65,6 +83,16 @@ class TimersResult(ToolResult):
             f"IMPORTANT: call message_notify_user with artifact_id={self.artifact_id} to give the user "
             "this timer."
         )
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        if len(self.timers) == 1:
+            return f"Here's your timer - {timer_text(self.timers[0])}. Tap start when you're ready."
+        lines = [
+            f"Here are your timers: {len(self.timers)} timers, {seconds_text(self.total_duration_sec)} in "
+            "all."
+        ]
+        lines.extend(f"- {timer_text(t)}" for t in self.timers)
+        return "\n".join(lines)
 
 
 async def _timer_result(timers: list[Timer], title: str, ctx: ToolContext) -> TimersResult:
