@@ -70,7 +70,7 @@ def _summary(label: str, values: list[float], aim: float | None = None) -> str:
 
 
 def run() -> list[str]:
-    from tests.e2e.conftest import start_stack, stop_stack
+    from trainer_dev.testing.local_stack import start_stack, stop_stack
 
     with tempfile.TemporaryDirectory() as tmp:
         stack = start_stack(Path(tmp), {}, ("--fake-llm", str(MODEL_LATENCY_MS)))

@@ -15,8 +15,7 @@ from trainer.container import Container, build_container
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
-
-from tests.fakes.agent_harness import RecordingPublisher
+from trainer_dev.testing.agent_harness import RecordingPublisher
 
 
 @pytest.fixture

@@ -1,8 +1,9 @@
-"""Account deletion (issue 20, item 4) on the real stores: embedded Postgres, DynamoDB on moto, the API over
-httpx's ASGI transport, the job handlers as Lambda runs them.
+"""Account deletion on the real stores: embedded Postgres, DynamoDB on moto, the API over httpx's ASGI
+transport, the job handlers as Lambda runs them.
 
-Two users get rows in every Postgres table (the list is read from the schema, and account_world.py must have
-a step for each) and items of every kind in every DynamoDB table of template.yaml; one deletes their account.
+Two users get rows in every Postgres table (the list is read from the schema, and
+trainer_dev/testing/account_world.py must have a step for each) and items of every kind in every DynamoDB
+table of template.yaml; one deletes their account.
 Nothing of theirs is left (no row keyed by them, no item that names them or their sessions), nothing of the
 other user changed, their old token is refused, and late events (TurnCompleted, PlanRequested, WeekDue, the
 schedules) and a turn that was still running write nothing for them again."""
@@ -43,15 +44,14 @@ from trainer.store.push_endpoints import SnsEndpoints
 from trainer.store.repositories import accounts, devices, profiles
 from trainer.store.sessions import DynamoSessionStore
 from trainer_dev.local.moto_server import create_push_applications
-
-from tests.fakes.agent_harness import RecordingPublisher
-from tests.integration.account_world import (
+from trainer_dev.testing.account_world import (
     OFFLINE,
     POSTGRES_SEEDERS,
     DynamoWorld,
     populate_dynamodb,
     populate_postgres,
 )
+from trainer_dev.testing.agent_harness import RecordingPublisher
 
 ACCOUNT, REGION = "123456789012", "us-east-1"
 """moto's account and the tests' region (SNS endpoints are read from its backend)."""
@@ -180,7 +180,8 @@ def erased(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def test_every_table_is_written_by_the_world_and_every_dynamodb_table_is_known(db: Database) -> None:
     """The deletion and export tests cover the schema as it is: a table a migration adds needs a step in
-    account_world.py (or a place among the global tables), a DynamoDB table in the template a place here."""
+    trainer_dev/testing/account_world.py (or a place among the global tables), a DynamoDB table in the
+    template a place here."""
     async with db.connection() as conn:
         held = {table.name for table in await accounts.user_tables(conn)}
         unheld = set(await accounts.global_tables(conn))

@@ -22,13 +22,13 @@ from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.repositories import accounts
 from trainer.store.sessions import DynamoSessionStore
-
-from tests.integration.account_world import (
+from trainer_dev.testing.account_world import (
     POSTGRES_SEEDERS,
     log_history,
     populate_dynamodb,
     populate_postgres,
 )
+
 from tests.integration.test_account_deletion import CONFIRM, bearer
 
 NOW = datetime.now(UTC).replace(microsecond=0)

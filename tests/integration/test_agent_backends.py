@@ -28,8 +28,7 @@ from trainer.providers.openai import OpenAIStructured
 from trainer.providers.ports import AGENT_HEADER
 from trainer.settings import Settings
 from trainer_dev.local.fake_llm import FakeLLMServer, RecordedRequest
-
-from tests.fakes.echo_agents import ECHO_TEXT, LOOKER, Echo, echo_agents, echo_registry, write_prompts
+from trainer_dev.testing.echo_agents import ECHO_TEXT, LOOKER, Echo, echo_agents, echo_registry, write_prompts
 
 KEY = "sk-agents-test"
 ECHO_JSON, _, _ = echo_agents()

@@ -26,8 +26,7 @@ from trainer.offline.structured import OfflineStructured
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer_dev.local.fake_llm import FakeLLMServer
-
-from tests.fakes.echo_agents import ECHO_TEXT, echo_agents, echo_registry, write_prompts
+from trainer_dev.testing.echo_agents import ECHO_TEXT, echo_agents, echo_registry, write_prompts
 
 KEY = "sk-invocations-test"
 

@@ -25,8 +25,8 @@ from trainer.services.user_data import UserDataService
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.repositories import devices, notifications
+from trainer_dev.testing.agent_harness import RecordingPublisher
 
-from tests.fakes.agent_harness import RecordingPublisher
 from tests.integration.test_api_contract import Contract
 
 

@@ -17,8 +17,7 @@ from trainer.store.repositories import locations, preferences
 from trainer.store.repositories.history import log_exercises
 from trainer.tools.base import ToolContext
 from trainer.tools.workout import workout_tools
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 NOW = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 DUMBBELL_ROOM = [{"name": "Dumbbells", "type": "free_weights", "weights": [5, 10, 15, 20]}, {"name": "Bench"}]

@@ -21,8 +21,7 @@ from trainer.store.models import Event, EventType
 from trainer.store.repositories import goals, history, locations, milestones, plans, preferences, profiles
 from trainer.store.repositories import schedule as schedule_repo
 from trainer.tools.base import ToolContext
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 NOW = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 MARK = "pwned"

@@ -24,8 +24,7 @@ from trainer.store.repositories import goals
 from trainer.store.request_counts import counting
 from trainer.store.sessions import DynamoSessionStore
 from trainer_dev.local.seed import seed_demo_user
-
-from tests.fakes.agent_harness import RecordingPublisher
+from trainer_dev.testing.agent_harness import RecordingPublisher
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 TURNS = [

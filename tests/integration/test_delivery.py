@@ -32,8 +32,7 @@ from trainer.store.dynamo_tables import aws_client
 from trainer.store.repositories import devices, notifications
 from trainer_dev.local.bus import InProcessBus
 from trainer_dev.local.moto_server import create_push_applications
-
-from tests.fakes.agent_harness import RecordingPublisher
+from trainer_dev.testing.agent_harness import RecordingPublisher
 
 ACCOUNT, REGION = "123456789012", "us-east-1"
 MONDAY = date(2026, 3, 9)

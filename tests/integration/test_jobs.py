@@ -272,8 +272,8 @@ def test_lambda_handlers_accept_the_sample_events(
 async def test_after_a_checkpoint_the_next_turns_context_starts_at_it(
     aws_settings: Settings, session_store: DynamoSessionStore
 ) -> None:
-    from tests.fakes.agent_harness import make_harness
-    from tests.fakes.scripted_model import idle
+    from trainer_dev.testing.agent_harness import make_harness
+    from trainer_dev.testing.scripted_model import idle
 
     session_id = _long_session(session_store.table, "user-next")
     last_seq = session_store.table.load_session(session_id).last_seq

@@ -30,8 +30,7 @@ from trainer.store.db import Database
 from trainer.store.repositories.history import log_exercises
 from trainer.tools.analytics import GetProgressTrends, GetWorkoutStatistics
 from trainer.tools.base import ToolContext
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 NOW = datetime(2026, 1, 14, 17, 0, tzinfo=UTC)
 

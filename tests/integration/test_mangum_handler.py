@@ -20,8 +20,7 @@ from trainer.container import Container, build_container
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
-
-from tests.fakes.agent_harness import RecordingPublisher
+from trainer_dev.testing.agent_harness import RecordingPublisher
 
 USER = "3f2b8c1e-5d4a-4e6f-9a0b-1c2d3e4f5a6b"
 

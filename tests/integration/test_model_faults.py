@@ -1,6 +1,6 @@
-"""The fault suite's model half (issue 21, items 3 and 8): the API on the real stores, its chat agent on
-the real anthropic SDK over HTTP to a fault-injecting loopback server (tests/fakes/faulty_model.py) in
-front of the loopback fake. For each fault — 529, 500, a stream cut mid-answer, a hung model, bad tool
+"""The fault suite's model half: the API on the real stores, its chat agent on the real anthropic SDK
+over HTTP to a fault-injecting loopback server (trainer_dev.testing.faulty_model) in front of the
+loopback fake. For each fault — 529, 500, a stream cut mid-answer, a hung model, bad tool
 JSON, tool arguments outside the schema — the stream ends with a clean `error` frame carrying a code (or
 the turn recovers and completes), then `done`; no traceback reaches the client; no half-written answer
 is stored as the reply; the session's events run 1..n with none lost or duplicated; and the same session
@@ -23,9 +23,8 @@ from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
 from trainer_dev.local.fake_llm import FakeLLMServer
-
-from tests.fakes.agent_harness import RecordingPublisher
-from tests.fakes.faulty_model import CUT_TEXT, Fault, FaultyModelServer
+from trainer_dev.testing.agent_harness import RecordingPublisher
+from trainer_dev.testing.faulty_model import CUT_TEXT, Fault, FaultyModelServer
 
 KEY = "sk-ant-fault-suite"
 FUNCTION_TIMEOUT_S = 12

@@ -51,8 +51,7 @@ from trainer.store.dynamo_tables import aws_client
 from trainer.store.repositories import locations, programs
 from trainer_dev.local.bus import InProcessBus
 from trainer_dev.local.seed import seed_demo_user
-
-from tests.fakes.agent_harness import RecordingPublisher
+from trainer_dev.testing.agent_harness import RecordingPublisher
 
 MONDAY = date(2026, 3, 2)
 DAYS = ["Monday", "Tuesday", "Thursday", "Friday"]

@@ -17,8 +17,7 @@ from trainer.store.db import Database
 from trainer.store.repositories import history, locations
 from trainer.tools.base import ToolContext
 from trainer.tools.workout import GenerateResult, workout_tools
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 HOME = [

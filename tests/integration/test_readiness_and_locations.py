@@ -23,8 +23,7 @@ from trainer.tools.base import ToolContext, ToolError
 from trainer.tools.location import CreateLocation, UpdateLocation
 from trainer.tools.readiness import CheckReadiness
 from trainer.tools.workout import GenerateWorkout, save_current_workout
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 
 def bearer(settings: Settings, user_id: str) -> dict[str, str]:

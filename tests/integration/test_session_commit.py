@@ -178,8 +178,8 @@ async def test_a_three_iteration_turn_makes_at_most_five_requests_per_iteration(
 ) -> None:
     """The budget of issue 11: everything a turn writes (events, state, knowledge, status, the lease)
     rides on one commit per step; reads are the session, the history and each state key once."""
-    from tests.fakes.agent_harness import FakeSelector, chest_workout, make_harness, selection
-    from tests.fakes.scripted_model import call
+    from trainer_dev.testing.agent_harness import FakeSelector, chest_workout, make_harness, selection
+    from trainer_dev.testing.scripted_model import call
 
     def notify(request: Any) -> Any:
         text = request.messages[-1]["content"][0]["content"]

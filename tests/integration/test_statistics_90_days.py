@@ -14,8 +14,7 @@ from trainer.store.db import Database
 from trainer.store.repositories.history import log_exercises
 from trainer.tools.analytics import GetWorkoutStatistics, WorkoutStatisticsResult
 from trainer.tools.base import ToolContext
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 SESSIONS = 30

@@ -12,8 +12,7 @@ from trainer.store.db import Database
 from trainer.store.repositories.history import log_exercises
 from trainer.tools.analytics import GetWorkoutStatistics
 from trainer.tools.base import ToolContext
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 SQUAT = {
     "exercise_name": "Barbell Squat",

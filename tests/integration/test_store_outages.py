@@ -25,9 +25,8 @@ from trainer.store.migrate import apply_migrations
 from trainer.store.repositories import profiles
 from trainer.store.sessions import DynamoSessionStore
 from trainer_dev.local.postgres import PgHandle, start_postgres
-
-from tests.fakes.agent_harness import RecordingPublisher
-from tests.fakes.tcp_proxy import TcpProxy, tcp_proxy
+from trainer_dev.testing.agent_harness import RecordingPublisher
+from trainer_dev.testing.tcp_proxy import TcpProxy, tcp_proxy
 
 HANG_GUARD_S = 20
 

@@ -17,8 +17,7 @@ from trainer.tools.analytics import (
     GetWorkoutStatistics,
 )
 from trainer.tools.base import ToolContext, ToolError
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 BENCH = {

@@ -19,8 +19,7 @@ from trainer.tools.calendar import (
     UpdateScheduledWorkout,
     plan_days,
 )
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 NOW = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)  # a Monday
 

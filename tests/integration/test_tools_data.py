@@ -14,8 +14,7 @@ from trainer.store.repositories.goals import set_category_goals
 from trainer.store.repositories.history import log_exercises
 from trainer.tools.base import ToolContext, ToolError
 from trainer.tools.data import FetchData, FetchDataResult
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 
 def tool_context(db: Database, user_id: str, emitted: list[Frame]) -> ToolContext:

@@ -10,8 +10,7 @@ from pydantic import ValidationError
 from trainer.store.db import Database
 from trainer.tools.base import ToolContext, ToolError
 from trainer.tools.goals import GoalEntry, SetGoals, SetGoalsResult
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 
 def tool_context(db: Database, user_id: str) -> ToolContext:

@@ -15,8 +15,7 @@ from trainer.tools.location import (
     SetCurrentLocationResult,
     equipment_summary,
 )
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 
 def tool_context(db: Database, user_id: str) -> ToolContext:

@@ -20,8 +20,7 @@ from trainer.tools.logging import (
     MarkExerciseComplete,
     UndoLoggedExercise,
 )
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 NOW = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 

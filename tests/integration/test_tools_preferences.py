@@ -16,8 +16,7 @@ from trainer.tools.preferences import (
     SetPreferenceResult,
     consume_after_generation,
 )
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 
 def tool_context(db: Database, user_id: str, now: datetime | None = None) -> ToolContext:

@@ -13,8 +13,7 @@ from pydantic import ValidationError
 from trainer.tools.artifacts import TimerData
 from trainer.tools.base import ToolContext, ToolError
 from trainer.tools.timers import GenerateExerciseTimer, GenerateWorkoutTimers
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 SHARES = {
     "muscles_utilized": [{"muscle": "Chest", "share": 1.0}],

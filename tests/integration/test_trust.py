@@ -27,8 +27,8 @@ from trainer.settings import LOCAL_JWT_SECRET, ApiSettings, ConfigurationError, 
 from trainer.store.db import Database
 from trainer.store.metrics import DailyMetricsStore
 from trainer.store.sessions import DynamoSessionStore
+from trainer_dev.testing.agent_harness import RecordingPublisher
 
-from tests.fakes.agent_harness import RecordingPublisher
 from tests.integration.conftest import RealStoresApp
 
 WORKOUT = "Give me a quick chest workout"

@@ -17,9 +17,8 @@ from trainer.settings import Settings
 from trainer.store.models import EventType
 from trainer.store.ports import LeaseHeld
 from trainer.store.sessions import DynamoSessionStore
-
-from tests.fakes.agent_harness import USER, make_harness
-from tests.fakes.scripted_model import call
+from trainer_dev.testing.agent_harness import USER, make_harness
+from trainer_dev.testing.scripted_model import call
 
 REPO = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 6
@@ -32,7 +31,7 @@ def child_environment(settings: Settings) -> dict[str, str]:
             "AWS_ENDPOINT_URL": str(settings.aws_endpoint_url),
             "TRAINER_TABLE_NAME": settings.table_name,
             "TRAINER_LEASE_SECONDS": str(LEASE_SECONDS),
-            "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "layers" / "core")]),
+            "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "layers" / "core"), str(REPO / "dev")]),
         }
     )
     return env
@@ -40,7 +39,7 @@ def child_environment(settings: Settings) -> dict[str, str]:
 
 def start_and_kill_a_turn(settings: Settings) -> str:
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.integration.crash_turn_child"],
+        [sys.executable, "-m", "trainer_dev.testing.crash_turn_child"],
         cwd=REPO,
         env=child_environment(settings),
         stdout=subprocess.PIPE,

@@ -1,6 +1,6 @@
-"""The fault suite's store half under a running turn (issue 21, item 8): the chat agent's model (the real
-anthropic SDK over HTTP to tests/fakes/faulty_model.py) holds its answer while the test cuts DynamoDB
-through the loopback TCP proxy or stops Postgres, then lets the turn go on. The stream ends cleanly (an
+"""The fault suite's store half under a running turn: the chat agent's model (the real anthropic SDK over
+HTTP to trainer_dev.testing.faulty_model) holds its answer while the test cuts DynamoDB through the
+loopback TCP proxy or stops Postgres, then lets the turn go on. The stream ends cleanly (an
 `error` frame with the store's code, or a completed turn whose failed tool says so) then `done`, with
 no traceback; after the store is back the session's events run 1..n (none lost or duplicated), no
 half-written workout is left in Postgres, and the same session serves the next turn."""
@@ -28,10 +28,9 @@ from trainer.store.repositories import profiles
 from trainer.store.sessions import DynamoSessionStore
 from trainer_dev.local.fake_llm import FakeLLMServer
 from trainer_dev.local.postgres import PgHandle, start_postgres
-
-from tests.fakes.agent_harness import RecordingPublisher
-from tests.fakes.faulty_model import FaultyModelServer
-from tests.fakes.tcp_proxy import TcpProxy, tcp_proxy
+from trainer_dev.testing.agent_harness import RecordingPublisher
+from trainer_dev.testing.faulty_model import FaultyModelServer
+from trainer_dev.testing.tcp_proxy import TcpProxy, tcp_proxy
 
 KEY = "sk-ant-fault-suite"
 HANG_GUARD_S = 60

@@ -33,8 +33,8 @@ def capacity() -> ModuleType:
 
 
 def workout_turn() -> list[Any]:
-    from tests.fakes.agent_harness import chest_workout
-    from tests.fakes.scripted_model import call
+    from trainer_dev.testing.agent_harness import chest_workout
+    from trainer_dev.testing.scripted_model import call
 
     def notify(request: Any) -> Any:
         text = request.messages[-1]["content"][0]["content"]
@@ -48,7 +48,7 @@ def workout_turn() -> list[Any]:
 async def test_a_workout_turn_writes_few_units_cold_and_later(
     session_store: DynamoSessionStore, capacity: ModuleType
 ) -> None:
-    from tests.fakes.agent_harness import FakeSelector, make_harness, selection
+    from trainer_dev.testing.agent_harness import FakeSelector, make_harness, selection
 
     tally = capacity.DynamoTally()
     session_store.table.client.meta.events.register("before-parameter-build.dynamodb", tally.before_call)

@@ -45,8 +45,7 @@ from trainer.providers.ports import (
 )
 from trainer.sources.registry import SOURCES
 from trainer.tools.base import Tool, ToolContext, ToolResult
-
-from tests.fakes.echo_agents import Echo, EchoInput, Lookup, LookupArgs, LookupResult
+from trainer_dev.testing.echo_agents import Echo, EchoInput, Lookup, LookupArgs, LookupResult
 
 Step = AgentReply | Exception | Callable[[AgentRequest], Awaitable[AgentReply]]
 

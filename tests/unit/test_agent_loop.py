@@ -15,8 +15,7 @@ from trainer.providers.ports import ModelRequest, Usage
 from trainer.services.usage_limits import BudgetExceeded, UsageLimits
 from trainer.store.models import CONTEXT_EVENT_TYPES, EventType
 from trainer.store.ports import LeaseHeld, SessionNotFound
-
-from tests.fakes.agent_harness import (
+from trainer_dev.testing.agent_harness import (
     FIXED_NOW,
     USER,
     FakeSelector,
@@ -24,9 +23,9 @@ from tests.fakes.agent_harness import (
     make_harness,
     make_settings,
 )
-from tests.fakes.memory_store import InMemorySessionStore
-from tests.fakes.scripted_model import NO_TOOL, ScriptedModel, call, hard_failure, stream_break
-from tests.fakes.usage_ledger import MemoryUsageLedger
+from trainer_dev.testing.memory_store import InMemorySessionStore
+from trainer_dev.testing.scripted_model import NO_TOOL, ScriptedModel, call, hard_failure, stream_break
+from trainer_dev.testing.usage_ledger import MemoryUsageLedger
 
 
 def types_of(store: InMemorySessionStore, session_id: str) -> list[str]:

@@ -22,8 +22,7 @@ from trainer.container import Container
 from trainer.frames import tool_start_frame
 from trainer.settings import Settings
 from trainer.store.ports import LeaseHeld
-
-from tests.fakes.memory_store import InMemorySessionStore as MemoryStore
+from trainer_dev.testing.memory_store import InMemorySessionStore as MemoryStore
 
 SECRET = "unit-test-secret-0123456789abcdef0123"
 ALICE = "11111111-1111-4111-8111-111111111111"

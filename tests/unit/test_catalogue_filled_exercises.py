@@ -15,9 +15,8 @@ from trainer.domain.workout import Exercise
 from trainer.tools.base import ToolContext
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import workout_tools
-
-from tests.fakes.agent_harness import USER, chest_workout
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.agent_harness import USER, chest_workout
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 PUSHUPS_MUSCLES = [
     {"muscle": "Chest", "share": 0.6},

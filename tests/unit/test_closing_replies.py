@@ -15,10 +15,9 @@ from trainer.providers.ports import ModelRequest
 from trainer.store.models import EventType
 from trainer.tools.base import FINAL_ARGUMENT, Tool, ToolContext, ToolInvocation, ToolResult
 from trainer.tools.communication import MessageNotifyUser
-
-from tests.fakes.agent_harness import USER, chest_workout, make_harness
-from tests.fakes.memory_store import InMemorySessionStore
-from tests.fakes.scripted_model import call
+from trainer_dev.testing.agent_harness import USER, chest_workout, make_harness
+from trainer_dev.testing.memory_store import InMemorySessionStore
+from trainer_dev.testing.scripted_model import call
 
 
 class NoteArgs(BaseModel):

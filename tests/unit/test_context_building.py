@@ -15,9 +15,8 @@ from trainer.domain.muscles import MUSCLES
 from trainer.store.models import Event, EventType, Session
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import workout_tools
-
-from tests.fakes.agent_harness import USER, USER_DATA, make_harness
-from tests.fakes.scripted_model import call
+from trainer_dev.testing.agent_harness import USER, USER_DATA, make_harness
+from trainer_dev.testing.scripted_model import call
 
 NOW = datetime(2025, 1, 11, 10, 0, tzinfo=UTC)
 EPHEMERAL = {"type": "ephemeral"}

@@ -36,10 +36,10 @@ from trainer.store.models import KnowledgeRef
 from trainer.tools.base import ToolContext, ToolError
 from trainer.tools.data import FetchData
 from trainer.tools.exercises import SearchExercises, SearchExercisesResult
+from trainer_dev.testing.agent_harness import selection
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 from scripts.build_catalog import build_instructions, render_instructions
-from tests.fakes.agent_harness import selection
-from tests.fakes.memory_store import InMemorySessionStore
 
 HOME = available_equipment(["dumbbells", "bench"])
 DIP_NAMES = ("Dips - Triceps Version", "Dips - Chest Version", "Parallel Bar Dip", "Ring Dips")

@@ -31,8 +31,7 @@ from trainer.settings import (
     Settings,
     StreamSettings,
 )
-
-from tests.lambda_environment import RUNTIME, deployed_environment, function_directories
+from trainer_dev.testing.lambda_environment import RUNTIME, deployed_environment, function_directories
 
 ROOT = Path(__file__).resolve().parents[2]
 

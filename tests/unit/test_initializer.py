@@ -10,10 +10,9 @@ import pytest
 from trainer.chat.initializer import initialize_context, is_covered
 from trainer.frames import Frame, frame_json
 from trainer.store.models import EventType, KnowledgeRef
-
-from tests.fakes.agent_harness import USER, FakeFetcher, FakeSelector, make_harness, selection
-from tests.fakes.memory_store import InMemorySessionStore
-from tests.fakes.scripted_model import call
+from trainer_dev.testing.agent_harness import USER, FakeFetcher, FakeSelector, make_harness, selection
+from trainer_dev.testing.memory_store import InMemorySessionStore
+from trainer_dev.testing.scripted_model import call
 
 
 class Recorder:

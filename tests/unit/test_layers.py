@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "layers" / "core" / "trainer"
 DEV_PACKAGE = "trainer_dev"
 HANDLERS = sorted((ROOT / "functions").glob("*/*.py"))
+DEV_MODULES = sorted((ROOT / "dev" / DEV_PACKAGE).rglob("*.py"))
 
 BOTTOM = {"settings", "domain", "frames"}
 ALLOWED: dict[str, set[str]] = {
@@ -158,6 +159,14 @@ def test_production_code_never_imports_the_development_package(path: Path) -> No
     assert DEV_PACKAGE not in imported, (
         f"{path.relative_to(ROOT)} imports {DEV_PACKAGE}, which is not deployed"
     )
+
+
+@pytest.mark.parametrize("path", DEV_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_development_package_never_imports_the_tests(path: Path) -> None:
+    """The fakes the benchmarks share live in trainer_dev.testing, so that bench/ and the installed
+    package never need the tests directory on the path."""
+    imported = {name.split(".")[0] for name in imported_modules(path)}
+    assert "tests" not in imported, f"{path.relative_to(ROOT)} imports the tests"
 
 
 def test_the_layer_source_holds_no_development_code() -> None:

@@ -7,9 +7,8 @@ from typing import Any
 
 from trainer.chat.replay import format_timeline
 from trainer.store.models import Event, EventType
-
-from tests.fakes.agent_harness import USER, chest_workout, make_harness
-from tests.fakes.scripted_model import call
+from trainer_dev.testing.agent_harness import USER, chest_workout, make_harness
+from trainer_dev.testing.scripted_model import call
 
 SESSION = "a1b2c3d4-0000-4000-8000-000000000000"
 AT = datetime(2025, 1, 11, 14, 32, 1, 123456, tzinfo=UTC)

@@ -1,7 +1,7 @@
-"""The scripted test model is the whole conversation (issue 16): a test whose model runs out of script
-fails, even when the agent loop catches the error, and so does one that leaves part of its script
-unused, unless it says it cuts the turn short on purpose. Checked on a pytest run of its own, with the
-model's plugin (tests/fakes/scripted_model.py) as tests/conftest.py loads it."""
+"""The scripted test model is the whole conversation: a test whose model runs out of script fails, even
+when the agent loop catches the error, and so does one that leaves part of its script unused, unless it
+says it cuts the turn short on purpose. Checked on a pytest run of its own, with the model's plugin
+(tests/fixtures_scripted_model.py) as tests/conftest.py loads it."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ TESTS = """
 import asyncio
 import contextlib
 
-from tests.fakes.agent_harness import make_harness
-from tests.fakes.scripted_model import ScriptedModel, call, idle
+from trainer_dev.testing.agent_harness import make_harness
+from trainer_dev.testing.scripted_model import ScriptedModel, call, idle
 
 
 def turn(model):
@@ -61,7 +61,7 @@ def test_a_script_run_out_or_left_unfinished_fails_its_test(tmp_path: Path) -> N
             # there, which the running sessions (their Postgres data included) may still be using
             f"--basetemp={tmp_path / 'basetemp'}",
             "-p",
-            "tests.fakes.scripted_model",
+            "tests.fixtures_scripted_model",
             "--rootdir",
             str(tmp_path),
             "-c",
@@ -69,7 +69,7 @@ def test_a_script_run_out_or_left_unfinished_fails_its_test(tmp_path: Path) -> N
             str(tmp_path / "test_scripts.py"),
         ],
         cwd=tmp_path,
-        env={"PYTHONPATH": f"{ROOT}:{ROOT / 'layers' / 'core'}", "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": f"{ROOT}:{ROOT / 'layers' / 'core'}:{ROOT / 'dev'}", "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         timeout=300,

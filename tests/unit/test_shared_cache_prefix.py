@@ -17,9 +17,8 @@ from trainer.chat.agent import CHAT
 from trainer.providers.anthropic import AnthropicAgentModel, request_params
 from trainer.providers.ports import ModelRequest
 from trainer.settings import Settings
-
-from tests.fakes.agent_harness import chest_workout
-from tests.fakes.trainees import Trainee, ana, ben, trainee_loop
+from trainer_dev.testing.agent_harness import chest_workout
+from trainer_dev.testing.trainees import Trainee, ana, ben, trainee_loop
 
 MODEL = "claude-haiku-4-5"
 

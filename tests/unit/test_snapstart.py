@@ -22,9 +22,8 @@ from trainer.api.app import create_app
 from trainer.container import PREWARMED_MODULES, Container
 from trainer.settings import Settings
 from trainer_dev.local.lambda_runtime import readiness_path
-
-from tests.fakes.memory_store import InMemorySessionStore
-from tests.lambda_environment import deployed_environment
+from trainer_dev.testing.lambda_environment import deployed_environment
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "layers" / "core" / "trainer"

@@ -10,9 +10,8 @@ from pydantic import TypeAdapter
 from trainer.chat.turn import TurnFailed
 from trainer.frames import Frame
 from trainer.store.models import EventType
-
-from tests.fakes.agent_harness import USER, FakeSelector, chest_workout, make_harness, selection
-from tests.fakes.scripted_model import call, hard_failure
+from trainer_dev.testing.agent_harness import USER, FakeSelector, chest_workout, make_harness, selection
+from trainer_dev.testing.scripted_model import call, hard_failure
 
 
 def strip_seq(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -12,10 +12,9 @@ from trainer.store.models import EventType
 from trainer.tools.base import Reply, ToolContext
 from trainer.tools.communication import MessageNotifyUser
 from trainer.tools.timers import GenerateExerciseTimer, GenerateWorkoutTimers, TimersResult
-
-from tests.fakes.agent_harness import USER, chest_workout, make_harness
-from tests.fakes.memory_store import InMemorySessionStore
-from tests.fakes.scripted_model import call
+from trainer_dev.testing.agent_harness import USER, chest_workout, make_harness
+from trainer_dev.testing.memory_store import InMemorySessionStore
+from trainer_dev.testing.scripted_model import call
 
 TABATA = {
     "exercise_name": "Tabata",

@@ -17,9 +17,8 @@ from trainer.store.models import EventType
 from trainer.tools.base import Tool, ToolContext, ToolError, ToolResult, WorkoutCoach
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import GenerateResult, workout_tools
-
-from tests.fakes.agent_harness import USER, chest_workout, exercise, plank
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.agent_harness import USER, chest_workout, exercise, plank
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 
 def registry() -> ToolSet:

@@ -12,9 +12,8 @@ from trainer.chat.turn import TurnFailed
 from trainer.frames import ErrorFrame, Frame, MessageDeltaFrame
 from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
 from trainer.store.models import EventType
-
-from tests.fakes.agent_harness import USER, make_harness, make_settings
-from tests.fakes.scripted_model import ScriptedModel
+from trainer_dev.testing.agent_harness import USER, make_harness, make_settings
+from trainer_dev.testing.scripted_model import ScriptedModel
 
 THINKING = {"type": "thinking", "thinking": "", "signature": "sig-1"}
 

@@ -7,8 +7,7 @@ import pytest
 from trainer.chat.turn_store import LeaseLost, TurnStore
 from trainer.store.models import EventType, KnowledgeRef
 from trainer.store.ports import StoreUnavailable
-
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 HOLDER = "turn-1"
 

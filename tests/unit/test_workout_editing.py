@@ -12,10 +12,9 @@ from trainer.domain.workout import Workout
 from trainer.tools.base import Reply, ToolContext
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import AddResult, workout_tools
-
-from tests.fakes.agent_harness import USER, chest_workout, exercise, make_harness, plank
-from tests.fakes.memory_store import InMemorySessionStore
-from tests.fakes.scripted_model import call
+from trainer_dev.testing.agent_harness import USER, chest_workout, exercise, make_harness, plank
+from trainer_dev.testing.memory_store import InMemorySessionStore
+from trainer_dev.testing.scripted_model import call
 
 
 def registry() -> ToolSet:

@@ -21,8 +21,8 @@ from trainer.tools.base import AnyTool, WorkoutCoach
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import workout_tools
 
-from tests.fakes.memory_store import InMemorySessionStore
-from tests.fakes.scripted_model import ScriptedModel
+from trainer_dev.testing.memory_store import InMemorySessionStore
+from trainer_dev.testing.scripted_model import ScriptedModel
 
 USER = "user-1"
 USER_DATA = "<user_data>\n<unit_preferences>\nWeight: kg\nDistance: km\n</unit_preferences>\n</user_data>"
@@ -64,7 +64,7 @@ class FakeFetcher:
 def selection(source: str, reason: str = "not_in_context", **params: Any) -> KnowledgeSelection:
     return KnowledgeSelection(
         source=source,
-        reason=reason,  # type: ignore[arg-type]
+        reason=reason,
         days_back=params.get("days_back"),
         days_ahead=params.get("days_ahead"),
         status=params.get("status"),

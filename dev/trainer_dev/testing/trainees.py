@@ -13,8 +13,8 @@ from trainer.domain.distribution import DistributionRow
 from trainer.sources import formatters as fmt
 from trainer.sources.user_data import render_user_data
 
-from tests.fakes.agent_harness import FakeSourceResult
-from tests.fakes.memory_store import InMemorySessionStore
+from trainer_dev.testing.agent_harness import FakeSourceResult
+from trainer_dev.testing.memory_store import InMemorySessionStore
 
 if TYPE_CHECKING:
     from trainer.chat.turn import ChatRunner

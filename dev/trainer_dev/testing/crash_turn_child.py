@@ -1,17 +1,19 @@
-"""A turn that gets killed: run by test_turn_crash.py in a subprocess, on the real DynamoDB adapter
-(the moto server the test started). It prints `RUNNING <session id>` once its model call has
-started, then waits inside that call until the test kills the process."""
+"""A turn that gets killed: run as `python -m trainer_dev.testing.crash_turn_child` in a subprocess by the
+turn-crash test and bench/bench_lease.py, on the real DynamoDB adapter (the moto server the caller
+started). It prints `RUNNING <session id>` once its model call has started, then waits inside that call
+until the caller kills the process."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
 
+from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback
 from trainer.settings import Settings
 from trainer.store.sessions import DynamoSessionStore
 
-from tests.fakes.agent_harness import USER, make_harness
-from tests.fakes.scripted_model import ScriptedModel, call
+from trainer_dev.testing.agent_harness import USER, make_harness
+from trainer_dev.testing.scripted_model import ScriptedModel, call
 
 
 async def main() -> None:
@@ -27,7 +29,9 @@ async def main() -> None:
     harness = make_harness(model=model, store=store, settings=settings)  # type: ignore[arg-type]
     original = model.complete
 
-    async def hang_on_second_call(request, on_text_delta=None):  # type: ignore[no-untyped-def]
+    async def hang_on_second_call(
+        request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
+    ) -> ModelResponse:
         response = await original(request, on_text_delta)
         if len(model.requests) == 2:
             await asyncio.sleep(3600)

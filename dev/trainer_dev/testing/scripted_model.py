@@ -3,9 +3,10 @@ simulate latency, stream deltas, retryable stream breaks and hard failures.
 
 A script is the whole conversation: a call past its end raises ScriptExhausted, and `assert_complete()`
 (as openai-agents' FakeModel) fails unless every step was used and none was asked for beyond the last.
-As a pytest plugin (tests/conftest.py) this module checks every ScriptedModel a test built when the test
-ends, so a script that ran out, or was left unfinished, fails its test even when the loop caught the
-error; `ScriptedModel(..., unfinished_ok=True)` is for the tests whose turn is cut short on purpose.
+`scripted_models_built()` collects the models built inside it: tests/conftest.py wraps every test in it
+and checks each model when the test ends, so a script that ran out, or was left unfinished, fails its
+test even when the loop caught the error; `ScriptedModel(..., unfinished_ok=True)` is for the tests
+whose turn is cut short on purpose.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import asyncio
 import copy
 import itertools
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import pytest
 from trainer.providers.ports import (
     ModelError,
     ModelRequest,
@@ -58,7 +59,7 @@ class ScriptExhausted(AssertionError):
 
 
 _built: list[ScriptedModel] | None = None
-"""The models built during the running test (None outside one): `assert_complete()` at its end."""
+"""The models built inside `scripted_models_built()` (None outside it)."""
 
 
 class ScriptedModel:
@@ -145,15 +146,12 @@ def hard_failure(message: str = "overloaded") -> ModelError:
     return ModelError(message, retryable=False)
 
 
-@pytest.fixture(autouse=True)
-def scripted_models_complete() -> Iterator[None]:
-    """Fails the test (at teardown) when a ScriptedModel it built ran out of script or left part of it."""
+@contextmanager
+def scripted_models_built() -> Iterator[list[ScriptedModel]]:
+    """The ScriptedModels built inside the block (for `assert_complete()` once it ends)."""
     global _built
     _built = []
     try:
-        yield
-        models = list(_built)
+        yield _built
     finally:
         _built = None
-    for model in models:
-        model.assert_complete()

@@ -15,7 +15,8 @@ from typing import Any
 
 from samtranslator.yaml_helper import yaml_parse
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
+"""The repository (this file is dev/trainer_dev/testing/lambda_environment.py)."""
 TEMPLATE = ROOT / "template.yaml"
 
 STAND_INS = {

@@ -271,10 +271,10 @@ class InMemorySessionStore:
                     self._state.pop((session_id, key), None)
                 else:
                     self._state[(session_id, key)] = copy.deepcopy(value)
-            for name, value in batch.fields.items():
+            for name, field_value in batch.fields.items():
                 if name == "knowledge_in_context":
-                    value = [KnowledgeRef.model_validate(v) for v in value]
-                setattr(session, name, copy.deepcopy(value))
+                    field_value = [KnowledgeRef.model_validate(v) for v in field_value]
+                setattr(session, name, copy.deepcopy(field_value))
             session.knowledge_in_context.extend(r.model_copy(deep=True) for r in batch.knowledge)
             session.updated_at = now
             if batch.lease is not None:
