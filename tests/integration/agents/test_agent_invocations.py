@@ -4,6 +4,7 @@ file until the table has a row, then the latest row."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -20,11 +21,12 @@ from trainer.agents import (
     SubAgent,
     run_agent,
 )
-from trainer.agents.prompts import read_prompt_files
 from trainer.container import build_backends
 from trainer.offline.structured import OfflineStructured
 from trainer.settings import Settings
 from trainer.store.db import Database
+from trainer.store.migrate import apply_migrations
+from trainer.store.prompt_files import read_prompt_files
 from trainer_dev.local.fake_llm import FakeLLMServer
 from trainer_dev.testing.echo_agents import ECHO_TEXT, echo_agents, echo_registry, write_prompts
 
@@ -98,7 +100,7 @@ async def test_successful_runs_and_their_sub_agents_are_recorded(db: Database, t
 
 
 async def test_a_newer_prompt_row_wins_over_the_file_default(
-    db: Database, agent_name: str, tmp_path: Path
+    db: Database, pg_url: str, agent_name: str, tmp_path: Path
 ) -> None:
     agents = echo_agents(name=agent_name)
     registry = echo_registry(*agents)
@@ -120,11 +122,9 @@ async def test_a_newer_prompt_row_wins_over_the_file_default(
     first = await run_agent(agents[0], {"text": "a"}, deps)
     assert (first.prompt_version, seen[-1]) == (0, f"You are the {agent_name} agent.\n")
 
-    async with db.connection() as conn:
-        cursor = await conn.execute("SELECT trainer_seed_prompt(%s, %s) AS v", (agent_name, "Seeded text."))
-        assert (await cursor.fetchone())["v"] == 1
-        cursor = await conn.execute("SELECT trainer_seed_prompt(%s, %s) AS v", (agent_name, "Seeded text."))
-        assert (await cursor.fetchone())["v"] == 1, "seeding the latest text again adds no version"
+    await asyncio.to_thread(apply_migrations, pg_url, {agent_name: "Seeded text."})
+    await asyncio.to_thread(apply_migrations, pg_url, {agent_name: "Seeded text."})
+    assert (await store.get(agent_name)).version == 1, "seeding the same text again adds no version"
     second = await run_agent(agents[0], {"text": "a"}, deps)
     assert (second.prompt_version, seen[-1]) == (1, "Seeded text.")
 

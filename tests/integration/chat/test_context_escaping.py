@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from trainer.agents.prompts import read_prompt_files
 from trainer.agents.tools import ToolSet
 from trainer.chat.agent import CHAT
 from trainer.chat.context import ContextBuilder
@@ -18,6 +17,7 @@ from trainer.sources.formatters import format_current_workout
 from trainer.sources.registry import SOURCE_NAMES, build_user_data_xml, fetch_sources
 from trainer.store.db import Database
 from trainer.store.models import Event, EventType
+from trainer.store.prompt_files import read_prompt_files
 from trainer.store.repositories import goals, history, locations, milestones, plans, preferences, profiles
 from trainer.store.repositories import schedule as schedule_repo
 from trainer.tools.base import ToolContext

@@ -1,4 +1,5 @@
-"""Versioned migrations: applied once, idempotent, concurrency-safe, tamper-evident; constraints hold."""
+"""Versioned migrations: applied once, idempotent, concurrency-safe, tamper-evident (a text replaced on
+purpose names the checksum it replaced); constraints hold."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
+from trainer.store.db import POOLER_SAFE
 from trainer.store.migrate import MigrationError, apply_migrations, load_migrations
 
 
-def _fresh_database(pg_url: str) -> str:
+def fresh_database(pg_url: str) -> str:
     name = f"mig_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
@@ -20,7 +22,7 @@ def _fresh_database(pg_url: str) -> str:
 
 
 def test_apply_twice_applies_each_file_once(pg_url: str) -> None:
-    url = _fresh_database(pg_url)
+    url = fresh_database(pg_url)
     first = apply_migrations(url)
     second = apply_migrations(url)
     assert first == [m.name for m in load_migrations()]
@@ -38,7 +40,7 @@ def test_apply_twice_applies_each_file_once(pg_url: str) -> None:
 
 
 def test_concurrent_runners_apply_once(pg_url: str) -> None:
-    url = _fresh_database(pg_url)
+    url = fresh_database(pg_url)
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(apply_migrations, [url] * 4))
     applied = [name for result in results for name in result]
@@ -46,11 +48,31 @@ def test_concurrent_runners_apply_once(pg_url: str) -> None:
 
 
 def test_changed_applied_migration_is_refused(pg_url: str) -> None:
-    url = _fresh_database(pg_url)
+    url = fresh_database(pg_url)
     apply_migrations(url)
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("UPDATE schema_migrations SET checksum = 'tampered' WHERE version = '0001'")
     with pytest.raises(MigrationError, match="changed after it was applied"):
+        apply_migrations(url)
+
+
+def test_a_replaced_text_is_accepted_where_the_text_it_replaced_was_applied(pg_url: str) -> None:
+    """The migrations that once held prompt copies were emptied; the databases that ran the copies
+    recorded those texts' checksums, which the emptied files name."""
+    url = fresh_database(pg_url)
+    apply_migrations(url)
+    replaced = {m.version: m.accepted_checksums - {m.checksum} for m in load_migrations()}
+    replaced = {version: checksums for version, checksums in replaced.items() if checksums}
+    assert {"0004", "0010", "0014", "0018", "0019", "0020"} <= set(replaced)
+    with psycopg.connect(url, **POOLER_SAFE) as conn:
+        for version, checksums in replaced.items():
+            conn.execute(
+                "UPDATE schema_migrations SET checksum = %s WHERE version = %s", (min(checksums), version)
+            )
+    assert apply_migrations(url) == []
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE schema_migrations SET checksum = 'tampered' WHERE version = '0010'")
+    with pytest.raises(MigrationError, match=r"0010_chat_prompt\.sql was changed after it was applied"):
         apply_migrations(url)
 
 

@@ -8,11 +8,11 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
-from trainer.agents.prompts import read_prompt_files
 from trainer.agents.tools import ToolSet
 from trainer.chat.context import ContextBuilder, events_to_messages
 from trainer.domain.muscles import MUSCLES
 from trainer.store.models import Event, EventType, Session
+from trainer.store.prompt_files import read_prompt_files
 from trainer.tools.communication import communication_tools
 from trainer.tools.workout import workout_tools
 from trainer_dev.testing.agent_harness import USER, USER_DATA, make_harness

@@ -12,11 +12,11 @@ from typing import Any
 import httpx2
 import pytest
 from samtranslator.yaml_helper import yaml_parse
-from trainer.agents.prompts import read_prompt_files
 from trainer.chat.agent import CHAT
 from trainer.providers.anthropic import AnthropicAgentModel, request_params
 from trainer.providers.ports import ModelRequest
 from trainer.settings import Settings
+from trainer.store.prompt_files import read_prompt_files
 from trainer_dev.testing.agent_harness import chest_workout
 from trainer_dev.testing.trainees import Trainee, ana, ben, trainee_loop
 

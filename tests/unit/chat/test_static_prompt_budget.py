@@ -11,10 +11,10 @@ the share of each later turn's prompt read from the cache."""
 
 from __future__ import annotations
 
-from trainer.agents.prompts import read_prompt_files
 from trainer.agents.tools import canonical_json
 from trainer.chat.agent import CHAT
 from trainer.providers.models import DEFAULT_MODEL
+from trainer.store.prompt_files import read_prompt_files
 from trainer_dev.local.fake_llm import static_prefix_tokens
 
 STATIC_PROMPT_BUDGET = 23_000

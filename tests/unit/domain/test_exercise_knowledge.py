@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from trainer.agents.prompts import read_prompt_files
 from trainer.chat.agent import CHAT
 from trainer.chat.initializer import display_name, is_covered, selection_params
 from trainer.domain import catalog as catalog_module
@@ -33,6 +32,7 @@ from trainer.services.errors import UserDataError
 from trainer.sources.formatters import format_exercise_info
 from trainer.sources.registry import DISPLAY_NAMES, SOURCES, describe_sources
 from trainer.store.models import KnowledgeRef
+from trainer.store.prompt_files import read_prompt_files
 from trainer.tools.base import ToolContext, ToolError
 from trainer.tools.data import FetchData
 from trainer.tools.exercises import SearchExercises, SearchExercisesResult

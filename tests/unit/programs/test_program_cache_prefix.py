@@ -11,13 +11,13 @@ from datetime import UTC, datetime
 
 import pytest
 from trainer.agents.definitions import AgentDefinition, ContextProvider, ContextRequest
-from trainer.agents.prompts import read_prompt_files
 from trainer.agents.wire import render_context
 from trainer.programs.agents import FITNESS_PLAN, MICROCYCLE, WEEK_MESSAGES, WORKOUT_MESSAGE
 from trainer.providers.anthropic import request_params, structured_request
 from trainer.providers.models import get_model
 from trainer.providers.ports import AgentRequest
 from trainer.settings import Settings
+from trainer.store.prompt_files import read_prompt_files
 from trainer_dev.local.fake_llm import PromptCache
 
 
