@@ -19,7 +19,7 @@ help:
 	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
 	@echo "make test   - run the whole test suite (generates and checks the TypeScript and Python clients too)"
 	@echo "make lint   - ruff + mypy"
-	@echo "make bench  - benchmarks (figures quoted in issue notes)"
+	@echo "make bench  - benchmarks: each module under bench/ prints its figures"
 	@echo "make schedule-hourly | schedule-daily - run a program schedule now on the local stack's data"
 	@echo "make load   - 1, 20 and 50 simulated phones against the local stack (PHONES=1,5 to choose)"
 	@echo "make capacity - measure real turns and regenerate docs/capacity.md"

@@ -1,4 +1,4 @@
-"""Account deletion and export for a heavy user (issue 20): two years of history (four workouts a week, six
+"""Account deletion and export for a heavy user: two years of history (four workouts a week, six
 exercises each), a plan, goals, locations, and 200 chat sessions of five turns each, on embedded Postgres
 and moto. Prints the export's size, time and peak memory (tracemalloc, the export only: moto serves
 DynamoDB from a process of its own) next to a user with half the history and sessions, then the

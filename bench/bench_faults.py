@@ -1,4 +1,4 @@
-"""Faults and abuse (issue 21): how fast a store outage is answered and recovered from, /health while
+"""Faults and abuse: how fast a store outage is answered and recovered from, /health while
 the worst pasted workout is read, and budgets under concurrency. The API runs in-process (httpx's ASGI
 transport) on moto and an embedded Postgres of its own; DynamoDB is cut through a loopback TCP proxy.
 

@@ -1,4 +1,4 @@
-"""Session leases (issue: trust). On the DynamoDB adapter (moto), with the default lease settings:
+"""Session leases. On the DynamoDB adapter (moto), with the default lease settings:
 
 - the time from a hard kill (SIGKILL of the process running a turn) to the next successful turn on
   the same session (aim <= 60 s);

@@ -1,4 +1,4 @@
-"""A fault-injecting model server for the fault suite (issue 21, item 8): a loopback HTTP proxy in front
+"""A fault-injecting model server for the fault suite: a loopback HTTP proxy in front
 of the loopback fake (`trainer_dev.local.fake_llm.FakeLLMServer`, which it forwards to unchanged) that, on
 demand, answers the chat agent's next Messages API calls with a fault instead:
 

@@ -1,4 +1,4 @@
-"""One calendar (issue 18 items 1 and 2) on the real adapters: a plan day is listed by `GET /workouts`
+"""One calendar on the real adapters: a plan day is listed by `GET /workouts`
 under the id the move/skip route and the chat's schedule tools take, a workout scheduled on a plan's
 rest day is listed too, a change of available days reshapes the plan's remaining days, and the daily
 run notices missed sessions once and adapts the next ones. Every answer is checked against the

@@ -1,4 +1,4 @@
-"""A retried calendar write never writes twice (issue 18's calendar routes with issue 19's
+"""A retried calendar write never writes twice (the calendar routes with their
 `Idempotency-Key`), on the real adapters: the keys in DynamoDB on moto, the calendar in embedded
 Postgres. A phone that lost the answer to `POST /workouts` sends it again (once more, and twice at once)
 and the calendar holds one session; a swap retried with its key stays swapped (a second run would swap

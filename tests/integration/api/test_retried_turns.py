@@ -1,4 +1,4 @@
-"""Retries never run a turn twice (issue 19 items 1-3), on the real adapters: DynamoDB on moto for the
+"""Retries never run a turn twice, on the real adapters: DynamoDB on moto for the
 sessions, the frames and the idempotency keys, embedded Postgres, and the real SDKs against the loopback
 fake, whose recorded requests count the model calls.
 

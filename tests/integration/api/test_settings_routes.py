@@ -1,4 +1,4 @@
-"""The settings screens' routes (issue 20, item 6) on the real stores: profile, goals, preferences and
+"""The settings screens' routes on the real stores: profile, goals, preferences and
 locations round-trip, stay the caller's (another user's preference or location is 404), refuse what the
 schema or the services refuse (422, 409), and write what the chat's tools then read, and the other way
 round: they call the same user-data services."""

@@ -1,4 +1,4 @@
-"""Store outages answered fast and truthfully (issue 21, item 4): DynamoDB cut through a loopback TCP
+"""Store outages answered fast and truthfully: DynamoDB cut through a loopback TCP
 proxy (refused, or a path that never answers) and Postgres stopped and restarted. Each answer is a 503
 with Retry-After and the JSON error body, never a 500 or a hang, and the same session and user are served
 again as soon as the store is back.

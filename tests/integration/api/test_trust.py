@@ -1,4 +1,4 @@
-"""The trust findings, over HTTP on the real adapters (DynamoDB on moto, embedded Postgres, the
+"""Trust, over HTTP on the real adapters (DynamoDB on moto, embedded Postgres, the
 offline model): auth that fails closed, no 5xx on bad input, nothing internal in the timeline, a
 budget that answers 429 before any model call, and a stream that names its session first. Plus a
 property: arbitrary JSON at every route is never a 5xx, always a JSON error, and never marks a
@@ -41,7 +41,7 @@ def error_of(response: httpx.Response) -> dict[str, Any]:
     return dict(body["error"])
 
 
-# --- finding 2: auth fails closed -------------------------------------------------------------------
+# --- auth fails closed ------------------------------------------------------------------------------
 
 
 async def test_a_deployed_api_verifies_no_token_with_the_public_default_secret(
@@ -94,7 +94,7 @@ async def test_string_exp_and_an_unchecked_audience_are_401(
     assert response.status_code == 401 and error_of(response)["code"] == code
 
 
-# --- finding 4: no 5xx on bad input -----------------------------------------------------------------
+# --- no 5xx on bad input ----------------------------------------------------------------------------
 
 
 BAD_WORKOUTS = [
@@ -170,7 +170,7 @@ async def test_an_unreachable_session_store_is_503_with_retry_after(
             assert int(response.headers["retry-after"]) > 0
 
 
-# --- finding 3: nothing internal leaves the server -------------------------------------------------
+# --- nothing internal leaves the server -------------------------------------------------------------
 
 
 async def test_the_timeline_holds_no_traceback(
@@ -188,7 +188,7 @@ async def test_the_timeline_holds_no_traceback(
     assert "Traceback" not in text and "/srv/" not in text and ".py" not in text
 
 
-# --- finding 7 and the budget: the stream names its session; 429 before any model call --------------
+# --- the budget, and the stream names its session; 429 before any model call ------------------------
 
 
 async def test_the_stream_names_its_session_in_a_header_and_its_first_frame(

@@ -1,4 +1,4 @@
-"""Finding 5: nothing a client, the database or a tool puts in the model's context can open or close a
+"""Nothing a client, the database or a tool puts in the model's context can open or close a
 tag. A hostile string goes into every text field a user controls — profile, settings, locations and
 equipment, goals, preferences, history, schedule, plans, milestones, the client's current workout,
 the message itself, tool arguments and results — and the whole request the model receives is then
@@ -213,7 +213,7 @@ async def test_every_field_reaching_the_model_is_escaped(db: Database, make_user
     ["title", "exercise_name", "exercise_type", "type", "order", "sets", "rounds", "work_sec", "id"],
 )
 def test_the_client_workout_block_escapes_every_field(field: str) -> None:
-    """The fields the finding names (order, type, sets, rounds, work_sec) and the others, each shown
+    """The fields a client sets freely (order, type, sets, rounds, work_sec) and the others, each shown
     escaped in the current-workout block."""
     ex: dict[str, Any] = {"exercise_name": "Row", "exercise_type": "intervals", "rounds": 3, "reps": [5]}
     if field == "type":

@@ -1,4 +1,4 @@
-"""Finding 1, for real: a turn's process is killed (SIGKILL) mid-turn on the DynamoDB adapter. The
+"""A turn's process is killed (SIGKILL) mid-turn on the DynamoDB adapter. The
 next turn on that session succeeds within the lease window, a turn without a session id succeeds at
 once, and the timeline is gap-free and marks the interrupted turn."""
 

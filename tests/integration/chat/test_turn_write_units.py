@@ -1,4 +1,4 @@
-"""DynamoDB write units a turn costs (issue 17 item 7), counted by `make capacity`'s own tally
+"""DynamoDB write units a turn costs, counted by `make capacity`'s own tally
 (scripts/capacity_model.py `DynamoTally`: 1 unit per started KB of an item, twice in a transaction)
 over real turns of the fake harness against moto; moto reports no consumed capacity for
 transactions, so the units are computed from the requests the store sends."""
@@ -17,7 +17,7 @@ from trainer.store.sessions import DynamoSessionStore
 ROOT = Path(__file__).resolve().parents[3]
 
 UNITS_PER_TURN = 20
-"""Issue 17's budget, for a first turn in a new session that generates and delivers a workout (70
+"""The budget for a first turn in a new session that generates and delivers a workout (70
 units when every event, state and the lease and META were items of a transaction per commit) and
 for the same turn again in that session (71)."""
 

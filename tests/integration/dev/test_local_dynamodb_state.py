@@ -1,4 +1,4 @@
-"""The local stack's DynamoDB keeps its data between runs (finding 7): every accepted item write is
+"""The local stack's DynamoDB keeps its data between runs: every accepted item write is
 journalled as it happens, so a server that dies loses nothing it acknowledged; a clean stop writes a
 snapshot and empties the journal."""
 

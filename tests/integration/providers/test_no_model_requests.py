@@ -1,4 +1,4 @@
-"""`make test` with model keys exported stays offline (issue 16): a pytest run of its own, started with
+"""`make test` with model keys exported stays offline: a pytest run of its own, started with
 ANTHROPIC_API_KEY and OPENAI_API_KEY set to bogus values as a developer's shell might have them, passes
 a turn on the real adapters (moto, embedded Postgres) and the guard's refusal of a client for the real
 API, and nothing in it connects to, or even looks up, a host beyond loopback (tests/network_audit.py)."""

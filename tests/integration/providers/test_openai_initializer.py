@@ -191,7 +191,7 @@ async def test_against_the_loopback_server_with_prefix_caching() -> None:
 
 
 async def test_the_users_message_reaches_the_initializer_escaped() -> None:
-    """Issue 21, item 7: a message that tries to close <user_message> and open tags of its own arrives
+    """A message that tries to close <user_message> and open tags of its own arrives
     escaped, as the chat agent's context escapes it."""
     bodies: list[dict[str, Any]] = []
 

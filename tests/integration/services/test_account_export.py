@@ -1,4 +1,4 @@
-"""The data export (issue 20, item 5) on the real stores: every user table's rows (the list read from the
+"""The data export on the real stores: every user table's rows (the list read from the
 schema, the same one the deletion erases) and every session with its state and events appear in
 `GET /me/export`, as the documented `AccountExport` schema says, and nothing of another user; the document
 is streamed in bounded chunks."""

@@ -1,4 +1,4 @@
-"""Budgets and rate limits that hold under concurrency (issue 21, item 5), on DynamoDB (moto) and
+"""Budgets and rate limits that hold under concurrency, on DynamoDB (moto) and
 embedded Postgres over HTTP: each turn, plan and import reserves its place with one conditional write
 before any model call, and every authenticated route has a per-user request rate."""
 

@@ -176,7 +176,7 @@ def test_concurrent_commits_under_one_lease_never_share_a_number(
 async def test_a_three_iteration_turn_makes_at_most_five_requests_per_iteration(
     session_store: DynamoSessionStore,
 ) -> None:
-    """The budget of issue 11: everything a turn writes (events, state, knowledge, status, the lease)
+    """The write budget: everything a turn writes (events, state, knowledge, status, the lease)
     rides on one commit per step; reads are the session, the history and each state key once."""
     from trainer_dev.testing.agent_harness import FakeSelector, chest_workout, make_harness, selection
     from trainer_dev.testing.scripted_model import call

@@ -1,4 +1,4 @@
-"""Onboarding (issue 18 item 4) on the real stores: what the chat's update_profile saves is what the
+"""Onboarding on the real stores: what the chat's update_profile saves is what the
 profile route shows, and what the plan and workout builders read (experience, session length, training
 days, goals in words, injuries); the `<user_data>` block names the facts still missing and the next
 question."""

@@ -1,4 +1,4 @@
-"""Readiness check-ins and locations on Postgres (issue 18 items 3 and 5): the route and the chat tool
+"""Readiness check-ins and locations on Postgres: the route and the chat tool
 store the same entries, user-scoped; a check-in adjusts the next generated workout in code; locations
 are created and edited from chat with their bar, plates and dumbbells, and loads fit them."""
 
@@ -147,7 +147,7 @@ async def test_the_tool_answers_from_todays_check_in_and_generation_adjusts_to_i
 async def test_a_check_in_adjusts_the_workout_already_made_today_once_and_a_good_one_restores_it(
     db: Database, make_user: Callable[..., str]
 ) -> None:
-    """The gap issue 18 item 3 left: a check-in after the workout was made changed nothing."""
+    """A check-in after the workout was made changed nothing."""
     user = make_user()
     ctx = tool_context(db, user)
     made = await call(GenerateWorkout(), ctx, workout=WORKOUT)

@@ -1,5 +1,5 @@
 """'The last N days' in the statistics tool are exactly what GET /exercises/history?days_back=N lists
-(issue 18: "last month" said 0 workouts while the history route showed 7): the same start, the same
+(once "last month" said 0 workouts while the history route showed 7): the same start, the same
 workout grouping, whatever the user's time zone and the time of day."""
 
 from __future__ import annotations

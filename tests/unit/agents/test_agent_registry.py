@@ -1,4 +1,4 @@
-"""The agent registry (seed 004): definitions point at their code, the registry checks them together at
+"""The agent registry: definitions point at their code, the registry checks them together at
 start-up, the dependency graph, tool priority, clear/replace, and every agent the system runs listed."""
 
 from __future__ import annotations

@@ -209,7 +209,7 @@ async def test_jwks_mode_refuses_hs256_even_with_the_configured_secret() -> None
     ids=["ES256 token, RSA key", "RS256 token, EC key"],
 )
 async def test_jwks_token_whose_alg_does_not_match_its_keys_type_is_401(key: Any, kid: str, alg: str) -> None:
-    """Trust finding 4: this was a 500 before authentication."""
+    """This was a 500 before authentication."""
     verifier, _ = jwks_verifier()
     assert (await refused(verifier, signed(key, kid, alg))).code == "invalid_token"
 

@@ -1,4 +1,4 @@
-"""Seed 002 §12.1 (agent loop) and §12.5 (session and events) against the in-memory store."""
+"""The agent loop, and the session and its events, against the in-memory store."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def types_of(store: InMemorySessionStore, session_id: str) -> list[str]:
     return [e.event_type.value for e in store.all_events(session_id)]
 
 
-# --- §12.1 Agent loop ---------------------------------------------------------------------------
+# --- Agent loop -------------------------------------------------------------------------------------
 
 
 async def test_agent_loop_returns_structured_result_with_session_id_actions_and_iterations() -> None:
@@ -228,7 +228,7 @@ async def test_unexpected_internal_failure_marks_session_error_and_raises_turn_f
     assert h.store.lease_holder(info.value.session_id) is None
 
 
-# --- per-turn mechanics (ARCHITECTURE §5, §6) ----------------------------------------------------
+# --- per-turn mechanics -----------------------------------------------------------------------------
 
 
 async def test_events_are_read_once_per_turn_not_per_iteration() -> None:
@@ -507,7 +507,7 @@ async def test_concurrent_sessions_do_not_block_each_other() -> None:
     assert asyncio.get_running_loop().time() - started < 1.0
 
 
-# --- §12.5 Session and events (in-memory store; DynamoDB items are the STORE's integration tests) -
+# --- Session and events (in-memory store; DynamoDB items are the STORE's integration tests) ---------
 
 
 async def test_sessions_are_created_with_status_active_and_context_start_sequence_0() -> None:
@@ -560,7 +560,7 @@ async def test_users_are_restricted_to_their_own_sessions_and_events() -> None:
 async def test_error_events_keep_a_code_and_a_safe_message_and_never_a_traceback(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Finding 3: tracebacks stay in the logs; the timeline the app can read has none."""
+    """Tracebacks stay in the logs; the timeline the app can read has none."""
     h = make_harness([])
 
     def broken_build(*args: Any, **kwargs: Any) -> Any:
@@ -577,7 +577,7 @@ async def test_error_events_keep_a_code_and_a_safe_message_and_never_a_traceback
     assert any(r.exc_info and "secret" in str(r.exc_info[1]) for r in caplog.records)
 
 
-# --- leases that cannot strand a user (finding 1) -----------------------------------------------
+# --- leases that cannot strand a user ---------------------------------------------------------------
 
 
 async def test_a_turn_takes_over_from_a_dead_turn_and_marks_it_interrupted() -> None:

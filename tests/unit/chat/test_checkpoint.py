@@ -1,4 +1,4 @@
-"""Checkpoint format (seed 000 §3.4.3/§3.4.4) and the lease discipline, against an in-memory store."""
+"""Checkpoint format and the lease discipline, against an in-memory store."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Seed 002 §12.2 (context building) and the cache-stability rules of ARCHITECTURE §4."""
+"""Context building, and the cache-stability rules: what a turn sends stays byte-identical where it
+can, so the prompt cache holds."""
 
 from __future__ import annotations
 

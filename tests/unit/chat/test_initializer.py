@@ -1,4 +1,4 @@
-"""Seed 002 §12.3 (initializer agent) with a fake selector and a fake source fetcher."""
+"""The initializer agent with a fake selector and a fake source fetcher."""
 
 from __future__ import annotations
 
@@ -201,7 +201,7 @@ async def test_deterministic_selector_logs_no_usage_event() -> None:
 async def test_a_strict_structured_answer_with_every_parameter_keeps_its_knowledge(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Finding 6: OpenAI strict output sends days_back/days_ahead/status on every selection. A
+    """OpenAI strict output sends days_back/days_ahead/status on every selection. A
     parameter the source does not take is dropped, a number out of range clamped, an invalid choice
     ignored, each logged — and every selected source is still fetched."""
     caplog.set_level(logging.INFO)

@@ -1,4 +1,4 @@
-"""Seed 002 §11.3 console timeline."""
+"""The console's timeline of a session, replayed from its events."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 002 §12.6 (streaming): the SSE frames the loop emits (as their wire JSON), their order and
+"""Streaming: the SSE frames the loop emits (as their wire JSON), their order and
 shapes. HTTP framing (Content-Type, `id:` lines, heartbeats) is the API's test."""
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ async def test_message_notify_user_results_with_artifacts_include_the_artifact_p
 
 
 async def test_the_first_frame_names_the_session_before_any_model_call() -> None:
-    """Finding 7: a phone that loses the stream still knows which session to catch up on."""
+    """A phone that loses the stream still knows which session to catch up on."""
     h, result = await workout_turn()
     assert strip_seq(h.emitted)[0] == {"type": "session", "sessionId": result.session_id}
     assert h.emitted[0]["seq"] < min(

@@ -1,4 +1,4 @@
-"""Exercise knowledge and request reading of issue 18 (items 7 and 9): form cues from the catalog's
+"""Exercise knowledge and request reading: form cues from the catalog's
 steps, pain-free alternatives, the beginner words, a swap's level, a lasting dislike."""
 
 from __future__ import annotations

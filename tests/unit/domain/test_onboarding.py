@@ -1,4 +1,4 @@
-"""Onboarding (issue 18 item 4): what is missing and the next question; the offline coach reading profile
+"""Onboarding: what is missing and the next question; the offline coach reading profile
 facts from a sentence; the profile turned into workout constraints (properties: an injured area is never
 loaded, a workout never runs past the session length, a beginner gets beginner exercises)."""
 

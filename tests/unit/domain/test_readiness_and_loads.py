@@ -1,4 +1,4 @@
-"""Readiness and the loads a location can make, as properties (issue 18 items 3 and 5):
+"""Readiness and the loads a location can make, as properties:
 
 - no prescribed exercise needs equipment the active location lacks (composed, then readiness-adjusted);
 - every barbell load is the bar plus a sum of the location's plates, in pairs;

@@ -1,4 +1,4 @@
-"""Properties of workouts that honour the request (issue 18 item 7): a body-part or muscle request
+"""Properties of workouts that honour the request: a body-part or muscle request
 keeps every lift on those muscles; a swap keeps the movement pattern; a bodyweight-only beginner gets
 only bodyweight beginner exercises; "harder" never lowers an exercise's work and "easier" never
 raises it."""

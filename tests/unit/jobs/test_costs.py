@@ -1,4 +1,4 @@
-"""Turn cost arithmetic (seed 002 §11.2) and TurnCompleted parsing; no I/O."""
+"""Turn cost arithmetic and TurnCompleted parsing; no I/O."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The keyword task-to-data mapping (seed 000 §3.2), append-only."""
+"""The keyword task-to-data mapping, append-only."""
 
 from __future__ import annotations
 

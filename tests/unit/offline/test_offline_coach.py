@@ -464,7 +464,7 @@ async def test_a_correction_finds_the_entry_in_history_not_only_in_the_conversat
 
 
 async def test_undo_never_reaches_an_entry_logged_before_the_conversation() -> None:
-    """Issue 18: an undo with nothing logged in the conversation deletes nothing and says so."""
+    """An undo with nothing logged in the conversation deletes nothing and says so."""
     records = UserRecords(logged=[row(UUID, "Dumbbell Bicep Curl"), row("older", "Dumbbell Bench Press", 2)])
     name, args = await next_call(Convo("Please undo my last logged exercise"), FakePlanner(None, records))
     assert name == "message_notify_user"

@@ -91,7 +91,7 @@ CURRENT = {
 
 
 class Convo:
-    """Builds messages the way the context builder does (seed 002 §4.3)."""
+    """Builds messages the way the context builder does (trainer.chat.context)."""
 
     def __init__(self, text: str) -> None:
         self.messages: list[dict[str, Any]] = [

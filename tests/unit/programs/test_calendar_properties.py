@@ -1,4 +1,4 @@
-"""The plan-day and schedule logic on any date, in any zone (issue 21, item 1): the wall clock is set by
+"""The plan-day and schedule logic on any date, in any zone: the wall clock is set by
 time-machine to every kind of instant — any weekday, month and year ends, a leap day, the instants
 around every DST change of the zones below — and the zones are far apart (UTC-11 to UTC+14, half- and
 quarter-hour offsets, a half-hour DST). Every expectation is computed from the same controlled clock,

@@ -1,4 +1,4 @@
-"""A day's workout as a push/SMS text in seed 003's format (at most 1,600 characters), the
+"""A day's workout as a push/SMS text in the message format (at most 1,600 characters), the
 enforce_length callback, rest days, and the workout as markdown."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _week():  # type: ignore[no-untyped-def]
     return plan, build_week(plan, 3, given)
 
 
-def test_a_training_day_reads_like_seed_003() -> None:
+def test_a_training_day_reads_in_the_message_format() -> None:
     plan, week = _week()
     monday = week.days[0]
     text = workout_message(MessageInput(day=monday, week_number=3, plan_title=plan.title))

@@ -1,9 +1,9 @@
-"""What the program agents send a model (issue 17 item 6): the input as compact JSON without nulls that
+"""What the program agents send a model: the input as compact JSON without nulls that
 reads back as the same input; the week's model reads the plan's current phase and what choosing
 exercises depends on while code still computes every number from the whole input; the plan leads the
 input and closes its stable part; the day messages' input is the lines code wrote, from which the same
-texts come. And seed 003's day rules on every plan day: a 5-10 minute warm-up, a 3-5 minute cool-down,
-at most 1,600 characters, whatever the equipment (issue 18: a 2-minute warm-up for a 60-minute session)."""
+texts come. And the day rules on every plan day: a 5-10 minute warm-up, a 3-5 minute cool-down,
+at most 1,600 characters, whatever the equipment (never again a 2-minute warm-up for a 60-minute session)."""
 
 from __future__ import annotations
 

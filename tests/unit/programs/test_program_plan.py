@@ -1,4 +1,4 @@
-"""The training plan: methodology by experience and days (seed 003), phases with deloads, the weekly
+"""The training plan: methodology by experience and days, phases with deloads, the weekly
 pattern on the user's days within their equipment and injuries, the markdown sections, and validators
 that fail on bad plans; a model's draft goes through the same finalize step as the offline one."""
 
@@ -125,7 +125,7 @@ def test_bodyweight_only_user_gets_a_plan_that_says_so() -> None:
     assert validate_plan(plan, given) == []
 
 
-def test_markdown_has_every_section_seed_003_requires() -> None:
+def test_markdown_has_every_section_a_plan_requires() -> None:
     plan = build_plan(inputs())
     markdown = render_plan_markdown(plan)
     assert markdown.startswith("# 12-Week Upper/Lower Strength Plan\n")

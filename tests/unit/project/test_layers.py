@@ -1,4 +1,4 @@
-"""The package's layers point one way (ARCHITECTURE §2), computed from every import of every module
+"""The package's layers point one way, computed from every import of every module
 (those inside functions and under TYPE_CHECKING included):
 
     api, jobs -> container (the composition root) -> offline, chat -> programs -> agents (the one

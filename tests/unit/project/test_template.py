@@ -1,5 +1,5 @@
 """template.yaml: lints clean, transforms with aws-sam-translator offline (as `sam validate` does),
-and carries the design's invariants (ARCHITECTURE §2, §3, §6). Also the sample events in events/."""
+and carries the design's invariants. Also the sample events in events/."""
 
 from __future__ import annotations
 
@@ -1149,7 +1149,7 @@ def test_the_code_paths_name_methods_the_adapters_have() -> None:
     assert {"acquire_lease", "append_event", "release_lease"} <= set(checkpoint)
 
 
-# --- delivery to the phone (issue 20) -------------------------------------------------------------
+# --- delivery to the phone --------------------------------------------------------------------------
 
 PLATFORM_APPLICATIONS = {
     "ApnsPlatformApplication": ("APNS", "ApnsSecretArn", "HasApnsCredentials"),

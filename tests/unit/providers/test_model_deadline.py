@@ -1,4 +1,4 @@
-"""How long a model call may take (issue 21, item 3): the function's remaining time (a Lambda context, the
+"""How long a model call may take: the function's remaining time (a Lambda context, the
 Lambda Web Adapter's header, else the configured turn deadline) less a margin; the API sets it from the
 request, an earlier deadline is never pushed back, and the SDK clients never keep their 600 s default."""
 

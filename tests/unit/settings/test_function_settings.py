@@ -1,4 +1,4 @@
-"""Each function checks its settings in its init phase (issue 16): started with the environment
+"""Each function checks its settings in its init phase: started with the environment
 template.yaml gives it, it starts; deployed without a variable it needs, or with one invalid, its
 functions/<name>/app.py fails at import (the stream function: when uvicorn calls its factory) with an
 error naming the variable; run locally, the defaults serve.

@@ -1,4 +1,4 @@
-"""Timers are deliverable: each timer call stores a `timer` artifact (seed 000 §4.6 timer objects in its
+"""Timers are deliverable: each timer call stores a `timer` artifact (the timer objects in its
 payload), message_notify_user delivers it like a workout (SSE tool-result frame with the artifact), and
 the turn's reply carries the timers (`ClientResponse.timers`, in the chat response)."""
 

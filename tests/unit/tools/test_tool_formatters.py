@@ -1,4 +1,4 @@
-"""Tool formatters (seed 000 §4.11): confirmations stay one word, summaries one line naming what
+"""Tool formatters: confirmations stay one word, summaries one line naming what
 changed, full-data results compact with rounded numbers. Also the argument contract the offline model
 and the system prompt rely on."""
 

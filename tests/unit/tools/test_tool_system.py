@@ -1,4 +1,4 @@
-"""Seed 002 §12.4 (tool system) for the registry, communication and workout tools."""
+"""The tool system for the registry, communication and workout tools."""
 
 from __future__ import annotations
 
@@ -523,7 +523,7 @@ def test_the_agent_loop_names_no_tool() -> None:
 async def test_unbounded_or_non_finite_numbers_are_refused_before_anything_is_stored(
     tool: str, args: dict[str, Any]
 ) -> None:
-    """Finding 7: `distance: 1e308`, NaN loads and absurd reps are an error observation; nothing
+    """`distance: 1e308`, NaN loads and absurd reps are an error observation; nothing
     reaches the session state or the observation as a number."""
     store = InMemorySessionStore()
     ctx = context(store)

@@ -1,7 +1,7 @@
-"""What every tool is (seed 002 §6.1, seed 000 §4.11): a pydantic argument model, a pydantic result
-model, a status message, an execute function and a formatter for the event stream. The one tool type
-of every agent: the chat agent's tools and the registry agents' (the program agents' exercise_options)
-run through one executor (trainer.agents.tools.ToolSet).
+"""What every tool is: a pydantic argument model, a pydantic result model, a status message, an execute
+function and a formatter for the event stream. The one tool type of every agent: the chat agent's tools
+and the registry agents' (the program agents' exercise_options) run through one executor
+(trainer.agents.tools.ToolSet).
 
 A tool is generic in its argument and result models, so mypy checks both the arguments a caller
 builds (`Tool.Args(...)`) and the fields a caller reads from a result. What the agent loop needs to
@@ -70,15 +70,14 @@ class Question(BaseModel):
 
 @dataclass
 class Reply:
-    """What the user sees of a turn (seed 002 §10.2 ClientResponse), assembled from the results of
-    the turn's successful tool calls in order."""
+    """What the user sees of a turn (the ClientResponse), assembled from the results of the turn's
+    successful tool calls in order."""
 
     messages: list[str] = field(default_factory=list)
     question: Question | None = None
     workout_changed: bool = False
     timers: list[dict[str, Any]] = field(default_factory=list)
-    """The timers (seed 000 §4.6 timer objects) of every timer artifact the turn built or delivered,
-    once each, in order."""
+    """The timers of every timer artifact the turn built or delivered, once each, in order."""
     timer_artifacts: set[str] = field(default_factory=set)
 
     def add_timers(self, artifact_id: str, timers: list[dict[str, Any]]) -> None:
