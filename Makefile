@@ -133,7 +133,7 @@ $(SAM_VENV)/.installed: dev/locks/sam.txt $(UV)
 # The layer's runtime dependencies, exported from uv.lock: what sam build installs is what the tests ran on.
 define LAYER_REQUIREMENTS
 { echo "# The core layer's runtime dependencies (sam build: BuildMethod python3.12, x86_64), exported from"; \
-	  echo "# uv.lock by make lock: do not edit (tests/unit/test_locks.py checks it against the lock)."; \
+	  echo "# uv.lock by make lock: do not edit (tests/unit/project/test_locks.py checks it against the lock)."; \
 	  $(UV) export --frozen --no-dev --no-emit-project --no-header --format requirements-txt --quiet; \
 	} > layers/core/requirements.txt
 endef

@@ -25,9 +25,9 @@ from trainer.settings import Settings
 from trainer.store.account_records import DynamoAccountRecords
 from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionTable
+from trainer_dev.testing.account_world import populate_dynamodb, populate_postgres
 
 from bench.postgres import on_fresh_postgres
-from tests.integration.account_world import populate_dynamodb, populate_postgres
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
 HEAVY = {"history_days": 730, "sessions": 200, "turns_per_session": 5}

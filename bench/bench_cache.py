@@ -117,8 +117,8 @@ class Figures:
 
 async def measure(ttl: Literal["5m", "1h"], model_id: str = MODEL) -> Figures:
     """Three sessions of three users against one fake server, with TRAINER_PROMPT_CACHE_TTL=ttl."""
-    from tests.fakes.memory_store import InMemorySessionStore
-    from tests.fakes.trainees import ana, another, ben, trainee_loop
+    from trainer_dev.testing.memory_store import InMemorySessionStore
+    from trainer_dev.testing.trainees import ana, another, ben, trainee_loop
 
     clock = ManualClock()
     journal = ResultJournal()

@@ -35,10 +35,10 @@ from trainer.store.metrics import DailyMetricsStore
 from trainer.store.migrate import apply_migrations
 from trainer.store.sessions import DynamoSessionStore
 from trainer_dev.local.postgres import PgHandle, start_postgres
+from trainer_dev.testing.agent_harness import RecordingPublisher
+from trainer_dev.testing.tcp_proxy import tcp_proxy
 
 from bench.moto import moto_tables
-from tests.fakes.agent_harness import RecordingPublisher
-from tests.fakes.tcp_proxy import tcp_proxy
 
 POLL_S = 0.05
 

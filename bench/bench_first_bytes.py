@@ -10,7 +10,7 @@ Figures, per turn on `POST /agent/stream`, for a new session and for a session w
 - request -> initializer: from sending the request to the initializer's request arriving (how
   soon the turn gets going);
 - store round trips before the first frame and after it (DynamoDB requests, SQL statements), from the
-  stack's `request done` log lines: the counts tests/integration/test_first_frame_round_trips.py holds,
+  stack's `request done` log lines: the counts tests/integration/api/test_first_frame_round_trips.py holds,
   which do not depend on the machine's load as the times do.
 The fake records `time.monotonic()`, which is one clock for every process of the machine.
 
@@ -110,7 +110,7 @@ def _summary(label: str, values: list[float], aim: float | None = None) -> str:
 
 
 def run() -> list[str]:
-    from tests.e2e.conftest import start_stack, stop_stack
+    from trainer_dev.testing.local_stack import start_stack, stop_stack
 
     with tempfile.TemporaryDirectory() as tmp:
         stack = start_stack(Path(tmp), {}, ("--fake-llm", str(MODEL_LATENCY_MS), "--log-level", "info"))

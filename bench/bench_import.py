@@ -14,7 +14,7 @@ Mangum, the trainer package), as it did before tracing.
 Both are imported with the variables Lambda sets (LAMBDA_TASK_ROOT...), because the X-Ray SDK and
 Powertools take other paths outside Lambda: there the SDK's recorder builds the centralized sampler
 and its botocore clients at import, which never happens in a function. The API function's come from
-template.yaml (tests/lambda_environment.py): deployed, it refuses to start without them.
+template.yaml (trainer_dev.testing.lambda_environment): deployed, it refuses to start without them.
 
 Two settings, each with both modules:
 - `venv`: the development venv (the figure quoted since the start): 100+ distributions, whose
@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from statistics import median
 
-from tests.lambda_environment import deployed_environment
+from trainer_dev.testing.lambda_environment import deployed_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 7

@@ -22,10 +22,10 @@ from typing import Any
 
 from trainer.settings import Settings
 from trainer.store.ports import LeaseHeld
+from trainer_dev.testing.agent_harness import USER, make_harness
+from trainer_dev.testing.scripted_model import ScriptedModel, call
 
 from bench.moto import moto_tables
-from tests.fakes.agent_harness import USER, make_harness
-from tests.fakes.scripted_model import ScriptedModel, call
 
 REPO = Path(__file__).resolve().parent.parent
 TURN_LENGTHS_S = (2.0, 15.0, 45.0)
@@ -37,11 +37,11 @@ def _kill_a_turn(settings: Settings) -> tuple[str, float]:
         {
             "AWS_ENDPOINT_URL": str(settings.aws_endpoint_url),
             "TRAINER_TABLE_NAME": settings.table_name,
-            "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "layers" / "core")]),
+            "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "layers" / "core"), str(REPO / "dev")]),
         }
     )
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.integration.crash_turn_child"],
+        [sys.executable, "-m", "trainer_dev.testing.crash_turn_child"],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,

@@ -16,11 +16,17 @@ from collections import Counter
 from typing import Any
 
 from trainer.providers.ports import ModelRequest
+from trainer_dev.testing.agent_harness import (
+    FakeFetcher,
+    FakeSelector,
+    chest_workout,
+    make_harness,
+    selection,
+)
+from trainer_dev.testing.memory_store import InMemorySessionStore
+from trainer_dev.testing.scripted_model import ScriptedModel, call
 
 from bench.moto import moto_tables
-from tests.fakes.agent_harness import FakeFetcher, FakeSelector, chest_workout, make_harness, selection
-from tests.fakes.memory_store import InMemorySessionStore
-from tests.fakes.scripted_model import ScriptedModel, call
 
 TURNS = 15
 CONCURRENT_SESSIONS = 20

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 import time
 from pathlib import Path
 from statistics import median
@@ -15,17 +14,7 @@ from trainer_dev.local.moto_server import create_resources, start_moto
 
 EVENTS = 1_000
 ROUNDS = 1
-REPO_TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
-
-
-def _template(tmp: Path) -> Path:
-    if REPO_TEMPLATE.exists():
-        return REPO_TEMPLATE
-    from tests.fixtures_moto import INLINE_TEMPLATE
-
-    path = tmp / "template.yaml"
-    path.write_text(INLINE_TEMPLATE, encoding="utf-8")
-    return path
+TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
 
 
 def _payload(n: int) -> dict[str, object]:
@@ -81,9 +70,8 @@ def _bare_round(client: object, table: str, round_no: int) -> tuple[float, float
 def run() -> list[str]:
     handle = start_moto(0)
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            settings = Settings(AWS_ENDPOINT_URL=handle.endpoint_url, TRAINER_TABLE_NAME="bench-sessions")
-            create_resources(settings, _template(Path(tmp)))
+        settings = Settings(AWS_ENDPOINT_URL=handle.endpoint_url, TRAINER_TABLE_NAME="bench-sessions")
+        create_resources(settings, TEMPLATE)
         store = DynamoSessionTable(settings)
         client = aws_client("dynamodb", settings)
         store_runs, bare_runs = [], []

@@ -185,8 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     levels = [int(n) for n in args.phones.split(",")]
 
     from trainer_dev.local.postgres import start_postgres
-
-    from tests.e2e.conftest import start_stack, stop_stack
+    from trainer_dev.testing.local_stack import start_stack, stop_stack
 
     with tempfile.TemporaryDirectory() as tmp:
         pg = start_postgres(Path(tmp) / "pgdata")

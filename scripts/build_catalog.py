@@ -89,7 +89,7 @@ MUSCLE_OVERRIDES: dict[str, list[tuple[str, float]]] = {
 }
 """Muscle shares for common exercises whose source muscles are wrong or misleading (a Romanian deadlift
 does not train the calves; a split squat is a quadriceps and glute exercise, not a hamstring one);
-the first muscle is the primary one. tests/unit/test_catalog_muscles.py checks the packaged catalog."""
+the first muscle is the primary one. tests/unit/domain/test_catalog_muscles.py checks the packaged catalog."""
 
 
 def derive_equipment(name: str, equipment: str | None) -> list[str]:

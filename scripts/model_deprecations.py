@@ -1,7 +1,7 @@
 """Compares the model catalogue's end-of-life dates with the installed SDKs' deprecation data, and the
 default models with today's date. `make upgrade` runs it after the locks move, so an upstream change
 (a model added to or dropped from an SDK's table) shows up there, on purpose, and never in an unrelated
-test run: the suite checks the catalogue alone, at fixed dates (tests/unit/test_models_cost.py).
+test run: the suite checks the catalogue alone, at fixed dates (tests/unit/providers/test_models_cost.py).
 
 Exit 1 when a default model retires within SHUTDOWN_WARNING_DAYS of today, or when an SDK deprecates a
 catalogue model the catalogue gives no end of life. Dropped entries (a model past its end of life leaves

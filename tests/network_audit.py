@@ -2,7 +2,8 @@
 loopback: `pytest -p tests.network_audit --network-audit=PATH ...` appends them to PATH, one a line
 (an empty file: nothing left the machine). It watches through an audit hook (`socket.connect`,
 `socket.getaddrinfo`), which sees every socket of the process, whatever library opened it; a hook
-cannot be removed, so it is for a pytest run of its own (tests/integration/test_no_model_requests.py)."""
+cannot be removed, so it is for a pytest run of its own
+(tests/integration/providers/test_no_model_requests.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The execution roles of template.yaml's functions, read the way IAM will read them: each function's
 role, its managed policies with the template's conditions evaluated for a set of parameter values, and
-its inline grants as (action, resource) pairs. Used by tests/unit/test_template.py (the template) and
-tests/integration/test_invoke.py (what the functions call when they run).
+its inline grants as (action, resource) pairs. Used by tests/unit/project/test_template.py (the template) and
+tests/integration/dev/test_invoke.py (what the functions call when they run).
 
 A resource is written as `Fn::Sub` text: `!GetAtt SessionsTable.Arn` is `${SessionsTable.Arn}`,
 `!Ref DatabaseSecretArn` is `${DatabaseSecretArn}`, a `!Sub` its own text.

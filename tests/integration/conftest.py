@@ -21,8 +21,8 @@ from trainer.container import Container, build_container
 from trainer.settings import Settings
 from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
+from trainer_dev.testing.agent_harness import RecordingPublisher
 
-from tests.fakes.agent_harness import RecordingPublisher
 from tests.fixtures_pg import DIRECT_OPTION
 
 

@@ -1,6 +1,6 @@
 """The data the sample events in events/ refer to, so each function they target does its real job.
 
-`trainer invoke` seeds it before every invocation (tests/integration/test_invoke.py too):
+`trainer invoke` seeds it before every invocation (tests/integration/dev/test_invoke.py too):
 
 - the sample user (SAMPLE_USER_ID: the events' `user_id`, and whose token replaces
   `Bearer REPLACE_WITH_JWT`): seeded like `make run`'s demo user (profile, units, two gyms, goals, two

@@ -207,10 +207,10 @@ def build_agent_registry() -> AgentRegistry:
     """Every agent the system runs, checked together: the chat agent and the two around its turn
     (trainer.chat.agent), the program agents (trainer.programs.agents). A problem is a RegistryError
     here, at start-up."""
-    from trainer.agents.prompts import read_prompt_files
     from trainer.agents.registry import AgentRegistry
     from trainer.chat.agent import CHAT_AGENTS
     from trainer.programs.agents import PROGRAM_AGENTS
+    from trainer.store.prompt_files import read_prompt_files
 
     registry = AgentRegistry([*CHAT_AGENTS, *PROGRAM_AGENTS])
     registry.check(prompt_ids=set(read_prompt_files()))

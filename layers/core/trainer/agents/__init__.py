@@ -21,8 +21,8 @@ The chat agent is one of them (trainer.chat.agent.CHAT); its turn (trainer.chat.
 agent's attempts (`run_agent`) run on the same step engine (trainer.agents.steps). The composition root
 lists every definition in one `AgentRegistry` (trainer.container.build_agent_registry), which is where a
 stored name finds its definition and where `check()` runs at start-up. Each factory-run agent needs a
-prompt file `trainer/agents/prompts/<prompt_id>.md` (seeded into the `prompts` table by a migration
-`scripts/prompt_migration.py` writes) and an offline implementation.
+prompt file `trainer/agents/prompts/<prompt_id>.md` (seeded into the `prompts` table at every migrate:
+trainer/store/prompt_files.py) and an offline implementation.
 
 Running one:
 

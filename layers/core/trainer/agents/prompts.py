@@ -1,24 +1,24 @@
-"""Versioned prompts, stored in Postgres: the latest row of `prompts` for a prompt id wins;
-the repo's file `agents/prompts/<prompt_id>.md` is the default when the table has none (version 0).
-Migrations seed the files' texts (`trainer_seed_prompt`, written by `scripts/prompt_migration.py`), so a
-database normally serves the same text as version 1, 2... and an edited row (`publish`) supersedes it."""
+"""Versioned prompts in Postgres: the latest row of `prompts` for a prompt id wins; the repo's file
+`agents/prompts/<prompt_id>.md` is the default when the table has none (version 0). Every migrate seeds
+the files' texts (trainer/store/prompt_files.py: a changed file becomes the next version), so a database
+normally serves the file's text as version 1, 2... and an edited row (`publish`) supersedes it until the
+file changes again."""
 
 from __future__ import annotations
 
 import logging
 import time
 from dataclasses import dataclass
-from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
 from trainer.store.db import Database
 from trainer.store.ports import DatabaseUnavailable
+from trainer.store.prompt_files import read_prompt_files
 
 log = logging.getLogger(__name__)
 
-PROMPT_SUFFIX = ".md"
 DEFAULT_TTL_S = 60.0
 
 
@@ -33,22 +33,6 @@ class PromptVersion:
     body: str
     source: Literal["file", "edit", "default"]
     """`default`: the repo file, no row in the table; else the row's source (seeded from a file, edited)."""
-
-
-def packaged_prompts() -> Traversable:
-    return resources.files("trainer.agents") / "prompts"
-
-
-def read_prompt_files(directory: Traversable | Path | None = None) -> dict[str, str]:
-    """The prompt files by prompt id (their text as stored, trailing whitespace trimmed)."""
-    folder = directory if directory is not None else packaged_prompts()
-    if not folder.is_dir():
-        return {}
-    found: dict[str, str] = {}
-    for entry in folder.iterdir():
-        if entry.name.endswith(PROMPT_SUFFIX) and entry.is_file():
-            found[entry.name.removesuffix(PROMPT_SUFFIX)] = entry.read_text(encoding="utf-8").rstrip() + "\n"
-    return found
 
 
 class PromptStore:

@@ -15,7 +15,7 @@ their own ids.
 Every request ends with one log line, `request done`: its status, its duration, and the store round
 trips it made (DynamoDB requests, SQL statements) in all and, for a stream, before its first frame was
 ready to send, so a write that lands in front of the first frame shows in the logs (and in
-`python -m bench first_bytes`; tests/integration/test_first_frame_round_trips.py holds the budget).
+`python -m bench first_bytes`; tests/integration/api/test_first_frame_round_trips.py holds the budget).
 
 Metrics: under Mangum `@metrics.log_metrics` on the handler flushes the shared buffer once per
 invocation; anywhere else (uvicorn behind the adapter, the local stack) the middleware flushes it

@@ -2,7 +2,7 @@
 step. Load moves first (one step the user's plates or dumbbells allow), then reps, then sets; a hold
 moves by 10 seconds, a timed block by 5 minutes, interval rounds by one. "Harder" never lowers an
 exercise's work (load x reps x sets, reps x sets without a load, seconds x sets for holds) and "easier"
-never raises it (tests/unit/test_request_properties.py)."""
+never raises it (tests/unit/domain/test_request_properties.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The offline coach: a deterministic rule-based stand-in for the models behind their ports, the local
 default and the CI model when no key is set. Only the composition root (trainer.container) chooses it;
-nothing of a live turn imports it (tests/unit/test_layers.py).
+nothing of a live turn imports it (tests/unit/project/test_layers.py).
 
 model: the chat agent's model (`OfflineAgentModel`); intents: the one intent table (what a message
 asks for, the data it needs, the handler of each intent); patterns: the words it reads by; handlers,

@@ -1,11 +1,14 @@
-"""Versioned SQL migrations (`store/migrations/NNNN_name.sql`), applied in order, each once.
+"""Versioned SQL migrations (`store/migrations/NNNN_name.sql`), applied in order, each once; then the
+prompt files seed the `prompts` table (trainer/store/prompt_files.py).
 
 Safe to run concurrently (cold Lambdas, `make run`, test workers): every transaction of a run takes a
 transaction-level advisory lock first, `schema_migrations` records what is applied, and each file runs
 in its own transaction, re-checked under the lock. No session state is used (no session lock, no
 prepared statements), so the URL may name PgBouncer in transaction mode or RDS Proxy; the deployed
 MigrateFunction still connects to the database directly. An applied file whose text changed is an
-error, never silently re-run.
+error, never silently re-run, unless the file names the checksum of the text it replaced on a line
+`-- replaces checksum <sha256 hex>`: how a migration that only seeded data a later mechanism now writes
+is emptied without failing the databases that applied it.
 
 Usable from AWS as `python -m trainer.store.migrate` (DATABASE_URL from Settings) or by calling
 `apply_migrations(url)` from a deploy hook.
@@ -16,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -23,9 +27,11 @@ from typing import Any
 import psycopg
 
 from trainer.store.db import POOLER_SAFE
+from trainer.store.prompt_files import read_prompt_files, seed_prompts
 
 ADVISORY_LOCK_KEY = 0x7472_6169_6E65_72  # "trainer"
 _FILE_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+_REPLACED_CHECKSUM = re.compile(r"^-- replaces checksum ([0-9a-f]{64})$", re.MULTILINE)
 
 
 class MigrationError(RuntimeError):
@@ -42,6 +48,11 @@ class Migration:
     def checksum(self) -> str:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
+    @property
+    def accepted_checksums(self) -> frozenset[str]:
+        """This text's checksum and those of the earlier texts it says it replaces."""
+        return frozenset({self.checksum, *_REPLACED_CHECKSUM.findall(self.sql)})
+
 
 def load_migrations() -> list[Migration]:
     """The packaged migration files, sorted by version; duplicate versions are an error."""
@@ -57,8 +68,9 @@ def load_migrations() -> list[Migration]:
     return [found[v] for v in sorted(found)]
 
 
-def apply_migrations(url: str) -> list[str]:
-    """Apply pending migrations; returns the names of the files applied by this call."""
+def apply_migrations(url: str, prompts: Mapping[str, str] | None = None) -> list[str]:
+    """Apply pending migrations, then seed the prompts (`prompts` by id, the packaged prompt files when
+    None); returns the names of the files applied by this call."""
     migrations = load_migrations()
     applied_now: list[str] = []
     with psycopg.connect(url, **POOLER_SAFE) as conn:
@@ -83,6 +95,9 @@ def apply_migrations(url: str) -> list[str]:
                     (migration.version, migration.name, migration.checksum),
                 )
             applied_now.append(migration.name)
+        with conn.transaction():
+            _lock(conn)
+            seed_prompts(conn, read_prompt_files() if prompts is None else prompts)
     return applied_now
 
 
@@ -104,7 +119,7 @@ def _check(migration: Migration, done: dict[str, tuple[str, str]]) -> bool:
     if migration.version not in done:
         return False
     name, checksum = done[migration.version]
-    if checksum != migration.checksum:
+    if checksum not in migration.accepted_checksums:
         raise MigrationError(f"migration {name} was changed after it was applied")
     return True
 

@@ -234,7 +234,7 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     name: ClassVar[str]
     description: ClassVar[str]
     """What the tool does and when to use it, in one or two sentences. Every call of every user reads
-    it (tests/unit/test_static_prompt_budget.py holds the total), so: no list of the arguments (the
+    it (tests/unit/chat/test_static_prompt_budget.py holds the total), so: no list of the arguments (the
     schema carries them), no examples unless a format is not obvious, no rule the system prompt
     already states. Put what an argument means in its `Field(description=...)` only when its name
     does not say it, and its limits in Field constraints (sent to the model and validated); an

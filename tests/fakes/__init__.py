@@ -1,1 +1,0 @@
-"""In-memory fakes of the ports, for unit tests (no I/O)."""

@@ -1,0 +1,51 @@
+"""The chat agent's static prompt (its tool definitions and system prompt, the prefix every call of
+every user reads from the cache) has a budget: each token of it is read on every model call, so at
+Claude Haiku 5.5's cache-read price 1,000 more tokens cost about $0.0015 per daily user per month
+(1.0 call a turn, 150 turns a month). A new tool or prompt section that does not fit makes this test
+fail: trim (agents/tools.py `model_facing_schema`, the description rule in tools/base.py) or raise
+the budget knowingly, with `make capacity` and `python -m bench cache` rerun.
+
+A smaller prefix also makes the prompt cache's share of a turn's cost smaller (a turn's output and
+new tokens cost the same cached or not): bench/bench_cache.py reports the later-turn ratio and holds
+the share of each later turn's prompt read from the cache."""
+
+from __future__ import annotations
+
+from trainer.agents.tools import canonical_json
+from trainer.chat.agent import CHAT
+from trainer.providers.models import DEFAULT_MODEL
+from trainer.store.prompt_files import read_prompt_files
+from trainer_dev.local.fake_llm import static_prefix_tokens
+
+STATIC_PROMPT_BUDGET = 23_000
+"""Tokens of the tools and the system prompt on the default model, as the fake counts them. Raised
+from 22,000 when five tools arrived together (21,070 -> 22,752 tokens). The `final` argument of the 35
+tools that can finish and the catalogue-filled exercise fields took it to 22,989; the prompt's tool
+list then lost the argument lists the schemas already carry (22,763). The next tool should come with
+a trim (tools/base.py: the rule for descriptions)."""
+
+
+def static_prompt_tokens(model: str = DEFAULT_MODEL) -> int:
+    body = {
+        "model": model,
+        "tools": CHAT.toolset.definitions(),
+        "system": [{"type": "text", "text": read_prompt_files()["chat"]}],
+        "messages": [],
+    }
+    return static_prefix_tokens(body)
+
+
+def test_the_static_prompt_stays_within_its_budget() -> None:
+    tokens = static_prompt_tokens()
+    largest = sorted(CHAT.toolset.definitions(), key=lambda d: -len(canonical_json(d)))[:5]
+    assert tokens <= STATIC_PROMPT_BUDGET, (
+        f"tools + system prompt = {tokens:,} tokens > budget {STATIC_PROMPT_BUDGET:,}; "
+        f"largest tools: {', '.join(d['name'] for d in largest)}"
+    )
+
+
+def test_the_count_is_the_fakes_usage_count_with_the_models_tokenizer() -> None:
+    """The same text counts about 30% more on Haiku 5.5's tokenizer than on Haiku 4.5's."""
+    newer, older = static_prompt_tokens(DEFAULT_MODEL), static_prompt_tokens("claude-haiku-4-5")
+    assert 1.25 < newer / older < 1.35
+    assert older > 10_000
