@@ -2,8 +2,8 @@
 every user reads from the cache) has a budget: each token of it is read on every model call, so at
 Claude Haiku 5.5's cache-read price 1,000 more tokens cost about $0.0018 per daily user per month
 (1.2 calls a turn, 150 turns a month: docs/capacity.md). A new tool or prompt section that does not
-fit makes this test fail: trim (agents/tools.py `model_facing_schema`, the description rule in tools/base.py) or raise
-the budget knowingly, with `make capacity` and `python -m bench cache` rerun.
+fit makes this test fail: trim (agents/tools.py `model_facing_schema`, the description rule in
+tools/base.py) or raise the budget knowingly, with `make capacity` and `python -m bench cache` rerun.
 
 A smaller prefix also makes the prompt cache's share of a turn's cost smaller (a turn's output and
 new tokens cost the same cached or not): bench/bench_cache.py reports the later-turn ratio and holds
