@@ -132,12 +132,15 @@ def test_week_and_day_changes_name_their_week_and_day() -> None:
     assert ChangeTrainingDayArgs(reason="only 30 minutes").day is None
 
 
-def test_the_tools_point_plan_requests_away_from_the_calendar_labels() -> None:
+def test_a_plan_request_is_routed_away_from_the_calendar_labels() -> None:
+    """The system prompt's routing says which of the two a request for a plan means, once."""
+    from trainer.store.prompt_files import read_prompt_files
     from trainer.tools.calendar import CreateWorkoutPlan
 
-    assert "training plan or program" in RequestTrainingPlan.description
-    assert "request_training_plan" in CreateWorkoutPlan.description
-    assert "no exercises" in CreateWorkoutPlan.description.lower()
+    routing = read_prompt_files()["chat"].split("<routing>")[1].split("</routing>")[0]
+    assert "a multi-week program -> request_training_plan (create_workout_plan only for" in routing
+    assert "without exercises" in CreateWorkoutPlan.description
+    assert "training plan" in RequestTrainingPlan.description
 
 
 # --- formatters -----------------------------------------------------------------------------------

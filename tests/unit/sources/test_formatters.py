@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from trainer.domain.distribution import DistributionRow
 from trainer.sources import formatters as fmt
+from trainer.sources.example_exercise import example_lines
 from trainer.sources.user_data import render_user_data
 
 KG = {"weight_unit": "kg", "distance_unit": "km", "timezone": "UTC", "preferred_days": []}
@@ -35,7 +36,7 @@ def test_user_data_matches_the_seed_layout() -> None:
         "<body_stats>\nSex: male\nAge: 28\nHeight: 180cm\nWeight: 82kg\nBody Fat: 15%\n</body_stats>\n\n"
         f"<current_location>\nLocation: Home Gym\nLocation id: {uuid.UUID(int=1)}\nEquipment:\n"
         "  - Dumbbells (free_weights): 5, 10, 15, 20kg\n  - Pull-up Bar\n"
-        "</current_location>\n</user_data>"
+        "</current_location>\n" + "\n".join(example_lines("kg", "km", date(2026, 3, 10))) + "\n</user_data>"
     )
 
 

@@ -228,11 +228,8 @@ class RequestTrainingPlan(Tool[RequestTrainingPlanArgs, RequestTrainingPlanResul
     name = "request_training_plan"
     can_finish = True
     description = (
-        "Start building a real multi-week training plan (4-16 weeks): phases, deload weeks, and each week's "
-        "workouts with exercises, sets, reps and loads from the user's history, equipment, goals and "
-        "injuries. Use it whenever the user asks for a training plan or program. It is built in the "
-        "background: the result says whether it is still being built (pending) - then tell the user it "
-        "is on its way and that they can ask for it or see it in the app - or ready."
+        "Start a multi-week training plan (phases, deloads, each week's workouts and loads), built in the "
+        "background: the result says whether it is ready yet."
     )
     Args = RequestTrainingPlanArgs
     Result = RequestTrainingPlanResult
@@ -297,10 +294,8 @@ class ShowTrainingPlanResult(ToolResult):
 
 class ShowTrainingPlan(Tool[ShowTrainingPlanArgs, ShowTrainingPlanResult]):
     name = "show_training_plan"
-    can_finish = True
     description = (
-        "The user's training plan: its status (being built, ready or failed), length, training days, "
-        "phases and deload weeks, and the weeks built so far."
+        "The user's training plan: whether it is ready, its length, days, phases, deloads and weeks."
     )
     Args = ShowTrainingPlanArgs
     Result = ShowTrainingPlanResult
@@ -338,15 +333,11 @@ class ChangeFields(BaseModel):
 
     model_config = STRICT_NUMBERS
     reason: str = Field(min_length=1, max_length=300, description="The user's words, e.g. 'hotel gym only'")
-    location: str | None = Field(
-        default=None, max_length=80, description="One of the user's saved locations (its equipment is used)"
-    )
+    location: str | None = Field(default=None, max_length=80, description="A saved location to train at")
     equipment: list[str] | None = Field(
-        default=None,
-        max_length=40,
-        description="Equipment available instead, e.g. ['dumbbells', 'bench']; ['bodyweight'] for none",
+        default=None, max_length=40, description="Equipment available instead; ['bodyweight'] for none"
     )
-    session_minutes: int | None = Field(default=None, ge=15, le=180)
+    session_minutes: int | None = Field(default=None, ge=15, le=180, description="Minutes per session")
     avoid: list[str] = Field(
         default_factory=list, max_length=10, description="Muscles, body areas or exercises to leave out"
     )
@@ -372,9 +363,8 @@ class ChangeTrainingWeek(Tool[ChangeTrainingWeekArgs, ChangeTrainingWeekResult])
     name = "change_training_week"
     can_finish = True
     description = (
-        "Rebuild a week of the user's training plan for a change of circumstances ('I'm travelling next "
-        "week, hotel gym only', 'only 30 minutes a day this week', 'my knee hurts this week'): other "
-        "equipment or location, shorter sessions, other days, things to avoid. Days already done are kept."
+        "Rebuild a week of the training plan for a change ('hotel gym next week', 'only 30 minutes a day "
+        "this week'); days already done stay."
     )
     Args = ChangeTrainingWeekArgs
     Result = ChangeTrainingWeekResult
@@ -418,8 +408,7 @@ class ChangeTrainingDay(Tool[ChangeTrainingDayArgs, ChangeTrainingDayResult]):
     name = "change_training_day"
     can_finish = True
     description = (
-        "Rebuild one day of the user's training plan ('only 20 minutes today', 'at the hotel gym on "
-        "Thursday', 'no legs tomorrow'): other equipment or location, a shorter session, things to avoid."
+        "Rebuild one day of the training plan for a change ('only 20 minutes today', 'no legs tomorrow')."
     )
     Args = ChangeTrainingDayArgs
     Result = ChangeTrainingDayResult
@@ -459,7 +448,12 @@ class ChangeTrainingDaysArgs(BaseModel):
     training_days: list[Weekday] = Field(
         min_length=1, max_length=7, description="The weekdays the user can train on from now on"
     )
-    reason: str = Field(default="the user's available days changed", min_length=1, max_length=300)
+    reason: str = Field(
+        default="the user's available days changed",
+        min_length=1,
+        max_length=300,
+        description="The user's words",
+    )
 
 
 class MovedSession(BaseModel):
@@ -485,10 +479,7 @@ class ChangeTrainingDays(Tool[ChangeTrainingDaysArgs, ChangeTrainingDaysResult])
     name = "change_training_days"
     can_finish = True
     description = (
-        "The user's available training days from now on ('from now on only Monday, Wednesday and "
-        "Friday'): saves them and reshapes the training plan's remaining weeks onto them (sessions "
-        "moved, never two hard sessions on consecutive days; sessions that no longer fit become rest "
-        "days). For one week only use change_training_week."
+        "Save the days the user can train from now on and move the plan's remaining sessions onto them."
     )
     Args = ChangeTrainingDaysArgs
     Result = ChangeTrainingDaysResult
@@ -534,10 +525,8 @@ class GetPlannedWorkoutResult(ToolResult):
 
 class GetPlannedWorkout(Tool[GetPlannedWorkoutArgs, GetPlannedWorkoutResult]):
     name = "get_planned_workout"
-    can_finish = True
     description = (
-        "Today's (or a given day's) workout from the user's training plan, with its message: exercises, "
-        "sets, reps and loads, or the recovery notes of a rest day. Use it for 'what's my workout today?'."
+        "A day's workout from the training plan (default today), with its message, or a rest day's notes."
     )
     Args = GetPlannedWorkoutArgs
     Result = GetPlannedWorkoutResult

@@ -1,6 +1,7 @@
 """The `<user_data>` block (docs/architecture.md#context-and-the-prompt-cache): units, body stats, current
-location with equipment, and the profile facts still unknown with the one question to ask next
-(docs/api.md#onboarding-and-profile).
+location with equipment, the profile facts still unknown with the next question
+(docs/api.md#onboarding-and-profile), and an example exercise in the user's units
+(trainer.sources.example_exercise).
 
 Fetched fresh on every context build; deterministic (same rows, same day -> byte-identical text) so the
 prompt-cache breakpoint after it keeps hitting. Its location sections keep to the prompt budget
@@ -18,6 +19,7 @@ from trainer.domain.onboarding import BY_FIELD, ProfileField, missing_fields, ne
 from trainer.services.scope import UserRef
 from trainer.services.user_data import UserDataService
 from trainer.sources.budget import CURRENT_LOCATION_TOKENS, OTHER_LOCATIONS_TOKENS, fit_lines
+from trainer.sources.example_exercise import example_lines
 from trainer.sources.formatters import body_stat_lines, esc, location_lines, zone
 from trainer.store.db import Database
 
@@ -76,12 +78,14 @@ def render_user_data(
         kept, _ = fit_lines(listed, OTHER_LOCATIONS_TOKENS, what="locations")
         parts += ["", "<other_locations>", *kept, "</other_locations>"]
     parts.extend(profile_gap_lines(missing))
+    parts.extend(example_lines(settings_row["weight_unit"], settings_row["distance_unit"], today))
     parts.append("</user_data>")
     return "\n".join(parts)
 
 
 def profile_gap_lines(missing: Sequence[ProfileField]) -> list[str]:
-    """What the coach still needs to know and how to ask for it: one question per turn, with options."""
+    """What the coach still needs to know, the next question with its options, and where an answer
+    goes: facts, not an order (when to ask is the system prompt's <turn_end>)."""
     question = next_question(list(missing))
     if question is None:
         return []
@@ -91,15 +95,12 @@ def profile_gap_lines(missing: Sequence[ProfileField]) -> list[str]:
         "",
         "<profile_to_complete>",
         f"Still unknown: {labels}.",
-        "After handling what the user asked (never instead of it), ask for ONE of these per turn with "
-        "message_ask_user, the next being:",
-        f"Question: {question.question}",
+        f"Next question: {question.question}",
     ]
     if options:
         lines.append(f"Options: {options}")
     lines += [
-        "Save every fact the user gives (several in one sentence too) with update_profile; an injury "
-        "goes in its injuries list.",
+        "Facts the user gives go to update_profile (several at once too), an injury to record_injury.",
         "</profile_to_complete>",
     ]
     return lines
