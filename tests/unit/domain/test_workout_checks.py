@@ -183,23 +183,24 @@ def test_more_reps_and_more_load_at_once_is_an_e1rm_jump() -> None:
     user = UserTrainingContext(
         weight_unit="kg", exercise_history=_history(("Romanian Deadlift", 60, [10, 10, 10], 3))
     )
-    # 62.5 x 12: Epley 87.5 kg against the target's 60 x (1 + 11/30) = 82 kg: +7%, accepted
+    # on the RTS chart: 62.5 x 12 implies 62.5 / 0.68 = 91.9 kg against the target's 60 x 11 =
+    # 60 / 0.707 = 84.9 kg: +8%, accepted
     assert review_workout(_loaded("Romanian Deadlift", 62.5, 12, ["barbell"]), user).problems == []
-    # 62.5 x 15: Epley 93.75 kg, 14% over 82 kg
-    [problem] = review_workout(_loaded("Romanian Deadlift", 62.5, 15, ["barbell"]), user).problems
-    assert problem.startswith("#1 Romanian Deadlift at 62.5 kg x 15 implies an estimated 1RM 14% above")
+    # 62.5 x 14: 62.5 / 0.626 = 99.8 kg, 18% over
+    [problem] = review_workout(_loaded("Romanian Deadlift", 62.5, 14, ["barbell"]), user).problems
+    assert problem.startswith("#1 Romanian Deadlift at 62.5 kg x 14 implies an estimated 1RM 18% above")
 
 
 def test_a_related_exercises_estimate_bounds_a_new_exercise() -> None:
     user = UserTrainingContext(
         weight_unit="kg", exercise_history=_history(("Romanian Deadlift", 22.5, [10, 10, 10], 3))
     )
-    # the estimate: 30 kg e1RM x 0.4 per dumbbell = 12 kg
+    # the estimate: 22.5 / 0.739 = 30.4 kg on the RTS chart x 0.4 per dumbbell = 12.2 kg
     fine = review_workout(_loaded("Stiff-Legged Dumbbell Deadlift", 10, 5, ["dumbbell"]), user)
     assert fine.problems == [] and fine.targets[0] is not None and fine.targets[0].rule == "related"
     [problem] = review_workout(_loaded("Stiff-Legged Dumbbell Deadlift", 12, 8, ["dumbbell"]), user).problems
-    # 12 x (1 + 8/30) = 15.2 kg: 27% above 12
-    assert "implies an estimated 1RM 27% above what the progression rule supports from Romanian Deadlift" in (
+    # 12 / 0.786 = 15.3 kg: 25% above 12.2
+    assert "implies an estimated 1RM 25% above what the progression rule supports from Romanian Deadlift" in (
         problem
     )
     assert check_workout(_loaded("Stiff-Legged Dumbbell Deadlift", 12, 8, ["dumbbell"]), user) == [problem]
