@@ -1,0 +1,271 @@
+"""The examples of the review that held the coach's training math against published references, each
+through the same public paths a user's request takes (the composer, the plan builder, the statistics,
+a pasted workout, the catalogue): loads after failed sets, rep-range edges, estimates without a cap or
+an effort, loads below the bar, steps that ignore the lift, unbalanced weekly volume, deloads, rest,
+statistics and units. The rules and their sources: docs/training-model.md."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from trainer.domain.catalog import instructions, load_catalog
+from trainer.domain.composer import ComposerRequest, prescribe_exercise
+from trainer.domain.difficulty import step_changes
+from trainer.domain.progress import plan_adherence, training_streaks
+from trainer.domain.progression import exercise_histories, next_target
+from trainer.domain.statistics import personal_records, row_volume, weekly_hard_sets
+from trainer.programs.microcycle.week import build_week
+from trainer.programs.plan.finalize import build_plan
+from trainer.programs.plan.slots import make_slot
+from trainer.programs.structure import structure_workout
+from trainer.sources.training_facts import TrainingFacts
+from trainer.tools.analytics import Streaks, WorkoutStatisticsResult, WorkoutStats
+from trainer.tools.stats_answers import statistics_answer
+from trainer.tools.wording import ReplyContext
+
+from tests.unit.programs.programs_fixtures import NOW, after, completed, inputs, week_start_moment
+
+GYM = {"barbell", "dumbbell", "bench", "rack", "cable", "pull-up bar"}
+
+
+def lift(name: str, load: float, reps: list[int], days_ago: int, **extra: Any) -> dict[str, Any]:
+    entry = load_catalog().get(name)
+    assert entry is not None
+    return {
+        "exercise_name": name, "exercise_type": "reps", "sets": len(reps), "reps": reps,
+        "load_each": [load] * len(reps), "load_unit": "kg",
+        "performed_at": NOW - timedelta(days=days_ago, hours=1),
+        "muscles": [{"muscle": m, "share": s} for m, s in entry.muscles], **extra,
+    }  # fmt: skip
+
+
+def prescribed(name: str, history: list[dict[str, Any]], goal: str) -> tuple[float, int]:
+    """(top load, reps) the composer prescribes for `name` to a user with this history and goal."""
+    entry = load_catalog().get(name)
+    assert entry is not None
+    request = ComposerRequest(available_equipment=GYM, category_goals={goal: 100.0}, now=NOW, history=history)
+    ex = prescribe_exercise(request, entry)
+    assert ex.load_each and ex.reps
+    return max(ex.load_each), min(ex.reps)
+
+
+def steps(unit: str, items: list[dict[str, Any]] | None = None) -> Any:
+    """What the current location can load, as the facts every path reads build it."""
+    facts = TrainingFacts(
+        weight_unit=unit, distance_unit="km", equipment=None, category_goals={}, muscle_goals={},
+        category_debt=[], muscle_debt=[], preferences=[], history=[], now=NOW, location_items=items or [],
+    )  # fmt: skip
+    return facts.load_steps()
+
+
+# --- progression ---------------------------------------------------------------------------------
+
+
+def test_failed_sets_never_raise_the_load() -> None:
+    """100 kg x 5,5,5, then 102.5 x 4,4,4 twice on fives: a hold, then about 10% off, never 105 x 4."""
+    history = [
+        lift("Barbell Squat", 100, [5, 5, 5], 9),
+        lift("Barbell Squat", 102.5, [4, 4, 4], 6),
+        lift("Barbell Squat", 102.5, [4, 4, 4], 3),
+    ]
+    load, reps = prescribed("Barbell Squat", history, "Strength")
+    assert load <= 102.5 and reps == 5
+    assert (load, reps) == (92.5, 5)
+
+
+def test_twelve_reps_at_the_top_of_eight_to_twelve_add_load() -> None:
+    bench = "Barbell Bench Press - Medium Grip"
+    assert prescribed(bench, [lift(bench, 60, [12, 12, 12], 3)], "Hypertrophy") == (62.5, 8)
+
+
+def test_twenty_reps_at_the_top_of_fifteen_to_twenty_add_load() -> None:
+    load, reps = prescribed("Barbell Squat", [lift("Barbell Squat", 30, [20, 20, 20], 3)], "Endurance")
+    assert (load, reps) == (32.5, 15)
+
+
+def test_the_load_step_grows_with_the_lift_and_the_reps_beyond_the_target() -> None:
+    """ACSM 2009: 2-10% more once 1-2 reps over the target are done; 2.5 kg is 1.25% of 200 kg."""
+    assert prescribed("Barbell Squat", [lift("Barbell Squat", 200, [5, 5, 5], 3)], "Strength") == (205, 5)
+    assert prescribed("Barbell Squat", [lift("Barbell Squat", 200, [7, 7, 7], 3)], "Strength") == (215, 5)
+
+
+def test_a_small_dumbbell_adds_reps_before_a_big_jump() -> None:
+    """6 kg x 12 in 8-12 with 2, 4, 6, 8 and 10 kg dumbbells: 8 kg is 33% heavier, reps go up first."""
+    history = exercise_histories([lift("Dumbbell Bicep Curl", 6, [12, 12, 12], 3)], "kg")[
+        "dumbbell bicep curl"
+    ]
+    pairs = steps("kg", [{"name": "Dumbbells", "weights": [2, 4, 6, 8, 10], "unit": "kg"}])
+    target = next_target(history, pairs, (8, 12))
+    assert (target.load, target.reps) == (6, 13)
+
+
+# --- estimates -------------------------------------------------------------------------------------
+
+
+def test_a_thirty_rep_set_never_beats_a_five_rep_max() -> None:
+    rows = [lift("Barbell Squat", 60, [30], 5), lift("Barbell Squat", 100, [5], 3)]
+    record = personal_records(rows)["Barbell Squat"]
+    # the record comes from 100 x 5: Epley 100 x (1 + 5/30) = 116.7, not 60 x 30's 120
+    assert record["epley_1rm"] == pytest.approx(116.7, abs=0.05)
+
+
+def test_epley_and_brzycki_come_from_the_same_set() -> None:
+    """100 x 2 has the better Epley (106.7), 88.75 x 6 the better Brzycki (103.1): one set is the record."""
+    record = personal_records([lift("Barbell Squat", 100, [2], 5), lift("Barbell Squat", 88.75, [6], 3)])
+    best = record["Barbell Squat"]
+    assert best["epley_1rm"] == pytest.approx(88.75 * 1.2, abs=0.05)
+    assert best["brzycki_1rm"] == pytest.approx(88.75 * 36 / 31, abs=0.05)
+
+
+def test_a_set_at_rpe_seven_is_not_a_set_to_failure() -> None:
+    """RPE 7 is 3 reps in reserve (Helms et al. 2016): 100 x 5 @7 is 8 reps to failure, about 8% more."""
+    record = personal_records([lift("Barbell Squat", 100, [5, 5, 5], 3, rpe=7)])["Barbell Squat"]
+    assert record["epley_1rm"] == pytest.approx(100 * (1 + 8 / 30), abs=0.05)
+
+
+# --- loads ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("unit", "bar"), [("kg", 20.0), ("lbs", 45.0)])
+def test_nothing_goes_below_the_empty_bar(unit: str, bar: float) -> None:
+    squat = {"exercise_name": "Barbell Squat", "exercise_type": "reps", "sets": 3, "reps": [5] * 3,
+             "load_each": [bar] * 3, "load_unit": unit, "equipment": ["barbell"]}  # fmt: skip
+    lighter = step_changes(squat, "easier", steps(unit))
+    assert all(v >= bar for v in lighter.get("load_each", [bar]))
+    assert steps(unit).nearest(bar - 2.5 if unit == "kg" else bar - 5, "barbell") == bar
+
+
+def test_halfway_loads_round_the_same_way_with_a_plate_list_and_without() -> None:
+    plates = [{"name": "Weight Plates", "weights": [1.25, 2.5, 5, 10, 20], "unit": "kg"}]
+    assert steps("kg").nearest(61.25, "barbell") == steps("kg", plates).nearest(61.25, "barbell") == 60
+
+
+def test_a_converted_workout_keeps_real_implements() -> None:
+    in_kg = structure_workout("Dumbbell curls 3x10 @ 25 lb", weight_unit="kg").exercises[0]
+    in_lb = structure_workout("Dumbbell lateral raise 3x12 @ 1 kg", weight_unit="lbs").exercises[0]
+    assert in_kg.load_each == [12.0] * 3  # 11.3 kg: the 12 kg dumbbell, not 12.5
+    assert in_lb.load_each == [2.0] * 3  # 2.2 lb: the 2 lb dumbbell, never 0
+
+
+# --- plans ----------------------------------------------------------------------------------------
+
+
+def weekly_sets(slots: Iterable[Any]) -> dict[str, float]:
+    """1 set for the primary muscle, 0.5 for each muscle with at least a 20% share."""
+    totals: dict[str, float] = defaultdict(float)
+    for slot in slots:
+        entry = load_catalog().get(slot.exercise)
+        if entry is None or slot.kind == "duration" or slot.role in ("mobility", "conditioning"):
+            continue
+        for muscle, share in entry.muscles:
+            totals[muscle] += slot.sets * (
+                1.0 if muscle == entry.primary_muscle else 0.5 if share >= 0.2 else 0
+            )
+    return totals
+
+
+def test_weekly_volume_stays_inside_the_landmarks() -> None:
+    """Schoenfeld et al. 2017 and Baz-Valle et al. 2022: about 10-20 weekly sets per muscle for size."""
+    plan = build_plan(inputs(category_goals={"Hypertrophy": 100.0}))
+    for cycle in plan.microcycles:
+        sets = weekly_sets(s for d in cycle.weekly_pattern for s in d.slots)
+        assert sets["Chest"] >= 10 and sets["Shoulders"] <= 20, (cycle.name, dict(sets))
+
+
+def test_a_volume_peak_has_more_sets_than_the_phase_before() -> None:
+    plan = build_plan(inputs(category_goals={"Hypertrophy": 100.0}, weeks=16))
+    totals = [sum(s.sets for d in c.weekly_pattern for s in d.slots) for c in plan.microcycles]
+    assert plan.microcycles[-1].name == "Volume Peak" and totals[-1] > totals[-2]
+
+
+def test_a_six_week_plan_deloads_once_after_five_loading_weeks() -> None:
+    """Rogerson et al. 2024: deloads every 5.6 +/- 2.3 weeks, not every 3."""
+    assert build_plan(inputs(weeks=6)).deload_weeks == [6]
+
+
+def test_a_deload_week_lightens_the_load_as_well_as_the_sets() -> None:
+    given = inputs(weeks=8)
+    plan = build_plan(given)
+    moment, weeks = given, {}
+    for number in (1, 2, 3, 4):
+        weeks[number] = build_week(plan, number, moment)
+        moment = after(
+            moment, completed(weeks[number]), week_start_moment(plan.start_date + timedelta(weeks=number))
+        )
+    loading, deload = (next(e for e in weeks[n].days[0].workout.exercises if e.load_each) for n in (3, 4))  # type: ignore[union-attr]
+    assert weeks[4].deload
+    assert max(deload.load_each) < max(loading.load_each)  # type: ignore[arg-type]
+
+
+def test_sets_of_five_or_fewer_rest_at_least_two_minutes() -> None:
+    """NSCA (Essentials, 4th ed., ch. 17): strength and power sets rest 2-5 minutes."""
+    history = [lift("Barbell Squat", 100, [5, 5, 5], 3)]
+    request = ComposerRequest(available_equipment=GYM, category_goals={"Hypertrophy": 100.0}, now=NOW,
+                              history=history)  # fmt: skip
+    entry = load_catalog().get("Barbell Squat")
+    assert entry is not None
+    squat = prescribe_exercise(request, entry)
+    assert squat.reps and (min(squat.reps) > 5 or (squat.rest_sec or 0) >= 120)
+    accessory = make_slot(entry, pattern=None, muscle="Quadriceps", role="accessory", sets=3, reps=(5, 5),
+                          experience="intermediate", goal="strength")  # fmt: skip
+    assert accessory.rest_sec >= 120
+
+
+# --- statistics -----------------------------------------------------------------------------------
+
+
+def test_hard_sets_leave_out_warm_ups_and_easy_sets() -> None:
+    ramp = lift("Barbell Squat", 100, [10, 5, 3, 5, 5, 5], 3)
+    ramp["load_each"] = [20, 40, 60, 100, 100, 100]
+    easy = lift("Barbell Bench Press - Medium Grip", 60, [10, 10, 10, 10], 3, rpe_each=[5, 5, 8, 8])
+    [week] = weekly_hard_sets([ramp, easy]).values()
+    assert week["Quadriceps"] == 3 and week["Chest"] == 2
+
+
+def test_volume_counts_both_dumbbells_of_a_pair() -> None:
+    assert row_volume(lift("Dumbbell Bench Press", 20, [10, 10], 3), "kg") == 800
+
+
+def test_a_three_day_a_week_lifter_hears_a_weekly_streak() -> None:
+    tz = ZoneInfo("UTC")
+    today = date(2026, 3, 12)  # a Thursday
+    days = [today - timedelta(days=n) for n in (2, 4, 7, 9, 11, 14, 16, 18)]  # three days a week
+    rows = [{"performed_at": datetime.combine(d, datetime.min.time(), tzinfo=UTC) + timedelta(hours=18)}
+            for d in days]  # fmt: skip
+    result = WorkoutStatisticsResult(
+        time_period="month",
+        stats=WorkoutStats(unit="kg", total_workouts=8, total_exercises=8, total_sets=24, total_volume=0,
+                           total_duration_min=0, workouts_per_week=2.0, total_distance=0, distance_unit="km"),
+        streaks=Streaks.model_validate(training_streaks(rows, today, tz)),
+    )  # fmt: skip
+    answer = statistics_answer(result, "streak", ReplyContext(text="Am I on a streak?", today=today))
+    assert "daily streak is" not in answer and "4 weeks in a row" in answer
+
+
+def test_a_session_moved_within_its_week_is_not_missed() -> None:
+    tz = ZoneInfo("UTC")
+    today = date(2026, 3, 12)  # a Thursday
+    friday = today - timedelta(days=6)
+    scheduled = [
+        {"scheduled_date": datetime.combine(friday, datetime.min.time(), tzinfo=UTC), "status": "scheduled"}
+    ]
+    trained = [
+        {"performed_at": datetime.combine(friday + timedelta(days=1), datetime.min.time(), tzinfo=UTC)}
+    ]
+    assert plan_adherence(scheduled, trained, today, tz)["missed_days"] == []
+
+
+# --- catalogue -------------------------------------------------------------------------------------
+
+
+def test_running_at_eight_mph_burns_about_400_kcal_in_half_an_hour() -> None:
+    """2011 Compendium of Physical Activities: running 8 mph is 11.8 METs; 11.8 x 68 kg x 0.5 h = 401."""
+    entry = load_catalog().get("Running, Treadmill")
+    assert entry is not None
+    text = " ".join(instructions(entry))
+    assert "about 400 calories running 8 miles per hour" in text and "over 450" not in text
