@@ -26,6 +26,7 @@ from trainer.domain.equipment import available_equipment, missing_equipment
 from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import movement_pattern, name_key
 from trainer.domain.muscles import MUSCLES
+from trainer.domain.prescriptions import leading_style
 from trainer.domain.progression import exercise_histories, progression_target
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, recovering_muscles
 from trainer.domain.timers import exercise_timer
@@ -237,6 +238,7 @@ def test_every_composed_workout_keeps_the_hard_rules_time_and_progression(
         assert len(longer.exercises) == len(workout.exercises), (req.request_text, seconds / 60)
     else:
         assert 0.8 * wanted <= seconds / 60 <= 1.2 * wanted, (req.request_text, seconds / 60)
+    plan = resolve_plan(req)
     user = UserTrainingContext(
         available_equipment=have,
         recovering_muscles=recovering,
@@ -247,6 +249,7 @@ def test_every_composed_workout_keeps_the_hard_rules_time_and_progression(
         now=NOW,
         exercise_history=histories,
         load_steps=steps,
+        goal_style=plan.style or leading_style(plan.goals),
     )
     assert check_workout(workout, user) == []
 

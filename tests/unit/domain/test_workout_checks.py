@@ -210,3 +210,24 @@ def test_no_history_means_no_target_and_no_jump() -> None:
     user = UserTrainingContext(weight_unit="kg")
     review = review_workout(_loaded("Romanian Deadlift", 200, 8, ["barbell"]), user)
     assert review.problems == [] and review.targets == [None]
+
+
+def test_a_composed_prescription_is_read_in_the_goals_range() -> None:
+    """The composer prescribes in the goal's range (NSCA: fives for a strength goal's main lifts); the
+    checks read the workout in that range too, or they flag the composer's own step as a jump."""
+    history = _history(("Romanian Deadlift", 100, [8, 8, 8], 3))
+    fives = _loaded("Romanian Deadlift", 110, 5, ["barbell"])
+    # trained in 6-8: 100 x 8 tops it, the next step is 102.5 x 6, so 110 is a jump
+    untold = UserTrainingContext(weight_unit="kg", exercise_history=history)
+    [problem] = review_workout(fives, untold).problems
+    assert problem.startswith("#1 Romanian Deadlift jumps to 110 kg")
+    # for strength the same 100 x 8 is 3 reps past fives: +10% (ACSM 2009: 2-10%), 110 x 5
+    strength = UserTrainingContext(weight_unit="kg", exercise_history=history, goal_style="strength")
+    review = review_workout(fives, strength)
+    assert review.problems == []
+    assert review.targets[0] is not None and (review.targets[0].load, review.targets[0].reps) == (110, 5)
+    # reps below the goal's range are read in the range the exercise is trained in
+    eights = _loaded("Romanian Deadlift", 110, 8, ["barbell"])
+    endurance = UserTrainingContext(weight_unit="kg", exercise_history=history, goal_style="endurance")
+    [problem] = review_workout(eights, endurance).problems
+    assert problem.startswith("#1 Romanian Deadlift jumps to 110 kg")

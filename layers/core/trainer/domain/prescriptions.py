@@ -17,6 +17,7 @@ progression targets) (docs/training-model.md#rep-ranges-and-rest).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -62,6 +63,12 @@ def goal_kind(goal: str) -> str:
         if re.search(pattern, g):
             return kind
     return "general"
+
+
+def leading_style(goals: Mapping[str, float]) -> str:
+    """The kind of the user's heaviest-weighted goal (general without goals)."""
+    leading = max(sorted(goals), key=lambda g: goals[g], default=None)
+    return goal_kind(leading) if leading else "general"
 
 
 def goal_prescription(style: str | None) -> GoalPrescription:

@@ -185,11 +185,6 @@ class ExerciseSession:
         best = self.best_set
         return estimate_1rm(best.load, best.reps, best.rpe)
 
-    @property
-    def shown(self) -> float:
-        """What the working sets showed on the chart, uncapped: the scale a next load is measured on."""
-        return implied_1rm(self.top_load, self.reps, self.rpe)
-
 
 @dataclass
 class ExerciseHistory:

@@ -8,12 +8,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from trainer.domain.catalog import CatalogEntry
-from trainer.domain.composer.goals import FALLBACK_GOAL, entry_kind, goal_fits, goal_kind, rounded_shares
+from trainer.domain.composer.goals import FALLBACK_GOAL, entry_kind, goal_fits, rounded_shares
 from trainer.domain.composer.request import ComposerError, ComposerRequest
 from trainer.domain.composer.session_plan import SessionPlan, resolve_plan
 from trainer.domain.movements import equipment_class
 from trainer.domain.one_rep_max import implied_1rm
-from trainer.domain.prescriptions import RepRange, prescribed_range, rest_seconds, target_rpe
+from trainer.domain.prescriptions import (
+    RepRange,
+    leading_style,
+    prescribed_range,
+    rest_seconds,
+    target_rpe,
+)
 from trainer.domain.progression import STARTING_LOADS, ProgressionTarget, progression_target, starting_load
 from trainer.domain.timers import exercise_timer
 from trainer.domain.workout import Exercise
@@ -46,8 +52,7 @@ def exercise_kind(ex: Exercise) -> str:
 def scheme(plan: SessionPlan, compound: bool) -> tuple[list[int], RepRange, float]:
     """(reps per set without history, the prescribed rep range, the target RPE) for the user's leading
     goal (or the plan's style): the range and effort from trainer.domain.prescriptions."""
-    leading = max(sorted(plan.goals), key=lambda g: plan.goals[g], default=None)
-    style = plan.style or (goal_kind(leading) if leading else "general")
+    style = plan.style or leading_style(plan.goals)
     table = {
         "strength": [5, 5, 5, 5] if compound else [8, 8, 8],
         "hypertrophy": [10, 10, 8, 8] if compound else [12, 12, 12],
