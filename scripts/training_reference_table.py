@@ -163,7 +163,7 @@ def next_targets() -> None:
          lambda: target(press, [row(press, 40, [5] * 3, 0)], (5, 5), steps=micro), "41 x 5 (2.5%)"),
     ]  # fmt: skip
     table(
-        "Next targets (the standalone progression path)",
+        "Next targets (the standalone path, which the composer and the targets source read / a plan week)",
         ("case", "logged (prescribed range)", "coach: standalone / plan week", "reference"),
         [(case, logged, compute(), reference) for case, logged, compute, reference in cases],
     )
@@ -189,7 +189,7 @@ def loads() -> None:
         steps = progression_steps(unit, plates)
         listed = "plate list" if plates else "no plate list"
         lines.append(
-            (f"{num(wanted)} {unit} barbell, {listed}", num(steps.nearest(wanted, "barbell")), reference)
+            (f"{wanted:g} {unit} barbell, {listed}", num(steps.nearest(wanted, "barbell")), reference)
         )
     for name, implement, value, source, target_unit, reference in (
         ("Dumbbell Bicep Curl", "dumbbell", 1.0, "kg", "lbs", "2 lb (a real dumbbell, never 0)"),
@@ -246,12 +246,11 @@ DAYS = {
     4: ["Monday", "Tuesday", "Thursday", "Friday"],
     5: ["Monday", "Tuesday", "Wednesday", "Friday", "Saturday"],
 }
-LANDMARKS = {"Hypertrophy": "10-20", "Strength": "-", "Endurance": "-", "General Fitness": "-"}
 
 
 def volume() -> None:
     lines = []
-    for goal in ("Hypertrophy", "Strength", "General Fitness"):
+    for goal in ("Hypertrophy", "Strength", "Power", "Endurance", "General Fitness"):
         for count, days in DAYS.items():
             plan = build_plan(inputs(goal, days))
             for cycle in plan.microcycles:
@@ -265,8 +264,9 @@ def volume() -> None:
             cells = [num(sets.get(m, 0.0)) for m in (*MAJOR, *SMALL)]
             lines.append(("Hypertrophy, 16 weeks", count, plan.methodology, cycle.name, *cells))
     table(
-        "Weekly hard sets per muscle (intermediate, 60 min, full gym; reference for hypertrophy: 10-20 "
-        "for every major muscle, Schoenfeld et al. 2017, Baz-Valle et al. 2022)",
+        "Weekly hard sets per muscle (intermediate, 60 min, full gym; reference for each major muscle: "
+        "10-20 toward size, Schoenfeld et al. 2017, Baz-Valle et al. 2022; at least 6 toward strength or "
+        "power, Ralston et al. 2017; at least 4 for endurance or general fitness, ACSM 2011; none over 20)",
         ("goal", "days", "method", "phase", *MAJOR, *SMALL),
         lines,
     )
