@@ -98,6 +98,28 @@ async def test_progression_targets_source(db: Database, make_user: Callable[...,
     assert "Secret Press: 1x5 @102.5kg - 99 kg x 5 on 9 Mar" in theirs.formatted
 
 
+async def test_the_targets_source_never_raises_the_load_after_failed_sets(
+    db: Database, make_user: Callable[..., str]
+) -> None:
+    """100 kg x 5,5,5, then 102.5 x 4,4,4 twice: the range stays fives (misses only lower reps), so two
+    misses take about 10% off (92.5 x 5), never 105 x 4 (ACSM position stand 2009: the load goes up only
+    once the target reps are done)."""
+    squat = [{"muscle": "Quadriceps", "share": 0.6}, {"muscle": "Glutes", "share": 0.4}]
+    user = await trainee(
+        db,
+        make_user,
+        [
+            done("Barbell Squat", 100, [5, 5, 5], 9, squat),
+            done("Barbell Squat", 102.5, [4, 4, 4], 6, squat),
+            done("Barbell Squat", 102.5, [4, 4, 4], 3, squat),
+        ],
+    )
+    [result] = await fetch_sources(db, user, [("progression_targets", None)], now=NOW)
+    [target] = result.data["targets"]
+    assert (target["rule"], target["load"], target["reps"]) == ("deload", 92.5, 5)
+    assert "Barbell Squat: 3x5 @92.5kg" in result.formatted
+
+
 async def generate(db: Database, user: str, workout: dict[str, Any]) -> GenerateResult:
     store = InMemorySessionStore()
     ctx = ToolContext(

@@ -67,7 +67,8 @@ def steps(unit: str, items: list[dict[str, Any]] | None = None) -> Any:
 
 
 def test_failed_sets_never_raise_the_load() -> None:
-    """100 kg x 5,5,5, then 102.5 x 4,4,4 twice on fives: a hold, then about 10% off, never 105 x 4."""
+    """100 kg x 5,5,5, then 102.5 x 4,4,4 twice on fives: a hold, then about 10% off, never 105 x 4
+    (ACSM position stand 2009: the load goes up only once the target reps are done)."""
     history = [
         lift("Barbell Squat", 100, [5, 5, 5], 9),
         lift("Barbell Squat", 102.5, [4, 4, 4], 6),
@@ -79,11 +80,15 @@ def test_failed_sets_never_raise_the_load() -> None:
 
 
 def test_twelve_reps_at_the_top_of_eight_to_twelve_add_load() -> None:
+    """3 x 12 in 8-12 is the top of the range: more load and 8 reps, not a 13th rep (ACSM 2009: 2-10%
+    more once the target is done; NSCA Essentials 4th ed., ch. 17: hypertrophy 6-12 reps)."""
     bench = "Barbell Bench Press - Medium Grip"
     assert prescribed(bench, [lift(bench, 60, [12, 12, 12], 3)], "Hypertrophy") == (62.5, 8)
 
 
 def test_twenty_reps_at_the_top_of_fifteen_to_twenty_add_load() -> None:
+    """3 x 20 toward endurance is the top of 15-20, not the bottom of 20-30 (ACSM 2009: 2-10% more once
+    the target is done; NSCA Essentials 4th ed., ch. 17: muscular endurance 12 reps or more)."""
     load, reps = prescribed("Barbell Squat", [lift("Barbell Squat", 30, [20, 20, 20], 3)], "Endurance")
     assert (load, reps) == (32.5, 15)
 
@@ -95,7 +100,8 @@ def test_the_load_step_grows_with_the_lift_and_the_reps_beyond_the_target() -> N
 
 
 def test_a_small_dumbbell_adds_reps_before_a_big_jump() -> None:
-    """6 kg x 12 in 8-12 with 2, 4, 6, 8 and 10 kg dumbbells: 8 kg is 33% heavier, reps go up first."""
+    """6 kg x 12 in 8-12 with 2, 4, 6, 8 and 10 kg dumbbells: 8 kg is 33% heavier, past the ACSM's 2-10%
+    step (position stand 2009), so reps go up first."""
     history = exercise_histories([lift("Dumbbell Bicep Curl", 6, [12, 12, 12], 3)], "kg")[
         "dumbbell bicep curl"
     ]
@@ -108,6 +114,8 @@ def test_a_small_dumbbell_adds_reps_before_a_big_jump() -> None:
 
 
 def test_a_thirty_rep_set_never_beats_a_five_rep_max() -> None:
+    """60 x 30 is no 120 kg max: estimates hold to about 10-12 reps (LeSuer et al. 1997, J Strength Cond
+    Res 11(4); the RTS chart's rows stop at 12), so 100 x 5 is the record."""
     rows = [lift("Barbell Squat", 60, [30], 5), lift("Barbell Squat", 100, [5], 3)]
     record = personal_records(rows)["Barbell Squat"]
     # the record comes from 100 x 5: Epley 100 x (1 + 5/30) = 116.7, not 60 x 30's 120
@@ -115,7 +123,8 @@ def test_a_thirty_rep_set_never_beats_a_five_rep_max() -> None:
 
 
 def test_epley_and_brzycki_come_from_the_same_set() -> None:
-    """100 x 2 has the better Epley (106.7), 88.75 x 6 the better Brzycki (103.1): one set is the record."""
+    """100 x 2 has the better Epley (106.7), 88.75 x 6 the better Brzycki (103.1): one set is the record,
+    both formulas read from it (Epley w x (1 + r/30); Brzycki 1993, w x 36 / (37 - r))."""
     record = personal_records([lift("Barbell Squat", 100, [2], 5), lift("Barbell Squat", 88.75, [6], 3)])
     best = record["Barbell Squat"]
     assert best["epley_1rm"] == pytest.approx(88.75 * 1.2, abs=0.05)
@@ -133,6 +142,8 @@ def test_a_set_at_rpe_seven_is_not_a_set_to_failure() -> None:
 
 @pytest.mark.parametrize(("unit", "bar"), [("kg", 20.0), ("lbs", 45.0)])
 def test_nothing_goes_below_the_empty_bar(unit: str, bar: float) -> None:
+    """An easier step from the empty bar stays on it: a men's Olympic bar weighs 20 kg (IWF Technical
+    and Competition Rules), a standard US bar 45 lb; 17.5 kg or 40 lb cannot be loaded on one."""
     squat = {"exercise_name": "Barbell Squat", "exercise_type": "reps", "sets": 3, "reps": [5] * 3,
              "load_each": [bar] * 3, "load_unit": unit, "equipment": ["barbell"]}  # fmt: skip
     lighter = step_changes(squat, "easier", steps(unit))
@@ -141,11 +152,16 @@ def test_nothing_goes_below_the_empty_bar(unit: str, bar: float) -> None:
 
 
 def test_halfway_loads_round_the_same_way_with_a_plate_list_and_without() -> None:
+    """61.25 kg is halfway between 60 and 62.5: the lighter one with a plate list and without. No
+    source sets a rounding rule: one rule everywhere, the lighter load
+    (docs/training-model.md#loads-you-can-make)."""
     plates = [{"name": "Weight Plates", "weights": [1.25, 2.5, 5, 10, 20], "unit": "kg"}]
     assert steps("kg").nearest(61.25, "barbell") == steps("kg", plates).nearest(61.25, "barbell") == 60
 
 
 def test_a_converted_workout_keeps_real_implements() -> None:
+    """1 lb = 0.45359237 kg (NIST SP 811): 25 lb is 11.3 kg, whose nearest kg dumbbell is 12 kg (kg
+    dumbbells step by 2 kg past 10); 1 kg is 2.2 lb, the 2 lb dumbbell, never 0."""
     in_kg = structure_workout("Dumbbell curls 3x10 @ 25 lb", weight_unit="kg").exercises[0]
     in_lb = structure_workout("Dumbbell lateral raise 3x12 @ 1 kg", weight_unit="lbs").exercises[0]
     assert in_kg.load_each == [12.0] * 3  # 11.3 kg: the 12 kg dumbbell, not 12.5
@@ -178,6 +194,8 @@ def test_weekly_volume_stays_inside_the_landmarks() -> None:
 
 
 def test_a_volume_peak_has_more_sets_than_the_phase_before() -> None:
+    """A phase named for volume has more weekly sets: gains rise with weekly sets up to about 20
+    (Schoenfeld, Ogborn & Krieger 2017, J Sports Sci 35(11))."""
     plan = build_plan(inputs(category_goals={"Hypertrophy": 100.0}, weeks=16))
     totals = [sum(s.sets for d in c.weekly_pattern for s in d.slots) for c in plan.microcycles]
     assert plan.microcycles[-1].name == "Volume Peak" and totals[-1] > totals[-2]
@@ -189,6 +207,8 @@ def test_a_six_week_plan_deloads_once_after_five_loading_weeks() -> None:
 
 
 def test_a_deload_week_lightens_the_load_as_well_as_the_sets() -> None:
+    """Rogerson et al. 2024 (Sports Med Open 10:26): surveyed deloads cut volume and load or effort,
+    not sets alone at the same weight."""
     given = inputs(weeks=8)
     plan = build_plan(given)
     moment, weeks = given, {}
@@ -220,6 +240,8 @@ def test_sets_of_five_or_fewer_rest_at_least_two_minutes() -> None:
 
 
 def test_hard_sets_leave_out_warm_ups_and_easy_sets() -> None:
+    """A hard set is near failure (Baz-Valle et al. 2022, J Hum Kinet 81); RPE 5 is more than 4 reps in
+    reserve (Helms et al. 2016, Strength Cond J 38(4)), and a 20-60 kg ramp to 100 kg is warm-up."""
     ramp = lift("Barbell Squat", 100, [10, 5, 3, 5, 5, 5], 3)
     ramp["load_each"] = [20, 40, 60, 100, 100, 100]
     easy = lift("Barbell Bench Press - Medium Grip", 60, [10, 10, 10, 10], 3, rpe_each=[5, 5, 8, 8])
@@ -228,10 +250,14 @@ def test_hard_sets_leave_out_warm_ups_and_easy_sets() -> None:
 
 
 def test_volume_counts_both_dumbbells_of_a_pair() -> None:
+    """Volume load is reps x load moved (NSCA Essentials 4th ed., ch. 17): 2 x 10 reps with two 20 kg
+    dumbbells move 800 kg, not 400."""
     assert row_volume(lift("Dumbbell Bench Press", 20, [10, 10], 3), "kg") == 800
 
 
 def test_a_three_day_a_week_lifter_hears_a_weekly_streak() -> None:
+    """The ACSM recommends resistance training 2-3 days a week (Garber et al. 2011, Med Sci Sports Exerc
+    43(7)): such a lifter is consistent by the week, never on a daily streak of 0."""
     tz = ZoneInfo("UTC")
     today = date(2026, 3, 12)  # a Thursday
     days = [today - timedelta(days=n) for n in (2, 4, 7, 9, 11, 14, 16, 18)]  # three days a week
@@ -248,6 +274,8 @@ def test_a_three_day_a_week_lifter_hears_a_weekly_streak() -> None:
 
 
 def test_a_session_moved_within_its_week_is_not_missed() -> None:
+    """The ACSM's frequency is per week (Garber et al. 2011: 2-3 days a week): Friday's session done on
+    Saturday of the same week is done, not missed."""
     tz = ZoneInfo("UTC")
     today = date(2026, 3, 12)  # a Thursday
     friday = today - timedelta(days=6)
