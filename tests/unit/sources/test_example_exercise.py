@@ -41,6 +41,9 @@ def test_the_example_is_the_rules_next_step_in_the_users_unit(unit: str, load: f
     target = _target(unit)
     assert example["load_unit"] == unit and example["load_each"] == [load] * 3
     assert example["reps"] == [target.reps] * 3 == [8] * 3  # type: ignore[attr-defined]
+    # a compound lift in 8-12 rests 90 s (NSCA Essentials 4th ed., ch. 17: hypertrophy 30-90 s), as the
+    # composer and the plans rest it (trainer.domain.prescriptions.rest_seconds)
+    assert example["rest_sec"] == 90
     assert load_jump(_as_exercise(example), target) is None  # type: ignore[arg-type]
 
 

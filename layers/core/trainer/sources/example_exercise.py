@@ -13,6 +13,7 @@ import json
 from datetime import UTC, date, datetime, time, timedelta
 
 from trainer.domain.loading import LoadSteps
+from trainer.domain.prescriptions import rest_seconds
 from trainer.domain.progression import exercise_histories, progression_target
 from trainer.domain.units import convert_pace, weight_unit
 
@@ -62,7 +63,7 @@ def example_exercise(unit_said: str, today: date) -> dict[str, object]:
         "reps": [target.reps] * SETS,
         "load_each": [load] * SETS,
         "load_unit": unit,
-        "rest_sec": 120,
+        "rest_sec": rest_seconds(target.rep_low, compound=True),
         "reasoning": (
             f"Main press. Last time {_number(target.last_load)} {unit} x {target.last_reps}, the top "
             f"of {target.rep_low}-{target.rep_high} reps: one step up."
