@@ -20,6 +20,7 @@ from trainer.domain.progress import plan_adherence, training_streaks
 from trainer.domain.progression import exercise_histories, next_target
 from trainer.domain.statistics import personal_records, row_volume, weekly_hard_sets
 from trainer.programs.microcycle.week import build_week
+from trainer.programs.plan.checks import validate_plan
 from trainer.programs.plan.finalize import build_plan
 from trainer.programs.plan.slots import make_slot
 from trainer.programs.structure import structure_workout
@@ -191,6 +192,28 @@ def test_weekly_volume_stays_inside_the_landmarks() -> None:
     for cycle in plan.microcycles:
         sets = weekly_sets(s for d in cycle.weekly_pattern for s in d.slots)
         assert sets["Chest"] >= 10 and sets["Shoulders"] <= 20, (cycle.name, dict(sets))
+
+
+def test_the_plan_validator_checks_the_weekly_sets() -> None:
+    """A phase that gives chest 2 sets a week and shoulders 25.5 is rejected: about 10-20 weekly sets per
+    muscle toward size (Schoenfeld et al. 2017; Baz-Valle et al. 2022, 12-20)."""
+    given = inputs(category_goals={"Hypertrophy": 100.0})
+    plan = build_plan(given)
+    assert validate_plan(plan, given) == []
+    first = plan.microcycles[0]
+    sets = {"Barbell Bench Press - Medium Grip": 1, "Dumbbell Bench Press": 1, "Side Lateral Raise": 8,
+            "Reverse Flyes": 8}  # fmt: skip
+    pattern = [
+        day.model_copy(update={"slots": [s.model_copy(update={"sets": sets.get(s.exercise, s.sets)})
+                                         for s in day.slots]})
+        for day in first.weekly_pattern
+    ]  # fmt: skip
+    lopsided = plan.model_copy(
+        update={"microcycles": [first.model_copy(update={"weekly_pattern": pattern}), *plan.microcycles[1:]]}
+    )
+    problems = " ".join(validate_plan(lopsided, given))
+    assert "Shoulders gets 25.5 hard sets a week, more than 20" in problems
+    assert "Chest gets 2 hard sets a week, fewer than 10" in problems
 
 
 def test_a_volume_peak_has_more_sets_than_the_phase_before() -> None:
