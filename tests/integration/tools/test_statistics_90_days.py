@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from trainer.store.db import Database
 from trainer.store.repositories.history import log_exercises
-from trainer.tools.analytics import GetWorkoutStatistics, WorkoutStatisticsResult
+from trainer.tools.analytics import GetWorkoutStatistics
+from trainer.tools.analytics_results import WorkoutStatisticsResult
 from trainer.tools.base import ToolContext
 from trainer_dev.testing.memory_store import InMemorySessionStore
 

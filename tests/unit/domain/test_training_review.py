@@ -25,8 +25,7 @@ from trainer.programs.plan.finalize import build_plan
 from trainer.programs.plan.slots import make_slot
 from trainer.programs.structure import structure_workout
 from trainer.sources.training_facts import TrainingFacts
-from trainer.tools.analytics import Streaks, WorkoutStatisticsResult, WorkoutStats
-from trainer.tools.stats_answers import statistics_answer
+from trainer.tools.analytics_results import Streaks, WorkoutStatisticsResult, WorkoutStats, statistics_answer
 from trainer.tools.wording import ReplyContext
 
 from tests.unit.programs.programs_fixtures import NOW, after, completed, inputs, week_start_moment

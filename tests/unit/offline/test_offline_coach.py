@@ -25,13 +25,15 @@ from trainer.offline.set_parsing import (
     rest_seconds,
 )
 from trainer.tools.add_exercise import AddResult
-from trainer.tools.analytics import (
+from trainer.tools.analytics_results import (
     PersonalRecord,
     ProgressTrends,
     ProgressTrendsResult,
     TrendPoint,
     WorkoutStatisticsResult,
     WorkoutStats,
+    statistics_answer,
+    trends_answer,
 )
 from trainer.tools.artifacts import TimerData, TimerPhaseData
 from trainer.tools.base import ToolFailure
@@ -41,7 +43,6 @@ from trainer.tools.goals import GoalEntry
 from trainer.tools.logged_entries import LoggedExercise
 from trainer.tools.logging import MarkExerciseCompleteResult
 from trainer.tools.preferences import Preference
-from trainer.tools.stats_answers import statistics_answer, trends_answer
 from trainer.tools.timers import TimersResult, timer_text
 from trainer.tools.wording import ReplyContext
 from trainer.tools.workout_edits import AdjustResult, adjusted_text

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from trainer.domain.workout import Exercise, Workout
 from trainer.offline import OfflineAgentModel, UserRecords, classify, read_conversation
 from trainer.providers.ports import ModelRequest
-from trainer.tools.analytics import WorkoutStatisticsResult, WorkoutStats
+from trainer.tools.analytics_results import WorkoutStatisticsResult, WorkoutStats
 from trainer.tools.base import ToolFailure
 from trainer.tools.communication import NotifyResult
 from trainer.tools.current_workout import ExerciseBrief, ExerciseRef

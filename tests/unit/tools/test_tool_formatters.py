@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from trainer.domain import statistics
 from trainer.services.rows import plain
 from trainer.tools import analytics, calendar, data, goals, injuries, location, logging, preferences, timers
-from trainer.tools.analytics import (
+from trainer.tools.analytics_results import (
     BreakdownItem,
     ExerciseBreakdownResult,
     ProgressTrends,

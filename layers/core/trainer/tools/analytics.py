@@ -1,19 +1,18 @@
 """Statistics tools: computed in code by trainer.domain.statistics from one history query
 for the period, in the user's units and time zone (workouts, days and weeks are local). Formatters stay
 compact (rounded numbers, capped lists) and name weeks as a user reads them ("week of 16 Feb"). What
-a result tells the user is worded in trainer.tools.stats_answers."""
+a result tells the user is its own (trainer.tools.analytics_results)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import date, datetime, timedelta, tzinfo
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, get_args
 
 from pydantic import BaseModel, Field
 
 from trainer.domain import progress
 from trainer.domain import statistics as stats
-from trainer.domain.stats_questions import TimePeriod, stats_kind
+from trainer.domain.stats_questions import TimePeriod
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.domain.workout_grouping import week_label
@@ -21,16 +20,27 @@ from trainer.services.goals import weights_by_category
 from trainer.services.history import days_back_start
 from trainer.services.models import UserSettings
 from trainer.services.rows import plain
-from trainer.tools import stats_answers
-from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
+from trainer.tools.analytics_results import (
+    Adherence,
+    BreakdownItem,
+    BreakdownType,
+    ExerciseBreakdownResult,
+    MilestoneProgress,
+    MilestoneProgressResult,
+    PersonalRecord,
+    ProgressTrends,
+    ProgressTrendsResult,
+    Section,
+    StatsSummaryResult,
+    Streaks,
+    TrendMetric,
+    WorkoutStatisticsResult,
+    WorkoutStats,
+)
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError
 from trainer.tools.dates import parse_when, user_zone
-from trainer.tools.wording import ReplyContext, number_text, plain_text
+from trainer.tools.wording import number_text
 
-Section = Literal["overview", "category_breakdown", "muscle_breakdown", "top_exercises", "progress", "goals"]
-BreakdownType = Literal["category", "muscle", "exercise_type", "exercise_name"]
-TrendMetric = Literal["weight", "reps", "volume", "frequency", "duration", "e1rm"]
-Day = date
-"""`date` under another name, for fields that are themselves called `date`."""
 PERIOD = "The last 7/30/90/365 days, today included"
 TOP_RECORDS = 10
 SHOWN_ITEMS = 12
@@ -93,97 +103,6 @@ class StatisticsArgs(BaseModel):
     days_back: int | None = Field(
         default=None, ge=1, le=3650, description="The last N days ('the past month' = 30) instead"
     )
-
-
-class Streaks(BaseModel):
-    """Consecutive training days and weeks (trainer.domain.progress.training_streaks), over the last year."""
-
-    current_days: int
-    longest_days: int
-    current_weeks: int
-    longest_weeks: int
-    training_days: int
-    weekly: bool = False
-    """The lifter trains on some days of the week: their streak is counted in weeks."""
-    days_this_week: int = 0
-    planned_days: int = 0
-    """Training days a week the user plans (their preferred days); 0 when not said."""
-
-
-class Adherence(BaseModel):
-    """Scheduled sessions of the period before today, and how many were done."""
-
-    planned: int
-    done: int
-    missed_days: list[Day] = Field(default_factory=list)
-    percent: int | None = None
-    pending: int = 0
-    """Sessions of this week not done yet: not missed while the week lasts (one can move days)."""
-
-
-class WorkoutStats(BaseModel):
-    """Totals for the period (trainer.domain.statistics.workout_statistics) in the user's units."""
-
-    start: datetime | None = None
-    """Start of the period in the user's time zone (the first logged exercise for all_time)."""
-    end: datetime | None = None
-    unit: str
-    """The user's weight unit, which the volume is in."""
-    total_workouts: int
-    """Logged workouts, plus one per local day with exercises logged outside a workout."""
-    total_exercises: int
-    total_sets: int
-    total_volume: float
-    total_duration_min: float
-    average_rpe: float | None = None
-    workouts_per_week: float
-    total_distance: float
-    distance_unit: str
-
-
-class RecordSet(BaseModel):
-    """The logged set a record or a trend point comes from."""
-
-    load: float
-    reps: int
-    rpe: float | None = None
-    date: Day | None = None
-    unit: str
-
-
-class PersonalRecord(BaseModel):
-    """An exercise's heaviest load and best estimated one-rep max, with the set it comes from (in the
-    user's weight unit; trainer.domain.statistics.personal_records)."""
-
-    exercise_name: str
-    unit: str
-    best_load: float
-    best_load_reps: int
-    best_load_date: Day | None = None
-    e1rm: float | None = None
-    """The RTS chart's estimate from `e1rm_set`, effort-aware, capped at 12 reps."""
-    e1rm_set: RecordSet | None = None
-    epley_1rm: float | None = None
-    """Epley from the same set (None beyond 10 reps to failure, where it was not validated)."""
-    brzycki_1rm: float | None = None
-    date: Day | None = None
-    """When the best estimate was set (the user's local day)."""
-
-
-class WorkoutStatisticsResult(ToolResult):
-    time_period: TimePeriod
-    stats: WorkoutStats
-    personal_records: list[PersonalRecord] = Field(default_factory=list)
-    weekly_hard_sets: dict[Day, dict[str, float]] = Field(default_factory=dict)
-    """Week start (the user's local Monday) -> muscle -> hard sets (secondary muscles count half)."""
-    days_back: int | None = None
-    streaks: Streaks | None = None
-    adherence: Adherence | None = None
-
-    needs_user_context = True
-
-    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
-        return stats_answers.statistics_answer(self, stats_kind(ctx.text), ctx)
 
 
 class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
@@ -316,27 +235,6 @@ class BreakdownArgs(BaseModel):
     time_period: TimePeriod = Field(default="month", description=PERIOD)
 
 
-class BreakdownItem(BaseModel):
-    """One category, muscle, type or exercise name with its share of the training."""
-
-    name: str
-    amount: float
-    """Exercises (weighted by shares for categories and muscles)."""
-    percentage: float
-    sets: int
-
-
-class ExerciseBreakdownResult(ToolResult):
-    breakdown_type: BreakdownType
-    time_period: TimePeriod
-    exercise_count: int
-    breakdown: list[BreakdownItem] = Field(default_factory=list)
-    """Largest first."""
-
-    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
-        return stats_answers.breakdown_answer(self, stats_kind(ctx.text), ctx)
-
-
 class GetExerciseBreakdown(Tool[BreakdownArgs, ExerciseBreakdownResult]):
     name = "get_exercise_breakdown"
     can_finish = True
@@ -377,36 +275,6 @@ class TrendsArgs(BaseModel):
     metric: TrendMetric = Field(description="What to follow")
     exercise_name: str | None = Field(default=None, max_length=120, description="One exercise (optional)")
     time_period: TimePeriod = Field(default="quarter", description=PERIOD)
-
-
-class TrendPoint(BaseModel):
-    week_start: date
-    """The Monday the week starts on, in the user's time zone."""
-    value: float
-    set: RecordSet | None = None
-    """The set the week's value comes from (the weight and e1rm metrics)."""
-
-
-class ProgressTrends(BaseModel):
-    metric: TrendMetric
-    exercise_name: str | None = None
-    period: TimePeriod
-    unit: str
-    """The user's weight unit (for the weight and volume metrics)."""
-    series: list[TrendPoint] = Field(default_factory=list)
-    slope_per_week: float
-    percent_change: float | None = None
-    """First to last week; None when the first week is zero."""
-    direction: Literal["up", "down", "flat"]
-
-
-class ProgressTrendsResult(ToolResult):
-    trends: ProgressTrends
-
-    needs_user_context = True
-
-    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
-        return stats_answers.trends_answer(self, ctx)
 
 
 class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
@@ -471,18 +339,6 @@ class SummaryArgs(BaseModel):
     include_sections: list[Section] | None = Field(default=None, description="Default: all")
 
 
-class StatsSummaryResult(ToolResult):
-    time_period: TimePeriod
-    sections: list[Section] = Field(default_factory=list)
-    summary: str
-    """The readable summary (one line per section)."""
-
-    needs_user_context = True
-
-    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
-        return plain_text(self.summary)
-
-
 class GenerateStatsSummary(Tool[SummaryArgs, StatsSummaryResult]):
     name = "generate_stats_summary"
     can_finish = True
@@ -516,34 +372,6 @@ class MilestoneProgressArgs(BaseModel):
     milestone_id: str | None = Field(
         default=None, max_length=64, description="One milestone (default: every active one)"
     )
-
-
-class MilestoneProgress(BaseModel):
-    """A milestone's target with the best logged effort toward it (trainer.domain.progress)."""
-
-    id: str
-    goal_name: str
-    target_value: float | None = None
-    target_unit: str | None = None
-    time_limit_min: float | None = None
-    target_reps: int | None = None
-    target_date: Day | None = None
-    kind: Literal["distance", "load", "reps", "other"]
-    best: float | None = None
-    """The longest distance, heaviest load (at the target reps) or most reps, in the target's unit."""
-    best_time_min: float | None = None
-    """The fastest time over at least the target distance."""
-    met: bool | None = None
-    percent: int | None = None
-
-
-class MilestoneProgressResult(ToolResult):
-    milestones: list[MilestoneProgress] = Field(default_factory=list)
-
-    needs_user_context = True
-
-    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
-        return stats_answers.milestone_progress_text(self, ctx.today)
 
 
 class GetMilestoneProgress(Tool[MilestoneProgressArgs, MilestoneProgressResult]):

@@ -17,10 +17,10 @@ from trainer.services.errors import UserDataError
 from trainer.services.rows import Row, plain
 from trainer.services.settings import normalise_weekdays
 from trainer.services.workout_plans import PlanSession
+from trainer.tools.analytics_results import milestone_target_text
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import number_text
 from trainer.tools.dates import Day, check_not_past, parse_day, parse_when, user_zone, zone_of
-from trainer.tools.stats_answers import milestone_target_text
 from trainer.tools.wording import ReplyContext, count_words, day_text, joined
 
 ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled", "missed"]

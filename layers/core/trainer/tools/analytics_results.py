@@ -1,25 +1,211 @@
-"""The answers to a question about the user's training, from the analytics tools' results
-(trainer.tools.analytics): counts, streaks, adherence, records, distances, the most-worked muscles,
-summaries, trends and milestone progress. The kind of answer and the period come from the user's
-words (trainer.domain.stats_questions); the numbers only from the results."""
+"""What the statistics tools (trainer.tools.analytics) answer with, and how each answer is said to the
+user: counts, streaks, adherence, records that name their set, distances, the most-worked muscles,
+summaries, trends and milestone progress. The kind of answer and the period come from the user's words
+(trainer.domain.stats_questions); the numbers only from the results, computed in code by
+trainer.domain.statistics and trainer.domain.progress."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 from trainer.domain.message_words import best_name
-from trainer.tools.wording import ReplyContext, count_words, day_text, joined, number_text
+from trainer.domain.stats_questions import TimePeriod, stats_kind
+from trainer.tools.base import ToolResult
+from trainer.tools.wording import ReplyContext, count_words, day_text, joined, number_text, plain_text
 
-if TYPE_CHECKING:
-    from datetime import date
+Section = Literal["overview", "category_breakdown", "muscle_breakdown", "top_exercises", "progress", "goals"]
+BreakdownType = Literal["category", "muscle", "exercise_type", "exercise_name"]
+TrendMetric = Literal["weight", "reps", "volume", "frequency", "duration", "e1rm"]
+Day = date
+"""`date` under another name, for fields that are themselves called `date`."""
 
-    from trainer.tools.analytics import (
-        ExerciseBreakdownResult,
-        MilestoneProgressResult,
-        ProgressTrendsResult,
-        WorkoutStatisticsResult,
-    )
+
+class Streaks(BaseModel):
+    """Consecutive training days and weeks (trainer.domain.progress.training_streaks), over the last year."""
+
+    current_days: int
+    longest_days: int
+    current_weeks: int
+    longest_weeks: int
+    training_days: int
+    weekly: bool = False
+    """The lifter trains on some days of the week: their streak is counted in weeks."""
+    days_this_week: int = 0
+    planned_days: int = 0
+    """Training days a week the user plans (their preferred days); 0 when not said."""
+
+
+class Adherence(BaseModel):
+    """Scheduled sessions of the period before today, and how many were done."""
+
+    planned: int
+    done: int
+    missed_days: list[Day] = Field(default_factory=list)
+    percent: int | None = None
+    pending: int = 0
+    """Sessions of this week not done yet: not missed while the week lasts (one can move days)."""
+
+
+class WorkoutStats(BaseModel):
+    """Totals for the period (trainer.domain.statistics.workout_statistics) in the user's units."""
+
+    start: datetime | None = None
+    """Start of the period in the user's time zone (the first logged exercise for all_time)."""
+    end: datetime | None = None
+    unit: str
+    """The user's weight unit, which the volume is in."""
+    total_workouts: int
+    """Logged workouts, plus one per local day with exercises logged outside a workout."""
+    total_exercises: int
+    total_sets: int
+    total_volume: float
+    total_duration_min: float
+    average_rpe: float | None = None
+    workouts_per_week: float
+    total_distance: float
+    distance_unit: str
+
+
+class RecordSet(BaseModel):
+    """The logged set a record or a trend point comes from."""
+
+    load: float
+    reps: int
+    rpe: float | None = None
+    date: Day | None = None
+    unit: str
+
+
+class PersonalRecord(BaseModel):
+    """An exercise's heaviest load and best estimated one-rep max, with the set it comes from (in the
+    user's weight unit; trainer.domain.statistics.personal_records)."""
+
+    exercise_name: str
+    unit: str
+    best_load: float
+    best_load_reps: int
+    best_load_date: Day | None = None
+    e1rm: float | None = None
+    """The RTS chart's estimate from `e1rm_set`, effort-aware, capped at 12 reps."""
+    e1rm_set: RecordSet | None = None
+    epley_1rm: float | None = None
+    """Epley from the same set (None beyond 10 reps to failure, where it was not validated)."""
+    brzycki_1rm: float | None = None
+    date: Day | None = None
+    """When the best estimate was set (the user's local day)."""
+
+
+class WorkoutStatisticsResult(ToolResult):
+    time_period: TimePeriod
+    stats: WorkoutStats
+    personal_records: list[PersonalRecord] = Field(default_factory=list)
+    weekly_hard_sets: dict[Day, dict[str, float]] = Field(default_factory=dict)
+    """Week start (the user's local Monday) -> muscle -> hard sets (secondary muscles count half)."""
+    days_back: int | None = None
+    streaks: Streaks | None = None
+    adherence: Adherence | None = None
+
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return statistics_answer(self, stats_kind(ctx.text), ctx)
+
+
+class BreakdownItem(BaseModel):
+    """One category, muscle, type or exercise name with its share of the training."""
+
+    name: str
+    amount: float
+    """Exercises (weighted by shares for categories and muscles)."""
+    percentage: float
+    sets: int
+
+
+class ExerciseBreakdownResult(ToolResult):
+    breakdown_type: BreakdownType
+    time_period: TimePeriod
+    exercise_count: int
+    breakdown: list[BreakdownItem] = Field(default_factory=list)
+    """Largest first."""
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return breakdown_answer(self, stats_kind(ctx.text), ctx)
+
+
+class TrendPoint(BaseModel):
+    week_start: date
+    """The Monday the week starts on, in the user's time zone."""
+    value: float
+    set: RecordSet | None = None
+    """The set the week's value comes from (the weight and e1rm metrics)."""
+
+
+class ProgressTrends(BaseModel):
+    metric: TrendMetric
+    exercise_name: str | None = None
+    period: TimePeriod
+    unit: str
+    """The user's weight unit (for the weight and volume metrics)."""
+    series: list[TrendPoint] = Field(default_factory=list)
+    slope_per_week: float
+    percent_change: float | None = None
+    """First to last week; None when the first week is zero."""
+    direction: Literal["up", "down", "flat"]
+
+
+class ProgressTrendsResult(ToolResult):
+    trends: ProgressTrends
+
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return trends_answer(self, ctx)
+
+
+class StatsSummaryResult(ToolResult):
+    time_period: TimePeriod
+    sections: list[Section] = Field(default_factory=list)
+    summary: str
+    """The readable summary (one line per section)."""
+
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return plain_text(self.summary)
+
+
+class MilestoneProgress(BaseModel):
+    """A milestone's target with the best logged effort toward it (trainer.domain.progress)."""
+
+    id: str
+    goal_name: str
+    target_value: float | None = None
+    target_unit: str | None = None
+    time_limit_min: float | None = None
+    target_reps: int | None = None
+    target_date: Day | None = None
+    kind: Literal["distance", "load", "reps", "other"]
+    best: float | None = None
+    """The longest distance, heaviest load (at the target reps) or most reps, in the target's unit."""
+    best_time_min: float | None = None
+    """The fastest time over at least the target distance."""
+    met: bool | None = None
+    percent: int | None = None
+
+
+class MilestoneProgressResult(ToolResult):
+    milestones: list[MilestoneProgress] = Field(default_factory=list)
+
+    needs_user_context = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return milestone_progress_text(self, ctx.today)
+
 
 DEFAULT_LABEL = "in the last 30 days"
 
