@@ -289,6 +289,11 @@ def states_profile(text: str) -> bool:
     return bool(profile_facts(text) or BARE_NUMBER.search(text) or BARE_NO.search(text))
 
 
+def answers_a_question(text: str) -> bool:
+    """A bare answer to one of the coach's profile questions: an offered option, a number or a 'no'."""
+    return option_answer(text) is not None or bool(BARE_NUMBER.search(text) or BARE_NO.search(text))
+
+
 def starts_onboarding(text: str) -> bool:
     return bool(START.search(text)) and not profile_facts(text)
 
