@@ -43,6 +43,7 @@ from trainer.chat.initializer import CURRENT_WORKOUT_SOURCE, format_current_work
 from trainer.chat.lease import LeaseKeeper
 from trainer.chat.ports import EventPublisher, ModelProvider, SourceFetcher, UserDataLoader
 from trainer.chat.results import (
+    DEGRADED_NOTICE,
     MAX_TOKENS_CODE,
     MODEL_REFUSED,
     MODEL_REFUSED_CODE,
@@ -97,6 +98,7 @@ MAX_TOKENS_GROWTH = 2
 """A model call stopped by max_tokens is made once more with this many times the room."""
 TURN_HOLDER_PREFIX = "turn-"
 USER_DATA_FALLBACK = "<user_data>\n(unavailable)\n</user_data>"
+DEGRADING_CODES = frozenset({"model_unavailable", "model_timeout"})
 
 
 def _utcnow() -> datetime:
@@ -137,6 +139,9 @@ class ChatDeps:
     coach: WorkoutCoach | None = None
     programs: ProgramDeps | None = None
     hooks: TurnHooks = field(default_factory=TurnHooks)
+    fallback: AgentModel | None = None
+    """The model a turn falls back to when its own is unavailable (degraded mode: the offline coach,
+    for what it does well); None: such a turn fails."""
     clock: Callable[[], datetime] = _utcnow
     cost: Callable[[str, Usage], float] = model_cost_cents
 
@@ -462,8 +467,14 @@ class _Turn:
                     logger.warning("model stream broke off, retrying: %s", exc)
         except Exception as exc:
             recorder.model_errors += 1
-            await recorder.fail(exc)
-            raise TurnFailed(user_message_for(exc), session_id=self.session.id) from exc
+            fallback = self.deps.fallback
+            if fallback is None or not degrades(exc) or fallback is model:
+                await recorder.fail(exc)
+                raise TurnFailed(user_message_for(exc), session_id=self.session.id) from exc
+            await recorder.degraded_to(fallback.provider, exc)
+            self.model = model = fallback
+            started = time.perf_counter()
+            response = await model.complete(request, on_delta)
         await recorder.model_answered(response, model.provider, int((time.perf_counter() - started) * 1000))
         return response
 
@@ -479,8 +490,9 @@ class _Turn:
             current = await self.store.get_state(self.session.id, CURRENT_WORKOUT_KEY)
             exercises = list((current or {}).get("exercises") or []) or None
         question = reply.question.model_dump(mode="json") if reply.question else None
+        messages = [DEGRADED_NOTICE, *reply.messages] if self.recorder.degraded else reply.messages
         return ClientResponse(
-            messages=reply.messages, exercises=exercises, question=question, timers=reply.timers or None
+            messages=messages, exercises=exercises, question=question, timers=reply.timers or None
         )
 
 
@@ -503,6 +515,13 @@ async def checkpoint_if_over_hard_limit(deps: ChatDeps, recorder: TurnRecorder) 
         await log_error(store, session.id, exc, "checkpoint")
     await store.load_session(session.id)
     recorder.last_seq = recorder.session.last_seq
+
+
+def degrades(exc: BaseException) -> bool:
+    """A model failure the turn survives on the fallback model: the model unavailable (5xx, 529, a
+    connection that failed after the SDK's retries) or not answering before the deadline. A broken or
+    cut answer is retried instead, and a refusal is the model's answer."""
+    return isinstance(exc, ModelError) and exc.code in DEGRADING_CODES
 
 
 def more_room(model_id: str, max_tokens: int) -> int:
