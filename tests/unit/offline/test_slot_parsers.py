@@ -1,10 +1,13 @@
-"""The offline coach's slot parsers read the numbers, units and positions a request gives however it
-is said: numbers spelled out as dictation writes them, 'sets x reps' in its several forms, a unit
-named on its own ('in imperial'), an exercise by its number in words."""
+"""The offline coach's slot parsers read the numbers, units, places and positions a request gives
+however it is said: numbers spelled out as dictation writes them, 'sets x reps' in its several forms, a
+unit named on its own ('in imperial'), an exercise by its number in words, a time limit for today, a
+place with words between 'I'm' and where."""
 
 from __future__ import annotations
 
 import pytest
+from trainer.offline.checkins import parse_new_location
+from trainer.offline.goal_parsing import time_limit
 from trainer.offline.references import ordinal_position
 from trainer.offline.requests import units_named
 from trainer.offline.set_parsing import parse_logged_exercise, with_digits
@@ -64,3 +67,22 @@ def test_an_exercise_named_by_its_number_in_words() -> None:
     assert ordinal_position("exercise one is done, every set like it says", 4) == 1
     assert ordinal_position("number three done", 4) == 3
     assert ordinal_position("exercise nine", 4) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "minutes"),
+    [
+        ("heads up, i've only got 20 min today", 20),
+        ("I only have 20 minutes", 20),
+        ("got 25 min today", 25),
+        ("30 minutes is all I have", 30),
+        ("I want a 30 minute workout", None),
+    ],
+)
+def test_a_time_limit_for_today(message: str, minutes: int | None) -> None:
+    assert time_limit(message) == minutes
+
+
+def test_a_place_described_with_words_between_i_am_and_where() -> None:
+    parsed = parse_new_location("just for today i'm stuck in a hotel gym, there's a rowing machine", "kg")
+    assert parsed is not None and parsed.name == "Hotel Gym"

@@ -22,6 +22,7 @@ from trainer.offline.goal_parsing import (
     parse_goals,
     parse_milestone,
     parse_preferences,
+    time_limit,
 )
 from trainer.offline.patterns import INJURY, asked_exercise, requested_sources
 from trainer.offline.plan_parsing import parse_day_change, parse_plan, parse_training_plan, parse_week_change
@@ -149,7 +150,11 @@ async def preference_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
         place = named_location(turn.text, [loc.name for loc in records.locations])
         if place is not None:
             return [Step("location", place)] if await turn.switch_needed(place) else []
-    return [Step("preference", p) for p in stated]
+    steps = [Step("preference", p) for p in stated]
+    if "workout" not in intents and time_limit(turn.text) is not None and await turn.current() is not None:
+        # a time limit applies to today's workout at once: rebuilt to fit, not only the next one
+        steps.append(Step("workout"))
+    return steps
 
 
 async def location_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:

@@ -377,6 +377,10 @@ def rows_for(text: str) -> list[Intent]:
         return [BY_NAME["answer" if message.question or THANKS.search(text) else "clarify"]]
     main = BY_NAME[name]
     if main.combined and main.name != "profile_next":
+        said = _combined_rows(message, None)
+        if said and main.said_too is not None and not main.said_too(message):
+            # the model read one part of a combined request, the slot parsers find others but not it
+            return said
         return _combined_rows(message, main)
     return [*(BY_NAME[first] for first in main.first(message)), main]
 

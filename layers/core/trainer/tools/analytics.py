@@ -139,10 +139,24 @@ class PersonalRecord(BaseModel):
     """When the best Epley 1RM was set (the user's local day)."""
 
 
+class ExerciseMove(BaseModel):
+    """A lift whose heaviest set changed over the period (in the user's weight unit)."""
+
+    exercise_name: str
+    unit: str
+    from_load: float
+    """The heaviest set of its first session in the period."""
+    to_load: float
+    """The heaviest set of its last session in the period."""
+    sessions: int
+
+
 class WorkoutStatisticsResult(ToolResult):
     time_period: TimePeriod
     stats: WorkoutStats
     personal_records: list[PersonalRecord] = Field(default_factory=list)
+    moved: list[ExerciseMove] = Field(default_factory=list)
+    """The lifts that moved most over the period, from their first to their last session."""
     weekly_hard_sets: dict[Day, dict[str, float]] = Field(default_factory=dict)
     """Week start (the user's local Monday) -> muscle -> hard sets (secondary muscles count half)."""
     days_back: int | None = None
@@ -183,6 +197,9 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
             time_period=args.time_period,
             stats=WorkoutStats.model_validate(overview),
             personal_records=[PersonalRecord.model_validate(r) for r in records[:TOP_RECORDS]],
+            moved=[
+                ExerciseMove.model_validate(m) for m in stats.exercise_moves(rows, start, end, unit, zone)
+            ],
             weekly_hard_sets=stats.weekly_hard_sets(rows, zone),
             days_back=args.days_back,
             streaks=streaks,

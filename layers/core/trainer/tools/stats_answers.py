@@ -57,6 +57,8 @@ def statistics_answer(result: WorkoutStatisticsResult, kind: str, ctx: ReplyCont
     if kind == "top_muscle":
         return top_muscle_text(result, label)
     workouts = count_words(stats.total_workouts, "workout", "workouts")
+    if kind == "progress":
+        return progress_text(result, label)
     if kind == "summary":
         return summary_text(result, label)
     if not stats.total_exercises:
@@ -66,6 +68,22 @@ def statistics_answer(result: WorkoutStatisticsResult, kind: str, ctx: ReplyCont
         f"({count_words(stats.total_exercises, 'exercise', 'exercises')}, "
         f"{count_words(stats.total_sets, 'set', 'sets')})."
     )
+
+
+def progress_text(result: WorkoutStatisticsResult, label: str) -> str:
+    """How the user is progressing: the workouts of the period, then the lifts that moved, from and to."""
+    stats = result.stats
+    if not stats.total_exercises:
+        return f"You logged 0 workouts {label}, so there's no progress to read yet."
+    done = f"You did {count_words(stats.total_workouts, 'workout', 'workouts')} {label}."
+    if not result.moved:
+        return f"{done} None of your lifts' top sets changed over that time."
+    moves = [
+        f"{m.exercise_name} {'up' if m.to_load > m.from_load else 'down'} from {number_text(m.from_load)} "
+        f"to {number_text(m.to_load)} {m.unit}"
+        for m in result.moved
+    ]
+    return f"{done} What moved: {joined(moves)}."
 
 
 def breakdown_answer(result: ExerciseBreakdownResult, kind: str, ctx: ReplyContext) -> str:
