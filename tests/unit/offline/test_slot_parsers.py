@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from trainer.offline.checkins import parse_new_location
-from trainer.offline.goal_parsing import time_limit
+from trainer.offline.goal_parsing import goal_weights, time_limit
 from trainer.offline.references import ordinal_position
 from trainer.offline.requests import units_named
 from trainer.offline.set_parsing import parse_logged_exercise, with_digits
@@ -86,3 +86,23 @@ def test_a_time_limit_for_today(message: str, minutes: int | None) -> None:
 def test_a_place_described_with_words_between_i_am_and_where() -> None:
     parsed = parse_new_location("just for today i'm stuck in a hotel gym, there's a rowing machine", "kg")
     assert parsed is not None and parsed.name == "Hotel Gym"
+
+
+@pytest.mark.parametrize(
+    ("goal", "weights"),
+    [
+        ("lose weight", {"Weight Loss": 100.0}),
+        ("lose some fat and get stronger", {"Weight Loss": 50.0, "Strength": 50.0}),
+        (
+            "get stronger, build muscle and get fitter",
+            {"Strength": 34.0, "Hypertrophy": 33.0, "Endurance": 33.0},
+        ),
+        ("feel better about myself", None),
+    ],
+)
+def test_a_goal_in_words_gives_goal_weights_that_sum_to_100(
+    goal: str, weights: dict[str, float] | None
+) -> None:
+    found = goal_weights(goal)
+    got = {g.category: g.percentage for g in found.category_goals or []} if found else None
+    assert got == weights

@@ -229,6 +229,33 @@ def parse_preferences(text: str, now: datetime) -> list[StatedPreference]:
     return found or [parse_preference(text, now)]
 
 
+GOAL_CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Weight Loss", re.compile(r"\b(los(e|ing) (some )?(weight|fat|kilos|pounds|lbs|the belly)|fat loss|slim|"
+                               r"lean(er)?|tone up|drop (a few )?(kilos|pounds|weight))\b", re.I)),
+    ("Strength", re.compile(r"\b(strong(er)?|strength)\b", re.I)),
+    ("Hypertrophy", re.compile(r"\b(build(ing)? muscle|muscle|bigger|bulk|size)\b", re.I)),
+    ("Endurance", re.compile(r"\b(fit(ter|ness)?|endurance|stamina|run(ning)?|cardio)\b", re.I)),
+    ("Mobility", re.compile(r"\b(mobility|flexib\w+|move better)\b", re.I)),
+)  # fmt: skip
+
+
+def goal_weights(statement: str) -> SetGoalsArgs | None:
+    """The goal categories a goal said in words gives ('lose weight and get stronger' -> Weight Loss
+    50, Strength 50), equal shares that sum to 100; None when it names none."""
+    found = [name for name, pattern in GOAL_CATEGORIES if pattern.search(statement)]
+    if not found:
+        return None
+    share, extra = divmod(100, len(found))
+    return SetGoalsArgs(
+        goal_type="category",
+        category_goals=[
+            CategoryGoalIn(category=name, description=f"From your goal: {statement[:200]}",
+                           percentage=float(share + (1 if k < extra else 0)))
+            for k, name in enumerate(found)
+        ],
+    )  # fmt: skip
+
+
 def parse_milestone(text: str, today: date) -> ManageMilestoneArgs:
     lowered = text.lower()
     value: float | None = None

@@ -95,7 +95,7 @@ from trainer.tools.data import FetchData, FetchDataArgs
 from trainer.tools.exercise_input import WorkoutInput
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
 from trainer.tools.generate_workout import GenerateArgs, GenerateWorkout
-from trainer.tools.goals import SetGoals
+from trainer.tools.goals import SetGoals, SetGoalsArgs
 from trainer.tools.injuries import RecordInjury, RecordInjuryArgs
 from trainer.tools.location import SetCurrentLocation, SetCurrentLocationArgs
 from trainer.tools.log_corrections import AdjustLoggedExercise, UndoLoggedExercise, UndoLoggedExerciseArgs
@@ -264,6 +264,8 @@ async def add(turn: Turn, step: Step) -> ToolInvocation:
 
 
 async def goals(turn: Turn, step: Step) -> ToolInvocation:
+    if isinstance(step.payload, SetGoalsArgs):
+        return SetGoals().call(step.payload)
     text = turn.text
     chosen = parse_goal_shift(text, (await turn.records()).category_goals) or parse_goals(text)
     if chosen is None:
