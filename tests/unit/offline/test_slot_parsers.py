@@ -55,6 +55,8 @@ def test_a_log_said_in_other_words_gives_the_same_sets(
         ("can you do my weights in imperial from here on", ("lbs", None)),
         ("swtich to lbs pls", ("lbs", None)),
         ("metric please", ("kg", "km")),
+        ("kilos please, not pounds", ("kg", None)),
+        ("switch from pounds to kilos", ("kg", None)),
         ("my runs in miles", (None, "mi")),
         ("how much is 100 kg in pounds", ("lbs", None)),
     ],

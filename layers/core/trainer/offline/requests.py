@@ -212,6 +212,7 @@ UNIT_WORD = re.compile(
     _I,
 )
 """A unit named on its own (not a number's: '100 kg' is a load, not a setting)."""
+REPLACED_UNIT = re.compile(r"\b(?:not|no more|instead of|rather than|away from|from)\s+(?:in\s+)?$", _I)
 ABOUT_WEIGHTS = re.compile(r"\b(?:weights?|loads?|lifts?|lifting|dumbbells?|barbell|plates?)\b", _I)
 ABOUT_DISTANCES = re.compile(r"\b(?:distances?|runs?|running|rides?|cycling|pace)\b", _I)
 
@@ -222,6 +223,8 @@ def units_named(text: str) -> tuple[str | None, str | None]:
     weight: str | None = None
     distance: str | None = None
     for found in UNIT_WORD.finditer(text):
+        if REPLACED_UNIT.search(text[: found.start()]):
+            continue  # 'kilos, not pounds': pounds is the one going
         word = found.group("unit").lower()
         if word in ("imperial", "metric"):
             weights, distances = bool(ABOUT_WEIGHTS.search(text)), bool(ABOUT_DISTANCES.search(text))
