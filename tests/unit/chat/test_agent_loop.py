@@ -701,6 +701,19 @@ async def test_a_user_over_the_daily_budget_gets_no_turn_and_no_model_call(used:
     assert h.model.requests == [] and await h.store.list_sessions(USER) == []
 
 
+async def test_over_the_daily_budget_the_fallback_model_answers_without_a_model_call() -> None:
+    fallback = ScriptedModel([call("message_notify_user", message="Logged.", final=True)])
+    h = make_harness([], fallback=fallback)
+    ledger = MemoryUsageLedger(turns_started=300)
+    h.loop.deps.budget = limits(ledger)
+    result = await h.loop.run_turn(USER, "did 3x10 push-ups")
+    assert (result.status, result.degraded) == ("completed", True)
+    assert result.response.messages == [DEGRADED_NOTICE, "Logged."]
+    assert h.model.requests == [] and ledger.reserved == [], "no live model call, nothing counted"
+    marks = [e.data for e in h.store.all_events(result.session_id) if e.event_type is EventType.ERROR]
+    assert [m["code"] for m in marks] == ["model_degraded"]
+
+
 async def test_a_user_under_the_budget_runs_as_usual_and_the_turn_is_counted_before_it_runs() -> None:
     h = make_harness([call("idle", reason="x")])
     ledger = MemoryUsageLedger(turns_started=299, cost_cents=499.0)

@@ -35,7 +35,7 @@ from trainer.agents.steps import EndTurn, FinalOutput, ModelTurn, run_steps
 from trainer.agents.tools import ToolOutcome
 from trainer.chat import checkpoint as checkpoints
 from trainer.chat import session_state
-from trainer.chat.budget import Reservation, UsageLimits
+from trainer.chat.budget import BudgetExceeded, Reservation, UsageLimits
 from trainer.chat.context import ContextBuilder
 from trainer.chat.errors import log_error
 from trainer.chat.hooks import TurnHooks
@@ -183,19 +183,19 @@ class ChatRunner:
             # The named session is only read, so its read waits alongside the budget's reservation
             # (one round trip before the first frame instead of two); a turn without a session id may
             # create one, which only a reserved turn may do.
-            reserving = self._reserve(user_id)
+            reserving = self._reserve_or_degrade(user_id)
             reserved, found = await asyncio.gather(
                 reserving, deps.store.get_session(user_id, session_id), return_exceptions=True
             )
             if isinstance(reserved, BaseException):
                 raise reserved
-            reservation = reserved
+            reservation, over_budget = reserved
             if isinstance(found, BaseException):
                 await self._release(reservation)
                 raise found
             named = found
         else:
-            reservation = await self._reserve(user_id)
+            reservation, over_budget = await self._reserve_or_degrade(user_id)
         try:
             session, interrupted = await self._lease_session(user_id, session_id, holder, named)
         except BaseException:
@@ -225,7 +225,7 @@ class ChatRunner:
             if interrupted is not None and interrupted.startswith(TURN_HOLDER_PREFIX):
                 await recorder.mark_interrupted(interrupted)
             await checkpoint_if_over_hard_limit(deps, recorder)
-            return await _Turn(self, recorder).run(message, current_workout)
+            return await _Turn(self, recorder).run(message, current_workout, over_budget=over_budget)
         except TurnFailed:
             raise
         except LeaseLost as exc:
@@ -252,6 +252,18 @@ class ChatRunner:
     async def _reserve(self, user_id: str) -> Reservation | None:
         budget = self.deps.budget
         return await budget.reserve(user_id, "turns") if budget is not None else None
+
+    async def _reserve_or_degrade(self, user_id: str) -> tuple[Reservation | None, bool]:
+        """The turn's reservation; with the user's model budget used up and a fallback model, no
+        reservation and True: the turn runs on the fallback (degraded mode), which costs no model
+        tokens. Without a fallback, BudgetExceeded as before."""
+        try:
+            return await self._reserve(user_id), False
+        except BudgetExceeded:
+            if self.deps.fallback is None:
+                raise
+            logger.info("user %s is over the daily model budget: degraded mode", user_id)
+            return None, True
 
     async def _release(self, reservation: Reservation | None) -> None:
         if self.deps.budget is not None and reservation is not None:
@@ -299,7 +311,9 @@ class _Turn:
     def session(self) -> Session:
         return self.store.session
 
-    async def run(self, message: str, current_workout: dict[str, Any] | None) -> TurnResult:
+    async def run(
+        self, message: str, current_workout: dict[str, Any] | None, *, over_budget: bool = False
+    ) -> TurnResult:
         deps, recorder = self.deps, self.recorder
         self.message = message
         await recorder.append(EventType.USER_MESSAGE, {"message": message})
@@ -319,6 +333,9 @@ class _Turn:
         self.store.flush_soon()
         self.today = deps.clock().date()
         self.model = deps.models.model_for(recorder.model_id)
+        if over_budget and deps.fallback is not None:
+            await recorder.degraded_to(deps.fallback.provider, "the user's daily model budget is used up")
+            self.model = deps.fallback
 
         result = await run_steps(self, self.agent.toolset, max_steps=self.agent.max_steps, hooks=recorder)
         stop: StopReason

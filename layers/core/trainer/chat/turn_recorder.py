@@ -166,7 +166,7 @@ class TurnRecorder:
             },
         )
 
-    async def degraded_to(self, provider: str, exc: BaseException) -> None:
+    async def degraded_to(self, provider: str, exc: BaseException | str) -> None:
         """The turn's model is unavailable and the fallback answers from here: an `error` event (code
         `model_degraded`, context `degraded`: the console shows it, the turn goes on), a status frame,
         and the turn counted as degraded (its `turn_end`, its result, the `DegradedTurns` metric)."""
