@@ -222,17 +222,11 @@ def _past(name: str) -> Any:
 
 
 def test_every_tool_of_the_chat_agent_has_words_for_its_result() -> None:
-    """What a call did is its result's to say (`ToolResult.say`, or the words registered beside the
-    calendar and training-plan results): no tool's result falls back to a bare 'Done.' but the reply
-    tools', whose message is the reply itself."""
+    """What a call did is its result's to say (`ToolResult.say`): no tool's result falls back to a bare
+    'Done.' but the reply tools', whose message is the reply itself."""
     from trainer.chat.agent import CHAT
-    from trainer.tools.wording import has_words_beside
 
     reply_tools = {t.name for t in CHAT.tools if t.text_reply_argument or t.ends_turn}
     assert reply_tools == {"message_notify_user", "message_ask_user", "idle"}
-    silent = [
-        t.name
-        for t in CHAT.tools
-        if t.name not in reply_tools and t.Result.say is ToolResult.say and not has_words_beside(t.Result)
-    ]
+    silent = [t.name for t in CHAT.tools if t.name not in reply_tools and t.Result.say is ToolResult.say]
     assert silent == []

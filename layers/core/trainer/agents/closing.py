@@ -1,6 +1,6 @@
 """The reply that ends a turn whose last call the model marked final (`Tool.can_finish`): its port
 (`ClosingReplies`), the reply written from the calls' results (`closing_text`: what each result says
-of itself, trainer.tools.wording.say) with the model's coaching note after it (`coaching_note`), and its
+of itself, `ToolResult.say`) with the model's coaching note after it (`coaching_note`), and its
 writer on the domain database (`ResultReplies`), which the composition root wires into the chat turn.
 The offline coach ends its own turns with the same `closing_text`, so a live model's final call and
 the offline coach's last message read alike.
@@ -23,7 +23,7 @@ from trainer.services.user_data import UserDataService
 from trainer.store.db import Database
 from trainer.store.ports import DatabaseUnavailable
 from trainer.tools.base import MAX_NOTE_CHARS, ToolResult
-from trainer.tools.wording import DONE, ReplyContext, needs_user_context, say
+from trainer.tools.wording import DONE, ReplyContext
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def coaching_note(note: str | None) -> str:
 
 def closing_text(calls: Sequence[FinishedCall], ctx: ReplyContext, note: str | None = None) -> str:
     """What each successful call did, in order, one result's words a line; then the model's note."""
-    lines = [say(call.result, ctx, call.arguments) for call in calls]
+    lines = [call.result.say(ctx, call.arguments) for call in calls]
     facts = "\n".join(line for line in lines if line) or DONE
     words = coaching_note(note)
     return (f"{facts}\n\n{words}" if words else facts)[:MAX_REPLY_CHARS]
@@ -90,7 +90,7 @@ def delivered_artifact_id(calls: Sequence[FinishedCall]) -> str | None:
 
 def needs_user_records(calls: Sequence[FinishedCall]) -> bool:
     """Whether a result's words read today, the user's time zone or their location."""
-    return any(needs_user_context(call.result) for call in calls)
+    return any(call.result.needs_user_context for call in calls)
 
 
 def _utcnow() -> datetime:

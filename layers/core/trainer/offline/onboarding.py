@@ -26,7 +26,6 @@ from trainer.tools.base import ToolInvocation
 from trainer.tools.communication import AskResult
 from trainer.tools.injuries import RecordInjuryArgs
 from trainer.tools.profile import UpdateProfile, UpdateProfileArgs, UpdateProfileResult
-from trainer.tools.wording import say
 
 
 def rx(pattern: str) -> re.Pattern[str]:
@@ -363,7 +362,7 @@ async def ask_next(turn: Turn, step: Step) -> ToolInvocation:
     """What the turn saved, then the next missing fact asked with its options (or that none is)."""
     calls = [c for c in turn.convo.calls if c.name not in REPLY_TOOLS]
     ctx = await turn.reply_context()
-    said = "\n".join(line for line in (say(c.result, ctx, c.arguments) for c in finished(calls)) if line)
+    said = "\n".join(line for line in (c.result.say(ctx, c.arguments) for c in finished(calls)) if line)
     saved = [c.result for c in calls if isinstance(c.result, UpdateProfileResult)]
     if saved:
         asked = saved[-1].next_question

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from trainer.domain.units import convert_distance, convert_weight
 from trainer.offline.conversation import PastCall
 from trainer.offline.patterns import THANKS, rx
-from trainer.programs.plan_words import PLAN_EXAMPLE
-from trainer.tools.calendar import ScheduledWorkout
-from trainer.tools.calendar_words import scheduled_when
+from trainer.programs.plan_briefs import PLAN_EXAMPLE
+from trainer.tools.calendar import ScheduledWorkout, scheduled_when
 from trainer.tools.wording import ReplyContext, number_text
 
 FAQ: tuple[tuple[re.Pattern[str], str], ...] = (

@@ -17,7 +17,6 @@ from trainer.offline.turn import REPLY_TOOLS, IntentName, Step, Turn, finished, 
 from trainer.offline.vocabulary import BODY_PARTS
 from trainer.tools.base import ToolInvocation
 from trainer.tools.injuries import RecordInjury, RecordInjuryArgs, RecordInjuryResult
-from trainer.tools.wording import say
 
 INJURY_WORDS: dict[RedFlag, str] = {
     "sharp_pain": "Sharp pain in the {part}",
@@ -61,5 +60,5 @@ async def safety_reply(turn: Turn, step: Step) -> ToolInvocation:
     recorded = [c for c in finished(calls) if isinstance(c.result, RecordInjuryResult)]
     if recorded:
         ctx = await turn.reply_context()
-        return notify("\n".join(say(c.result, ctx, c.arguments) for c in recorded))
+        return notify("\n".join(c.result.say(ctx, c.arguments) for c in recorded))
     return notify(safety_advice(red_flags(turn.text)))

@@ -4,6 +4,7 @@ training-plan tools' (programs/tools.py); both read dates as tools/dates.py does
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar, Literal, Self
 from zoneinfo import ZoneInfo
@@ -19,6 +20,8 @@ from trainer.services.workout_plans import PlanSession
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import number_text
 from trainer.tools.dates import Day, check_not_past, parse_day, parse_when, user_zone, zone_of
+from trainer.tools.stats_answers import milestone_target_text
+from trainer.tools.wording import ReplyContext, count_words, day_text, joined
 
 ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled", "missed"]
 EntrySource = Literal["calendar", "plan"]
@@ -72,6 +75,13 @@ class ScheduledWorkout(ScheduledWorkoutRow):
     date: Day
 
 
+def scheduled_when(workout: ScheduledWorkout, ctx: ReplyContext) -> str:
+    """'tomorrow', 'Friday 12 March at 18:30': the day in the user's words, and the time when one is set."""
+    local = workout.scheduled_date.astimezone(ctx.zone)
+    when = day_text(workout.date, ctx.today)
+    return when if (local.hour, local.minute) == (0, 0) else f"{when} at {local:%H:%M}"
+
+
 def _scheduled(row: dict[str, Any], zone: ZoneInfo) -> ScheduledWorkout:
     day = row.get("date") if row.get("source") == "plan" else None
     return ScheduledWorkout.model_validate(
@@ -94,6 +104,10 @@ class ScheduleWorkoutArgs(BaseModel):
 
 class ScheduleWorkoutResult(ToolResult):
     workout: ScheduledWorkout
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return f"Scheduled your {self.workout.workout_type} workout for {scheduled_when(self.workout, ctx)}."
 
 
 class ScheduleWorkout(Tool[ScheduleWorkoutArgs, ScheduleWorkoutResult]):
@@ -143,6 +157,17 @@ class UpdateScheduledWorkoutResult(ToolResult):
     workout: ScheduledWorkout
     changed: list[str]
     """The fields the call changed, sorted."""
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        workout, changed = self.workout, self.changed
+        warning = f" Heads up: {workout.recovery_warning}." if workout.recovery_warning else ""
+        if "scheduled_date" in changed:
+            return f"Moved your {workout.workout_type} workout to {scheduled_when(workout, ctx)}.{warning}"
+        if changed == ["status"] and workout.status == "skipped":
+            kept = " It stays in your plan marked skipped." if workout.source == "plan" else ""
+            return f"Skipped your {workout.workout_type} session on {scheduled_when(workout, ctx)}.{kept}"
+        return f"Updated your {workout.workout_type} workout on {scheduled_when(workout, ctx)}."
 
 
 class UpdateScheduledWorkout(Tool[UpdateScheduledWorkoutArgs, UpdateScheduledWorkoutResult]):
@@ -193,6 +218,17 @@ class DeleteScheduledWorkoutArgs(BaseModel):
 class DeleteScheduledWorkoutResult(ToolResult):
     workout: ScheduledWorkoutRow
     """The deleted workout."""
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        workout = self.workout
+        if workout.source == "plan":
+            day = day_text(workout.scheduled_date.astimezone(ctx.zone).date(), ctx.today)
+            return (
+                f"Skipped your {workout.workout_type} session on {day}: it's a day of your plan, so it "
+                "stays in its week marked skipped."
+            )
+        return f"Removed the {workout.workout_type} workout from your schedule."
 
 
 class DeleteScheduledWorkout(Tool[DeleteScheduledWorkoutArgs, DeleteScheduledWorkoutResult]):
@@ -230,6 +266,17 @@ class SwapScheduledWorkoutsArgs(BaseModel):
 class SwapScheduledWorkoutsResult(ToolResult):
     first: ScheduledWorkout
     second: ScheduledWorkout
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        first, second = self.first, self.second
+        warnings = {w.recovery_warning for w in (first, second) if w.recovery_warning}
+        heads_up = f" Heads up: {joined(sorted(warnings))}." if warnings else ""
+        return (
+            "Moved them so they trade days: "
+            f"{first.workout_type} is now on {scheduled_when(first, ctx)} and {second.workout_type} "
+            f"on {scheduled_when(second, ctx)}.{heads_up}"
+        )
 
 
 class SwapScheduledWorkouts(Tool[SwapScheduledWorkoutsArgs, SwapScheduledWorkoutsResult]):
@@ -277,6 +324,27 @@ class MissedSessionsResult(ToolResult):
     missed: list[MissedSession]
     changed_now: list[str] = Field(default_factory=list)
     """What this call adapted (sessions that had not been noticed yet)."""
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return missed_text(self.missed, ctx)
+
+
+def missed_text(missed: Sequence[MissedSession], ctx: ReplyContext) -> str:
+    """What the plan noticed and changed for the sessions missed, in words."""
+    if not missed:
+        return (
+            "I don't see any missed sessions in your training plan recently - every planned day so far is "
+            "either logged or still to come. If you trained without logging it, tell me what you did and "
+            "I'll log it."
+        )
+    count = count_words(len(missed), "missed session", "missed sessions")
+    lines = [f"I see {count} in your plan, and here's how I adapted what comes next:"]
+    for m in missed:
+        said = " ".join(m.changes).removeprefix("Missed ")
+        lines.append(f"- {said or f'{m.workout_type} on {day_text(m.date, ctx.today)}'}")
+    lines.append("No two hard sessions are back to back, and nothing moved onto a day you don't train.")
+    return "\n".join(lines)
 
 
 class MissedSessions(Tool[MissedSessionsArgs, MissedSessionsResult]):
@@ -391,6 +459,16 @@ class WorkoutPlan(BaseModel):
 class CreateWorkoutPlanResult(ToolResult):
     plan: WorkoutPlan
     scheduled_count: int
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        plan, count = self.plan, self.scheduled_count
+        per_week = f"{plan.workouts_per_week} workouts a week, " if plan.workouts_per_week else ""
+        days = f" on {joined(plan.preferred_days)}" if plan.preferred_days else ""
+        return (
+            f"Created your {plan.plan_name}: {plan.duration_weeks} weeks, {per_week}"
+            f"{count_words(count, 'workout', 'workouts')} scheduled{days}, starting "
+            f"{day_text(plan.start_date, ctx.today)}."
+        )
 
 
 class CreateWorkoutPlan(Tool[CreateWorkoutPlanArgs, CreateWorkoutPlanResult]):
@@ -511,6 +589,12 @@ class Milestone(BaseModel):
 class ManageMilestoneResult(ToolResult):
     action: MilestoneAction
     milestone: Milestone
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        milestone = self.milestone
+        target = f" by {day_text(milestone.target_date, None)}" if milestone.target_date else ""
+        return f"Milestone saved: {milestone_target_text(milestone)}{target}."
 
 
 class ManageMilestone(Tool[ManageMilestoneArgs, ManageMilestoneResult]):

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.frames import knowledge_frame
+from trainer.sources.budget import fit_turn
 from trainer.sources.registry import DISPLAY_NAMES, SOURCE_NAMES, fetch_sources
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType, KnowledgeRef
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
@@ -87,13 +88,23 @@ class FetchData(Tool[FetchDataArgs, FetchDataResult]):
         )
         data: dict[str, str] = {}
         refs: list[KnowledgeRef] = []
+        loaded = [item for item in fetched if not item.error]
+        fitted = fit_turn([(item.source, item.formatted) for item in loaded])
+        budgets = {id(item): budget for item, budget in zip(loaded, fitted, strict=True)}
         for item in fetched:
             if item.error:
                 errors[item.source] = item.error
                 continue
-            data[item.source] = item.formatted
+            budget = budgets[id(item)]
+            data[item.source] = budget.text
             await ctx.append_event(
-                EventType.KNOWLEDGE, {"source": item.source, "params": item.params, "data": item.formatted}
+                EventType.KNOWLEDGE,
+                {
+                    "source": item.source,
+                    "params": item.params,
+                    "data": budget.text,
+                    "budget": budget.as_json(),
+                },
             )
             refs.append(KnowledgeRef(source=item.source, params=item.params))
             await ctx.emit(knowledge_frame(item.source, DISPLAY_NAMES.get(item.source, item.source)))
