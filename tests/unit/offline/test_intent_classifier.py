@@ -15,10 +15,11 @@ from trainer.offline.intents import BY_NAME, main_action
 from scripts.train_intents import HELD_OUT, TRAINING, dumps, evaluate, load_examples, train
 
 OVERALL_FLOOR = 0.85
-"""Held-out accuracy was 88.7% (the model alone) and 89.2% (the coach's reading) when this was set."""
+"""Held-out accuracy is 91.1% (the model alone) and 90.9% (the coach's reading) with the corpus of this
+commit; a retrain after adding phrasings moves each by a point or two, so the floor leaves room."""
 PER_INTENT_FLOOR = 0.4
 """Of the coach's reading. The weakest is 'answer' (open questions about training in general, which
-share their words with the actions: 4 of 10 when this was set); most intents are at 80% or more."""
+share their words with the actions: 4 to 6 of 10); most intents are at 80% or more."""
 MIN_TRAINING_PHRASINGS = 30
 
 
