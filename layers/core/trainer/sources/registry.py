@@ -20,6 +20,7 @@ from trainer.domain.exercise_search import equipment_overview, exercise_guide
 from trainer.domain.progression import (
     ENTRIES_PER_EXERCISE,
     WINDOW_DAYS,
+    established_range,
     exercise_histories,
     progression_targets,
 )
@@ -237,7 +238,7 @@ async def _progression_targets(data: UserData, params: dict[str, Any], ctx: Fetc
         days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=ctx.now
     )
     histories = exercise_histories(rows, unit, fmt.zone(user_settings.timezone))
-    targets = progression_targets(histories, steps, limit=MAX_TARGETS)
+    targets = progression_targets(histories, steps, established_range, limit=MAX_TARGETS)
     return {"unit": unit, "days_back": WINDOW_DAYS, "targets": [t.model_dump(mode="json") for t in targets]}
 
 

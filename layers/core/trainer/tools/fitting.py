@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from trainer.domain.catalog import load_catalog
 from trainer.domain.equipment import available_equipment
+from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import equipment_class
-from trainer.domain.progression import LoadSteps
 from trainer.domain.readiness import CheckIn, adjust_workout, assess
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout
@@ -94,14 +94,13 @@ def _settable(load: float, ex: Exercise, steps: LoadSteps, *, down: bool = False
 
 
 def _fitted(ex: Exercise, steps: LoadSteps) -> Exercise:
-    """Loads in the user's unit, each one the location can make."""
+    """Loads in the user's unit, each one the location can make (a load converted from the other unit
+    becomes a real implement in this one: trainer.domain.loading)."""
     if not ex.load_each:
         return ex
     cls = equipment_class(ex.exercise_name, ex.equipment)
     unit = ex.load_unit or steps.unit
     if not steps.listed(cls) and unit == steps.unit:
         return ex
-    loads = [convert_weight(v, unit, steps.unit) for v in ex.load_each]
-    settable = bool(steps.listed(cls))
-    loads = [steps.nearest(v, cls) if settable else round(v, 1) for v in loads]
+    loads = [steps.nearest(convert_weight(v, unit, steps.unit), cls) for v in ex.load_each]
     return ex.model_copy(update={"load_each": [round(v, 2) for v in loads], "load_unit": steps.unit})
