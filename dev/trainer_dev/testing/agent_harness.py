@@ -142,10 +142,11 @@ def make_harness(
     models: Any = None,
     extra_tools: list[AnyTool] | None = None,
     prompts: PromptStore | None = None,
+    fallback: ScriptedModel | None = None,
     **agent_overrides: Any,
 ) -> Harness:
     """A chat turn on the communication and workout tools; `agent_overrides` replace fields of the chat
-    agent's definition (retry, max_steps...)."""
+    agent's definition (retry, max_steps...); `fallback`: the model of degraded mode."""
     store = store or InMemorySessionStore(clock=lambda: FIXED_NOW)
     model = model or ScriptedModel(steps or [])
     selector = selector or FakeSelector()
@@ -179,6 +180,7 @@ def make_harness(
             closing_replies=ResultReplies(None, clock=lambda: FIXED_NOW),
             coach=coach,
             hooks=hooks or TurnHooks(),
+            fallback=fallback,
             clock=lambda: FIXED_NOW,
         )
     )

@@ -414,9 +414,15 @@ def chat_deps(
         if planner is None:
             planner = OfflineCoach(db, store)
     models: Any
+    fallback: AgentModel | None = None
     if agent_model is not None:
         models = FixedModel(agent_model)
     else:
+        if planner is not None and settings.anthropic_api_key is not None:
+            from trainer.offline import degraded_coach
+
+            # degraded mode: a turn whose live model is unavailable is answered by the offline coach
+            fallback = degraded_coach(planner)
         if planner is None and settings.model_mode == "offline":
             raise ValueError("the offline model composes workouts from the domain database: set DATABASE_URL")
         models = ModelsById(settings, planner)
@@ -441,6 +447,7 @@ def chat_deps(
         programs=programs,
         closing_replies=ResultReplies(db),
         hooks=CompositeHooks(hooks),
+        fallback=fallback,
     )
 
 

@@ -270,6 +270,7 @@ def turn_metric_sets(
         turn.add_metric(name="CacheHitRate", unit=MetricUnit.Percent, value=rate)
     turn.add_metric(name="TurnDuration", unit=MetricUnit.Milliseconds, value=summary.duration_ms)
     turn.add_metric(name="ModelErrors", unit=MetricUnit.Count, value=summary.model_errors)
+    turn.add_metric(name="DegradedTurns", unit=MetricUnit.Count, value=1 if summary.degraded else 0)
     turn.add_metric(name="ModelWait", unit=MetricUnit.Milliseconds, value=summary.model_ms)
     turn.add_metric(
         name="BackendTime",

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from trainer.agents import PromptStore, RetryPolicy
 from trainer.chat import checkpoint as checkpoints
+from trainer.chat.results import DEGRADED_NOTICE
 from trainer.chat.turn import ESTIMATE_KEY, ESTIMATE_START_KEY, ClientResponse, TurnFailed
-from trainer.providers.ports import ModelRequest, Usage
+from trainer.providers.ports import ModelError, ModelRequest, Usage
 from trainer.services.usage_limits import BudgetExceeded, UsageLimits
 from trainer.store.models import CONTEXT_EVENT_TYPES, EventType
 from trainer.store.ports import LeaseHeld, SessionNotFound
@@ -148,6 +149,30 @@ async def test_llm_errors_propagate_to_the_caller_after_logging() -> None:
     assert errors and "overloaded" in errors[-1].data["message"]
     assert errors[-1].data["context"] == "llm"
     assert h.store.lease_holder(session_id) is None
+
+
+async def test_an_unavailable_model_degrades_the_turn_to_the_fallback_model() -> None:
+    fallback = ScriptedModel([call("message_notify_user", message="Logged 3 x 10.", final=True)])
+    h = make_harness([hard_failure("HTTP 529 overloaded")], fallback=fallback)
+    result = await h.loop.run_turn(USER, "did 3x10 push-ups", emit=h.emit)
+    assert (result.status, result.degraded, result.model_errors) == ("completed", True, 1)
+    assert result.response.messages == [DEGRADED_NOTICE, "Logged 3 x 10."]
+    events = h.store.all_events(result.session_id)
+    marks = [e.data for e in events if e.event_type is EventType.ERROR]
+    assert [(m["code"], m["context"]) for m in marks] == [("model_degraded", "degraded")]
+    assert [e.data for e in events if e.event_type is EventType.TURN_END] == [
+        {"outcome": "replied", "degraded": True}
+    ]
+    assert [f["data"]["tool"] for f in h.emitted if f["type"] == "status"][:1] == ["degraded"]
+
+
+@pytest.mark.parametrize("code", ["model_incomplete"])
+async def test_a_broken_answer_fails_the_turn_even_with_a_fallback_model(code: str) -> None:
+    fallback = ScriptedModel([])
+    h = make_harness([ModelError("cut twice", code=code)], fallback=fallback)
+    with pytest.raises(TurnFailed):
+        await h.loop.run_turn(USER, "hi")
+    assert fallback.requests == []
 
 
 async def test_retryable_model_error_is_retried_once_then_succeeds() -> None:
@@ -674,6 +699,19 @@ async def test_a_user_over_the_daily_budget_gets_no_turn_and_no_model_call(used:
         await h.loop.run_turn(USER, "one more")
     assert info.value.retry_after_seconds == 2 * 3600
     assert h.model.requests == [] and await h.store.list_sessions(USER) == []
+
+
+async def test_over_the_daily_budget_the_fallback_model_answers_without_a_model_call() -> None:
+    fallback = ScriptedModel([call("message_notify_user", message="Logged.", final=True)])
+    h = make_harness([], fallback=fallback)
+    ledger = MemoryUsageLedger(turns_started=300)
+    h.loop.deps.budget = limits(ledger)
+    result = await h.loop.run_turn(USER, "did 3x10 push-ups")
+    assert (result.status, result.degraded) == ("completed", True)
+    assert result.response.messages == [DEGRADED_NOTICE, "Logged."]
+    assert h.model.requests == [] and ledger.reserved == [], "no live model call, nothing counted"
+    marks = [e.data for e in h.store.all_events(result.session_id) if e.event_type is EventType.ERROR]
+    assert [m["code"] for m in marks] == ["model_degraded"]
 
 
 async def test_a_user_under_the_budget_runs_as_usual_and_the_turn_is_counted_before_it_runs() -> None:

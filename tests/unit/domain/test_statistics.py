@@ -5,6 +5,7 @@ from trainer.domain.statistics import (
     brzycki_1rm,
     epley_1rm,
     exercise_breakdown,
+    exercise_moves,
     personal_records,
     progress_trends,
     stats_summary,
@@ -140,3 +141,43 @@ def test_summary_mentions_key_figures() -> None:
     text = stats_summary(ROWS, None, None, "kg", goal_targets={"Strength": 1, "Cardio": 1})
     assert "3 workouts" in text and "Bench Press 80kg" in text and "Strength" in text
     assert stats_summary([], None, None) == "No workouts logged in this period."
+
+
+def _lift(day: str, name: str, load: float, unit: str = "kg") -> dict[str, object]:
+    return {
+        "performed_at": f"{day}T10:00:00Z",
+        "exercise_name": name,
+        "exercise_type": "reps",
+        "sets": 3,
+        "reps": [10, 10, 10],
+        "load": load,
+        "load_unit": unit,
+    }
+
+
+def test_the_lifts_that_moved_from_their_first_to_their_last_session_most_first() -> None:
+    rows = [
+        _lift("2025-03-01", "Bench Press", 20),
+        _lift("2025-03-01", "Goblet Squat", 20),
+        _lift("2025-03-01", "Row", 30),
+        _lift("2025-03-10", "Bench Press", 22.5),
+        _lift("2025-03-20", "Bench Press", 25),
+        _lift("2025-03-20", "Goblet Squat", 26),
+        _lift("2025-03-20", "Row", 30),
+        _lift("2025-03-20", "Curl", 10),
+    ]
+    moves = exercise_moves(rows, "2025-03-01", "2025-03-31", "kg")
+    assert [(m["exercise_name"], m["from_load"], m["to_load"]) for m in moves] == [
+        ("Goblet Squat", 20, 26),
+        ("Bench Press", 20, 25),
+    ], "the row did not move, the curl was logged once"
+
+
+def test_moves_are_in_the_users_unit_and_inside_the_period() -> None:
+    rows = [
+        _lift("2025-02-01", "Squat", 200, "lbs"),
+        _lift("2025-03-01", "Squat", 100),
+        _lift("2025-03-09", "Squat", 110),
+    ]
+    (move,) = exercise_moves(rows, "2025-03-01", "2025-03-31", "lbs")
+    assert (move["unit"], move["from_load"], move["to_load"]) == ("lbs", 220.46, 242.51)

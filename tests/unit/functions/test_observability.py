@@ -62,6 +62,7 @@ class Summary:
         ]
     )
     model_errors: int = 1
+    degraded: bool = False
     model_ms: int = 2000
     dynamodb_requests: int = 11
     sql_queries: int = 7
@@ -121,6 +122,7 @@ async def test_a_turn_writes_its_figures_with_service_and_model(capsys: pytest.C
         "CacheHitRate": [round(9800 / (1200 + 5200 + 9800) * 100, 2)],
         "TurnDuration": [2345.0],
         "ModelErrors": [1.0],
+        "DegradedTurns": [0.0],
         "ModelWait": [2000.0],
         "BackendTime": [345.0],
         "DynamoDBRequests": [11.0],
@@ -153,6 +155,15 @@ async def test_a_failed_turn_without_model_output(capsys: pytest.CaptureFixture[
     assert "CacheHitRate" not in metric_names(turn), (
         "no input sent: no rate rather than a 0 that drags averages"
     )
+
+
+async def test_a_turn_the_fallback_model_answered_is_counted_as_degraded(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    await TurnMetrics().on_turn_end(session(), Summary(degraded=True))
+
+    turn, *_ = emf_lines(capsys.readouterr().out)
+    assert (turn["DegradedTurns"], turn["FailedTurns"]) == ([1.0], [0.0])
 
 
 async def test_turns_stay_apart_and_leave_the_shared_buffer_alone(capsys: pytest.CaptureFixture[str]) -> None:

@@ -64,14 +64,16 @@ REPOSITORY_USERS = {"store", "services", "programs"}
 OFFLINE = "trainer.offline"
 STAND_INS = {
     "trainer.offline.OfflineAgentModel",
+    "trainer.offline.degraded_coach",
     "trainer.offline.OfflinePlanner",
     "trainer.offline.planner.OfflineCoach",
     "trainer.offline.structured.OfflineStructured",
     "trainer.offline.selector.DeterministicKnowledgeSelector",
 }
 """What the composition root may take from the offline package: the offline model and its planner (the
-planner also composes GET /today's workout on a day nothing is planned), the registry agents' offline
-backend, the initializer's deterministic rules."""
+planner also composes GET /today's workout on a day nothing is planned), the offline model limited to
+what it does well (degraded mode: the fallback of a turn whose live model is unavailable), the registry
+agents' offline backend, the initializer's deterministic rules."""
 COMPOSITION_ROOT = PACKAGE / "container.py"
 
 
@@ -137,8 +139,8 @@ def test_user_data_is_read_and_written_through_the_services(path: Path) -> None:
 
 @pytest.mark.parametrize("path", [*MODULES, *HANDLERS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_only_the_composition_root_takes_the_offline_stand_ins(path: Path) -> None:
-    """A live turn never runs offline code: nothing but trainer.container imports trainer.offline, and
-    the container takes only the stand-ins of the model ports from it."""
+    """A live turn runs offline code only as a model port's stand-in (degraded mode included): nothing but
+    trainer.container imports trainer.offline, and the container takes only those stand-ins from it."""
     if path.is_relative_to(PACKAGE) and layer_of(path) == "offline":
         return
     taken = {n for n in imported_names(path) if n == OFFLINE or n.startswith(f"{OFFLINE}.")}

@@ -67,6 +67,11 @@ class TurnSummary(Protocol):
     def model_errors(self) -> int: ...
 
     @property
+    def degraded(self) -> bool:
+        """The turn's model was unavailable and the fallback model answered it."""
+        ...
+
+    @property
     def model_ms(self) -> int:
         """Time spent waiting for models; the rest of `duration_ms` is the backend's."""
         ...

@@ -26,6 +26,12 @@ MODEL_UNAVAILABLE = "The trainer is unavailable right now. Please try again in a
 TURN_BROKE = "Something went wrong while preparing a reply. Please try again."
 MODEL_REFUSED = "The trainer can't help with that request. Please ask something else."
 MODEL_REFUSED_CODE = "model_refused"
+DEGRADED_NOTICE = (
+    "The full coach is unavailable right now and will be back soon; the basic coach answered this one."
+)
+DEGRADED_CODE = "model_degraded"
+DEGRADED_EVENT = "The model was unavailable; the offline coach answered this turn."
+"""The `error` event of a turn the fallback model answered (context `degraded`)."""
 MAX_TOKENS_CODE = "max_tokens"
 
 
@@ -76,6 +82,8 @@ class TurnResult:
     cost_cents: float = 0.0
     duration_ms: int = 0
     model_errors: int = 0
+    degraded: bool = False
+    """The turn's model was unavailable and the fallback model answered it (degraded mode)."""
     model_ms: int = 0
     """Time spent waiting for models (the initializer's and the agent's calls)."""
     dynamodb_requests: int = 0

@@ -35,7 +35,7 @@ from trainer.agents.steps import EndTurn, FinalOutput, ModelTurn, run_steps
 from trainer.agents.tools import ToolOutcome
 from trainer.chat import checkpoint as checkpoints
 from trainer.chat import session_state
-from trainer.chat.budget import Reservation, UsageLimits
+from trainer.chat.budget import BudgetExceeded, Reservation, UsageLimits
 from trainer.chat.context import ContextBuilder
 from trainer.chat.errors import log_error
 from trainer.chat.hooks import TurnHooks
@@ -43,6 +43,7 @@ from trainer.chat.initializer import CURRENT_WORKOUT_SOURCE, format_current_work
 from trainer.chat.lease import LeaseKeeper
 from trainer.chat.ports import EventPublisher, ModelProvider, SourceFetcher, UserDataLoader
 from trainer.chat.results import (
+    DEGRADED_NOTICE,
     MAX_TOKENS_CODE,
     MODEL_REFUSED,
     MODEL_REFUSED_CODE,
@@ -97,6 +98,7 @@ MAX_TOKENS_GROWTH = 2
 """A model call stopped by max_tokens is made once more with this many times the room."""
 TURN_HOLDER_PREFIX = "turn-"
 USER_DATA_FALLBACK = "<user_data>\n(unavailable)\n</user_data>"
+DEGRADING_CODES = frozenset({"model_unavailable", "model_timeout"})
 
 
 def _utcnow() -> datetime:
@@ -137,6 +139,9 @@ class ChatDeps:
     coach: WorkoutCoach | None = None
     programs: ProgramDeps | None = None
     hooks: TurnHooks = field(default_factory=TurnHooks)
+    fallback: AgentModel | None = None
+    """The model a turn falls back to when its own is unavailable (degraded mode: the offline coach,
+    for what it does well); None: such a turn fails."""
     clock: Callable[[], datetime] = _utcnow
     cost: Callable[[str, Usage], float] = model_cost_cents
 
@@ -178,19 +183,19 @@ class ChatRunner:
             # The named session is only read, so its read waits alongside the budget's reservation
             # (one round trip before the first frame instead of two); a turn without a session id may
             # create one, which only a reserved turn may do.
-            reserving = self._reserve(user_id)
+            reserving = self._reserve_or_degrade(user_id)
             reserved, found = await asyncio.gather(
                 reserving, deps.store.get_session(user_id, session_id), return_exceptions=True
             )
             if isinstance(reserved, BaseException):
                 raise reserved
-            reservation = reserved
+            reservation, over_budget = reserved
             if isinstance(found, BaseException):
                 await self._release(reservation)
                 raise found
             named = found
         else:
-            reservation = await self._reserve(user_id)
+            reservation, over_budget = await self._reserve_or_degrade(user_id)
         try:
             session, interrupted = await self._lease_session(user_id, session_id, holder, named)
         except BaseException:
@@ -220,7 +225,7 @@ class ChatRunner:
             if interrupted is not None and interrupted.startswith(TURN_HOLDER_PREFIX):
                 await recorder.mark_interrupted(interrupted)
             await checkpoint_if_over_hard_limit(deps, recorder)
-            return await _Turn(self, recorder).run(message, current_workout)
+            return await _Turn(self, recorder).run(message, current_workout, over_budget=over_budget)
         except TurnFailed:
             raise
         except LeaseLost as exc:
@@ -247,6 +252,18 @@ class ChatRunner:
     async def _reserve(self, user_id: str) -> Reservation | None:
         budget = self.deps.budget
         return await budget.reserve(user_id, "turns") if budget is not None else None
+
+    async def _reserve_or_degrade(self, user_id: str) -> tuple[Reservation | None, bool]:
+        """The turn's reservation; with the user's model budget used up and a fallback model, no
+        reservation and True: the turn runs on the fallback (degraded mode), which costs no model
+        tokens. Without a fallback, BudgetExceeded as before."""
+        try:
+            return await self._reserve(user_id), False
+        except BudgetExceeded:
+            if self.deps.fallback is None:
+                raise
+            logger.info("user %s is over the daily model budget: degraded mode", user_id)
+            return None, True
 
     async def _release(self, reservation: Reservation | None) -> None:
         if self.deps.budget is not None and reservation is not None:
@@ -294,7 +311,9 @@ class _Turn:
     def session(self) -> Session:
         return self.store.session
 
-    async def run(self, message: str, current_workout: dict[str, Any] | None) -> TurnResult:
+    async def run(
+        self, message: str, current_workout: dict[str, Any] | None, *, over_budget: bool = False
+    ) -> TurnResult:
         deps, recorder = self.deps, self.recorder
         self.message = message
         await recorder.append(EventType.USER_MESSAGE, {"message": message})
@@ -314,6 +333,9 @@ class _Turn:
         self.store.flush_soon()
         self.today = deps.clock().date()
         self.model = deps.models.model_for(recorder.model_id)
+        if over_budget and deps.fallback is not None:
+            await recorder.degraded_to(deps.fallback.provider, "the user's daily model budget is used up")
+            self.model = deps.fallback
 
         result = await run_steps(self, self.agent.toolset, max_steps=self.agent.max_steps, hooks=recorder)
         stop: StopReason
@@ -462,8 +484,14 @@ class _Turn:
                     logger.warning("model stream broke off, retrying: %s", exc)
         except Exception as exc:
             recorder.model_errors += 1
-            await recorder.fail(exc)
-            raise TurnFailed(user_message_for(exc), session_id=self.session.id) from exc
+            fallback = self.deps.fallback
+            if fallback is None or not degrades(exc) or fallback is model:
+                await recorder.fail(exc)
+                raise TurnFailed(user_message_for(exc), session_id=self.session.id) from exc
+            await recorder.degraded_to(fallback.provider, exc)
+            self.model = model = fallback
+            started = time.perf_counter()
+            response = await model.complete(request, on_delta)
         await recorder.model_answered(response, model.provider, int((time.perf_counter() - started) * 1000))
         return response
 
@@ -479,8 +507,9 @@ class _Turn:
             current = await self.store.get_state(self.session.id, CURRENT_WORKOUT_KEY)
             exercises = list((current or {}).get("exercises") or []) or None
         question = reply.question.model_dump(mode="json") if reply.question else None
+        messages = [DEGRADED_NOTICE, *reply.messages] if self.recorder.degraded else reply.messages
         return ClientResponse(
-            messages=reply.messages, exercises=exercises, question=question, timers=reply.timers or None
+            messages=messages, exercises=exercises, question=question, timers=reply.timers or None
         )
 
 
@@ -503,6 +532,13 @@ async def checkpoint_if_over_hard_limit(deps: ChatDeps, recorder: TurnRecorder) 
         await log_error(store, session.id, exc, "checkpoint")
     await store.load_session(session.id)
     recorder.last_seq = recorder.session.last_seq
+
+
+def degrades(exc: BaseException) -> bool:
+    """A model failure the turn survives on the fallback model: the model unavailable (5xx, 529, a
+    connection that failed after the SDK's retries) or not answering before the deadline. A broken or
+    cut answer is retried instead, and a refusal is the model's answer."""
+    return isinstance(exc, ModelError) and exc.code in DEGRADING_CODES
 
 
 def more_room(model_id: str, max_tokens: int) -> int:

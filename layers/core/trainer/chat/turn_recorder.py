@@ -16,6 +16,9 @@ from trainer.chat.errors import log_error
 from trainer.chat.hooks import TurnHooks
 from trainer.chat.ports import EventPublisher
 from trainer.chat.results import (
+    DEGRADED_CODE,
+    DEGRADED_EVENT,
+    DEGRADED_NOTICE,
     MODEL_REFUSED,
     MODEL_REFUSED_CODE,
     STOP_OUTCOMES,
@@ -94,6 +97,8 @@ class TurnRecorder:
         self.cost_cents = 0.0
         self.context_estimate = 0
         self.model_errors = 0
+        self.degraded = False
+        """The fallback model answered (`degraded_to`)."""
         self.model_ms = 0
         self.preamble: list[dict[str, Any]] = []
         """The blocks before the tool call being recorded (its thinking blocks)."""
@@ -160,6 +165,15 @@ class TurnRecorder:
                 "iteration": iteration,
             },
         )
+
+    async def degraded_to(self, provider: str, exc: BaseException | str) -> None:
+        """The turn's model is unavailable and the fallback answers from here: an `error` event (code
+        `model_degraded`, context `degraded`: the console shows it, the turn goes on), a status frame,
+        and the turn counted as degraded (its `turn_end`, its result, the `DegradedTurns` metric)."""
+        logger.warning("model unavailable in session %s, degraded to %s: %s", self.session.id, provider, exc)
+        self.degraded = True
+        await self.log_error(DEGRADED_EVENT, "degraded", code=DEGRADED_CODE)
+        await self.emit(status_frame("degraded", DEGRADED_NOTICE, "start"))
 
     async def model_answered(self, response: ModelResponse, provider: str, duration_ms: int) -> None:
         """The answer's time, cost and tokens added to the turn's totals, and its `llm_response` event."""
@@ -285,6 +299,7 @@ class TurnRecorder:
             cost_cents=self.cost_cents,
             duration_ms=int((time.perf_counter() - self.started) * 1000),
             model_errors=self.model_errors,
+            degraded=self.degraded,
             model_ms=self.model_ms,
             dynamodb_requests=self.counts.dynamodb,
             sql_queries=self.counts.sql,
@@ -294,7 +309,10 @@ class TurnRecorder:
         """The `turn_end` event closing the turn's events (a catch-up knows the turn is over), and its
         frame."""
         try:
-            await self.append(EventType.TURN_END, {"outcome": outcome})
+            data: dict[str, Any] = {"outcome": outcome}
+            if self.degraded:
+                data["degraded"] = True
+            await self.append(EventType.TURN_END, data)
         except Exception:
             logger.exception("could not record the end of the turn in session %s", self.session.id)
         await self.emit(turn_end_frame(outcome, self.session.id))

@@ -224,6 +224,43 @@ def workout_statistics(
     }
 
 
+def exercise_moves(
+    rows: Iterable[Row],
+    start: datetime | date | str | None = None,
+    end: datetime | date | str | None = None,
+    unit: str = "kg",
+    tz: tzinfo = UTC_ZONE,
+    limit: int = 3,
+) -> list[dict[str, Any]]:
+    """The lifts whose top load moved in the period, most first (by share of the starting load): each
+    with its first and last session's heaviest set, in `unit`. An exercise logged loaded only once, or
+    at the same top load throughout, did not move."""
+    u = weight_unit(unit)
+    by_name: dict[str, list[float]] = {}
+    for row in sorted(filter_rows(rows, start, end, tz), key=_when):
+        top = max(_loads(row, u, set_count(row)) or [0.0])
+        if top > 0:
+            by_name.setdefault(str(row.get("exercise_name")), []).append(top)
+    moved = sorted(
+        (
+            (name, tops[0], tops[-1], len(tops))
+            for name, tops in by_name.items()
+            if len(tops) >= 2 and tops[0] != tops[-1]
+        ),
+        key=lambda m: (-abs(m[2] - m[1]) / m[1], m[0]),
+    )
+    return [
+        {
+            "exercise_name": name,
+            "unit": u,
+            "from_load": round(first, 2),
+            "to_load": round(last, 2),
+            "sessions": n,
+        }
+        for name, first, last, n in moved[:limit]
+    ]
+
+
 def exercise_breakdown(rows: Iterable[Row], by: str) -> list[dict[str, Any]]:
     """Share of the training per goal category ('category'), muscle, exercise_type or
     exercise_name. Categories and muscles are weighted by shares (each exercise counts 1 in total);

@@ -111,7 +111,8 @@ STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"my best|best (lift|squat|bench|deadlift|press))\b"
         ),
     ),
-    ("trend", _rx(r"\b(stronger|improv\w*|trends?|getting better|progress(ing)? on)\b")),
+    ("trend", _rx(r"\b(stronger|trends?|getting better|progress(ing)? on|improv\w* (on|at) )\b")),
+    ("progress", _rx(r"\b(progress(ing|ed)?|moved|moving|improv\w*|come along|coming along|gains)\b")),
     ("top_muscle", _rx(r"\bmuscles?\b.*\b(most|least)\b|\b(most|least)\b.*\bmuscles?\b")),
     ("distance", _rx(r"\b(how far|distance|how many (km|kilomet\w+|miles))\b")),
     ("breakdown", _rx(r"\b(breakdown|distribution|split|by muscle|by category)\b")),
@@ -119,5 +120,6 @@ STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def stats_kind(text: str) -> str:
-    """What a statistics question asks: summary, record, trend, top_muscle, distance, breakdown or count."""
+    """What a statistics question asks: streak, adherence, trend, summary, record, progress, top_muscle,
+    distance, breakdown or count."""
     return next((kind for kind, pattern in STATS_KINDS if pattern.search(text)), "count")

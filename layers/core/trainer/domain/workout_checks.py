@@ -30,6 +30,7 @@ from trainer.domain.progression import (
     progression_target,
 )
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, hours_left
+from trainer.domain.restrictions import restricted_phrases
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout
 
@@ -186,6 +187,9 @@ def preference_constraints(preferences: Iterable[Mapping[str, Any]]) -> Preferen
         if kind in ("exercise", "workout", "other"):
             for phrase in _dislike_phrases(text):
                 result.excluded_exercises.setdefault(phrase, label)
+        for phrase in restricted_phrases(text):
+            # a movement restriction ('no jumping', 'nothing overhead'), whatever the preference's type
+            result.excluded_exercises.setdefault(phrase, label)
         if kind == "equipment" and negative:
             result.unavailable_equipment |= _equipment_in_text(text)
         if kind == "time" and (minutes := parse_time_budget(text)):

@@ -15,7 +15,7 @@ initializer's deterministic rules; structured: the registry agents' offline back
 
 from trainer.offline.conversation import Conversation, PastCall, read_conversation
 from trainer.offline.intents import classify
-from trainer.offline.model import OfflineAgentModel
+from trainer.offline.model import OfflineAgentModel, degraded_coach
 from trainer.offline.plan_parsing import parse_plan
 from trainer.offline.records import UserRecords
 from trainer.offline.turn import OfflinePlanner, workout_from_conversation
@@ -27,6 +27,7 @@ __all__ = [
     "PastCall",
     "UserRecords",
     "classify",
+    "degraded_coach",
     "parse_plan",
     "read_conversation",
     "workout_from_conversation",

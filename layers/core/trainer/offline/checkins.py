@@ -172,7 +172,8 @@ _EQUIPMENT_WORDS = (
 )
 EQUIPMENT_WORD = rx(rf"\b(?:{_EQUIPMENT_WORDS})\b")
 NEW_PLACE = rx(
-    r"\b(?:i'?m|i am|we'?re|training|working out|staying)\s+(?:at|in)\s+(?:a|an|this|the)\s+"
+    r"\b(?:i'?m|i am|we'?re|training|working out|staying)\s+(?:[a-z]+\s+){0,2}?(?:at|in)\s+"
+    r"(?:a|an|this|the)\s+"
     r"(?P<a>[a-z' -]{2,30}?(?:gym|studio|room|club|centre|center|garage|basement|park|office))\b|"
     r"\bnew location:?\s+(?:called\s+)?(?:the\s+|my\s+|a\s+)?(?P<b>[a-z0-9' -]{2,30}?)"
     r"(?=\s+with\b|[.,:;!?]|$)|"

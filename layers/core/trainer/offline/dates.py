@@ -83,7 +83,7 @@ def resolve_deadline(text: str, today: date) -> date | None:
         n = number(m.group(1))
         if n:
             return today + timedelta(days=n * (7 if m.group(2) == "week" else 30))
-    if m := re.search(r"\bby (?:the end of )?(" + "|".join(MONTHS) + r")\b(?:\s+(\d{4}))?", lowered):
+    if m := re.search(r"\bby (?:the )?(?:end of )?(" + "|".join(MONTHS) + r")\b(?:\s+(\d{4}))?", lowered):
         month = MONTHS.index(m.group(1)) + 1
         year = int(m.group(2)) if m.group(2) else today.year + (1 if month < today.month else 0)
         following = date(year + (month == 12), month % 12 + 1, 1)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 
 from trainer.domain.message_words import stem
+from trainer.domain.restrictions import restricted_phrases, restrictions_in
 from trainer.offline.dates import expiry, resolve_deadline
 from trainer.offline.patterns import INJURY
 from trainer.offline.vocabulary import BODY_PARTS, CATEGORIES, MUSCLE_ALIASES
@@ -174,10 +175,11 @@ def parse_preference(text: str, now: datetime) -> StatedPreference:
         kind = "muscle_group" if muscle or part else "exercise"
         description = f"Avoid {thing}"
         guidance = f"Do not program exercises that target {thing}"
-    elif m := re.search(r"\bonly have (\d{1,3})\s*(?:min|mins|minutes)\b", lowered):
+    elif m := TODAY_LIMIT.search(lowered):
         kind = "time"
-        description = f"Only {m.group(1)} minutes available"
-        guidance = f"Keep the workout within {m.group(1)} minutes including rest"
+        minutes = next(g for g in m.groups() if g)
+        description = f"Only {minutes} minutes available"
+        guidance = f"Keep the workout within {minutes} minutes including rest"
         if not expires_at:
             once = True
     elif equipment := equipment_statement(text):
@@ -193,6 +195,11 @@ def parse_preference(text: str, now: datetime) -> StatedPreference:
         kind = "workout"
         description = f"Prefers {m.group(1).strip()}"
         guidance = f"Favour {m.group(1).strip()} when planning workouts"
+    elif restricted := restrictions_in(text):
+        kind = "exercise"
+        movements = " or ".join(restricted)
+        description = f"No {movements} movements"
+        guidance = f"Never include {movements} exercises ({', '.join(restricted_phrases(text))})"
     else:
         kind = "other"
         description = text.strip()[:120]
@@ -222,6 +229,33 @@ def parse_preferences(text: str, now: datetime) -> list[StatedPreference]:
     return found or [parse_preference(text, now)]
 
 
+GOAL_CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Weight Loss", re.compile(r"\b(los(e|ing) (some )?(weight|fat|kilos|pounds|lbs|the belly)|fat loss|slim|"
+                               r"lean(er)?|tone up|drop (a few )?(kilos|pounds|weight))\b", re.I)),
+    ("Strength", re.compile(r"\b(strong(er)?|strength)\b", re.I)),
+    ("Hypertrophy", re.compile(r"\b(build(ing)? muscle|muscle|bigger|bulk|size)\b", re.I)),
+    ("Endurance", re.compile(r"\b(fit(ter|ness)?|endurance|stamina|run(ning)?|cardio)\b", re.I)),
+    ("Mobility", re.compile(r"\b(mobility|flexib\w+|move better)\b", re.I)),
+)  # fmt: skip
+
+
+def goal_weights(statement: str) -> SetGoalsArgs | None:
+    """The goal categories a goal said in words gives ('lose weight and get stronger' -> Weight Loss
+    50, Strength 50), equal shares that sum to 100; None when it names none."""
+    found = [name for name, pattern in GOAL_CATEGORIES if pattern.search(statement)]
+    if not found:
+        return None
+    share, extra = divmod(100, len(found))
+    return SetGoalsArgs(
+        goal_type="category",
+        category_goals=[
+            CategoryGoalIn(category=name, description=f"From your goal: {statement[:200]}",
+                           percentage=float(share + (1 if k < extra else 0)))
+            for k, name in enumerate(found)
+        ],
+    )  # fmt: skip
+
+
 def parse_milestone(text: str, today: date) -> ManageMilestoneArgs:
     lowered = text.lower()
     value: float | None = None
@@ -246,6 +280,12 @@ def parse_milestone(text: str, today: date) -> ManageMilestoneArgs:
     else:
         name, kind = text.strip()[:80], "other"
     limit = time_limit_minutes(lowered) if kind == "endurance" else None
+    if (
+        kind == "endurance"
+        and limit is None
+        and (bare := re.search(r"\bsub[- ]?(\d{2,3})\b(?!\s*(?:k|km|mi))", lowered))
+    ):
+        limit = float(bare.group(1))  # 'a sub-30 5k': minutes, as runners say it
     reps = None
     if (
         kind == "strength"
@@ -269,6 +309,20 @@ TIME_LIMIT = re.compile(
     r"\b(?:under|in|below|within|sub|faster than|less than)[- ]?(?:an?\s+)?"
     r"(?:(\d{1,2}):(\d{2})|(\d+(?:\.\d+)?)\s*(min(?:ute)?s?|h(?:ou)?rs?|hours?)\b|(hour|half an hour))"
 )
+_MINUTES = r"(\d{1,3})\s*(?:min|mins|minutes)"
+TODAY_LIMIT = re.compile(
+    rf"\b(?:only|just)\s+(?:have|got|'ve got|have got)\s+(?:about\s+|around\s+)?{_MINUTES}\b"
+    rf"|\b(?:i(?:'ve| have)?|got)\s+(?:only\s+|just\s+)?(?:about\s+|around\s+)?{_MINUTES}\s+"
+    r"(?:today|tonight|this (?:morning|afternoon|evening)|max|tops|at most)\b"
+    rf"|\b{_MINUTES}\s+(?:is all i(?:'ve| have)|max today|tops today)\b"
+)
+"""A time limit for today: 'I only have 20 minutes', 'got 25 min today', '30 minutes is all I have'."""
+
+
+def time_limit(text: str) -> int | None:
+    """The minutes a message says the user has today ('only got 20 minutes'); None without a limit."""
+    m = TODAY_LIMIT.search(text.lower())
+    return int(next(g for g in m.groups() if g)) if m else None
 
 
 def time_limit_minutes(lowered: str) -> float | None:

@@ -22,6 +22,7 @@ from trainer.offline.goal_parsing import (
     parse_goals,
     parse_milestone,
     parse_preferences,
+    time_limit,
 )
 from trainer.offline.patterns import INJURY, asked_exercise, requested_sources
 from trainer.offline.plan_parsing import parse_day_change, parse_plan, parse_training_plan, parse_week_change
@@ -94,7 +95,7 @@ from trainer.tools.data import FetchData, FetchDataArgs
 from trainer.tools.exercise_input import WorkoutInput
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
 from trainer.tools.generate_workout import GenerateArgs, GenerateWorkout
-from trainer.tools.goals import SetGoals
+from trainer.tools.goals import SetGoals, SetGoalsArgs
 from trainer.tools.injuries import RecordInjury, RecordInjuryArgs
 from trainer.tools.location import SetCurrentLocation, SetCurrentLocationArgs
 from trainer.tools.log_corrections import AdjustLoggedExercise, UndoLoggedExercise, UndoLoggedExerciseArgs
@@ -149,7 +150,11 @@ async def preference_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
         place = named_location(turn.text, [loc.name for loc in records.locations])
         if place is not None:
             return [Step("location", place)] if await turn.switch_needed(place) else []
-    return [Step("preference", p) for p in stated]
+    steps = [Step("preference", p) for p in stated]
+    if "workout" not in intents and time_limit(turn.text) is not None and await turn.current() is not None:
+        # a time limit applies to today's workout at once: rebuilt to fit, not only the next one
+        steps.append(Step("workout"))
+    return steps
 
 
 async def location_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
@@ -259,6 +264,8 @@ async def add(turn: Turn, step: Step) -> ToolInvocation:
 
 
 async def goals(turn: Turn, step: Step) -> ToolInvocation:
+    if isinstance(step.payload, SetGoalsArgs):
+        return SetGoals().call(step.payload)
     text = turn.text
     chosen = parse_goal_shift(text, (await turn.records()).category_goals) or parse_goals(text)
     if chosen is None:

@@ -1,11 +1,19 @@
-"""The offline coach's one intent table: each intent row names the words that ask for it, the topics
-it touches (the data sources the chat agent needs for it) and the handler that plans its tool call.
+"""The offline coach's one intent table: each intent row names the handler that plans its tool call, the
+topics it touches (the data sources the chat agent needs for it) and, for the intents one message can
+hold several of, the words that say that part is there too.
 
-Two readers walk it. `classify` reads a message the coach's way: the rows in order, the first that asks
-wins (the rows marked `combined` are read together: one message can name a place, state a preference,
-set goals and ask for a workout). `topics_of` reads it the initializer's way: every topic the message
-touches, for the deterministic knowledge selector (trainer.offline.selector), wider than the action on
-purpose (a model decides what to do with the data).
+Two readers use it. `classify` reads a message the coach's way: which action it asks for comes from the
+intent classifier (trainer.offline.classifier, a small model measured on phrasings it never saw), not
+from patterns; the slot parsers then read what the action needs (numbers, dates, names). Two things are
+rules on purpose, before the model: a red flag (chest pain, a sharp pain, dizziness...) always stops the
+session, and a bare answer to the coach's last question (one of the options it offered: 'Knee', '45
+minutes'; a number; a 'no') is that answer. One message can also state where the user is, a preference,
+goals, a check-in or profile facts beside a workout request: when the model reads the message as one of
+those (`combined`), every other one whose words are present is done too, in the table's order; when the
+model is not sure, those words alone decide, and with none the coach answers a question or asks one.
+`topics_of` reads a message the initializer's way: every topic it touches, for the deterministic
+knowledge selector (trainer.offline.selector), wider than the action on purpose (a model decides what to
+do with the data).
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
 from trainer.offline import calendar_turns, checkins, handlers, location_edits, onboarding, requests, safety
+from trainer.offline.classifier import predict
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
     ABOUT_GOALS,
@@ -29,45 +38,13 @@ from trainer.offline.patterns import (
     ABOUT_STATS,
     ABOUT_WORKOUT,
     ABOUT_WORKOUT_VERB,
-    ADD,
-    ADD_SESSION,
-    ADJUST,
-    CALENDAR_PLAN,
-    CHANGE_DAY,
-    CIRCUMSTANCE,
-    CONVERT,
-    DATA_REQUEST,
     GOALS,
     INJURY,
     LOCATION,
-    LOG,
-    MILESTONE,
-    MILESTONE_PROGRESS,
-    PLAN,
-    PLAN_REQUEST,
-    PLANNED_WORKOUT,
     PREFERENCE,
-    PROGRESSION,
     QUESTION,
-    REMOVE,
-    RESCHEDULE,
-    SCHEDULE,
-    SHOW_PLAN,
-    STATS,
-    STREAK_OR_ADHERENCE,
-    SUMMARY,
-    SWAP,
     THANKS,
     TIMER,
-    UNDO,
-    UNPREFER,
-    UNSCHEDULE,
-    UPCOMING,
-    WEEK_REF,
-    WORKOUT,
-    WORKOUT_VERB,
-    asked_exercise,
-    corrects_a_log,
     schedule_days_ahead,
     stats_days_back,
     wants_workout,
@@ -120,19 +97,22 @@ Expand = Callable[[Turn, list[IntentName]], Awaitable[list[Step]]]
 @dataclass(frozen=True)
 class Intent:
     name: IntentName
-    asks: Callable[[Message], bool]
-    """The words (and guards) that ask for this action."""
     act: Act
     """Plans the step's tool call."""
     topics: tuple[Topic, ...] = ()
     label: str = "do that"
     """What the coach says it could not do when the numbers did not fit ('Sorry - I couldn't ...')."""
-    combined: bool = False
-    """Read together with the other combined rows rather than first-match."""
+    said_too: Callable[[Message], bool] | None = None
+    """For the intents one message can hold several of (`combined`): whether this one is said too when
+    the classifier reads the message as another of them (its words are present: a place, a preference)."""
     first: Callable[[Message], tuple[IntentName, ...]] = field(default=lambda _: ())
     """Intents that come before this one in the same message (a preference stated with a swap)."""
     expand: Expand | None = None
     """The steps of this intent when the message holds several (one per stated preference); default one."""
+
+    @property
+    def combined(self) -> bool:
+        return self.said_too is not None
 
 
 # --- topics: the data the chat agent needs ---------------------------------------------------------
@@ -263,41 +243,21 @@ TOPICS: tuple[Topic, ...] = (
 # --- the table -------------------------------------------------------------------------------------
 
 
-def _stats(m: Message) -> bool:
-    return bool(SUMMARY.search(m.text)) or (
-        bool(STATS.search(m.text)) and not WORKOUT_VERB.search(m.text.replace("how many", ""))
-    )
-
-
 def _goals(m: Message) -> bool:
     stated = bool(re.search(r"%|\bgoals?\b", m.text))
     in_words = onboarding.goal_in_words(m.text) is not None and not re.search(r"%|\bpercent\b", m.text)
     return bool(GOALS.search(m.text)) and (not wants_workout(m.text) or stated) and not in_words
 
 
-def _change_week(m: Message) -> bool:
-    return bool(WEEK_REF.search(m.text) and CIRCUMSTANCE.search(m.text)) and not PLAN.search(m.text)
+def _states_preference(m: Message) -> bool:
+    said = checkins.without_soreness(onboarding.without_no_injury(m.text))
+    return bool(INJURY.search(said) or PREFERENCE.search(m.text))
 
 
-def _remove(m: Message) -> bool:
-    return bool(REMOVE.search(m.text)) and not (PREFERENCE.search(m.text) or WORKOUT_VERB.search(m.text))
-
-
-def _add(m: Message) -> bool:
-    return bool(ADD.search(m.text)) and not GOALS.search(m.text) and not wants_workout(m.text)
-
-
-def _calendar_plan(m: Message) -> bool:
-    return bool(PLAN.search(m.text) and CALENDAR_PLAN.search(m.text))
-
-
-def _milestone_progress(m: Message) -> bool:
-    goal_word = bool(MILESTONE.search(m.text) or re.search(r"\b(goal|milestone)s?\b", m.text, re.I))
-    return bool(MILESTONE_PROGRESS.search(m.text)) and goal_word
-
-
-def _matches(pattern: re.Pattern[str]) -> Callable[[Message], bool]:
-    return lambda m: bool(pattern.search(m.text))
+def _swap_first(m: Message) -> tuple[IntentName, ...]:
+    if requests.says_never(m.text) and not INJURY.search(m.text):
+        return ("never",)
+    return ("preference",) if INJURY.search(m.text) else ()
 
 
 SCHEDULE_TOPICS = (SCHEDULING,)
@@ -306,132 +266,135 @@ PREFERENCE_TOPICS = (INJURY_RECOVERY, PREFERENCES)
 EXERCISE_TOPICS = (EXERCISE_QUESTION, EXERCISE_ALTERNATIVES)
 
 INTENTS: tuple[Intent, ...] = (
-    # a red flag (sharp or worsening pain, chest pain, dizziness, pregnancy, a recent operation) before
-    # anything else the message asks: stop and see a professional (trainer.offline.safety)
-    Intent("red_flag", lambda m: safety.raises_red_flag(m.text), safety.safety_reply, PREFERENCE_TOPICS,
-           expand=safety.red_flag_steps),
-    Intent("injury", lambda m: False, safety.record_injury, PREFERENCE_TOPICS, label="note that injury"),
-    # onboarding: a bare answer to one of the profile questions' options ('Improve endurance', 'Knee')
-    Intent("profile_next", lambda m: onboarding.option_answer(m.text) is not None, onboarding.ask_next,
-           (PROFILE,), first=lambda m: ("profile",), expand=onboarding.next_steps),
-    Intent("undo", _matches(UNDO), handlers.undo, CHANGE_TOPICS, expand=handlers.undo_steps),
-    Intent("correct",
-           lambda m: not m.question and corrects_a_log(m.text) and not checkins.says_how_i_feel(m.text),
-           handlers.correct, CHANGE_TOPICS,
-           label="correct that entry"),
-    Intent("log", lambda m: bool(LOG.search(m.text)) and not m.question, handlers.log, CHANGE_TOPICS,
-           label="log that"),
-    # the one calendar: before the exercise swaps and removals, which share words
-    Intent("training_days", lambda m: calendar_turns.says_available_days(m.text),
-           calendar_turns.training_days, SCHEDULE_TOPICS, label="change your training days"),
-    Intent("missed", lambda m: calendar_turns.says_missed(m.text), calendar_turns.missed, SCHEDULE_TOPICS,
-           label="check your missed sessions"),
-    Intent("swap_sessions", lambda m: calendar_turns.says_swap_sessions(m.text), calendar_turns.swap_sessions,
-           SCHEDULE_TOPICS, label="swap those sessions"),
-    Intent("skip_session", lambda m: calendar_turns.says_skip(m.text), calendar_turns.skip_session,
-           SCHEDULE_TOPICS, label="skip that session"),
-    Intent("schedule", lambda m: bool(ADD_SESSION.search(m.text)), handlers.schedule, SCHEDULE_TOPICS,
-           label="schedule that workout"),
-    Intent("change_week", _change_week, handlers.change_week, SCHEDULE_TOPICS,
-           label="change that week of your plan"),
-    Intent("change_day", _matches(CHANGE_DAY), handlers.change_day, SCHEDULE_TOPICS,
-           label="change that day of your plan"),
-    Intent("exercise_info", lambda m: asked_exercise(m.text) is not None, handlers.exercise_info,
-           EXERCISE_TOPICS),
-    Intent("progression", lambda m: bool(PROGRESSION.search(m.text)) and m.question, handlers.progression),
-    Intent("milestone_progress", _milestone_progress, handlers.milestone_progress, SCHEDULE_TOPICS),
-    Intent("stats", _matches(STREAK_OR_ADHERENCE), handlers.stats, (STATISTICS,),
-           label="work out your stats"),
-    Intent("convert", _matches(CONVERT), handlers.convert),
-    # workout requests and exercise knowledge (trainer.offline.requests)
-    Intent("units", lambda m: requests.asks_units(m.text), requests.units, label="change your units"),
-    Intent("pain_alternatives", lambda m: requests.asks_pain_alternatives(m.text), requests.pain_alternatives,
-           EXERCISE_TOPICS + PREFERENCE_TOPICS),
-    Intent("show_exercise", lambda m: requests.asks_to_show(m.text), requests.show, CHANGE_TOPICS),
-    Intent("scheme", lambda m: requests.asks_scheme(m.text), requests.scheme, CHANGE_TOPICS,
-           label="change that exercise"),
-    Intent("intensity", lambda m: requests.asks_intensity(m.text), requests.intensity, CHANGE_TOPICS,
-           label="change that workout", expand=requests.intensity_steps),
-    Intent("swap", _matches(SWAP), handlers.change_workout, CHANGE_TOPICS, label="swap that exercise",
-           first=lambda m: ("never",) if requests.says_never(m.text) and not INJURY.search(m.text)
-           else ("preference",) if INJURY.search(m.text) else ()),
-    Intent("never", lambda m: False, requests.never_again, PREFERENCE_TOPICS, label="save that preference"),
-    Intent("adjust", _matches(ADJUST), handlers.change_workout, CHANGE_TOPICS, label="change that exercise"),
-    # a saved location's equipment edited in words (before 'add'/'remove', which edit the workout)
-    Intent("edit_location", lambda m: location_edits.edits_location(m.text), location_edits.edit_location,
-           (LOCATIONS,), label="change that location"),
-    Intent("add", _add, handlers.add, CHANGE_TOPICS, label="add that exercise"),
-    Intent("unprefer", _matches(UNPREFER), handlers.unprefer, PREFERENCE_TOPICS),
-    Intent("unschedule", _matches(UNSCHEDULE), handlers.unschedule, SCHEDULE_TOPICS,
-           label="cancel that workout"),
-    Intent("remove", _remove, handlers.change_workout, CHANGE_TOPICS, label="remove that exercise"),
-    Intent("timer", _matches(TIMER), handlers.timer, CHANGE_TOPICS, label="build that timer"),
-    Intent("reschedule", lambda m: bool(RESCHEDULE.search(m.text)) and not GOALS.search(m.text),
-           handlers.reschedule, SCHEDULE_TOPICS, label="move that workout"),
-    Intent("planned_workout", _matches(PLANNED_WORKOUT), handlers.planned_workout, SCHEDULE_TOPICS),
-    Intent("plan", lambda m: _calendar_plan(m) and not m.question, handlers.calendar_plan, SCHEDULE_TOPICS,
-           label="create that plan"),
-    Intent("upcoming", _matches(UPCOMING), handlers.upcoming, SCHEDULE_TOPICS),
-    Intent("show_plan", lambda m: bool(SHOW_PLAN.search(m.text)) and not PLAN_REQUEST.search(m.text),
-           handlers.show_plan, SCHEDULE_TOPICS),
-    Intent("data", lambda m: bool(DATA_REQUEST.search(m.text)) and not WORKOUT.search(m.text), handlers.data),
-    Intent("plan", _calendar_plan, handlers.calendar_plan, SCHEDULE_TOPICS, label="create that plan"),
-    Intent("program", _matches(PLAN), handlers.program, SCHEDULE_TOPICS, label="start that training plan"),
-    Intent("milestone", _matches(MILESTONE), handlers.milestone, SCHEDULE_TOPICS,
-           label="save that milestone"),
-    Intent("schedule", _matches(SCHEDULE), handlers.schedule, SCHEDULE_TOPICS, label="schedule that workout"),
-    Intent("stats", _stats, handlers.stats, (STATISTICS,), label="work out your stats"),
-    # onboarding: the facts saved first, the next missing one asked last
-    Intent("onboarding", lambda m: onboarding.starts_onboarding(m.text), onboarding.start, (PROFILE,)),
-    Intent("profile", lambda m: onboarding.states_profile(m.text), onboarding.save_profile, (PROFILE,),
-           label="save that to your profile", combined=True, expand=onboarding.profile_steps),
-    Intent("readiness", lambda m: checkins.says_readiness(m.text), checkins.readiness, (READINESS,),
-           label="record your check-in", combined=True),
-    Intent("new_location", lambda m: checkins.describes_new_place(m.text), checkins.new_location,
-           (LOCATIONS,), label="save that location", combined=True),
-    Intent("location", lambda m: bool(LOCATION.search(m.text)) and not checkins.describes_new_place(m.text),
-           handlers.location, (LOCATIONS,), combined=True,
-           expand=handlers.location_steps),
-    Intent("preference",
-           lambda m: bool(INJURY.search(checkins.without_soreness(onboarding.without_no_injury(m.text)))
-                          or PREFERENCE.search(m.text)),
-           handlers.preference, PREFERENCE_TOPICS, label="save that preference", combined=True,
-           expand=handlers.preference_steps),
-    Intent("goals", _goals, handlers.goals, (GOAL_SETTING,), label="save your goals", combined=True),
-    Intent("workout", lambda m: wants_workout(m.text), handlers.workout, (WORKOUT_GENERATION,),
-           label="build that workout", combined=True),
-    Intent("profile_next", lambda m: onboarding.states_profile(m.text), onboarding.ask_next, combined=True,
+    # safety: a red flag (sharp or worsening pain, chest pain, dizziness, pregnancy, a recent operation)
+    # stops the session and sends the user to a professional (trainer.offline.safety); a rule, not the
+    # model, so that no way of saying it is missed
+    Intent("red_flag", safety.safety_reply, PREFERENCE_TOPICS, expand=safety.red_flag_steps),
+    Intent("injury", safety.record_injury, PREFERENCE_TOPICS, label="note that injury"),
+    # the workout in progress
+    Intent("log", handlers.log, CHANGE_TOPICS, label="log that"),
+    Intent("correct", handlers.correct, CHANGE_TOPICS, label="correct that entry"),
+    Intent("undo", handlers.undo, CHANGE_TOPICS, expand=handlers.undo_steps),
+    Intent("swap", handlers.change_workout, CHANGE_TOPICS, label="swap that exercise", first=_swap_first),
+    Intent("never", requests.never_again, PREFERENCE_TOPICS, label="save that preference"),
+    Intent("adjust", handlers.change_workout, CHANGE_TOPICS, label="change that exercise"),
+    Intent("remove", handlers.change_workout, CHANGE_TOPICS, label="remove that exercise"),
+    Intent("add", handlers.add, CHANGE_TOPICS, label="add that exercise"),
+    Intent("scheme", requests.scheme, CHANGE_TOPICS, label="change that exercise"),
+    Intent("intensity", requests.intensity, CHANGE_TOPICS, label="change that workout",
+           expand=requests.intensity_steps),
+    Intent("show_exercise", requests.show, CHANGE_TOPICS),
+    Intent("timer", handlers.timer, CHANGE_TOPICS, label="build that timer"),
+    # the calendar and the training plan
+    Intent("training_days", calendar_turns.training_days, SCHEDULE_TOPICS, label="change your training days"),
+    Intent("missed", calendar_turns.missed, SCHEDULE_TOPICS, label="check your missed sessions"),
+    Intent("swap_sessions", calendar_turns.swap_sessions, SCHEDULE_TOPICS, label="swap those sessions"),
+    Intent("skip_session", calendar_turns.skip_session, SCHEDULE_TOPICS, label="skip that session"),
+    Intent("schedule", handlers.schedule, SCHEDULE_TOPICS, label="schedule that workout"),
+    Intent("reschedule", handlers.reschedule, SCHEDULE_TOPICS, label="move that workout"),
+    Intent("unschedule", handlers.unschedule, SCHEDULE_TOPICS, label="cancel that workout"),
+    Intent("upcoming", handlers.upcoming, SCHEDULE_TOPICS),
+    Intent("plan", handlers.calendar_plan, SCHEDULE_TOPICS, label="create that plan"),
+    Intent("program", handlers.program, SCHEDULE_TOPICS, label="start that training plan"),
+    Intent("show_plan", handlers.show_plan, SCHEDULE_TOPICS),
+    Intent("planned_workout", handlers.planned_workout, SCHEDULE_TOPICS),
+    Intent("change_week", handlers.change_week, SCHEDULE_TOPICS, label="change that week of your plan"),
+    Intent("change_day", handlers.change_day, SCHEDULE_TOPICS, label="change that day of your plan"),
+    Intent("milestone", handlers.milestone, SCHEDULE_TOPICS, label="save that milestone"),
+    Intent("milestone_progress", handlers.milestone_progress, SCHEDULE_TOPICS),
+    # questions and numbers
+    Intent("stats", handlers.stats, (STATISTICS,), label="work out your stats"),
+    Intent("progression", handlers.progression),
+    Intent("convert", handlers.convert),
+    Intent("exercise_info", handlers.exercise_info, EXERCISE_TOPICS),
+    Intent("pain_alternatives", requests.pain_alternatives, EXERCISE_TOPICS + PREFERENCE_TOPICS),
+    Intent("data", handlers.data),
+    # settings, places and what the user wants
+    Intent("units", requests.units, label="change your units"),
+    Intent("edit_location", location_edits.edit_location, (LOCATIONS,), label="change that location"),
+    Intent("unprefer", handlers.unprefer, PREFERENCE_TOPICS),
+    Intent("onboarding", onboarding.start, (PROFILE,)),
+    # one message can hold several of these: the facts saved first, the workout built last, the next
+    # missing profile fact asked at the very end
+    Intent("profile", onboarding.save_profile, (PROFILE,), label="save that to your profile",
+           said_too=lambda m: onboarding.states_profile(m.text), expand=onboarding.profile_steps),
+    Intent("readiness", checkins.readiness, (READINESS,), label="record your check-in",
+           said_too=lambda m: checkins.says_readiness(m.text)),
+    Intent("new_location", checkins.new_location, (LOCATIONS,), label="save that location",
+           said_too=lambda m: checkins.describes_new_place(m.text)),
+    Intent("location", handlers.location, (LOCATIONS,), expand=handlers.location_steps,
+           said_too=lambda m: bool(LOCATION.search(m.text)) and not checkins.describes_new_place(m.text)),
+    Intent("preference", handlers.preference, PREFERENCE_TOPICS, label="save that preference",
+           said_too=_states_preference, expand=handlers.preference_steps),
+    Intent("goals", handlers.goals, (GOAL_SETTING,), label="save your goals", said_too=_goals),
+    Intent("workout", handlers.workout, (WORKOUT_GENERATION,), label="build that workout",
+           said_too=lambda m: wants_workout(m.text)),
+    Intent("profile_next", onboarding.ask_next, (PROFILE,), said_too=lambda m: False,
            expand=onboarding.next_steps),
-    Intent("stats", _matches(STATS), handlers.stats, (STATISTICS,), label="work out your stats"),
-    Intent("answer", lambda m: m.question or bool(THANKS.search(m.text)), handlers.answer),
-    Intent("clarify", lambda m: True, handlers.clarify),
+    # nothing to do: a question answered in words, or a question back
+    Intent("answer", handlers.answer),
+    Intent("clarify", handlers.clarify),
 )  # fmt: skip
-"""In the order a message is read: the first row that asks wins; the combined rows are read together."""
+"""One row per intent; the combined rows are acted on in this order."""
 
-BY_NAME: dict[IntentName, Intent] = {}
-for _row in INTENTS:
-    BY_NAME.setdefault(_row.name, _row)
+BY_NAME: dict[IntentName, Intent] = {row.name: row for row in INTENTS}
+COMBINED: tuple[Intent, ...] = tuple(row for row in INTENTS if row.combined)
+
+
+def main_intent(text: str) -> IntentName | None:
+    """The one action a message asks for: a red flag by rule, else the classifier's reading when it is
+    sure; None when it is not (the caller looks for facts the slot parsers find, then answers or asks)."""
+    if safety.raises_red_flag(text):
+        return "red_flag"
+    if text.strip():
+        prediction = predict(text)
+        if prediction.confident and prediction.intent in BY_NAME:
+            return prediction.intent
+    return None
+
+
+def _combined_rows(message: Message, main: Intent | None) -> list[Intent]:
+    """The combined rows a message holds (`main` and every one whose words are present), in the order
+    they are acted on; the next missing profile fact is asked last when a profile fact was given."""
+    rows = [row for row in COMBINED if row is main or (row.said_too is not None and row.said_too(message))]
+    if BY_NAME["profile"] in rows:
+        rows = [row for row in rows if row.name != "profile_next"] + [BY_NAME["profile_next"]]
+    return rows
 
 
 def rows_for(text: str) -> list[Intent]:
     """The rows a message asks for, in the order they are acted on."""
     message = Message.of(text)
-    combined: list[Intent] = []
-    for row in INTENTS:
-        if row.combined:
-            if row.asks(message):
-                combined.append(row)
-            continue
-        if combined:
-            return combined
-        if row.asks(message):
-            return [*(BY_NAME[name] for name in row.first(message)), row]
-    return combined
+    if onboarding.answers_a_question(text) and not safety.raises_red_flag(text):
+        # a bare answer to the coach's last question: one of the options it offered ('Knee', '45
+        # minutes'), a number or a 'no' (the handler reads which question it answers)
+        return [BY_NAME["profile"], BY_NAME["profile_next"]]
+    name = main_intent(text)
+    if name is None:
+        rows = _combined_rows(message, None)
+        if rows:
+            return rows
+        return [BY_NAME["answer" if message.question or THANKS.search(text) else "clarify"]]
+    main = BY_NAME[name]
+    if main.combined and main.name != "profile_next":
+        said = _combined_rows(message, None)
+        if said and main.said_too is not None and not main.said_too(message):
+            # the model read one part of a combined request, the slot parsers find others but not it
+            return said
+        return _combined_rows(message, main)
+    return [*(BY_NAME[first] for first in main.first(message)), main]
 
 
 def classify(text: str) -> list[IntentName]:
     """The ordered actions a message asks for; 'answer'/'clarify' when no action is recognised."""
     return [row.name for row in rows_for(text)]
+
+
+def main_action(text: str) -> IntentName:
+    """The action a message mainly asks for: the last row acted on (a workout after the facts stated
+    with it, a swap after the preference behind it), the next profile question aside."""
+    names = [name for name in classify(text) if name != "profile_next"]
+    return names[-1] if names else "profile"
 
 
 async def plan(turn: Turn) -> list[Step]:

@@ -30,6 +30,36 @@ from trainer.tools.base import FINAL_ARGUMENT, NOTE_ARGUMENT, ToolInvocation
 from trainer.tools.communication import AskArgs, NotifyArgs
 
 MAX_ACTIONS_PER_TURN = 6
+DEGRADED_INTENTS: frozenset[str] = frozenset(
+    {
+        # safety first, whatever answers
+        "red_flag",
+        "injury",
+        # the workout in progress
+        "log",
+        "correct",
+        "undo",
+        "swap",
+        "adjust",
+        "remove",
+        "timer",
+        # today's workout, and what is coming
+        "workout",
+        "planned_workout",
+        "upcoming",
+        # the numbers
+        "stats",
+        # what a workout request states beside it (read by the same slot parsers)
+        "location",
+        "preference",
+        "readiness",
+    }
+)
+"""What the offline coach does when it stands in for an unavailable live model (degraded mode)."""
+DEGRADED_LIMITS = (
+    "The full coach is unavailable right now and will be back soon. Until then I can log your sets, "
+    "give you today's workout, swap an exercise or show your stats."
+)
 
 
 def finishable_tools(request: ModelRequest, argument: str = FINAL_ARGUMENT) -> set[str]:
@@ -56,6 +86,9 @@ def finishing(action: ToolInvocation, request: ModelRequest, calls: list[PastCal
 
 
 class OfflineAgentModel:
+    """The chat agent's model played by the offline coach: the local and CI model, and the stand-in
+    for an unavailable live model (degraded mode, `degraded_coach`)."""
+
     provider: Literal["anthropic", "offline"] = "offline"
 
     def __init__(
@@ -64,8 +97,12 @@ class OfflineAgentModel:
         *,
         clock: Callable[[], datetime] | None = None,
         delta_chunk_chars: int = 24,
+        only: frozenset[str] | None = None,
     ) -> None:
+        """`only`: the intents it acts on (degraded mode: `DEGRADED_INTENTS`); a message asking for
+        anything else gets `DEGRADED_LIMITS`. None: every intent."""
         self.planner = planner
+        self.only = only
         self._clock = clock or (lambda: datetime.now(UTC))
         self._chunk = max(1, delta_chunk_chars)
 
@@ -103,6 +140,8 @@ class OfflineAgentModel:
         if not convo.user_text:
             return idle("no user message")
         steps = await plan(turn)
+        if self.only is not None and not calls and any(step.intent not in self.only for step in steps):
+            return notify(DEGRADED_LIMITS)
         if len(calls) < len(steps):
             step = steps[len(calls)]
             intent = BY_NAME[step.intent]
@@ -150,3 +189,9 @@ class OfflineAgentModel:
         return ModelResponse(
             tool_call=call, usage=usage, model=request.model, stop_reason="tool_use", raw=raw
         )
+
+
+def degraded_coach(planner: OfflinePlanner) -> OfflineAgentModel:
+    """The offline coach as the stand-in for an unavailable live model: only what it does well
+    (`DEGRADED_INTENTS`), anything else answered with `DEGRADED_LIMITS`."""
+    return OfflineAgentModel(planner, only=DEGRADED_INTENTS)

@@ -19,6 +19,7 @@ from trainer.domain.onboarding import QUESTIONS, ProfileField, ProfileQuestion, 
 from trainer.domain.weekdays import WEEKDAYS
 from trainer.domain.workout_checks import muscles_in_text
 from trainer.offline.dates import available_days
+from trainer.offline.goal_parsing import goal_weights
 from trainer.offline.patterns import INJURY, wants_workout
 from trainer.offline.turn import REPLY_TOOLS, IntentName, Step, Turn, ask, finished, notify
 from trainer.tools.base import ToolInvocation
@@ -288,6 +289,11 @@ def states_profile(text: str) -> bool:
     return bool(profile_facts(text) or BARE_NUMBER.search(text) or BARE_NO.search(text))
 
 
+def answers_a_question(text: str) -> bool:
+    """A bare answer to one of the coach's profile questions: an offered option, a number or a 'no'."""
+    return option_answer(text) is not None or bool(BARE_NUMBER.search(text) or BARE_NO.search(text))
+
+
 def starts_onboarding(text: str) -> bool:
     return bool(START.search(text)) and not profile_facts(text)
 
@@ -314,7 +320,14 @@ async def profile_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
     facts = profile_facts(turn.text, asked_field(turn))
     injuries: list[str] = facts.pop("injuries", [])
     saved = [Step("profile", facts)] if facts or not injuries else []
-    return saved + [Step("injury", RecordInjuryArgs(injury=injury)) for injury in injuries]
+    weights = goal_weights(facts["goals"]) if facts.get("goals") and "goals" not in intents else None
+    # a goal said in words sets the goal weights of a user who has none yet (the workouts are built
+    # from them); weights the user already set are theirs, kept. Its own call sets weights, so the plan
+    # stays the same on every call of the turn by counting that call as not yet made.
+    set_now = any(call.name == "set_goals" for call in turn.convo.calls)
+    new = weights is not None and (set_now or not (await turn.records()).category_goals)
+    goals = [Step("goals", weights)] if new else []
+    return saved + goals + [Step("injury", RecordInjuryArgs(injury=injury)) for injury in injuries]
 
 
 async def next_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:

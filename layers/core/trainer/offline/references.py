@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from trainer.domain.message_words import STOPWORDS, best_name, stem, words
+from trainer.domain.message_words import NUMBER_WORDS, STOPWORDS, best_name, number, stem, words
 from trainer.offline.patterns import LOCATION
 from trainer.offline.vocabulary import ORDINALS, WEEKDAYS
 from trainer.tools.calendar import ScheduledWorkout
@@ -36,8 +36,9 @@ def ordinal_position(text: str, count: int) -> int | None:
         word = (m.group("a") or m.group("b")).lower()
         position = count if word in ("last", "final") else ORDINALS[word]
         return position if 1 <= position <= count else None
-    if m := re.search(r"(?:#|\bexercise |\bnumber |\bno\.? ?)(\d{1,2})\b", text.lower()):
-        position = int(m.group(1))
+    spelled = "|".join(w for w, value in NUMBER_WORDS.items() if w not in ("a", "an") and value <= 12)
+    if m := re.search(rf"(?:#|\bexercise |\bnumber |\bno\.? ?)(\d{{1,2}}|{spelled})\b", text.lower()):
+        position = number(m.group(1)) or 0
         return position if 1 <= position <= count else None
     return None
 

@@ -206,12 +206,42 @@ def _unit_of(word: str) -> tuple[str | None, str | None]:
     return None, "km"
 
 
-async def units(turn: Turn, step: Step) -> ToolInvocation:
+UNIT_WORD = re.compile(
+    r"(?<![\d.])(?<!\d\s)\b(?P<unit>pounds?|lbs?|kilos|kilograms?|kgs?|miles|mi|kilometers|kilometres|km|"
+    r"imperial|metric)\b",
+    _I,
+)
+"""A unit named on its own (not a number's: '100 kg' is a load, not a setting)."""
+REPLACED_UNIT = re.compile(r"\b(?:not|no more|instead of|rather than|away from|from)\s+(?:in\s+)?$", _I)
+ABOUT_WEIGHTS = re.compile(r"\b(?:weights?|loads?|lifts?|lifting|dumbbells?|barbell|plates?)\b", _I)
+ABOUT_DISTANCES = re.compile(r"\b(?:distances?|runs?|running|rides?|cycling|pace)\b", _I)
+
+
+def units_named(text: str) -> tuple[str | None, str | None]:
+    """The weight and distance units a message asks for ('lbs', 'in miles'); 'imperial' and 'metric'
+    set the one it talks about (weights, distances), or both."""
     weight: str | None = None
     distance: str | None = None
-    for found in UNITS.finditer(turn.text):
-        w, d = _unit_of(found.group("unit"))
+    for found in UNIT_WORD.finditer(text):
+        if REPLACED_UNIT.search(text[: found.start()]):
+            continue  # 'kilos, not pounds': pounds is the one going
+        word = found.group("unit").lower()
+        if word in ("imperial", "metric"):
+            weights, distances = bool(ABOUT_WEIGHTS.search(text)), bool(ABOUT_DISTANCES.search(text))
+            if weights or not distances:
+                weight = "lbs" if word == "imperial" else "kg"
+            if distances or not weights:
+                distance = "mi" if word == "imperial" else "km"
+            continue
+        w, d = _unit_of(word)
         weight, distance = w or weight, d or distance
+    return weight, distance
+
+
+async def units(turn: Turn, step: Step) -> ToolInvocation:
+    weight, distance = units_named(turn.text)
+    if weight is None and distance is None:
+        return ask("Which units would you like: kg or lbs for weights, km or miles for distances?")
     return SetUnits().call(SetUnitsArgs.model_validate({"weight_unit": weight, "distance_unit": distance}))
 
 

@@ -176,9 +176,56 @@ CARDIO_NAMES = {
 
 NOT_EXERCISE_WORDS = frozenset(
     {"times", "rounds", "held", "hold", "holding", "seconds", "sec", "did", "done"}
-    | {"as", "exactly", "written", "prescribed", "planned", "programmed", "plan"}
+    | {"as", "exactly", "written", "prescribed", "planned", "programmed", "plan", "by"}
 )
 """Words of a logging message that name no exercise ('done exactly as written')."""
+
+SETS_BY_REPS = r"(\d{1,2})\s*(?:sets?\s*(?:x|×|of|by)|x|×|\*|by)\s*(\d{1,3})\b"
+"""'3x10', '3 x 10', '3 sets of 10', '3 sets x 10', '3 by 10': (sets, reps)."""
+
+SPELLED_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 "nine": 9}  # fmt: skip
+SPELLED_TEENS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+                 "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}  # fmt: skip
+SPELLED_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+                "eighty": 80, "ninety": 90}  # fmt: skip
+_SPELLED = "|".join([*SPELLED_TENS, *SPELLED_TEENS, *SPELLED_UNITS, "hundred"])
+SPELLED_NUMBER = re.compile(
+    rf"\b(?:(?:{_SPELLED})(?:[\s-]+(?:and\s+)?(?=(?:{_SPELLED})\b))?)+\b(?![\s-]*(?:arm|leg|handed|sided)\b)",
+    re.IGNORECASE,
+)
+
+
+def _spelled_value(phrase: str) -> int | None:
+    total = 0
+    current = 0
+    for word in re.findall(r"[a-z]+", phrase.lower()):
+        if word == "and":
+            continue
+        if word == "hundred":
+            current = max(current, 1) * 100
+        elif word in SPELLED_TENS:
+            current += SPELLED_TENS[word]
+        elif word in SPELLED_TEENS:
+            current += SPELLED_TEENS[word]
+        elif word in SPELLED_UNITS:
+            current += SPELLED_UNITS[word]
+        else:
+            return None
+    total += current
+    return total or None
+
+
+def with_digits(text: str) -> str:
+    """Numbers said in words as digits, as dictation writes them ('three sets of eight with twenty
+    two and a half kilos' -> '3 sets of 8 with 22 and a half kilos'); 'one-arm row' keeps its word."""
+
+    def digits(match: re.Match[str]) -> str:
+        value = _spelled_value(match.group(0))
+        return str(value) if value is not None else match.group(0)
+
+    return SPELLED_NUMBER.sub(digits, text)
+
 
 UNITS_AFTER_NUMBER = r"\d+(?:\.\d+)?\s*(kg|kgs|kilos?|lbs?|pounds?|s|sec|secs|seconds|min|minutes)?\b"
 
@@ -227,7 +274,7 @@ def exercise_phrase(text: str) -> str:
     lowered = text.lower()
     for pattern in (PAIR_LOAD_FIRST, PAIR_REPS_FIRST, LOAD_LIST):
         lowered = pattern.sub(" ", lowered)
-    lowered = re.sub(r"\d{1,2}\s*(?:x|sets? of|×)\s*\d{1,3}", " ", lowered)
+    lowered = re.sub(SETS_BY_REPS, " ", lowered)
     lowered = re.sub(UNITS_AFTER_NUMBER, " ", lowered)
     kept = [
         w
@@ -241,7 +288,7 @@ def parse_logged_exercise(text: str) -> LogCompletedExerciseArgs | None:
     """'3x10 bench press at 60kg', 'I did 3 sets of 12 squats', 'ran 5 km in 28 minutes',
     'held a plank for 60 seconds 3 times', 'bench press: 60 kg for 8, 60 kg for 8, 65 kg for 6', each
     with an optional effort ('..., RPE 8', '2 reps in reserve')."""
-    effort, text = split_effort(text)
+    effort, text = split_effort(with_digits(text))
     parsed = _parse_logged(text)
     if parsed is None or not effort:
         return parsed
@@ -281,7 +328,7 @@ def _parse_logged(text: str) -> LogCompletedExerciseArgs | None:
             load_unit=unit,
         )
     hold_m = re.search(r"(\d{1,3})\s*(?:s|sec|secs|seconds)\b", lowered)
-    sets_reps = re.search(r"(\d{1,2})\s*(?:x|sets? of|×)\s*(\d{1,3})", lowered)
+    sets_reps = re.search(SETS_BY_REPS, lowered)
     times_m = re.search(r"(\d{1,2}|two|three|four|five)\s*(?:times|sets|rounds)\b", lowered)
     if hold_m and not sets_reps:
         sets = (number(times_m.group(1)) or 1) if times_m else 1
@@ -310,8 +357,9 @@ def _parse_logged(text: str) -> LogCompletedExerciseArgs | None:
 def done_as_planned(text: str) -> tuple[int | None, list[int] | None, float | None, LoadUnit | None]:
     """(sets, reps per set, top load, its unit) a message gives for an exercise of the workout
     (nothing for what it leaves as prescribed; an effort rating is not a load)."""
+    text = with_digits(text)
     lowered = split_effort(text)[1].lower()
-    sets_reps = re.search(r"(\d{1,2})\s*(?:x|sets? of|×)\s*(\d{1,3})", lowered)
+    sets_reps = re.search(SETS_BY_REPS, lowered)
     load = one_load(text)
     sets = int(sets_reps.group(1)) if sets_reps else None
     reps = [int(sets_reps.group(2))] * int(sets_reps.group(1)) if sets_reps else None

@@ -25,6 +25,7 @@ from trainer.tools.analytics_results import (
     BreakdownItem,
     BreakdownType,
     ExerciseBreakdownResult,
+    ExerciseMove,
     MilestoneProgress,
     MilestoneProgressResult,
     PersonalRecord,
@@ -134,6 +135,9 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
             time_period=args.time_period,
             stats=WorkoutStats.model_validate(overview),
             personal_records=[PersonalRecord.model_validate(r) for r in records[:TOP_RECORDS]],
+            moved=[
+                ExerciseMove.model_validate(m) for m in stats.exercise_moves(rows, start, end, unit, zone)
+            ],
             weekly_hard_sets=stats.weekly_hard_sets(rows, zone, unit),
             days_back=args.days_back,
             streaks=streaks,

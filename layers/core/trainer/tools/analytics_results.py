@@ -100,10 +100,24 @@ class PersonalRecord(BaseModel):
     """When the best estimate was set (the user's local day)."""
 
 
+class ExerciseMove(BaseModel):
+    """A lift whose heaviest set changed over the period (in the user's weight unit)."""
+
+    exercise_name: str
+    unit: str
+    from_load: float
+    """The heaviest set of its first session in the period."""
+    to_load: float
+    """The heaviest set of its last session in the period."""
+    sessions: int
+
+
 class WorkoutStatisticsResult(ToolResult):
     time_period: TimePeriod
     stats: WorkoutStats
     personal_records: list[PersonalRecord] = Field(default_factory=list)
+    moved: list[ExerciseMove] = Field(default_factory=list)
+    """The lifts that moved most over the period, from their first to their last session."""
     weekly_hard_sets: dict[Day, dict[str, float]] = Field(default_factory=dict)
     """Week start (the user's local Monday) -> muscle -> hard sets (secondary muscles count half)."""
     days_back: int | None = None
@@ -243,6 +257,8 @@ def statistics_answer(result: WorkoutStatisticsResult, kind: str, ctx: ReplyCont
     if kind == "top_muscle":
         return top_muscle_text(result, label)
     workouts = count_words(stats.total_workouts, "workout", "workouts")
+    if kind == "progress":
+        return progress_text(result, label)
     if kind == "summary":
         return summary_text(result, label)
     if not stats.total_exercises:
@@ -252,6 +268,22 @@ def statistics_answer(result: WorkoutStatisticsResult, kind: str, ctx: ReplyCont
         f"({count_words(stats.total_exercises, 'exercise', 'exercises')}, "
         f"{count_words(stats.total_sets, 'set', 'sets')})."
     )
+
+
+def progress_text(result: WorkoutStatisticsResult, label: str) -> str:
+    """How the user is progressing: the workouts of the period, then the lifts that moved, from and to."""
+    stats = result.stats
+    if not stats.total_exercises:
+        return f"You logged 0 workouts {label}, so there's no progress to read yet."
+    done = f"You did {count_words(stats.total_workouts, 'workout', 'workouts')} {label}."
+    if not result.moved:
+        return f"{done} None of your lifts' top sets changed over that time."
+    moves = [
+        f"{m.exercise_name} {'up' if m.to_load > m.from_load else 'down'} from {number_text(m.from_load)} "
+        f"to {number_text(m.to_load)} {m.unit}"
+        for m in result.moved
+    ]
+    return f"{done} What moved: {joined(moves)}."
 
 
 def breakdown_answer(result: ExerciseBreakdownResult, kind: str, ctx: ReplyContext) -> str:

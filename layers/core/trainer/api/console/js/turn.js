@@ -53,6 +53,8 @@ export function eventStep(event) {
         ok: Boolean(data.success),
       };
     case "error":
+      // degraded mode: the live model was unavailable and the offline coach answered the turn
+      if (data.context === "degraded") return { kind: "notice", message: data.message };
       return SHOWN_ERROR_CONTEXTS.has(data.context) ? { kind: "error", message: data.message } : null;
     default:
       return null;
@@ -108,6 +110,12 @@ export class Turn {
         replace(this.meta, "Working…");
         return;
       case "status":
+        if (frame.data.tool === "degraded") {
+          const notice = { kind: "notice", message: frame.data.message };
+          this.remember(notice);
+          this.apply(notice);
+          return;
+        }
         this.status(frame.data);
         return;
       case "message_delta":
@@ -155,6 +163,10 @@ export class Turn {
         return;
       case "error":
         this.body.append(h("p", { class: "turn-error", role: "alert" }, step.message));
+        return;
+      case "notice":
+        this.element.dataset.degraded = "true";
+        this.body.append(h("p", { class: "turn-notice", role: "status" }, step.message));
         return;
       default:
     }

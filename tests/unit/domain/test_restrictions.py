@@ -1,0 +1,39 @@
+"""Movement restrictions stated in words become typed restrictions, and the exercise choice leaves out
+every exercise they rule out, whatever type the preference was saved with."""
+
+from __future__ import annotations
+
+import pytest
+from trainer.domain.composer.session_plan import name_excluded
+from trainer.domain.restrictions import restrictions_in
+from trainer.domain.workout_checks import preference_constraints
+
+
+@pytest.mark.parametrize(
+    ("said", "restrictions"),
+    [
+        ("no jumping please, I have bad knees", ["jumping"]),
+        ("please, nothing with jumps, my knees are shot", ["jumping"]),
+        ("low impact only", ["jumping"]),
+        ("nothing overhead, my shoulder clicks", ["overhead"]),
+        ("I can't do running right now", ["running"]),
+        ("jump squats are fine", []),
+        ("I love overhead presses", []),
+    ],
+)
+def test_the_restrictions_a_sentence_states(said: str, restrictions: list[str]) -> None:
+    assert restrictions_in(said) == restrictions
+
+
+def test_a_restriction_saved_as_a_plain_note_still_rules_out_its_movements() -> None:
+    constraints = preference_constraints([{"type": "other", "description": "nothing with jumps please"}])
+    excluded = constraints.excluded_exercises
+    assert any(name_excluded("Knee Tuck Jump", phrase) for phrase in excluded)
+    assert any(name_excluded("Plyo Push-up", phrase) for phrase in excluded)
+    assert not any(name_excluded("Bodyweight Squat", phrase) for phrase in excluded)
+
+
+def test_no_running_leaves_crunches_alone() -> None:
+    excluded = preference_constraints([{"type": "other", "description": "no running"}]).excluded_exercises
+    assert any(name_excluded("Running, Treadmill", phrase) for phrase in excluded)
+    assert not any(name_excluded("Crunch", phrase) for phrase in excluded)
