@@ -28,6 +28,7 @@ from pydantic import (
 from trainer.api.contract import public_action
 from trainer.domain.weekdays import Weekday
 from trainer.domain.workout import ClientWorkout, ExerciseFields, Workout
+from trainer.frames import TurnOutcome
 from trainer.programs.models import FitnessPlan, PlanRequest
 from trainer.store import models as store
 
@@ -227,6 +228,11 @@ class ChatResponse(ResponseModel):
     iterations: int
     actions: list[Action]
     status: Literal["completed", "error"]
+    outcome: TurnOutcome = Field(
+        description="How the turn ended, as the stream's `turn_end` says: `replied`, `asked` (the agent "
+        "waits for an answer), `limit`, `refused` (the model declined the request; the reply in "
+        "`response.messages` says so: an answer, not an error) or `failed`."
+    )
 
     @classmethod
     def from_turn(cls, result: TurnResult) -> ChatResponse:
@@ -240,6 +246,7 @@ class ChatResponse(ResponseModel):
                 if (public := public_action(action.as_json())) is not None
             ],
             status=result.status,
+            outcome=result.outcome,
         )
 
 

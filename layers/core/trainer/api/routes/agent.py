@@ -96,7 +96,7 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
         SESSION_STORE,
         DATABASE,
         KEY_ERRORS,
-        {502: ("turn_failed", "model_refused")},
+        {502: ("turn_failed",)},
     ),
 }
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
