@@ -42,7 +42,15 @@ if TYPE_CHECKING:
     from trainer.store.db import Database
     from trainer.store.models import Event, Session
 
-__all__ = ["AccountDeleted", "AccountEraser", "AccountRecords", "AccountService", "DeletionReport"]
+__all__ = [
+    "AccountDeleted",
+    "AccountEraser",
+    "AccountRecords",
+    "AccountService",
+    "DeletionReport",
+    "ExportShapes",
+    "StoredShapes",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +94,25 @@ class AccountRecords(Protocol):
     async def states(self, session_id: str) -> dict[str, Any]: ...
 
     async def user_items(self, user_id: str) -> list[dict[str, Any]]: ...
+
+
+class ExportShapes(Protocol):
+    """How the export writes a session and an event (JSON text): the API hands the published
+    contract's shapes (every field the schema requires, private keys left out)."""
+
+    def session(self, session: Session) -> str: ...
+
+    def event(self, event: Event) -> str: ...
+
+
+class StoredShapes:
+    """Sessions and events as stored."""
+
+    def session(self, session: Session) -> str:
+        return session.model_dump_json()
+
+    def event(self, event: Event) -> str:
+        return event.model_dump_json()
 
 
 @dataclass
@@ -228,13 +255,17 @@ class AccountService:
 
     # -- export -------------------------------------------------------------------------------------
 
-    async def export(self, user_id: str) -> AsyncIterator[bytes]:
+    async def export(self, user_id: str, shapes: ExportShapes | None = None) -> AsyncIterator[bytes]:
         """The account as one JSON document (the `AccountExport` schema), in chunks of about
-        EXPORT_CHUNK_BYTES; the last key, `complete: true`, tells a whole download from a cut one."""
+        EXPORT_CHUNK_BYTES; the last key, `complete: true`, tells a whole download from a cut one.
+        `shapes` writes each session and event as the published contract has them (the API's models;
+        default: as stored)."""
         if self._db is None:
             raise RuntimeError("the export needs the domain database")
         queue: asyncio.Queue[bytes | BaseException | None] = asyncio.Queue(maxsize=EXPORT_QUEUE_CHUNKS)
-        producer = asyncio.create_task(self._produce(user_id, queue), name="account-export")
+        producer = asyncio.create_task(
+            self._produce(user_id, queue, shapes or StoredShapes()), name="account-export"
+        )
         try:
             while (chunk := await queue.get()) is not None:
                 if isinstance(chunk, BaseException):
@@ -245,16 +276,18 @@ class AccountService:
             with contextlib.suppress(asyncio.CancelledError):
                 await producer
 
-    async def _produce(self, user_id: str, queue: asyncio.Queue[bytes | BaseException | None]) -> None:
+    async def _produce(
+        self, user_id: str, queue: asyncio.Queue[bytes | BaseException | None], shapes: ExportShapes
+    ) -> None:
         out = _ChunkWriter(queue)
         try:
-            await self._write(user_id, out)
+            await self._write(user_id, out, shapes)
             await out.flush()
             await queue.put(None)
         except Exception as exc:
             await queue.put(exc)
 
-    async def _write(self, user_id: str, out: _ChunkWriter) -> None:
+    async def _write(self, user_id: str, out: _ChunkWriter, shapes: ExportShapes) -> None:
         assert self._db is not None
         key = user_key(user_id)
         head = {
@@ -281,7 +314,7 @@ class AccountService:
                 await out.write(
                     ("" if first_session else ",")
                     + '{"session":'
-                    + session.model_dump_json()
+                    + shapes.session(session)
                     + ',"state":'
                     + _dumps(state)
                     + ',"events":['
@@ -290,7 +323,7 @@ class AccountService:
                 first_event = True
                 async for page in self._records.events(session.id):
                     for event in page:
-                        await out.write(("" if first_event else ",") + event.model_dump_json())
+                        await out.write(("" if first_event else ",") + shapes.event(event))
                         first_event = False
                 await out.write("]}")
         items = await self._records.user_items(user_id) if self._records is not None else []

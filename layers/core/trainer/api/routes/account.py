@@ -18,15 +18,29 @@ from trainer.api.errors import ApiError
 from trainer.api.me_schemas import AccountDeletion, AccountExport, DeletionResponse, DeletionStatus
 from trainer.api.openapi import AUTHENTICATED, DATABASE, JSON_BODY, SESSION_STORE, error_responses
 from trainer.api.routes import ContainerDep, UserId, current_principal, rate_bucket
+from trainer.api.schemas import Event, Session
 from trainer.container import Container
 
 if TYPE_CHECKING:
     from trainer.services.account import AccountService
+    from trainer.store.models import Event as StoredEvent
+    from trainer.store.models import Session as StoredSession
 
 router = APIRouter(prefix="/me", tags=["account"])
 
 RETRY_DELETION_SECONDS = 1
 EXPORT_DISPOSITION = 'attachment; filename="trainer-export.json"'
+
+
+class ContractShapes:
+    """The export's sessions and events as the contract publishes them (`Session`, `Event`): a session's
+    `metadata` with every field its schema requires, an event without the keys kept for the model."""
+
+    def session(self, session: StoredSession) -> str:
+        return Session.of(session).model_dump_json(by_alias=True)
+
+    def event(self, event: StoredEvent) -> str:
+        return Event.of(event).model_dump_json(by_alias=True)
 
 
 def accounts(container: Container) -> AccountService:
@@ -98,7 +112,7 @@ async def export_account(container: ContainerDep, user_id: UserId) -> StreamingR
     """Everything the system holds about the caller (data portability): every table's rows, the chat
     sessions with their events, the usage records. Streamed as it is read, so its size does not
     matter; the document's last key is `complete: true`."""
-    chunks = accounts(container).export(user_id).__aiter__()
+    chunks = accounts(container).export(user_id, ContractShapes()).__aiter__()
     first = await anext(chunks)  # a store that cannot be reached is a 503 before the answer starts
 
     async def body() -> AsyncIterator[bytes]:
