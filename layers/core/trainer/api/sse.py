@@ -37,6 +37,7 @@ from trainer.frames import (
     turn_end_frame,
 )
 from trainer.store import request_counts
+from trainer.store.ports import AccountDeleted
 from trainer.store.stream_records import FrameLog, StoredFrame
 
 SSE_HEADERS = {
@@ -160,13 +161,16 @@ class _End:
 
 
 class FrameRecorder:
-    """Writes the frames a turn streams to the frame log, in the background and in order, so a retried
-    stream and the catch-up route read back the same frames with the same ids. `turn_end` is written
-    alone and last: a reader that sees it has seen every frame before it."""
+    """Writes the frames a turn of `user_id` streams to the frame log, in the background and in order,
+    so a retried stream and the catch-up route read back the same frames with the same ids. `turn_end`
+    is written alone and last: a reader that sees it has seen every frame before it. Once the account
+    is deleted the log refuses the frames (its tombstone is checked with each write) and the recorder
+    writes nothing more."""
 
-    def __init__(self, log: FrameLog, turns: BackgroundTurns) -> None:
+    def __init__(self, log: FrameLog, turns: BackgroundTurns, user_id: str) -> None:
         self._log = log
         self._turns = turns
+        self._user_id = user_id
         self._pending: list[StoredFrame] = []
         self._lock = asyncio.Lock()
         self.session_id: str | None = None
@@ -182,7 +186,10 @@ class FrameRecorder:
             if not batch or self.session_id is None or self.failed:
                 return
             try:
-                await self._log.record(self.session_id, batch)
+                await self._log.record(self._user_id, self.session_id, batch)
+            except AccountDeleted:
+                self.failed = True
+                logger.info("frames of session %s not recorded: the account was deleted", self.session_id)
             except Exception:
                 self.failed = True
                 logger.exception("could not record the frames of session %s", self.session_id)

@@ -9,10 +9,15 @@ Deletion is irreversible and idempotent. In order:
 4. one transaction deletes the user's rows of every user table (read from the schema:
    trainer.store.repositories.accounts), children first; with the users row gone, no row of theirs can be
    written anywhere;
-5. every DynamoDB item of the user (`AccountRecords.erase`), twice (a turn that was still running, or a
-   session GSI1 did not show yet), then the tombstone is marked complete.
-Step 5 stops at a deadline: the report says `complete=False` and the next `delete` resumes (steps 1-4 are
-cheap to repeat). Only a count summary is logged, never the user.
+5. every DynamoDB item of the user (`AccountRecords.erase`), twice (a session GSI1 did not show yet),
+   then the tombstone is marked complete. Every writer of the user's items checks the DynamoDB tombstone
+   in the transaction that writes (trainer.store.account_records), so nothing can be created after it; a
+   session whose lease a turn held keeps its tombstone marker (holding the lease, so that turn writes
+   nothing more) until the lease runs out (`fenced_until`).
+Step 5 stops at a deadline, and while a marker must stay: the report says `complete=False` (with
+`fenced_until`, when to come back) and the next `delete` resumes and finishes (steps 1-4 are cheap to
+repeat). `complete` means nothing more can be written for the account. Only a count summary is logged,
+never the user.
 
 The export streams JSON (`export`): the user's rows of every user table through server-side cursors in one
 read-only snapshot, then each session with its state and events a page at a time, then the `USER#` items,
@@ -85,7 +90,10 @@ class AccountRecords(Protocol):
 
     async def put_tombstone(self, user_id: str) -> None: ...
 
-    async def erase(self, user_id: str, deadline: float | None = None) -> ErasedItems: ...
+    async def erase(self, user_id: str, deadline: float | None = None) -> ErasedItems:
+        """Deletes the user's items; `complete=False` (with `fenced_until` when a session's marker must
+        stay until then) when something is left for the next erase."""
+        ...
 
     def sessions(self, user_id: str) -> AsyncIterator[Session]: ...
 
@@ -126,6 +134,9 @@ class DeletionReport:
     dynamodb_items: int = 0
     sessions: int = 0
     external: dict[str, int] = field(default_factory=dict)
+    fenced_until: float = 0.0
+    """When incomplete because a turn may still hold a session's lease: the epoch second it runs out
+    (the next deletion can finish then)."""
     duration_ms: int = 0
     phase_ms: dict[str, int] = field(default_factory=dict)
     """How long each step took: tombstone, erasers, postgres, dynamodb."""
@@ -139,6 +150,7 @@ class DeletionReport:
             "dynamodb_items": self.dynamodb_items,
             "sessions": self.sessions,
             "external": dict(self.external),
+            "fenced": bool(self.fenced_until),
             "duration_ms": self.duration_ms,
             "phase_ms": dict(self.phase_ms),
         }
@@ -244,6 +256,7 @@ class AccountService:
         report.dynamodb_items += erased.items
         report.sessions += erased.sessions
         report.complete = report.complete and erased.complete
+        report.fenced_until = max(report.fenced_until, erased.fenced_until)
 
     @staticmethod
     def _audited(report: DeletionReport, started: float) -> DeletionReport:

@@ -7,6 +7,9 @@ the first was (204), and resumes one that stopped at its deadline (202)."""
 
 from __future__ import annotations
 
+import contextlib
+import math
+import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,6 +23,7 @@ from trainer.api.openapi import AUTHENTICATED, DATABASE, JSON_BODY, SESSION_STOR
 from trainer.api.routes import ContainerDep, UserId, current_principal, rate_bucket
 from trainer.api.schemas import Event, Session
 from trainer.container import Container
+from trainer.store.ports import AccountDeleted
 
 if TYPE_CHECKING:
     from trainer.services.account import AccountService
@@ -57,7 +61,8 @@ async def account_holder(
     container: Container = await request.app.state.container_provider.get()
     service = accounts(container)
     if container.limits is not None and not await service.is_deleted(principal.user_id):
-        await container.limits.check_rate(principal.user_id, rate_bucket(request.method, "/me"))
+        with contextlib.suppress(AccountDeleted):  # deleted meanwhile: the rate item is refused
+            await container.limits.check_rate(principal.user_id, rate_bucket(request.method, "/me"))
     return principal.user_id
 
 
@@ -79,9 +84,11 @@ async def delete_account(
     locations, history, plans, schedule, milestones, chat sessions and their events, usage records, and
     what registered integrations hold (push endpoints). Irreversible. From the moment it starts the
     caller's tokens are refused (`401 account_deleted`) on every other route, and nothing can recreate
-    the account's data. `204` when everything is erased (again `204` for an account already deleted);
-    `202` when it did not finish within the request: send the same request again (it resumes) until it
-    answers `204`."""
+    the account's data. `204` when everything is erased and nothing more can be written for the account
+    (again `204` for an account already deleted); `202` (with `Retry-After`) when it did not finish
+    within the request, or a turn it cannot stop is still running in one of the sessions (it writes
+    nothing more, and its lease runs out by then): send the same request again after `Retry-After`
+    (it resumes) until it answers `204`."""
     report = await accounts(container).delete(user_id)
     container.registered_users.discard(user_id)
     if report.complete:
@@ -89,11 +96,12 @@ async def delete_account(
     body_json = DeletionResponse(
         deletion=DeletionStatus(status="in_progress", deleted_at=report.deleted_at)
     ).model_dump_json(by_alias=True)
+    wait = max(RETRY_DELETION_SECONDS, math.ceil(report.fenced_until - time.time()))
     return Response(
         body_json,
         status_code=202,
         media_type="application/json",
-        headers={"Retry-After": str(RETRY_DELETION_SECONDS)},
+        headers={"Retry-After": str(wait if report.fenced_until else RETRY_DELETION_SECONDS)},
     )
 
 
