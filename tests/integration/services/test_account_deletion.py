@@ -607,7 +607,10 @@ async def test_once_the_tombstone_is_written_no_writer_creates_anything_of_the_a
     await stream.finished(alice, "chat", "tap-1", 200, {"messages": ["hi"]})
     with pytest.raises(SessionNotFound):
         await session_store.append_event(session_id, EventType.ERROR, {"message": "late"})
+    with pytest.raises(SessionNotFound):  # a state set outside a turn updates META only while it lives
+        await session_store.put_state(session_id, "current_workout", {"title": "late"})
     assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == []
+    assert naming(scan(aws_settings, "table_name"), {session_id}) == [], "nothing in her sessions"
 
 
 async def test_a_repeated_deletion_finds_the_strays_of_sessions_whose_meta_is_gone(
