@@ -71,7 +71,18 @@ async def account_holder(
     status_code=204,
     response_class=Response,
     responses={
-        202: {"model": DeletionResponse, "description": "Not finished within the request: send it again."},
+        202: {
+            "model": DeletionResponse,
+            "description": "Not finished within the request, or a turn it cannot stop may still be "
+            "writing: send it again after `Retry-After`.",
+            "headers": {
+                "Retry-After": {
+                    "description": "Seconds until a repeat can finish (the end of a running turn's lease).",
+                    "required": True,
+                    "schema": {"type": "integer", "minimum": 1},
+                }
+            },
+        },
         **error_responses(AUTHENTICATED, JSON_BODY, DATABASE, SESSION_STORE),
     },
 )
