@@ -55,6 +55,7 @@ LEASE_SECONDS = 3
 """The turns' lease (renewed every second): how long a deletion may have to wait for a running turn."""
 MODEL_LATENCY_S = 0.3
 DELETE_AFTER_S = 0.8
+IMPORT_AFTER_S = DELETE_AFTER_S - MODEL_LATENCY_S / 2
 CONFIRM = {"confirm": "delete my account"}
 PASTED = "Bench press 4x8 @ 60kg\nPlank 3 x 45s\nRows 3x10 @ 50kg\n"
 ACCOUNT, REGION = "123456789012", "us-east-1"
@@ -231,8 +232,11 @@ async def test_a_deletion_during_a_turn_a_plan_build_an_import_check_ins_and_pus
             outcomes.add("plan", exc)
 
     async def imported() -> None:
+        await asyncio.sleep(IMPORT_AFTER_S)  # its model call still running when the deletion comes
+        span = [time.monotonic()]
         answer = await client.post("/workouts/import", json={"text": PASTED}, headers=auth)
         outcomes.add("import", answer.status_code)
+        outcomes.add("import_span", [*span, time.monotonic()])
 
     async def check_ins() -> None:
         while not stop.is_set():
@@ -255,6 +259,7 @@ async def test_a_deletion_during_a_turn_a_plan_build_an_import_check_ins_and_pus
 
     work = [asyncio.create_task(job()) for job in (turn, plan_build, imported, check_ins, pushes)]
     await asyncio.sleep(DELETE_AFTER_S)
+    deleting_at = time.monotonic()
     first = await client.request("DELETE", "/me", json=CONFIRM, headers=auth)
     await asyncio.sleep(0.3)
     stop.set()
@@ -266,6 +271,11 @@ async def test_a_deletion_during_a_turn_a_plan_build_an_import_check_ins_and_pus
     assert "sent" in outcomes.seen["push"], "pushes went out before the deletion"
     assert outcomes.seen["check_in"].count(201) >= 1, "check-ins landed before the deletion"
     assert set(outcomes.seen["check_in"]) <= {201, 401}, outcomes.seen["check_in"]
+    ((import_sent, import_answered),) = outcomes.seen["import_span"]
+    assert import_sent < deleting_at < import_answered, "the import was in flight"
+    assert outcomes.seen["import"] in ([200], [401]), outcomes.seen["import"]
+    assert outcomes.seen["plan"] == [{**outcomes.seen["plan"][0], "status": "account_deleted"}]
+    assert outcomes.seen["turn"] == [200] and outcomes.seen["turn_end"] != [["replied"]], "cut short"
 
     answers = [first.status_code]
     deadline = time.monotonic() + LEASE_SECONDS + 10
@@ -282,11 +292,18 @@ async def test_a_deletion_during_a_turn_a_plan_build_an_import_check_ins_and_pus
     rows_left = await rows_of(db, alice)
     endpoints_left = endpoints_holding(alice_tokens)
     logger.warning(
-        "after the deletion: %d DynamoDB items, %d Postgres rows, %d SNS endpoints of hers (answers %s)",
+        "after the deletion: %d DynamoDB items, %d Postgres rows, %d SNS endpoints of hers (answers %s;"
+        " in flight: turn %s %s, plan %s, import %s, check-ins %s, pushes %s)",
         len(items_left),
         rows_left,
         len(endpoints_left),
         answers,
+        outcomes.seen["turn"],
+        outcomes.seen["turn_end"],
+        [o.get("status") if isinstance(o, dict) else o for o in outcomes.seen["plan"]],
+        outcomes.seen["import"],
+        {status: outcomes.seen["check_in"].count(status) for status in set(outcomes.seen["check_in"])},
+        {outcome: outcomes.seen["push"].count(outcome) for outcome in set(map(str, outcomes.seen["push"]))},
     )
     assert (len(items_left), rows_left, len(endpoints_left)) == (0, 0, 0), items_left[:5]
     assert left_of(scan(settings), bob, set()) == bob_items_before, "Bob's items as they were"
