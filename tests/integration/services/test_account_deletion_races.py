@@ -1,6 +1,6 @@
 """Deleting an account while its work is in flight (docs/api.md#account-deletion-and-data-export), on the
 real stores (DynamoDB on moto, embedded Postgres, SNS on moto) with the real SDKs against the loopback
-fake model at 0.3 s a call, so the work takes seconds, as a red-team pass did against `make run`:
+fake model at 0.3 s a call, so the work takes seconds, as it does against `make run`:
 
 - a turn streaming ("Give me a full body workout for 45 minutes"),
 - a plan build (the PlanRequested job, its agents on the fake),
