@@ -177,3 +177,39 @@ async def test_a_users_requests_in_quick_succession_cost_one_write_each(
     writes.clear()
     assert await other.take("u2", "model", now + 61, 3.0, 3) == 0
     assert len(writes) == 2, "another process guesses idle, is refused, then passes busy"
+
+
+async def test_a_named_session_is_read_beside_the_reservation_and_neither_outlives_a_refusal(
+    limited: tuple[httpx.AsyncClient, Container],
+    aws_settings: Settings,
+    make_user: Callable[..., str],
+    session_store: DynamoSessionStore,
+) -> None:
+    """With a session id, the turn reads the session while it reserves its place: an unknown session is
+    a 404 that gives the reservation back, and a refused reservation leaves the session's lease free."""
+    client, container = limited
+    assert container.limits is not None
+    container.limits.rates = {}
+    user = make_user()
+    headers = bearer(aws_settings, user)
+    first = await client.post("/agent/chat", json={"message": "hi"}, headers=headers)
+    assert first.status_code == 200, first.text
+    session_id = first.json()["sessionId"]
+    for _ in range(3):
+        unknown = await client.post(
+            "/agent/chat", json={"message": "hi", "sessionId": "no-such-session"}, headers=headers
+        )
+        assert unknown.status_code == 404, unknown.text
+    second = await client.post(
+        "/agent/chat", json={"message": "again", "sessionId": session_id}, headers=headers
+    )
+    assert second.status_code == 200, "the 404s gave their reservations back: " + second.text
+    third = await client.post(
+        "/agent/chat", json={"message": "more", "sessionId": session_id}, headers=headers
+    )
+    assert third.status_code == 200, third.text
+    refused = await client.post(
+        "/agent/chat", json={"message": "over", "sessionId": session_id}, headers=headers
+    )
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "budget_exceeded"
+    assert await session_store.acquire_lease(session_id, "turn-after", 30) is None, "the lease is free"

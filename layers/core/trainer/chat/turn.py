@@ -35,7 +35,7 @@ from trainer.agents.steps import EndTurn, FinalOutput, ModelTurn, run_steps
 from trainer.agents.tools import ToolOutcome
 from trainer.chat import checkpoint as checkpoints
 from trainer.chat import session_state
-from trainer.chat.budget import UsageLimits
+from trainer.chat.budget import Reservation, UsageLimits
 from trainer.chat.context import ContextBuilder
 from trainer.chat.errors import log_error
 from trainer.chat.hooks import TurnHooks
@@ -171,14 +171,29 @@ class ChatRunner:
         counts: RequestCounts,
     ) -> TurnResult:
         deps = self.deps
-        reservation = await deps.budget.reserve(user_id, "turns") if deps.budget is not None else None
         holder = f"{TURN_HOLDER_PREFIX}{uuid.uuid4().hex}"
+        named = None
+        if session_id is not None:
+            # The named session is only read, so its read waits alongside the budget's reservation
+            # (one round trip before the first frame instead of two); a turn without a session id may
+            # create one, which only a reserved turn may do.
+            reserving = self._reserve(user_id)
+            reserved, found = await asyncio.gather(
+                reserving, deps.store.get_session(user_id, session_id), return_exceptions=True
+            )
+            if isinstance(reserved, BaseException):
+                raise reserved
+            reservation = reserved
+            if isinstance(found, BaseException):
+                await self._release(reservation)
+                raise found
+            named = found
+        else:
+            reservation = await self._reserve(user_id)
         try:
-            session, interrupted = await self._lease_session(user_id, session_id, holder)
+            session, interrupted = await self._lease_session(user_id, session_id, holder, named)
         except BaseException:
-            if deps.budget is not None and reservation is not None:
-                with contextlib.suppress(Exception):
-                    await deps.budget.release(reservation)
+            await self._release(reservation)
             raise
         deadline = current_deadline() or time.monotonic() + deps.settings.function_timeout_seconds
         keeper = LeaseKeeper(
@@ -228,14 +243,24 @@ class ChatRunner:
                 except Exception:
                     logger.exception("could not release the lease of session %s", store.session_id)
 
+    async def _reserve(self, user_id: str) -> Reservation | None:
+        budget = self.deps.budget
+        return await budget.reserve(user_id, "turns") if budget is not None else None
+
+    async def _release(self, reservation: Reservation | None) -> None:
+        if self.deps.budget is not None and reservation is not None:
+            with contextlib.suppress(Exception):
+                await self.deps.budget.release(reservation)
+
     async def _lease_session(
-        self, user_id: str, session_id: str | None, holder: str
+        self, user_id: str, session_id: str | None, holder: str, named: Session | None = None
     ) -> tuple[Session, str | None]:
         """The session with this turn's lease, and the holder of a dead turn it took over (if any).
         Without a session id the most recent active session is used unless another turn is running
-        in it: then the turn starts a new session rather than wait for one the user did not name."""
+        in it: then the turn starts a new session rather than wait for one the user did not name.
+        `named`: the session `session_id` names, already read."""
         store, ttl = self.deps.store, self.deps.settings.turn_lease_seconds
-        session = await store.get_or_create_session(user_id, session_id)
+        session = named or await store.get_or_create_session(user_id, session_id)
         try:
             return session, await store.acquire_lease(session.id, holder, ttl)
         except LeaseHeld:
@@ -357,15 +382,17 @@ class _Turn:
     ) -> None:
         """Each call was recorded as it ran (the recorder's on_tool_end); a call marked final that
         succeeded closes the turn (its outcome ends it) with a reply written from the turn's results."""
-        if any(outcome.finishes for _, outcome in results):
-            await self._close_with_reply()
+        finishing = next((outcome for _, outcome in results if outcome.finishes), None)
+        if finishing is not None:
+            await self._close_with_reply(finishing.note)
 
     # ---
 
-    async def _close_with_reply(self) -> None:
-        """The reply the code writes from the turn's successful calls of tools that can finish, sent
-        as the reply tool's call (marked final, delivering the artifact they made): recorded and
-        streamed as if the model made it, one model call fewer than a model-written reply."""
+    async def _close_with_reply(self, note: str | None) -> None:
+        """The reply the code writes from the turn's successful calls of tools that can finish, with
+        the model's note after it, sent as the reply tool's call (marked final, delivering the artifact
+        they made): recorded and streamed as if the model made it, one model call fewer than a
+        model-written reply."""
         toolset = self.agent.toolset
         finished = [
             FinishedCall(action.tool, action.args, action.outcome.result)
@@ -374,7 +401,7 @@ class _Turn:
             and (tool := toolset.get(action.tool)) is not None
             and tool.can_finish
         ]
-        closing = await self.deps.closing_replies.write(self.session.user_id, self.message, finished)
+        closing = await self.deps.closing_replies.write(self.session.user_id, self.message, finished, note)
         reply = toolset.text_reply(closing.message, artifact_id=closing.artifact_id, final=True)
         if reply is None:
             return

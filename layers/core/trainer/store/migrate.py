@@ -8,7 +8,8 @@ prepared statements), so the URL may name PgBouncer in transaction mode or RDS P
 MigrateFunction still connects to the database directly. An applied file whose text changed is an
 error, never silently re-run, unless the file names the checksum of the text it replaced on a line
 `-- replaces checksum <sha256 hex>`: how a migration that only seeded data a later mechanism now writes
-is emptied without failing the databases that applied it.
+is emptied, or an applied migration's comments are reworded, without failing the databases that
+applied the earlier text (the statements themselves never change).
 
 Usable from AWS as `python -m trainer.store.migrate` (DATABASE_URL from Settings) or by calling
 `apply_migrations(url)` from a deploy hook.

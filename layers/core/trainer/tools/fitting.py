@@ -16,6 +16,7 @@ from trainer.domain.progression import LoadSteps
 from trainer.domain.readiness import CheckIn, adjust_workout, assess
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout
+from trainer.services.locations import load_steps_at
 from trainer.tools.base import ToolContext
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ async def current_place(reads: UserData) -> Place:
     settings = await reads.settings.get()
     location = await reads.locations.current()
     items: list[Any] = list(location["equipment"] or []) if location else []
-    return Place(location, items, LoadSteps.for_unit(settings.weight_unit, items))
+    return Place(location, items, load_steps_at(settings.weight_unit, location))
 
 
 async def fit_workout(workout: Workout, ctx: ToolContext) -> tuple[Workout, list[str]]:

@@ -1,6 +1,8 @@
--- Domain tables (ARCHITECTURE §5). Every row belongs to one user; every child table cascades on user delete.
+-- Domain tables (docs/architecture.md). Every row belongs to one user; every child table cascades on user delete.
 -- Units: loads and distances are stored exactly as logged, with their unit (load_unit, distance_unit);
 -- statistics convert in code. Body weight and height are canonical (kg, cm) and converted for display.
+-- Reworded comments only; a database that applied the earlier text accepts this one:
+-- replaces checksum ab978aea4107826414c39b03062d9045395cac7cb0496bcd19c5bb9f746585ea
 
 CREATE TABLE users (
     id            uuid PRIMARY KEY,

@@ -1,4 +1,6 @@
--- The agent registry's tables (seed 004): versioned prompts and one row per agent invocation.
+-- The agent registry's tables (docs/architecture.md#one-agent-runtime): versioned prompts and one row per agent invocation.
+-- Reworded comments only; a database that applied the earlier text accepts this one:
+-- replaces checksum b5e0b7ebf5df73e7408180b412ba16c57e1b83ac260d3a702f219495b79a401a
 
 -- Prompts by id and version; the latest version wins. `file`: seeded from the repo's prompt file by a
 -- migration (trainer_seed_prompt); `edit`: published by an operator (PromptStore.publish).

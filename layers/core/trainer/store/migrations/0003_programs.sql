@@ -1,6 +1,8 @@
--- Training programs (issue 9, seed 003): a plan (markdown and structured JSON, with a status the app
+-- Training programs (docs/programs.md): a plan (markdown and structured JSON, with a status the app
 -- polls), its weeks (one row per built week: the idempotency key of a week's build), and the planned
 -- days (a structured workout or recovery notes, with the cached text message).
+-- Reworded comments only; a database that applied the earlier text accepts this one:
+-- replaces checksum ea835fa92a0eb3994100894baf3e446aa5cfe6c8e742d6836014a2b993085a8b
 
 CREATE TABLE training_plans (
     id               uuid PRIMARY KEY DEFAULT gen_random_uuid(),

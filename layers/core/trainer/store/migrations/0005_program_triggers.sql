@@ -1,5 +1,7 @@
--- The program pipeline's triggers (issue 9): a plan build is claimed once, plans left pending are found
+-- The program pipeline's triggers (docs/programs.md): a plan build is claimed once, plans left pending are found
 -- again, and the morning run reads only the plans in the zones whose local time is the morning hour.
+-- Reworded comments only; a database that applied the earlier text accepts this one:
+-- replaces checksum 4e6818cc8318f351ac2d2cd82ee08ed782346df658d3587029cce5f4527c9f17
 
 -- Set by the builder that claimed a pending plan; a claim older than the stale limit can be taken over.
 ALTER TABLE training_plans ADD COLUMN build_claimed_at timestamptz;

@@ -1,8 +1,10 @@
--- Delivery to the phone (issue 20): the devices a user registered for push (one row per push token,
+-- Delivery to the phone (docs/delivery.md): the devices a user registered for push (one row per push token,
 -- which belongs to the user who registered it last), the user's notification settings, one delivery
 -- record per (user, local day) — the key that makes the Notifier send at most once a day however often
 -- WorkoutReady arrives — and the workout generated once for a day the user has nothing planned
 -- (GET /today).
+-- Reworded comments only; a database that applied the earlier text accepts this one:
+-- replaces checksum 5e525ea77e417fe14d89fe0ef7c3d33056376bafffa59dc00cc45854e0542294
 
 CREATE TABLE devices (
     id                 uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -1,4 +1,6 @@
--- Account deletion and the settings screens (issue 20, items 4 and 6).
+-- Account deletion and the settings screens (docs/api.md#account-deletion-and-data-export).
+-- Reworded comments only; a database that applied the earlier text accepts this one:
+-- replaces checksum 929752f8f563f017a7fdda5a56e9113cf05e3fe2676894164ccf11c685234fe9
 
 -- The tombstone of a deleted account: a SHA-256 digest of its user id (never the id itself), the time it
 -- was deleted, and when everything beyond Postgres (DynamoDB, the registered erasers) was erased too.

@@ -1,8 +1,10 @@
--- Readiness check-ins (issue 18 item 3): how the user slept and feels before training. Every field
+-- Readiness check-ins: how the user slept and feels before training. Every field
 -- but the time is optional (a check-in may say only "slept 5 hours"); scales: sleep quality and energy
 -- 1 (worst) - 5 (best), stress 1 (calm) - 5 (very stressed), soreness 0-5 per canonical muscle, the
 -- last session's RPE 1-10. The newest entry of the day adjusts that day's workout (trainer.domain.readiness).
 -- Locations keep their plates, bar and dumbbells as equipment items with weights (user_locations.equipment).
+-- Reworded comments only; a database that applied the earlier text accepts this one:
+-- replaces checksum 4b38d7fe3a7ae020b6aa2c331bb17e3556b0598a0016cb4700d0c56109f915b0
 
 CREATE TABLE readiness_entries (
     id               uuid PRIMARY KEY DEFAULT gen_random_uuid(),

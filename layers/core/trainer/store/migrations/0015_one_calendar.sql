@@ -1,4 +1,4 @@
--- One calendar (issue 18 item 1): the active training plan's days and the workouts scheduled on the
+-- One calendar: the active training plan's days and the workouts scheduled on the
 -- calendar are read as one set of entries with one set of ids (`calendar_entries`); a plan day keeps its
 -- `plan_workouts` id wherever it is moved, a calendar workout its `scheduled_workouts` id (both are
 -- gen_random_uuid(), so an id names one entry). Writes go to the table the id belongs to
@@ -9,6 +9,8 @@
 --
 -- Moving a plan day onto another day of its plan exchanges the two rows' dates in one statement: the
 -- (plan_id, date) uniqueness is checked at the end of that statement, not row by row.
+-- Reworded comments only; a database that applied the earlier text accepts this one:
+-- replaces checksum 0809d3567f905bc4090543ee7227da0c6c524e4e236713faeecda5a9e97b809d
 
 ALTER TABLE plan_workouts DROP CONSTRAINT plan_workouts_status_check;
 ALTER TABLE plan_workouts ADD CONSTRAINT plan_workouts_status_check
