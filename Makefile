@@ -111,7 +111,8 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
-# The program schedules now, on the local stack's data (.local; DATA_DIR=... to change), events in-process.
+# The program schedules now, on the local stack's data (.local; DATA_DIR=... to change): plans and weeks
+# built in-process, WorkoutReady handed to the running `make run`'s Notifier (docs/programs.md).
 DATA_DIR ?= .local
 schedule-hourly: $(STAMP)
 	$(VENV)/bin/trainer schedule run-hourly --data-dir $(DATA_DIR)

@@ -33,6 +33,8 @@ export function describeFrame(frame: Frame): string {
       return `loaded ${frame.data.displayName}`;
     case "message_delta":
       return frame.data.text;
+    case "message_reset":
+      return "drop the preview";
     case "tool_start":
       switch (frame.tool) {
         case "generate_workout":

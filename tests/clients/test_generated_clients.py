@@ -150,3 +150,22 @@ def test_reading_a_variants_field_without_narrowing_does_not_compile(
     )
     with pytest.raises(AssertionError, match="TS2339"):
         run([str(BIN / "tsc"), "--project", str(tmp_path / "tsconfig.json"), "--noEmit"], tmp_path)
+
+
+def test_the_python_client_reads_a_message_reset_as_its_own_frame(python_client: Path) -> None:
+    """`message_reset` (drop the previewed text: the answer is written again) is a Frame member the
+    generated client parses, and no other member takes it for its own."""
+    models = importlib.import_module("trainer_client.models")
+    members = sorted(references(components()["Frame"]["oneOf"]))
+    classes = [getattr(models, name) for name in members if inspect.isclass(getattr(models, name, None))]
+    assert len(classes) >= len(members) - 2, "every member but the per-tool unions is a class"
+    wire = {"type": "message_reset"}
+    readers = []
+    for cls in classes:
+        try:
+            cls.from_dict(dict(wire))
+        except (KeyError, TypeError, ValueError):
+            continue
+        readers.append(cls.__name__)
+    assert readers == ["MessageResetFrame"]
+    assert models.MessageResetFrame.from_dict(dict(wire)).to_dict() == wire

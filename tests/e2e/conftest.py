@@ -83,7 +83,7 @@ def stack(request: pytest.FixtureRequest) -> Stack:
     return chosen
 
 
-UNNUMBERED_FRAMES = frozenset({"message_delta", "done"})
+UNNUMBERED_FRAMES = frozenset({"message_delta", "message_reset", "done"})
 """Frames sent without an `id:` (previews and the stream's close): a client's Last-Event-ID stays the
 frame before, so a resume replays nothing twice (docs/api.md#server-sent-events)."""
 

@@ -88,6 +88,46 @@ CUT_STREAM = """
 })();
 """
 
+WITHDRAWN_PREVIEW = """
+(() => {
+  const original = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const response = await original(input, init);
+    const url = typeof input === "string" ? input : input.url;
+    const text = window.__withdrawnPreview;
+    if (!text || !url.endsWith("/agent/stream") || !response.ok) return response;
+    window.__withdrawnPreview = null;
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const encoder = new TextEncoder();
+    let pending = "";
+    let injected = false;
+    const body = new ReadableStream({
+      async pull(controller) {
+        const { value, done } = await reader.read();
+        if (done) return controller.close();
+        pending += decoder.decode(value, { stream: true });
+        const blocks = pending.split("\\n\\n");
+        pending = blocks.pop();
+        for (const block of blocks) {
+          if (!injected && block.includes('"type":"message_delta"')) {
+            injected = true;
+            const cut = { type: "message_delta", data: { tool: "message_notify_user", text } };
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(cut)}\\n\\n`));
+            controller.enqueue(encoder.encode('data: {"type":"message_reset"}\\n\\n'));
+          }
+          controller.enqueue(encoder.encode(block + "\\n\\n"));
+        }
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+})();
+"""
+"""A stream whose first `message_delta` is preceded by the preview of an answer that was cut off (`text`
+in `window.__withdrawnPreview`) and the `message_reset` that withdraws it, as a turn sends them when a
+model call is made again."""
+
 RECORD_GROWTH = """
 () => {
   window.__growth = [];

@@ -29,6 +29,7 @@ from tests.e2e.console_browser import (
     PHONE,
     RECORD_GROWTH,
     UNLABELLED_CONTROLS,
+    WITHDRAWN_PREVIEW,
     Console,
     launched_browser,
     ready_plan,
@@ -38,6 +39,16 @@ from tests.e2e.console_browser import (
 pytestmark = pytest.mark.e2e
 
 CHEST = "Give me a quick chest workout"
+RECORD_PREVIEWS = """
+() => {
+  window.__previews = [];
+  const transcript = document.querySelector(".transcript");
+  new MutationObserver(() => {
+    const writing = '.turn:last-child .assistant-text[data-state="writing"]';
+    for (const bubble of transcript.querySelectorAll(writing)) window.__previews.push(bubble.textContent);
+  }).observe(transcript, { subtree: true, childList: true, characterData: true, attributes: true });
+}
+"""
 QUESTION = "How long should I rest between sets?"
 MESSAGE_TOOLS = {"message_notify_user", "message_ask_user"}
 STRANGER = "00000000-0000-4000-8000-0000000000ee"
@@ -226,6 +237,26 @@ def test_a_chest_workout_shows_its_card_and_a_model_written_reply_streams_in(off
     writing = [g["length"] for g in growth if g["busy"] and g["writing"]]
     assert len(set(writing)) >= 3 and writing == sorted(writing), writing
     assert writing[0] < len(answer["messages"][0]) and writing[-1] <= len(answer["messages"][0])
+
+
+def test_a_withdrawn_preview_is_dropped_and_the_reply_shown_is_the_one_kept(offline: Console) -> None:
+    """`message_reset` drops the text previewed so far (a cut answer written again): the bubble shows the
+    reply the turn kept, never the cut half followed by it."""
+    cut = "Here is the first half of a long answer that will never"
+    offline.page.add_init_script(script=WITHDRAWN_PREVIEW)
+    offline.sign_in()
+    session_id = offline.new_session()
+    offline.page.evaluate(f"() => {{ window.__withdrawnPreview = {cut!r}; }}")
+    offline.page.evaluate(RECORD_PREVIEWS)
+    offline.send(QUESTION)
+    offline.wait_turn_done()
+    turn = offline.last_turn()
+    assert cut not in turn.inner_text()
+    previews = offline.page.evaluate("() => window.__previews")
+    assert previews, "the reply was previewed"
+    assert [text for text in previews if cut in text and text != cut] == [], "the cut text was kept"
+    assert shown_view(offline) == expected_view(turn_of(session_events(offline.stack, session_id), QUESTION))
+    expect(turn.locator(".assistant-text")).to_have_count(1)
 
 
 def test_the_reply_grows_before_done_and_the_first_frame_comes_first(

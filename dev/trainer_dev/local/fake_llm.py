@@ -7,14 +7,17 @@ by that agent's offline implementation, with the input and context read back fro
 forced `emit_<schema>` tool call, or the JSON as text when the request asks for `output_config.format`
 (Anthropic), or JSON content (OpenAI) for json agents, text for the others, tool calls when the
 implementation asks for tools. `fail_next_structured_with_invalid = N` makes the next N of those
-answers invalid (`{"_fake_invalid": true}`, or empty text).
+answers invalid (`{"_fake_invalid": true}`, or empty text); `break_next_tool_arguments = N` gives the
+next N chat tool calls arguments no tool takes.
 
 Per model (trainer.providers.models) the fake answers as the real API does: a 400 with the real error
 shape for forced tool choice where the model rejects it, for thinking types it rejects, for
 temperature/top_p/top_k and for an assistant prefill; on models that think adaptively a thinking block
 with a signature before each tool call (its text empty unless the request asks for a display that
-returns it), bound to the model, the call and the prefix it was written after; a 400 when a follow-up
-in the same tool loop drops or alters one, or when a replayed block's prefix changed (unless the
+returns it) and before a registry agent's written answer (its text empty), bound to the model, the call
+(none for a written answer) and the prefix it was written after; a 400 when a follow-up in the same
+tool loop drops or alters one (an output call answered with a retry's `tool_result` included), or when
+any block sent back is altered, or when a replayed block's prefix changed (unless the
 request asks for `block_binding.prefix_mismatch_behavior: drop_block`: then it is dropped); caching from the
 model's own minimum; token counts with its tokenizer factor. `refuse_next = N` answers the next N
 messages requests with a refusal (HTTP 200, stop_reason "refusal"); `cut_next_at_max_tokens = N` with
@@ -435,6 +438,9 @@ class FakeLLMServer:
         self.agents = agents
         """The registry whose offline implementations answer agent requests (default: the system's)."""
         self.fail_next_structured_with_invalid = 0
+        self.break_next_tool_arguments = 0
+        """The next N chat answers that call a tool call it with arguments no tool takes
+        (`{"_fake_invalid": true}`): a first answer the chat loop must reject and repair."""
         self.journal = journal
         self.latency_s = latency_s
         self.simulate_cache = simulate_cache
@@ -539,21 +545,23 @@ class FakeLLMServer:
     def thinking_block(
         self, body: dict[str, Any], model: ModelInfo, call_id: str, tool: str
     ) -> dict[str, Any]:
-        """The signed thinking block before a tool call: empty text at the default display; a progress
-        update where the request asks for a display that returns text."""
+        """The signed thinking block before a tool call (`call_id` "" and `tool` "": before a written
+        answer): empty text at the default display; a progress update before a call where the request
+        asks for a display that returns text."""
         display = (body.get("thinking") or {}).get("display")
         text = ""
-        if display == "summarized":
+        if tool and display == "summarized":
             text = f"The user's request needs {tool}."
-        elif display == "updates" and model.thinking_text_between_tools:
+        elif tool and display == "updates" and model.thinking_text_between_tools:
             text = f"Working on it ({tool.replace('_', ' ')}). "
         prefix = prefix_digest(body, len(body.get("messages") or []))
         signature = self._signature(model.id, text, call_id, prefix)
         block = {"type": "thinking", "thinking": text, "signature": signature}
-        with self._lock:
-            self._thinking_by_call[call_id] = block
-            while len(self._thinking_by_call) > 4096:
-                self._thinking_by_call.pop(next(iter(self._thinking_by_call)))
+        if call_id:
+            with self._lock:
+                self._thinking_by_call[call_id] = block
+                while len(self._thinking_by_call) > 4096:
+                    self._thinking_by_call.pop(next(iter(self._thinking_by_call)))
         return block
 
     def replayed_thinking_error(self, body: dict[str, Any], headers: dict[str, str]) -> str | None:
@@ -625,6 +633,13 @@ class FakeLLMServer:
         if self.policy_loop is not None:
             return asyncio.run_coroutine_threadsafe(coro, self.policy_loop).result(timeout=60)
         return asyncio.run(coro)
+
+    def take_broken_arguments(self) -> bool:
+        with self._lock:
+            broken = int(self.break_next_tool_arguments) > 0
+            if broken:
+                self.break_next_tool_arguments = int(self.break_next_tool_arguments) - 1
+        return broken
 
     def take_invalid_structured(self) -> bool:
         with self._lock:
@@ -873,7 +888,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if call is not None:
                 if model is not None and thinks_on(body, model):
                     blocks.append(server.thinking_block(body, model, call.id, call.name))
-                blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+                arguments = dict(INVALID_OUTPUT) if server.take_broken_arguments() else call.arguments
+                blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
             else:
                 blocks.append({"type": "text", "text": response.text or "..."})
             self._send(body, blocks, "tool_use" if call else "end_turn", failures, paced=True)
@@ -1030,8 +1046,9 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if not blocks:
                 blocks.append({"type": "text", "text": text or ""})
             model = MODELS.get(str(body.get("model")))
-            if blocks[0]["type"] == "tool_use" and model is not None and thinks_on(body, model):
-                first = blocks[0]
+            if model is not None and thinks_on(body, model):
+                # the model thinks before it answers, whether with a tool call or in writing
+                first = blocks[0] if blocks[0]["type"] == "tool_use" else {"id": "", "name": ""}
                 blocks.insert(0, server.thinking_block(body, model, str(first["id"]), str(first["name"])))
             stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
             self._send(body, blocks, stop)

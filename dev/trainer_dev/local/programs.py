@@ -4,7 +4,11 @@ functions run (trainer.jobs.programs), on the event loop where the pipeline's da
 
 `trainer schedule run-hourly|run-daily [--at ISO-TIME]` runs a schedule against the database of a data
 directory (the running `trainer local`'s embedded Postgres, found through its `postmaster.pid`, or one
-started for the command) and dispatches what it publishes in-process, printing both.
+started for the command) and dispatches what it publishes, printing both: `PlanRequested` and `WeekDue`
+in-process, `WorkoutReady` to the running stack's bus (trainer_dev.local.bus.BusEndpoint, found through
+its `bus.json`) with the publisher the scheduler uses in AWS, so the stack's Notifier pushes through its
+moto SNS and records the delivery (`GET /notifications`). With no stack running there, `WorkoutReady`
+reaches no Notifier: the report says so.
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ import contextlib
 import json
 import logging
 import sys
-from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,7 +33,7 @@ from trainer.jobs.programs import (
 from trainer.programs.pipeline import PLAN_REQUESTED, WEEK_DUE, WORKOUT_READY, ProgramDeps
 from trainer.settings import Settings
 
-from trainer_dev.local.bus import Handler, InProcessBus
+from trainer_dev.local.bus import Handler, InProcessBus, RunningBus, running_bus
 
 logger = logging.getLogger(__name__)
 
@@ -42,16 +46,15 @@ def subscribe_programs(
     loop: asyncio.AbstractEventLoop,
     *,
     delivered: Delivered | None = None,
+    workout_ready: Handler | None = None,
 ) -> None:
     """The function handlers on `bus`, running their work on `loop`; each result is appended to
-    `delivered` when given."""
+    `delivered` when given. `WorkoutReady` goes to `workout_ready` (default: logged)."""
     jobs = ProgramJobDeps.on_loop(programs, loop)
 
-    def handler(
-        function: Callable[[dict[str, Any], Any, ProgramJobDeps], dict[str, Any]], name: str
-    ) -> Handler:
-        def deliver(event: dict[str, Any], context: Any) -> dict[str, Any]:
-            result = function(event, context, jobs)
+    def recorded(function: Handler, name: str) -> Handler:
+        def deliver(event: dict[str, Any], context: Any) -> Any:
+            result = function(event, context)
             if delivered is not None:
                 delivered.append((str(event["detail-type"]), result))
             return result
@@ -59,9 +62,12 @@ def subscribe_programs(
         deliver.__name__ = name
         return deliver
 
-    bus.subscribe(PLAN_REQUESTED, handler(handle_plan_requested, "PlanFunction"))
-    bus.subscribe(WEEK_DUE, handler(handle_week_due, "MicrocycleFunction"))
-    bus.subscribe(WORKOUT_READY, log_workout_ready)
+    bus.subscribe(PLAN_REQUESTED, recorded(partial(handle_plan_requested, deps=jobs), "PlanFunction"))
+    bus.subscribe(WEEK_DUE, recorded(partial(handle_week_due, deps=jobs), "MicrocycleFunction"))
+    if workout_ready is None:
+        bus.subscribe(WORKOUT_READY, log_workout_ready)
+    else:
+        bus.subscribe(WORKOUT_READY, recorded(workout_ready, "NotifierFunction"))
 
 
 def log_workout_ready(event: dict[str, Any], context: Any) -> None:
@@ -71,6 +77,40 @@ def log_workout_ready(event: dict[str, Any], context: Any) -> None:
         detail.get("user_id"),
         detail.get("date"),
     )
+
+
+def no_notifier(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """WorkoutReady with no local stack running on the data directory: nothing takes it."""
+    detail = event.get("detail") or {}
+    return {
+        "user_id": detail.get("user_id"),
+        "date": detail.get("date"),
+        "handed_to": None,
+        "note": "no local stack runs on this data directory (make run): no Notifier took it",
+    }
+
+
+def forward_to(running: RunningBus, settings: Settings) -> Handler:
+    """WorkoutReady handed to the running stack's bus with EventBridgePublisher (the scheduler's
+    publisher in AWS): the stack's Notifier takes it there."""
+    from trainer.store.bus import EventBridgePublisher
+
+    publisher = EventBridgePublisher(
+        settings.model_copy(
+            update={"aws_endpoint_url": running.endpoint_url, "event_bus_name": running.event_bus_name}
+        )
+    )
+
+    def forward(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        detail = event.get("detail") or {}
+        publisher.publish_sync([(str(event["detail-type"]), detail)])
+        return {
+            "user_id": detail.get("user_id"),
+            "date": detail.get("date"),
+            "handed_to": f"the local stack's bus at {running.endpoint_url} (pid {running.pid})",
+        }
+
+    return forward
 
 
 def parse_at(text: str) -> datetime:
@@ -98,7 +138,8 @@ def run_schedule_command(
         url = settings.database_url or stack.enter_context(attached_postgres(Path(data_dir) / "pgdata"))
         apply_migrations(url)
         local = settings.model_copy(update={"database_url": url})
-        report = asyncio.run(_schedule(local, ScheduleRun.model_validate({"run": run, "at": at}), deliveries))
+        run_at = ScheduleRun.model_validate({"run": run, "at": at})
+        report = asyncio.run(_schedule(local, run_at, deliveries, running_bus(Path(data_dir))))
     if as_json:
         print(json.dumps(report, default=str), file=out)
     else:
@@ -107,7 +148,9 @@ def run_schedule_command(
     return 1 if report["failures"] else 0
 
 
-async def _schedule(settings: Settings, run: ScheduleRun, deliveries: int) -> dict[str, Any]:
+async def _schedule(
+    settings: Settings, run: ScheduleRun, deliveries: int, stack_bus: RunningBus | None
+) -> dict[str, Any]:
     from trainer.container import agent_run_deps
     from trainer.store.db import Database
 
@@ -124,7 +167,10 @@ async def _schedule(settings: Settings, run: ScheduleRun, deliveries: int) -> di
         morning_hour=settings.morning_hour,
     )
     delivered: Delivered = []
-    subscribe_programs(bus, programs, asyncio.get_running_loop(), delivered=delivered)
+    workout_ready = forward_to(stack_bus, settings) if stack_bus is not None else no_notifier
+    subscribe_programs(
+        bus, programs, asyncio.get_running_loop(), delivered=delivered, workout_ready=workout_ready
+    )
     try:
         result = await run_schedule(programs, run)
         kind = WEEK_DUE if result.run == "hourly" else WORKOUT_READY

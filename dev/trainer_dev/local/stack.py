@@ -6,9 +6,9 @@ DynamoDB data kept under the data directory too, so sessions survive a restart a
 that refer to them do),
 an in-process bus that hands `TurnCompleted` to the checkpoint and cost handlers the way Lambda
 would (and `PlanRequested` / `WeekDue` to the plan and week handlers, `WorkoutReady` and
-`PushEndpointsRetired` to the Notifier's, pushing through moto's SNS platform applications), and the
-API under uvicorn on
-127.0.0.1. DATABASE_URL / AWS_ENDPOINT_URL, when set, are used instead of the embedded servers.
+`PushEndpointsRetired` to the Notifier's, pushing through moto's SNS platform applications; other
+processes publish to it through its `PutEvents` endpoint, as `trainer schedule` does), and the API under
+uvicorn on 127.0.0.1. DATABASE_URL / AWS_ENDPOINT_URL, when set, are used instead of the embedded servers.
 Ctrl-C (or SIGTERM) stops everything in reverse order.
 
 This is the one place that writes environment variables: the process gets dummy AWS credentials
@@ -176,6 +176,11 @@ async def serve_local_stack(settings: Settings, options: StackOptions) -> None:
         stack.push_async_callback(container.aclose)
         _subscribe_programs(bus, container)
         _subscribe_notifier(bus, settings, db)
+        from trainer_dev.local.bus import BusEndpoint
+
+        endpoint = BusEndpoint(bus, settings.event_bus_name).start(options.data_dir)
+        stack.callback(endpoint.stop)
+        _say(f"event bus for `trainer schedule` on {endpoint.endpoint_url} (PutEvents)")
 
         app = create_app(container)
         config = uvicorn.Config(

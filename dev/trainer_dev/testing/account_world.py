@@ -202,7 +202,11 @@ async def populate_dynamodb(
             table.put_state(
                 session.id, "current_workout", {"title": "Push day", "exercises": [{"name": "Dips"}]}
             )
-            table.acquire_lease(session.id, "turn:left-behind", 1)
+            # a turn that died an hour ago holding the lease (it ran out long since)
+            an_hour_ago = DynamoSessionTable(
+                settings, client=table.client, clock=lambda: datetime.now(UTC) - timedelta(hours=1)
+            )
+            an_hour_ago.acquire_lease(session.id, "turn:left-behind", 1)
     today = day or datetime.now(UTC).date()
     DailyMetricsStore(settings, client=table.client).add(user_id, today, turns=1, cost_cents=0.5)
     limits = UsageLimits(

@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 StatusPhase = Literal["start", "done", "error"]
 TurnOutcome = Literal["replied", "asked", "failed", "limit", "refused"]
 """How a turn ended: the agent replied and went idle, asked the user and waits for the answer, failed,
-hit its iteration limit, or the model refused (reserved: no model reports a refusal yet)."""
+hit its iteration limit, or the model declined the request (the turn then replies with a message saying
+so: a refusal is an answer, not a failure)."""
 
 
 def wire_json_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
@@ -100,6 +101,15 @@ class MessageDeltaFrame(_Frame):
     data: MessageDeltaData
 
 
+class MessageResetFrame(_Frame):
+    """Drop the preview: the `message_delta` text sent since the last `tool_result` belonged to an
+    answer that was cut off or withdrawn (the model call is made again, or the model declined); the
+    message that follows replaces it. Like `message_delta`, it carries no frame id and is never
+    replayed."""
+
+    type: Literal["message_reset"] = "message_reset"
+
+
 class SessionFrame(_Frame):
     """The first frame of a stream: the session the turn runs in."""
 
@@ -155,6 +165,7 @@ FrameModel = (
     | StatusFrame
     | KnowledgeFrame
     | MessageDeltaFrame
+    | MessageResetFrame
     | ToolStartFrame
     | ToolResultFrame
     | ErrorFrame
@@ -171,9 +182,14 @@ FrameSink = Callable[[Frame, int], Awaitable[None]]
 
 FRAME_DESCRIPTION = (
     "One SSE frame of a turn, told apart by `type` (a fixed value). Tool frames (`tool_start`, "
-    "`tool_result`) name the tool in `tool`, which types their `args` and `data`. `turn_end` closes "
-    "every turn (with its outcome) and `done` is always the last frame."
+    "`tool_result`) name the tool in `tool`, which types their `args` and `data`. `message_delta` "
+    "previews the message being written; `message_reset` tells the client to drop that preview (the "
+    "answer was cut off and is written again, or withdrawn). `turn_end` closes every turn (with its "
+    "outcome) and `done` is always the last frame."
 )
+PREVIEW_FRAMES: tuple[type[BaseModel], ...] = (MessageDeltaFrame, MessageResetFrame)
+"""Frames about the message being written: no frame id, never recorded nor replayed (the `tool_result`
+that follows carries the message whole)."""
 
 
 def frame_type(model: type[BaseModel]) -> str:
@@ -209,6 +225,10 @@ def knowledge_frame(source: str, display_name: str) -> KnowledgeFrame:
 
 def message_delta_frame(tool: str, text: str) -> MessageDeltaFrame:
     return MessageDeltaFrame(data=MessageDeltaData(tool=tool, text=text))
+
+
+def message_reset_frame() -> MessageResetFrame:
+    return MessageResetFrame()
 
 
 def session_frame(session_id: str) -> SessionFrame:

@@ -89,8 +89,10 @@ async def test_an_invalid_first_answer_is_retried_with_the_negative_example(
     assert "Your previous output was rejected" in _text(errors["content"])
     assert "count: Field required" in _text(errors["content"])
     if provider == "anthropic":
-        # structured output (output_config.format) on Haiku 5.5: the answer is JSON text, no forced tool
-        (answer,) = bad["content"]
+        # structured output (output_config.format) on Haiku 5.5: the answer is JSON text, no forced tool,
+        # and goes back with the thinking block it came with, unchanged
+        thinking, answer = bad["content"]
+        assert thinking["type"] == "thinking" and thinking["signature"]
         assert answer["type"] == "text" and json.loads(answer["text"]) == {"_fake_invalid": True}
         (feedback,) = errors["content"]
         assert feedback["type"] == "text"

@@ -1,6 +1,12 @@
 """Schemathesis (pytest integration) against the app on real stores — DynamoDB on moto, embedded
 Postgres, the agent loop on the offline model — with a valid bearer token and every built-in check.
 
+The routes that read stored sessions run on stores seeded with sessions of every shape they can hold
+(trainer_dev.testing.session_shapes: turns on the offline coach and on the real SDKs against the
+loopback fake, the initializer's events from OpenAI and from its rules, an event as stored before,
+refused, cut, failed, checkpointed, empty and erased sessions), and every seeded session is read back
+through every route that serves it, with every check.
+
 The schema is the app's own OpenAPI document, loaded when the module is collected; the `api`
 fixture checks that the app on real stores serves that same document, and every case is sent to it.
 Schemathesis serves ASGI apps from an event loop of its own and a Postgres pool belongs to the loop
@@ -11,6 +17,7 @@ that opened it, so `RealStoresApp` builds the container in its lifespan, inside 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 from zoneinfo import available_timezones
@@ -25,7 +32,10 @@ from trainer.api.auth import mint_dev_token
 from trainer.api.openapi import BEARER_SCHEME
 from trainer.api.schemas import TIME_ZONE_FORMAT
 from trainer.settings import Settings
+from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
+from trainer_dev.local.fake_llm import FakeLLMServer
+from trainer_dev.testing.session_shapes import SessionShapes, seed_every_shape
 
 from tests.integration.conftest import RealStoresApp
 
@@ -145,9 +155,48 @@ def before_call(context: schemathesis.HookContext, case: schemathesis.Case, kwar
         headers["Authorization"] = f"Bearer {LEAVING_TOKEN}"
 
 
+STORED_READS = ("GET /agent/sessions", "GET /me/export", "in_call_sequences", "stored_shape")
+"""The tests whose stores are seeded with sessions of every shape (the operations that read them)."""
+
+
+@pytest.fixture(scope="module")
+def fake_llm() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer(api_key="sk-fake-every-shape") as server:
+        yield server
+
+
+def seed(settings: Settings, store: DynamoSessionStore, pg_url: str, fake: FakeLLMServer) -> SessionShapes:
+    async def run() -> SessionShapes:
+        db = Database(pg_url, min_size=1, max_size=4)
+        await db.open()
+        try:
+            return await seed_every_shape(settings, store, db, USER, fake)
+        finally:
+            await db.close()
+
+    return asyncio.run(run())
+
+
 @pytest.fixture
-def api(aws_settings: Settings, session_store: DynamoSessionStore, pg_url: str) -> Iterator[RealStoresApp]:
-    """The app on this test's fresh tables; it must serve the document under test."""
+def stored(
+    request: pytest.FixtureRequest,
+    aws_settings: Settings,
+    session_store: DynamoSessionStore,
+    pg_url: str,
+    fake_llm: FakeLLMServer,
+) -> SessionShapes | None:
+    """Sessions of every shape for USER, for the tests of the routes that read them (None elsewhere)."""
+    if not any(name in request.node.name for name in STORED_READS):
+        return None
+    return seed(aws_settings, session_store, pg_url, fake_llm)
+
+
+@pytest.fixture
+def api(
+    aws_settings: Settings, session_store: DynamoSessionStore, pg_url: str, stored: SessionShapes | None
+) -> Iterator[RealStoresApp]:
+    """The app on this test's fresh tables (seeded for the routes that read sessions); it must serve
+    the document under test."""
     APP.use(aws_settings, session_store, pg_url)
     try:
         with schemathesis_asgi.get_client(APP) as client:  # type: ignore[arg-type]
@@ -176,3 +225,45 @@ def test_api_conforms_to_its_openapi_in_call_sequences(api: RealStoresApp) -> No
     schema.as_state_machine().run(
         settings=settings(max_examples=10, stateful_step_count=8, deadline=None, database=None)
     )
+
+
+SESSION_READS = [
+    (path, "GET")
+    for path, methods in DOCUMENT["paths"].items()
+    if "{session_id}" in path and "get" in methods
+]
+
+
+def test_every_route_that_reads_sessions_is_covered() -> None:
+    assert sorted(path for path, _ in SESSION_READS) == [
+        "/agent/sessions/{session_id}",
+        "/agent/sessions/{session_id}/events",
+        "/agent/sessions/{session_id}/frames",
+    ]
+
+
+def test_every_stored_shape_conforms_through_every_route_that_reads_it(
+    api: RealStoresApp, stored: SessionShapes | None
+) -> None:
+    """Each seeded session (and each erased one) through each route that reads a session, the list and
+    the export, with every check: no server error, every answer as the document describes it."""
+    assert stored is not None and len(stored.live) == 7 and stored.erased
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    cases = [
+        (schema["/agent/sessions"]["GET"].Case(headers=auth, query={"limit": 100}), 200),
+        (schema["/me/export"]["GET"].Case(headers=auth), 200),
+    ]
+    for path, method in SESSION_READS:
+        operation = schema[path][method]
+        for session_id, status in [*((s, 200) for s in stored.live), *((s, 404) for s in stored.erased)]:
+            ids = {"session_id": session_id}
+            cases.append((operation.Case(headers=auth, path_parameters=ids), status))
+            if path.endswith("/events"):
+                cases.append((operation.Case(headers=auth, path_parameters=ids, query={"limit": 3}), status))
+            if path.endswith("/frames"):
+                cases.append((operation.Case(headers=auth, path_parameters=ids, query={"after": 0}), status))
+    for case, status in cases:
+        response = case.call_and_validate()
+        assert response.status_code == status, (case.path, case.path_parameters, response.text[:500])
+    listed = schema["/agent/sessions"]["GET"].Case(headers=auth, query={"limit": 100}).call().json()
+    assert {s["id"] for s in listed["sessions"]} == set(stored.live)

@@ -283,7 +283,7 @@ async def test_frames_read_back_in_id_order_between_bounds(
     records = DynamoStreamRecords(aws_settings, client=session_store.table.client)
     frames = [StoredFrame(5000 + i, {"type": "status", "n": i}) for i in range(30)]
     frames.append(StoredFrame(9000, {"type": "turn_end", "outcome": "replied"}))
-    await records.record("s-1", frames)
+    await records.record("u-1", "s-1", frames)
     assert await records.read("s-1", 4999) == frames
     assert await records.read("s-1", 5010, 6000) == frames[11:30]
     assert await records.read("s-1", 5000, None, 3) == frames[1:4]

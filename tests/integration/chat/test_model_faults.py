@@ -283,3 +283,30 @@ async def test_a_hung_model_falls_back_to_the_offline_coach_before_the_function_
     degraded_turn(frames, events)
     faulty.release()
     await next_turn_works(client, auth, session_id, faulty)
+
+
+async def test_a_cut_answer_is_dropped_from_the_preview_before_the_retry_writes_it_again(
+    api: tuple[httpx.AsyncClient, Container], faulty: FaultyModelServer, auth: dict[str, str]
+) -> None:
+    """The cut answer's text was previewed as `message_delta`: a `message_reset` follows it, and what is
+    previewed after it is the retry's message alone, the one the `tool_result` carries whole (a client
+    showing the deltas never shows the cut half followed by the new answer)."""
+    client, _ = api
+    faulty.inject("cut")
+    frames, _, _ = await stream_turn(client, auth, "Give me a push workout")
+    types = [f["type"] for f in frames]
+    assert types.count("message_reset") == 1, types
+    reset = types.index("message_reset")
+    cut = "".join(f["data"]["text"] for f in frames[:reset] if f["type"] == "message_delta")
+    assert cut and CUT_TEXT.startswith(cut), cut
+    results = [
+        f
+        for f in frames[reset:]
+        if f["type"] == "tool_result" and f["tool"] in ("message_notify_user", "message_ask_user")
+    ]
+    assert results, types
+    first_result = frames.index(results[0])
+    previewed = "".join(f["data"]["text"] for f in frames[reset:first_result] if f["type"] == "message_delta")
+    assert CUT_TEXT not in previewed
+    shown = results[0]["data"].get("message") or results[0]["data"].get("question")
+    assert previewed == shown, (previewed, shown)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -21,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+import time_machine
 from moto.sns.models import sns_backends
 from trainer.api.app import create_app
 from trainer.api.auth import mint_dev_token
@@ -34,15 +36,18 @@ from trainer.programs.pipeline import ProgramDeps, run_daily, run_hourly
 from trainer.services.account import AccountService
 from trainer.services.devices import DeviceEndpointEraser
 from trainer.settings import Settings
-from trainer.store.account_records import ERASE_HOLDER, DynamoAccountRecords
+from trainer.store.account_records import DynamoAccountRecords
 from trainer.store.db import Database
 from trainer.store.dynamo_tables import aws_client, parse_template
 from trainer.store.metrics import DailyMetricsStore
 from trainer.store.models import Event, EventType
-from trainer.store.ports import AccountDeleted, LeaseClaim, SessionBatch
+from trainer.store.ports import AccountDeleted, LeaseClaim, SessionBatch, SessionNotFound
 from trainer.store.push_endpoints import SnsEndpoints
 from trainer.store.repositories import accounts, devices, profiles
 from trainer.store.sessions import DynamoSessionStore
+from trainer.store.sessions.head import FENCE_SLACK_SECONDS
+from trainer.store.stream_records import DynamoStreamRecords, StoredFrame
+from trainer.store.usage import DynamoUsageLedger
 from trainer_dev.local.moto_server import create_push_applications
 from trainer_dev.testing.account_world import (
     OFFLINE,
@@ -164,20 +169,6 @@ async def users(
     return Users(alice, bob, worlds)
 
 
-def erased(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The items but the erased sessions' tombstones: one marker per session holding the lease for the
-    eraser (a turn still running there can write nothing more), with no events, states or knowledge,
-    expiring within the hour. Each is checked to hold nothing else."""
-    kept = []
-    for item in items:
-        if item.get("holder", {}).get("S") != ERASE_HOLDER:
-            kept.append(item)
-            continue
-        assert item["PK"]["S"].startswith("SESSION#"), item
-        assert not {"user_id", "states", "knowledge", "GSI1PK"} & set(item), item
-    return kept
-
-
 async def test_every_table_is_written_by_the_world_and_every_dynamodb_table_is_known(db: Database) -> None:
     """The deletion and export tests cover the schema as it is: a table a migration adds needs a step in
     trainer_dev/testing/account_world.py (or a place among the global tables), a DynamoDB table in the
@@ -228,12 +219,11 @@ async def test_deleting_an_account_erases_everything_of_theirs_and_nothing_of_an
     assert {table: rows for table, rows in after[alice].items() if rows} == {}
     assert after[bob] == before[bob]
     sessions_after = scan(aws_settings, "table_name")
-    assert naming(erased(sessions_after), users.needles(alice)) == []
+    assert naming(sessions_after, users.needles(alice)) == [], "nothing of hers, no session tombstone"
     (tombstone,) = [item for item in sessions_after if item["PK"]["S"].startswith("DELETED#")]
     assert naming([tombstone], {alice, alice.replace("-", "")}) == []
     untouched = [i for i in items_before["SessionsTable"] if not naming([i], users.needles(alice))]
-    stones = [i for i in sessions_after if i not in erased(sessions_after)]
-    assert keys(sessions_after) == keys(untouched) | keys([tombstone]) | keys(stones)
+    assert keys(sessions_after) == keys(untouched) | keys([tombstone])
     # The cost job's idempotency records hold neither user id nor session id (their key hashes the turn
     # id; they expire in two days): nothing in them names Alice, and Bob's are as they were.
     idempotency_after = scan(aws_settings, "idempotency_table_name")
@@ -263,9 +253,7 @@ async def test_deleting_an_account_erases_everything_of_theirs_and_nothing_of_an
             assert again.status_code == 204, "a repeated deletion answers as the first did"
     finally:
         await fresh.aclose()
-    assert naming(erased(scan(aws_settings, "table_name")), users.needles(alice)) == [], (
-        "the repeat wrote nothing"
-    )
+    assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == [], "the repeat wrote nothing"
     assert (await user_rows(db, alice)) == after[alice]
 
 
@@ -292,11 +280,17 @@ async def test_late_events_and_a_running_turn_write_nothing_for_a_deleted_accoun
     turn = TurnStore(session_store, running, "turn:running", lambda: 60)
 
     report = await container.accounts.delete(alice)
-    assert report.complete and report.sessions == len(world.sessions)
+    assert not report.complete, "a turn may still hold a lease: its session's tombstone stays"
+    assert time.time() + 55 < report.fenced_until <= time.time() + 60 + FENCE_SLACK_SECONDS
 
     await turn.append_event(session_id, EventType.USER_MESSAGE, {"message": "still here"})
     with pytest.raises(LeaseLost):
         await turn.flush(release=True)
+    with pytest.raises(SessionNotFound):  # a write that holds no lease is refused too
+        await session_store.append_event(session_id, EventType.ERROR, {"message": "late"})
+    with time_machine.travel(report.fenced_until + 1, tick=True):  # the turn's lease has run out
+        finished = await container.accounts.delete(alice)
+    assert finished.complete and report.sessions + finished.sessions == len(world.sessions)
     with pytest.raises(AccountDeleted):
         await container.ensure_user(alice)
     with pytest.raises(AccountDeleted):
@@ -340,7 +334,7 @@ async def test_late_events_and_a_running_turn_write_nothing_for_a_deleted_accoun
         assert [d for d in published if d["user_id"] == alice] == [], at
     assert [kind for kind, detail in programs.publisher.published if detail.get("user_id") == alice] == []
 
-    assert naming(erased(scan(aws_settings, "table_name")), users.needles(alice)) == []
+    assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == []
     assert {table: rows for table, rows in (await user_rows(db, alice)).items() if rows} == {}
     assert (await user_rows(db, bob))["workout_history"], "Bob keeps his"
 
@@ -404,9 +398,11 @@ async def test_a_turn_committing_while_its_session_is_erased_is_taken_over(
     records.table._client = AfterMeta(records.table._client, commit_now)
     records.table.sessions._client = AfterMeta(records.table.sessions._client, commit_now)
     report = await AccountService(db, records).delete(alice)
-    assert report.complete
+    assert not report.complete and report.fenced_until, "the turn's lease was live: its tombstone stays"
     assert outcomes == ["LeaseHeld"]
-    assert naming(erased(scan(aws_settings, "table_name")), users.needles(alice)) == []
+    with time_machine.travel(report.fenced_until + 1, tick=True):
+        assert (await AccountService(db, records).delete(alice)).complete
+    assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == []
 
 
 async def test_a_wrong_or_missing_confirmation_deletes_nothing(
@@ -445,7 +441,7 @@ async def test_a_deletion_out_of_time_answers_202_and_a_repeat_finishes_it(
     container.accounts = AccountService(db, records)
     second = await client.request("DELETE", "/me", json=CONFIRM, headers=bearer(aws_settings, alice))
     assert second.status_code == 204
-    assert naming(erased(scan(aws_settings, "table_name")), users.needles(alice)) == []
+    assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == []
 
 
 class RecordingEraser:
@@ -577,3 +573,72 @@ async def test_the_endpoint_eraser_keeps_an_endpoint_another_users_device_points
     assert await eraser.erase(users.alice) == 1
     assert alices not in _endpoints(application)
     assert await eraser.erase(users.alice) == 1, "an endpoint already gone is not an error"
+
+
+async def test_once_the_tombstone_is_written_no_writer_creates_anything_of_the_account(
+    users: Users, aws_settings: Settings, session_store: DynamoSessionStore
+) -> None:
+    """Every write that can create an item of the user checks the DynamoDB tombstone in the same
+    transaction (or updates only what is still there): a request that passed the deleted-account check
+    just before the deletion creates nothing after it."""
+    alice = users.alice
+    records = DynamoAccountRecords(aws_settings)
+    client = session_store.table.client
+    stream = DynamoStreamRecords(aws_settings, client=client)
+    ledger = DynamoUsageLedger(aws_settings, client=client)
+    await stream.claim(alice, "chat", "tap-1", "hash")  # claimed before the deletion
+    await records.put_tombstone(alice)
+    assert (await records.erase(alice)).complete
+    assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == []
+
+    session_id = users.worlds[alice].sessions[0]
+    attempts = {
+        "a session": lambda: session_store.create_session(alice),
+        "frames": lambda: stream.record(alice, session_id, [StoredFrame(1000, {"type": "session"})]),
+        "an idempotency key": lambda: stream.claim(alice, "stream", "tap-2", "hash"),
+        "a request rate": lambda: ledger.take(alice, "model", time.time(), 3.0, 3),
+        "a reservation": lambda: ledger.reserve(alice, NOW.date(), "turns", 10, 500.0),
+    }
+    for what, attempt in attempts.items():
+        with pytest.raises(AccountDeleted):
+            await attempt()
+        assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == [], what
+    await stream.started(alice, "chat", "tap-1", session_id, 1000)  # its record was erased: not made again
+    await stream.finished(alice, "chat", "tap-1", 200, {"messages": ["hi"]})
+    with pytest.raises(SessionNotFound):
+        await session_store.append_event(session_id, EventType.ERROR, {"message": "late"})
+    with pytest.raises(SessionNotFound):  # a state set outside a turn updates META only while it lives
+        await session_store.put_state(session_id, "current_workout", {"title": "late"})
+    assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == []
+    assert naming(scan(aws_settings, "table_name"), {session_id}) == [], "nothing in her sessions"
+
+
+async def test_a_repeated_deletion_finds_the_strays_of_sessions_whose_meta_is_gone(
+    users: Users, client: httpx.AsyncClient, aws_settings: Settings, session_store: DynamoSessionStore
+) -> None:
+    """A session its owner deleted keeps a tombstone (indexed under the account's digest, no user id)
+    in which items could be left (frames a stream wrote before the frames checked the tombstone): the
+    account's deletion finds the session through that index and erases it whole."""
+    alice = users.alice
+    session_id = users.worlds[alice].sessions[1]
+    await session_store.delete_session(alice, session_id)
+    client_ = session_store.table.client
+    client_.delete_item(  # as if its index entry had expired: only the tombstone points to it
+        TableName=aws_settings.table_name,
+        Key={"PK": {"S": f"USER#{alice}"}, "SK": {"S": f"SESSION#{session_id}"}},
+    )
+    client_.put_item(
+        TableName=aws_settings.table_name,
+        Item={
+            "PK": {"S": f"SESSION#{session_id}"},
+            "SK": {"S": "FRAME#0000000000009000"},
+            "frame": {"S": '{"type":"turn_end","outcome":"failed"}'},
+        },
+    )
+    left = naming(scan(aws_settings, "table_name"), {session_id})
+    assert len(left) == 2, "the tombstone and the stray frame"
+    assert naming(left, {alice}) == [], "neither names her"
+
+    deleted = await client.request("DELETE", "/me", json=CONFIRM, headers=bearer(aws_settings, alice))
+    assert deleted.status_code == 204, deleted.text
+    assert naming(scan(aws_settings, "table_name"), users.needles(alice)) == []

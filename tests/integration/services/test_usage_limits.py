@@ -154,11 +154,14 @@ async def test_a_users_requests_in_quick_succession_cost_one_write_each(
     aws_settings: Settings, session_store: DynamoSessionStore
 ) -> None:
     """The ledger tries first the write it last saw pass for the bucket (idle, then busy), and still
-    keeps the rate: the burst passes, the next is refused, an idle bucket later passes again."""
+    keeps the rate: the burst passes, the next is refused, an idle bucket later passes again. Each write
+    is one transaction (the update and the account's tombstone check)."""
     ledger = DynamoUsageLedger(aws_settings, client=session_store.table.client)
     writes: list[str] = []
     session_store.table.client.meta.events.register(
-        "before-call.dynamodb.UpdateItem", lambda **_: writes.append("UpdateItem"), unique_id="count-writes"
+        "before-call.dynamodb.TransactWriteItems",
+        lambda **_: writes.append("TransactWriteItems"),
+        unique_id="count-writes",
     )
     now = 3_000_000.0
     waits = [await ledger.take("u2", "model", now + 0.1 * n, 3.0, 3) for n in range(4)]

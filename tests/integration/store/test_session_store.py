@@ -155,13 +155,15 @@ def test_a_session_cannot_be_deleted_while_a_turn_holds_its_lease(aws_settings: 
 
 
 def test_an_append_is_one_conditional_write(aws_settings: Settings) -> None:
+    """One transaction: the record at the next slot, and a check that the session is live (an append
+    holds no lease, so nothing else keeps it out of a deleted session)."""
     store = DynamoSessionTable(aws_settings)
     session = store.create_session("user-a")
     store.append_event(session.id, EventType.USER_MESSAGE, {"message": "first"})
     calls: list[str] = []
     store._client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
     store.append_event(session.id, EventType.USER_MESSAGE, {"message": "second"})
-    assert calls == ["PutItem"]
+    assert calls == ["TransactWriteItems"]
     assert DynamoSessionTable(aws_settings).load_session(session.id).last_seq == 2
 
 
@@ -231,7 +233,10 @@ def test_a_lease_on_a_session_this_process_just_read_or_made_takes_one_write(aws
     seen = _dynamodb_requests(table)
     created = table.create_session("user-a")
     table.acquire_lease(created.id, "turn-1", ttl_seconds=60)
-    assert seen == ["PutItem", "PutItem"], "META, then the marker: no read of an empty log"
+    assert seen == ["TransactWriteItems", "PutItem"], (
+        "META with its index entry (checking the account's tombstone), then the marker: no read of an "
+        "empty log"
+    )
     table.release_lease(created.id, "turn-1")
     other = DynamoSessionTable(aws_settings)
     seen = _dynamodb_requests(other)

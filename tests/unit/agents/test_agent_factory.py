@@ -153,6 +153,37 @@ async def test_an_invalid_answer_is_retried_with_the_negative_example(tmp_path: 
     assert record.usage.input_tokens == 2000 and record.cost_cents > 0
 
 
+THINKING = (
+    {"type": "thinking", "thinking": "", "signature": "sig-a"},
+    {"type": "redacted_thinking", "data": "x"},
+)
+
+
+async def test_a_rejected_output_call_goes_back_with_the_thinking_blocks_before_it(tmp_path: Path) -> None:
+    """The retry answers the rejected output call with a tool_result: the thinking blocks the call came
+    with go back before it, unchanged (a thinking model's API refuses the follow-up otherwise)."""
+    rejected = json_reply({"text": "hi"}, "toolu_bad")
+    rejected.thinking = THINKING
+    model = ScriptedModel(rejected, json_reply({"text": "hi", "count": 2}))
+    agent = echo_json()
+    run = await run_agent(agent, {"text": "hi"}, make_deps(model, tmp_path, agent))
+    assert run.attempts == 2
+    bad, retry = model.requests[1].messages
+    assert bad == AssistantTurn(None, (ToolCall("toolu_bad", "emit_echo", {"text": "hi"}),), THINKING)
+    assert isinstance(retry, RetryTurn) and retry.output_call_id == "toolu_bad"
+
+
+async def test_a_rejected_written_answer_goes_back_with_its_thinking_blocks(tmp_path: Path) -> None:
+    agent = echo_json()
+    rejected = text_reply('{"text": "hi"}')
+    rejected.thinking = THINKING[:1]
+    model = ScriptedModel(rejected, json_reply({"text": "hi", "count": 2}))
+    run = await run_agent(agent, {"text": "hi"}, make_deps(model, tmp_path, agent))
+    assert run.attempts == 2
+    bad, _ = model.requests[1].messages
+    assert bad == AssistantTurn('{"text": "hi"}', thinking=THINKING[:1])
+
+
 async def test_a_text_answer_is_fed_back_as_written(tmp_path: Path) -> None:
     def has_title(output: str, _: Any) -> list[str]:
         return [] if output.startswith("# ") else ["the answer needs a '# ' title"]

@@ -293,10 +293,10 @@ def test_stream_frames_and_headers(client: TestClient) -> None:
 
 def test_chat_response_shape(client: TestClient) -> None:
     body = client.post("/agent/chat", json={"message": "hi"}, headers=auth()).json()
-    assert set(body) == {"sessionId", "response", "iterations", "actions", "status"}
+    assert set(body) == {"sessionId", "response", "iterations", "actions", "status", "outcome"}
     assert body["response"] == {"messages": ["hi"], "exercises": None, "question": None, "timers": None}
     assert body["actions"] == [{"tool": "idle", "args": {"reason": "done"}, "result": {"success": True}}]
-    assert (body["iterations"], body["status"]) == (2, "completed")
+    assert (body["iterations"], body["status"], body["outcome"]) == (2, "completed", "replied")
 
 
 def test_correlation_id_is_echoed(client: TestClient) -> None:

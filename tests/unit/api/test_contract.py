@@ -125,5 +125,6 @@ def test_every_stop_reason_has_a_turn_end_outcome() -> None:
         "max_iterations": "limit",
         "no_tool_call": "failed",
         "max_tokens": "limit",
+        "refused": "refused",
         "error": "failed",
     }

@@ -319,7 +319,7 @@ class MemoryFrameLog:
     def __init__(self) -> None:
         self.frames: dict[str, list[StoredFrame]] = {}
 
-    async def record(self, session_id: str, frames: list[StoredFrame]) -> None:
+    async def record(self, user_id: str, session_id: str, frames: list[StoredFrame]) -> None:
         self.frames.setdefault(session_id, []).extend(frames)
 
     async def read(
@@ -360,7 +360,7 @@ async def test_the_turns_frames_are_recorded_with_their_ids_even_after_the_clien
         heartbeat_seconds=5.0,
         session_id_of=lambda r: r.session_id,
         describe_error=lambda exc: ("failed", None),
-        recorder=FrameRecorder(log, turns),
+        recorder=FrameRecorder(log, turns, "u-1"),
         on_started=on_started,
     )
     await stream.start(1.0)
@@ -380,13 +380,13 @@ async def test_the_turns_frames_are_recorded_with_their_ids_even_after_the_clien
 
 async def test_a_replay_waits_for_the_rest_of_a_running_turn_and_ends_with_turn_end() -> None:
     log = MemoryFrameLog()
-    await log.record("s-1", [StoredFrame(7000, {"type": "session", "sessionId": "s-1"})])
+    await log.record("u-1", "s-1", [StoredFrame(7000, {"type": "session", "sessionId": "s-1"})])
 
     async def finish_later() -> None:
         await asyncio.sleep(0.05)
-        await log.record("s-1", [StoredFrame(7001, {"type": "status", "data": {}})])
-        await log.record("s-1", [StoredFrame(7002, {"type": "turn_end", "outcome": "replied"})])
-        await log.record("s-1", [StoredFrame(9000, {"type": "session", "sessionId": "s-1"})])
+        await log.record("u-1", "s-1", [StoredFrame(7001, {"type": "status", "data": {}})])
+        await log.record("u-1", "s-1", [StoredFrame(7002, {"type": "turn_end", "outcome": "replied"})])
+        await log.record("u-1", "s-1", [StoredFrame(9000, {"type": "session", "sessionId": "s-1"})])
 
     writer = asyncio.ensure_future(finish_later())
     replay = replayed_frames(log, "s-1", 7000, heartbeat_seconds=0.02, poll_seconds=0.01, give_up_seconds=5)

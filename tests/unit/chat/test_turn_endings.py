@@ -4,16 +4,16 @@ came with, kept in the turn's events, sent back with the call (in later turns to
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-import pytest
 from trainer.api.schemas import Event as ApiEvent
-from trainer.chat.turn import TurnFailed
-from trainer.frames import ErrorFrame, Frame, MessageDeltaFrame
+from trainer.chat.results import MODEL_REFUSED
+from trainer.frames import ErrorFrame, Frame, MessageDeltaFrame, TurnEndFrame
 from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
 from trainer.store.models import EventType
 from trainer_dev.testing.agent_harness import USER, make_harness, make_settings
-from trainer_dev.testing.scripted_model import ScriptedModel
+from trainer_dev.testing.scripted_model import ScriptedModel, stream_break
 
 THINKING = {"type": "thinking", "thinking": "", "signature": "sig-1"}
 
@@ -83,7 +83,9 @@ async def test_a_text_reply_is_streamed_as_message_delta_frames() -> None:
     assert "".join(d.data.text for d in deltas) == "Rest today."
 
 
-async def test_a_refusal_ends_the_turn_with_a_model_refused_error_frame() -> None:
+async def test_a_refusal_is_an_answer_saying_so_and_the_preview_is_dropped() -> None:
+    """stop_reason `refusal` (HTTP 200) ends the turn `refused` with a reply the user can read, as an
+    answer (the session completed, no error), and the partial text previewed is dropped."""
     frames: list[Frame] = []
 
     async def sink(frame: Frame, seq: int) -> None:
@@ -93,17 +95,59 @@ async def test_a_refusal_ends_the_turn_with_a_model_refused_error_frame() -> Non
         stop="refusal", text="partial", raw={"stop_details": {"type": "refusal", "category": "cyber"}}
     )
     h = make_harness(model=AnswerModel([refusal]))
-    with pytest.raises(TurnFailed) as failed:
-        await h.loop.run_turn(USER, "something refused", emit=sink)
-    assert failed.value.code == "model_refused"
-    errors = [f for f in frames if isinstance(f, ErrorFrame)]
-    assert [e.code for e in errors] == ["model_refused"]
-    assert "can't help" in errors[0].message
-    session = (await h.store.list_sessions(USER))[0]
-    assert (await h.store.load_session(session.id)).status == "error"
+    result = await h.loop.run_turn(USER, "something refused", emit=sink)
+
+    assert (result.status, result.stop_reason, result.outcome) == ("completed", "refused", "refused")
+    assert result.response.messages == [MODEL_REFUSED]
+    assert not [f for f in frames if isinstance(f, ErrorFrame)]
+    kinds = [f.type for f in frames]
+    assert kinds.index("message_reset") > kinds.index("message_delta"), kinds
+    after_reset = kinds[kinds.index("message_reset") :]
+    deltas = [f for f in frames[kinds.index("message_reset") :] if isinstance(f, MessageDeltaFrame)]
+    assert "".join(d.data.text for d in deltas) == MODEL_REFUSED, "the preview after the reset is the reply"
+    assert "tool_result" in after_reset and kinds[-2:] == ["turn_end", "done"], kinds
+    (end,) = [f for f in frames if isinstance(f, TurnEndFrame)]
+    assert end.outcome == "refused"
+    session = await h.store.load_session(result.session_id)
+    assert session.status == "completed"
     events = h.store.all_events(session.id)
-    assert [e.data.get("code") for e in events if e.event_type is EventType.ERROR] == ["model_refused"]
-    assert not [e for e in events if e.event_type is EventType.TOOL_CALL]
+    assert not [e for e in events if e.event_type is EventType.ERROR]
+    (response,) = [e for e in events if e.event_type is EventType.LLM_RESPONSE]
+    assert response.data["stop_reason"] == "refusal"
+    assert [e.data["outcome"] for e in events if e.event_type is EventType.TURN_END] == ["refused"]
+    assert "partial" not in json.dumps([e.data for e in events if e.event_type is EventType.TOOL_CALL])
+
+
+async def test_a_cut_answer_is_retried_and_the_client_drops_its_preview() -> None:
+    """A stream cut mid-message is asked again: `message_reset` follows the cut text's deltas, the
+    retry's text follows it, and only the retry's message is the reply (in the frames and events)."""
+    frames: list[Frame] = []
+
+    async def sink(frame: Frame, seq: int) -> None:
+        frames.append(frame)
+
+    class CutOnce(AnswerModel):
+        async def complete(
+            self, request: ModelRequest, on_text_delta: TextDeltaCallback | None = None
+        ) -> ModelResponse:
+            if not self.requests and on_text_delta is not None:
+                self.requests.append(request)
+                await on_text_delta("message_notify_user", "Here is the first half of a long answer that")
+                raise stream_break("cut")
+            return await super().complete(request, on_text_delta)
+
+    model = CutOnce([answer(call=notify("t1", "Happy to help."), stop="tool_use"), answer(call=idle("t2"))])
+    h = make_harness(model=model)
+    result = await h.loop.run_turn(USER, "hi", emit=sink)
+
+    assert result.response.messages == ["Happy to help."]
+    kinds = [f.type for f in frames]
+    reset = kinds.index("message_reset")
+    assert "message_delta" in kinds[:reset]
+    previews = "".join(f.data.text for f in frames[reset:] if isinstance(f, MessageDeltaFrame))
+    assert "first half" not in previews
+    events = h.store.all_events(result.session_id)
+    assert "first half" not in json.dumps([e.data for e in events], default=str)
 
 
 async def test_max_tokens_is_retried_once_with_more_room() -> None:

@@ -85,6 +85,19 @@ async def test_a_lost_lease_stops_every_write() -> None:
     assert inner.all_events(sid) == [] and inner.lease_holder(sid) == "turn-2"
 
 
+async def test_a_turn_writes_nothing_once_its_own_lease_ran_out() -> None:
+    """A turn stalled longer than its lease (its renewals starved) may have been taken over, or its
+    session deleted, without knowing: it stops rather than write past the lease's end (the deletion
+    keeps a session's tombstone only until then)."""
+    inner, store = await leased_store()
+    sid = store.session_id
+    await store.append_event(sid, EventType.USER_MESSAGE, {"message": "hi"})
+    store.extended_at -= 31  # acquired for 30 s, 31 s ago
+    with pytest.raises(LeaseLost, match="ran out"):
+        await store.flush()
+    assert store.lost and inner.all_events(sid) == [] and inner.calls["commit"] == 0
+
+
 class FailingCommits(InMemorySessionStore):
     failures = 1
 

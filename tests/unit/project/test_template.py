@@ -829,19 +829,25 @@ SESSION_STORE_ACTIONS = {
     "dynamodb:DeleteItem",
     "dynamodb:BatchWriteItem",
 }
+ROUTE_ACTIONS = SESSION_STORE_ACTIONS | {"dynamodb:ConditionCheckItem"}
+"""The writes that create a user's items (a session, a frame, an idempotency key, a request rate, a
+reservation) check the account's tombstone in the same transaction, and an append checks the session
+is live."""
 DYNAMODB_GRANTS: dict[str, dict[str, set[str]]] = {
     # The routes and the agent loop: the whole SessionStore port (commit's TransactWriteItems is Put,
-    # Update and Delete entries) and the daily metrics; a user's sessions come from the GSI1 index.
+    # Update and Delete entries), the daily metrics and the tombstone checks; a user's sessions come
+    # from the GSI1 index.
     "ApiFunction": {
-        "${SessionsTable.Arn}": SESSION_STORE_ACTIONS,
+        "${SessionsTable.Arn}": ROUTE_ACTIONS,
         "${SessionsTable.Arn}/index/GSI1": {"dynamodb:Query"},
     },
     "StreamFunction": {
-        "${SessionsTable.Arn}": SESSION_STORE_ACTIONS,
+        "${SessionsTable.Arn}": ROUTE_ACTIONS,
         "${SessionsTable.Arn}/index/GSI1": {"dynamodb:Query"},
     },
-    # One session under its lease: load, read events and state, append the checkpoint, update META.
-    "CheckpointFunction": {"${SessionsTable.Arn}": SESSION_STORE_ACTIONS},
+    # One session under its lease: load, read events and state, append the checkpoint (checking the
+    # session is live), update META.
+    "CheckpointFunction": {"${SessionsTable.Arn}": ROUTE_ACTIONS},
     # A turn's events, the session's usage (ADD), the daily metrics (in a transaction that checks the
     # account's tombstone); Powertools idempotency records.
     "CostFunction": {

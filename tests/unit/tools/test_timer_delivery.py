@@ -175,6 +175,7 @@ def test_the_chat_response_types_the_timers() -> None:
             "iterations": 1,
             "actions": [],
             "status": "completed",
+            "outcome": "replied",
         }
     ).model_dump(mode="json", by_alias=True)
     phases = body["response"]["timers"][0]["phases"]

@@ -5,11 +5,11 @@ under the agent's timeout: the step engine (trainer.agents.steps) with an in-mem
 tool calls executed in priority order by the one executor, until the model answers with its output. The
 output is parsed (the schema for json), finalized in code by the definition's `finalize` (whose Rejected
 errors, like the validators', go back to the model) and checked by its validators. A rejected output is
-retried as pydantic-ai does:
-the model's own answer goes back as an assistant turn and the errors as the next user turn, so the model
-sees the negative example it wrote. Timeouts and model errors retry from the turns before the attempt,
-when the retry policy names them. The validated output then feeds the sub-agents: batches in ascending
-order, the sub-agents of a batch concurrently. Callbacks run last, by timing, in definition order. Each
+retried as pydantic-ai does: the model's own answer goes back as an assistant turn (with the thinking
+blocks it came with, unchanged) and the errors as the next user turn, so the model sees the negative
+example it wrote. Timeouts and model errors retry from the turns before the attempt, when the retry
+policy names them. The validated output then feeds the sub-agents: batches in ascending order, the
+sub-agents of a batch concurrently. Callbacks run last, by timing, in definition order. Each
 invocation is recorded (sub-agents record their own rows, linked to the parent's).
 """
 
@@ -352,11 +352,13 @@ class _Run:
         return output, errors
 
     def _negative_example(self, reply: AgentReply, errors: list[str]) -> list[Turn]:
-        """The rejected answer as the model wrote it, then the errors."""
+        """The rejected answer as the model wrote it — its thinking blocks first, unchanged (the API
+        refuses a follow-up to an output call whose thinking is missing or altered) — then the errors."""
         call = reply.output_call
         if call is not None and reply.data is not None:
-            return [AssistantTurn(None, (call,)), RetryTurn(feedback(errors), call.id)]
-        return [AssistantTurn(reply.raw_output or reply.text or "(no output)"), RetryTurn(feedback(errors))]
+            return [AssistantTurn(None, (call,), reply.thinking), RetryTurn(feedback(errors), call.id)]
+        written = reply.raw_output or reply.text or "(no output)"
+        return [AssistantTurn(written, thinking=reply.thinking), RetryTurn(feedback(errors))]
 
     async def _sub_agents(self, output: Any, typed_input: Any) -> tuple[dict[str, Any], list[AgentRun]]:
         chosen = [

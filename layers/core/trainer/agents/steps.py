@@ -24,7 +24,7 @@ from trainer.agents.tools import ToolOutcome, ToolSet
 from trainer.providers.ports import ToolCall
 from trainer.tools.base import ToolContext
 
-EndReason = Literal["done", "awaiting_user", "no_tool_call", "max_tokens"]
+EndReason = Literal["done", "awaiting_user", "no_tool_call", "max_tokens", "refused"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,8 @@ class RunAgain:
 
 @dataclass(frozen=True)
 class EndTurn:
-    """The turn is over: the agent is done, asked the user and waits, or answered without a tool."""
+    """The turn is over: the agent is done, asked the user and waits, answered without a tool, or the
+    model declined (the chat turn replies saying so)."""
 
     reason: EndReason
 

@@ -113,7 +113,11 @@ class LlmResponseData(_EventData):
     raw_response: JsonObject
     """The provider's response, without tool inputs and with long text cut."""
     tokens: TokenCounts
-    usage: ProviderUsage
+    usage: ProviderUsage | None = None
+    """The provider's counts in the Anthropic convention; absent on an initializer call's event written
+    before they were recorded (`tokens` has them)."""
+    purpose: str | None = None
+    """`initializer` for the initializer's own model call (its provider OpenAI); absent for the agent's."""
     cost_cents: float
 
 

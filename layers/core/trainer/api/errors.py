@@ -269,7 +269,10 @@ def _content_length(scope: Scope) -> int | None:
 
 class CatchAllMiddleware:
     """The last line: an unexpected exception is logged with its traceback and answered with a
-    JSON 500, or, if the response has already started (a stream), the response is just ended."""
+    JSON 500, or, if the response has already started (a stream), the response is just ended. A request
+    whose account was deleted while it ran fails on its next write (its rows are gone, and no row of
+    the account can be made again): that is `401 account_deleted`, as the request would have been
+    answered a moment later, not a 500."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -288,7 +291,12 @@ class CatchAllMiddleware:
 
         try:
             await self.app(scope, receive, tracking_send)
-        except Exception:
+        except Exception as exc:
+            if not started and await _deleted_meanwhile(scope):
+                logger.info("a request stopped: its account was deleted while it ran")
+                refused = await _account_deleted(Request(scope), exc)
+                await refused(scope, receive, send)
+                return
             logger.exception(
                 "unhandled error", extra={"path": scope.get("path"), "method": scope.get("method")}
             )
@@ -296,3 +304,17 @@ class CatchAllMiddleware:
                 return
             response = error_response(500, "internal", "An unexpected error occurred.")
             await response(scope, receive, send)
+
+
+async def _deleted_meanwhile(scope: Scope) -> bool:
+    """Whether the request's account (known once its token was checked) is deleted now."""
+    user_id = (scope.get("state") or {}).get("user_id")
+    app = scope.get("app")
+    if user_id is None or app is None:
+        return False
+    try:
+        container = await app.state.container_provider.get()
+        return container.accounts is not None and bool(await container.accounts.is_deleted(user_id))
+    except Exception:
+        logger.warning("could not tell whether the account was deleted", exc_info=True)
+        return False

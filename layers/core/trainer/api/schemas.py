@@ -30,6 +30,7 @@ from trainer.api.contract import public_action
 from trainer.api.inputs import VISIBLE_PATTERN, IsoDate, RequestBody
 from trainer.domain.weekdays import Weekday
 from trainer.domain.workout import ClientWorkout, ExerciseFields, Workout
+from trainer.frames import TurnOutcome
 from trainer.programs.models import FitnessPlan, PlanRequest
 from trainer.store import models as store
 
@@ -226,6 +227,11 @@ class ChatResponse(ResponseModel):
     iterations: int
     actions: list[Action]
     status: Literal["completed", "error"]
+    outcome: TurnOutcome = Field(
+        description="How the turn ended, as the stream's `turn_end` says: `replied`, `asked` (the agent "
+        "waits for an answer), `limit`, `refused` (the model declined the request; the reply in "
+        "`response.messages` says so: an answer, not an error) or `failed`."
+    )
 
     @classmethod
     def from_turn(cls, result: TurnResult) -> ChatResponse:
@@ -239,6 +245,7 @@ class ChatResponse(ResponseModel):
                 if (public := public_action(action.as_json())) is not None
             ],
             status=result.status,
+            outcome=result.outcome,
         )
 
 

@@ -2,8 +2,8 @@
 
 A turn runs as a detached asyncio task that feeds a queue; the response generator drains the queue,
 writing `id: <frame id>\\ndata: <json>\\n\\n` frames (ids numbered per turn in the task, unique in the
-session; `message_delta` and `done` have none) and a heartbeat whenever nothing was sent for
-`heartbeat_seconds`: a comment line alone (`: heartbeat\\n`, no blank line after it), which by the
+session; `message_delta`, `message_reset` and `done` have none) and a heartbeat whenever nothing was
+sent for `heartbeat_seconds`: a comment line alone (`: heartbeat\\n`, no blank line after it), which by the
 WHATWG processing model never dispatches an event — no parser hands the client an empty message. The
 turn's frames end with `turn_end` (how the turn ended), then `done`. If the client goes away the generator
 stops and the emitter drops further events, but the task runs on: the turn still completes and
@@ -23,11 +23,11 @@ from pydantic import BaseModel
 
 from trainer.api.logging import logger
 from trainer.frames import (
+    PREVIEW_FRAMES,
     DoneFrame,
     ErrorFrame,
     Frame,
     FrameSink,
-    MessageDeltaFrame,
     SessionFrame,
     TurnEndFrame,
     TurnOutcome,
@@ -37,6 +37,7 @@ from trainer.frames import (
     turn_end_frame,
 )
 from trainer.store import request_counts
+from trainer.store.ports import AccountDeleted
 from trainer.store.stream_records import FrameLog, StoredFrame
 
 SSE_HEADERS = {
@@ -54,7 +55,8 @@ STREAM_RESPONSE: dict[str, Any] = {
         "The turn as Server-Sent Events. Each event is `id: <frame id>\\ndata: <Frame JSON>\\n\\n` (the data "
         "is one `Frame`, `x-sse-data`; the schema is that of one parsed event). Frame ids increase and "
         "are unique in the session; `message_delta` (a preview of the message the next `tool_result` "
-        "carries whole) and `done` carry no id, so the client's last event id stays that of the frame "
+        "carries whole), `message_reset` (drop that preview: the answer was cut off and is written again, "
+        "or withdrawn) and `done` carry no id, so the client's last event id stays that of the frame "
         "before. A client that lost the stream retries it with `Last-Event-ID` (and its "
         "`Idempotency-Key`): it gets the rest of the same turn, never a second run, or catches up with "
         "`GET /agent/sessions/{session_id}/frames?after=<frame id>`. The first frame is `session` (the "
@@ -76,7 +78,9 @@ STREAM_RESPONSE: dict[str, Any] = {
                     "id": {
                         "type": "string",
                         "pattern": "^[0-9]+$",
-                        "description": "The frame id (absent on `message_delta` and `done`).",
+                        "description": (
+                            "The frame id (absent on `message_delta`, `message_reset` and `done`)."
+                        ),
                     },
                     "data": {
                         "type": "string",
@@ -110,8 +114,8 @@ event sequence when the turn started (so each turn has its own range, in session
 
 
 def encode_frame_json(data: dict[str, Any], event_id: int | None) -> bytes:
-    """One SSE event; without an id (`message_delta`, `done`) the client's last event id stays that of
-    the frame before."""
+    """One SSE event; without an id (`message_delta`, `message_reset`, `done`) the client's last event id
+    stays that of the frame before."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     if event_id is None:
         return f"data: {text}\n\n".encode()
@@ -157,13 +161,16 @@ class _End:
 
 
 class FrameRecorder:
-    """Writes the frames a turn streams to the frame log, in the background and in order, so a retried
-    stream and the catch-up route read back the same frames with the same ids. `turn_end` is written
-    alone and last: a reader that sees it has seen every frame before it."""
+    """Writes the frames a turn of `user_id` streams to the frame log, in the background and in order,
+    so a retried stream and the catch-up route read back the same frames with the same ids. `turn_end`
+    is written alone and last: a reader that sees it has seen every frame before it. Once the account
+    is deleted the log refuses the frames (its tombstone is checked with each write) and the recorder
+    writes nothing more."""
 
-    def __init__(self, log: FrameLog, turns: BackgroundTurns) -> None:
+    def __init__(self, log: FrameLog, turns: BackgroundTurns, user_id: str) -> None:
         self._log = log
         self._turns = turns
+        self._user_id = user_id
         self._pending: list[StoredFrame] = []
         self._lock = asyncio.Lock()
         self.session_id: str | None = None
@@ -179,7 +186,10 @@ class FrameRecorder:
             if not batch or self.session_id is None or self.failed:
                 return
             try:
-                await self._log.record(self.session_id, batch)
+                await self._log.record(self._user_id, self.session_id, batch)
+            except AccountDeleted:
+                self.failed = True
+                logger.info("frames of session %s not recorded: the account was deleted", self.session_id)
             except Exception:
                 self.failed = True
                 logger.exception("could not record the frames of session %s", self.session_id)
@@ -195,10 +205,10 @@ class TurnStream:
     the turn emitted, else `outcome_of(result)`, or `failed`), then `done`. `publish` turns each
     frame the turn emits into the frame sent (None: not sent).
 
-    Every frame but `message_delta` (a preview of the message a `tool_result` then carries whole) and
-    `done` gets a frame id and, with a `recorder`, is written to the frame log; ids and recording
-    happen in the turn's task, so they do not depend on a client listening. `on_started(session_id,
-    first_frame_id)` is called once the turn has its session.
+    Every frame but the previews (`message_delta`, `message_reset`: the message a `tool_result` then
+    carries whole) and `done` gets a frame id and, with a `recorder`, is written to the frame log; ids
+    and recording happen in the turn's task, so they do not depend on a client listening.
+    `on_started(session_id, first_frame_id)` is called once the turn has its session.
     """
 
     def __init__(
@@ -272,7 +282,7 @@ class TurnStream:
         if published is None:
             return
         self._error_sent = self._error_sent or isinstance(published, ErrorFrame)
-        self._send(published, numbered=not isinstance(published, MessageDeltaFrame))
+        self._send(published, numbered=not isinstance(published, PREVIEW_FRAMES))
 
     @staticmethod
     async def _note_started(

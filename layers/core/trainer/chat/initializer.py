@@ -231,6 +231,13 @@ async def _log_initializer_usage(
             "cache_write": 0,
             "total": prompt + completion,
         },
+        # OpenAI's counts in the Anthropic convention every llm_response event uses
+        "usage": {
+            "input_tokens": prompt - cached,
+            "output_tokens": completion,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": cached,
+        },
         "cost_cents": cost,
     }
     try:

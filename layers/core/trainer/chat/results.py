@@ -11,21 +11,24 @@ from trainer.frames import ToolResultFrame, TurnOutcome
 from trainer.providers.ports import ModelError, ModelRequest, Usage
 from trainer.store.ports import DatabaseUnavailable, StoreUnavailable
 
-StopReason = Literal["done", "awaiting_user", "max_iterations", "no_tool_call", "max_tokens", "error"]
+StopReason = Literal[
+    "done", "awaiting_user", "max_iterations", "no_tool_call", "max_tokens", "refused", "error"
+]
 STOP_OUTCOMES: dict[str, TurnOutcome] = {
     "done": "replied",
+    "refused": "refused",
     "awaiting_user": "asked",
     "max_iterations": "limit",
     "no_tool_call": "failed",
     "max_tokens": "limit",
     "error": "failed",
 }
-"""A turn's stop reason as its `turn_end` outcome (`refused` comes with model refusals)."""
+"""A turn's stop reason as its `turn_end` outcome."""
 RAW_TEXT_LIMIT = 500
 MODEL_UNAVAILABLE = "The trainer is unavailable right now. Please try again in a moment."
 TURN_BROKE = "Something went wrong while preparing a reply. Please try again."
 MODEL_REFUSED = "The trainer can't help with that request. Please ask something else."
-MODEL_REFUSED_CODE = "model_refused"
+"""The reply of a turn whose model declined (stop_reason `refusal`): the turn ends `refused` with it."""
 DEGRADED_NOTICE = (
     "The full coach is unavailable right now and will be back soon; the basic coach answered this one."
 )
@@ -36,8 +39,8 @@ MAX_TOKENS_CODE = "max_tokens"
 
 
 class TurnFailed(RuntimeError):
-    """The model failed (after the one retry) or refused; the turn was logged, the session marked
-    `error`. `code` names the failure where the client may act on it (`model_refused`)."""
+    """The model failed (after the one retry) or the turn broke; the turn was logged, the session
+    marked `error`. `code` names the failure where the client may act on it."""
 
     def __init__(self, message: str, *, session_id: str, code: str | None = None) -> None:
         super().__init__(message)
@@ -88,6 +91,11 @@ class TurnResult:
     """Time spent waiting for models (the initializer's and the agent's calls)."""
     dynamodb_requests: int = 0
     sql_queries: int = 0
+
+    @property
+    def outcome(self) -> TurnOutcome:
+        """How the turn ended, as its `turn_end` says."""
+        return STOP_OUTCOMES.get(self.stop_reason, "failed")
 
     @property
     def tool_calls(self) -> list[tuple[str, bool]]:

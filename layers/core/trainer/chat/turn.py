@@ -46,7 +46,6 @@ from trainer.chat.results import (
     DEGRADED_NOTICE,
     MAX_TOKENS_CODE,
     MODEL_REFUSED,
-    MODEL_REFUSED_CODE,
     TURN_BROKE,
     ClientResponse,
     StopReason,
@@ -355,20 +354,26 @@ class _Turn:
         if response.stop_reason == "max_tokens" and self.max_tokens == self.agent.max_tokens:
             logger.warning("model answer cut at %d tokens; asking again with more room", self.max_tokens)
             self.max_tokens = more_room(self.recorder.model_id, self.agent.max_tokens)
+            await self.recorder.discard_preview()
             response = await self._complete(step)
-        if response.stop_reason == "refusal":
-            await self.recorder.refused(response)
-            raise TurnFailed(MODEL_REFUSED, session_id=self.session.id, code=MODEL_REFUSED_CODE)
-        if response.stop_reason == "max_tokens":
+        if response.stop_reason in ("max_tokens", "refusal"):
             return ModelTurn(response)
         self.recorder.preamble = response.preamble
         return ModelTurn(response, (response.tool_call,) if response.tool_call is not None else ())
 
     async def answered(self, turn: ModelTurn[ModelResponse]) -> EndTurn | FinalOutput[Any]:
-        """No tool call: an answer cut off twice by max_tokens ends the turn (logged); a text answer
+        """No tool call: a refusal is answered with a message saying the trainer can't help (the turn
+        ends `refused`); an answer cut off twice by max_tokens ends the turn (logged); a text answer
         is the reply to the user, recorded and run as the reply tool's call; nothing at all is an
         error."""
         response = turn.reply
+        if response.stop_reason == "refusal":
+            await self.recorder.refused(response)
+            reply = self.agent.toolset.text_reply(MODEL_REFUSED)
+            if reply is not None:
+                await self.recorder.emit(message_delta_frame(reply[0], MODEL_REFUSED))
+                await self._reply_with_text(*reply)
+            return EndTurn("refused")
         if response.stop_reason == "max_tokens":
             message = f"the model's answer was cut off at {self.max_tokens} tokens twice"
             await self.recorder.log_error(message, "agent_loop", code=MAX_TOKENS_CODE)
@@ -482,6 +487,8 @@ class _Turn:
                     retries += 1
                     recorder.model_errors += 1
                     logger.warning("model stream broke off, retrying: %s", exc)
+                    # the cut answer is thrown away: the client drops what it previewed of it
+                    await recorder.discard_preview()
         except Exception as exc:
             recorder.model_errors += 1
             fallback = self.deps.fallback

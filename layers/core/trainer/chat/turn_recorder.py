@@ -19,8 +19,6 @@ from trainer.chat.results import (
     DEGRADED_CODE,
     DEGRADED_EVENT,
     DEGRADED_NOTICE,
-    MODEL_REFUSED,
-    MODEL_REFUSED_CODE,
     STOP_OUTCOMES,
     Action,
     ClientResponse,
@@ -38,9 +36,12 @@ from trainer.chat.turn_store import TurnStore
 from trainer.frames import (
     Frame,
     FrameSink,
+    MessageDeltaFrame,
+    ToolResultFrame,
     TurnOutcome,
     done_frame,
     error_frame,
+    message_reset_frame,
     status_frame,
     tool_start_frame,
     turn_end_frame,
@@ -102,6 +103,9 @@ class TurnRecorder:
         self.model_ms = 0
         self.preamble: list[dict[str, Any]] = []
         """The blocks before the tool call being recorded (its thinking blocks)."""
+        self.previewing = False
+        """Whether `message_delta` text went out since the last `tool_result` (a preview the client
+        shows until the message arrives whole)."""
 
     @property
     def session(self) -> Session:
@@ -132,10 +136,22 @@ class TurnRecorder:
         """Sends a frame to the client, if one listens; a dead client never breaks the turn."""
         if self.sink is None:
             return
+        if isinstance(frame, MessageDeltaFrame):
+            self.previewing = True
+        elif isinstance(frame, ToolResultFrame):
+            self.previewing = False
         try:
             await self.sink(frame, self.store.durable_seq)
         except Exception:
             logger.debug("SSE frame not delivered", exc_info=True)
+
+    async def discard_preview(self) -> None:
+        """The answer whose text was previewed is thrown away (its model call is made again, or the
+        model declined): a `message_reset` frame tells the client to drop the preview, so the message
+        it shows is the one the turn keeps, never the cut text followed by the new one."""
+        if self.previewing:
+            self.previewing = False
+            await self.emit(message_reset_frame())
 
     async def log_error(self, exc: BaseException | str, context: str, *, code: str | None = None) -> None:
         event = await log_error(self.store, self.session.id, exc, context, code=code)
@@ -270,14 +286,13 @@ class TurnRecorder:
         await self.hook("on_turn_end", self.session, failed)
 
     async def refused(self, response: ModelResponse) -> None:
-        """stop_reason `refusal` (HTTP 200): any partial output is discarded, the turn ends with an
-        `error` frame whose code says so."""
+        """stop_reason `refusal` (HTTP 200): the model declined. Any partial output is discarded (the
+        client drops its preview); the turn then replies saying so and ends `refused` (its
+        `llm_response` event keeps the stop reason and the category for the timeline)."""
         details = response.raw.get("stop_details") or {}
         category = details.get("category") if isinstance(details, dict) else None
         logger.warning("model refused in session %s (category %s)", self.session.id, category)
-        await self.log_error(f"the model refused (category: {category})", "llm", code=MODEL_REFUSED_CODE)
-        await self.emit(error_frame(MODEL_REFUSED, code=MODEL_REFUSED_CODE))
-        await self.failed("refused")
+        await self.discard_preview()
 
     def result(
         self,

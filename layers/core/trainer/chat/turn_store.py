@@ -57,7 +57,11 @@ class TurnStore:
         self._next_seq = session.last_seq + 1
         self.durable_seq = session.last_seq
         self.extended_at = time.monotonic()
-        """When the lease was last extended (acquired, or by a commit)."""
+        """When the lease was last extended (acquired, or by a commit): measured before the write, so
+        never later than the lease's end as stored."""
+        self.lease_seconds: int | None = None
+        """How long the lease last granted runs from `extended_at` (None: as long as `lease_ttl` says,
+        the length it was taken for)."""
         self.released = False
         self.lost = False
         self.failed: BaseException | None = None
@@ -88,9 +92,16 @@ class TurnStore:
                 return
             if self._pending.is_empty() and not release:
                 return
+            granted = self.lease_seconds if self.lease_seconds is not None else max(1, self._lease_ttl())
+            if time.monotonic() >= self.extended_at + granted:
+                # The lease ran out (a stall longer than it): another may hold the session now, or its
+                # deletion may have taken it; a turn never writes past its lease.
+                self.mark_lost()
+                raise LeaseLost(f"the lease on session {self.session.id} ran out")
             batch, self._pending = self._pending, SessionBatch()
             ttl = max(1, self._lease_ttl())
             batch.lease = LeaseClaim(self.holder, ttl, release=release)
+            asked_at = time.monotonic()
             try:
                 await self.inner.commit(self.session.id, batch)
             except LeaseHeld as exc:
@@ -103,7 +114,7 @@ class TurnStore:
                     self._next_seq = batch.events[0].sequence_number
                 raise
             self.commits += 1
-            self.extended_at = time.monotonic()
+            self.extended_at, self.lease_seconds = asked_at, ttl
             self.released = release
             if batch.events:
                 self.durable_seq = max(self.durable_seq, batch.events[-1].sequence_number)
@@ -274,9 +285,10 @@ class TurnStore:
         return await self.inner.acquire_lease(session_id, holder, ttl_seconds)
 
     async def renew_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
+        asked_at = time.monotonic()
         await self.inner.renew_lease(session_id, holder, ttl_seconds)
         if self._own(session_id) and holder == self.holder:
-            self.extended_at = time.monotonic()
+            self.extended_at, self.lease_seconds = asked_at, ttl_seconds
 
     async def release_lease(self, session_id: str, holder: str) -> None:
         if self._own(session_id) and holder == self.holder:

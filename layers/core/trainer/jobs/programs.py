@@ -189,7 +189,8 @@ class ProgramJobDeps:
 
 async def account_deleted(programs: ProgramDeps, user_id: str) -> bool:
     """A late event of a deleted account builds nothing (its plans are gone, and its rows cannot be
-    written again; this answers before any work starts)."""
+    written again; this answers before any work starts); a build whose account is deleted while it runs
+    fails on its next write and ends the same way, not as an error to retry."""
     from trainer.services.account import AccountService
 
     return await AccountService(programs.db).is_deleted(user_id)
@@ -205,8 +206,12 @@ def handle_plan_requested(event: dict[str, Any], context: Any, deps: ProgramJobD
             return {**ids, "status": "account_deleted", "error": None}
         try:
             row = await build_plan(programs, ids["user_id"], ids["plan_id"])
-        except ProgramError as exc:
-            return {**ids, "status": exc.code, "error": exc.message}
+        except Exception as exc:
+            if await account_deleted(programs, ids["user_id"]):  # deleted while the plan was built
+                return {**ids, "status": "account_deleted", "error": None}
+            if isinstance(exc, ProgramError):
+                return {**ids, "status": exc.code, "error": exc.message}
+            raise
         return {**ids, "status": row["status"], "error": row.get("error")}
 
     return deps.runtime.run(work)
@@ -224,8 +229,12 @@ def handle_week_due(event: dict[str, Any], context: Any, deps: ProgramJobDeps) -
             return {**ids, "built": False, "reason": "account_deleted", "days": 0}
         try:
             build = await build_week(programs, user_id, plan_id, due.week_number)
-        except ProgramError as exc:
-            return {**ids, "built": False, "reason": exc.code, "error": exc.message}
+        except Exception as exc:
+            if await account_deleted(programs, user_id):  # deleted while the week was built
+                return {**ids, "built": False, "reason": "account_deleted", "days": 0}
+            if isinstance(exc, ProgramError):
+                return {**ids, "built": False, "reason": exc.code, "error": exc.message}
+            raise
         return {**ids, "built": build.built, "reason": build.reason, "days": len(build.days)}
 
     return deps.runtime.run(work)

@@ -412,7 +412,9 @@ def _messages(turns: list[Turn]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for turn in turns:
         if isinstance(turn, AssistantTurn):
-            content: list[dict[str, Any]] = list(turn.thinking) if turn.tool_calls else []
+            # the thinking blocks the answer came with, unchanged: required before its tool calls
+            # while the loop goes on, and kept before a written answer fed back as rejected
+            content: list[dict[str, Any]] = list(turn.thinking)
             content += [{"type": "text", "text": turn.text}] if turn.text else []
             content += [
                 {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}

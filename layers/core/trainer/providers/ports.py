@@ -191,7 +191,8 @@ class AssistantTurn:
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     thinking: tuple[dict[str, Any], ...] = ()
-    """The thinking blocks the model wrote before its tool calls, sent back unchanged (Anthropic)."""
+    """The thinking blocks the model wrote before its tool calls or its written answer, sent back
+    unchanged (Anthropic)."""
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,8 @@ class AgentReply:
     raw_output: str
     output_call: ToolCall | None = None
     thinking: tuple[dict[str, Any], ...] = ()
-    """Thinking blocks before the tool calls, exactly as received (Anthropic; sent back in the loop)."""
+    """Thinking blocks before the tool calls or the written answer, exactly as received (Anthropic;
+    sent back in the loop, and with a rejected answer)."""
 
 
 class StructuredModel(Protocol):

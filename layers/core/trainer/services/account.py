@@ -9,10 +9,15 @@ Deletion is irreversible and idempotent. In order:
 4. one transaction deletes the user's rows of every user table (read from the schema:
    trainer.store.repositories.accounts), children first; with the users row gone, no row of theirs can be
    written anywhere;
-5. every DynamoDB item of the user (`AccountRecords.erase`), twice (a turn that was still running, or a
-   session GSI1 did not show yet), then the tombstone is marked complete.
-Step 5 stops at a deadline: the report says `complete=False` and the next `delete` resumes (steps 1-4 are
-cheap to repeat). Only a count summary is logged, never the user.
+5. every DynamoDB item of the user (`AccountRecords.erase`), twice (a session GSI1 did not show yet),
+   then the tombstone is marked complete. Every writer of the user's items checks the DynamoDB tombstone
+   in the transaction that writes (trainer.store.account_records), so nothing can be created after it; a
+   session whose lease a turn held keeps its tombstone marker (holding the lease, so that turn writes
+   nothing more) until the lease runs out (`fenced_until`).
+Step 5 stops at a deadline, and while a marker must stay: the report says `complete=False` (with
+`fenced_until`, when to come back) and the next `delete` resumes and finishes (steps 1-4 are cheap to
+repeat). `complete` means nothing more can be written for the account. Only a count summary is logged,
+never the user.
 
 The export streams JSON (`export`): the user's rows of every user table through server-side cursors in one
 read-only snapshot, then each session with its state and events a page at a time, then the `USER#` items,
@@ -42,7 +47,15 @@ if TYPE_CHECKING:
     from trainer.store.db import Database
     from trainer.store.models import Event, Session
 
-__all__ = ["AccountDeleted", "AccountEraser", "AccountRecords", "AccountService", "DeletionReport"]
+__all__ = [
+    "AccountDeleted",
+    "AccountEraser",
+    "AccountRecords",
+    "AccountService",
+    "DeletionReport",
+    "ExportShapes",
+    "StoredShapes",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +90,10 @@ class AccountRecords(Protocol):
 
     async def put_tombstone(self, user_id: str) -> None: ...
 
-    async def erase(self, user_id: str, deadline: float | None = None) -> ErasedItems: ...
+    async def erase(self, user_id: str, deadline: float | None = None) -> ErasedItems:
+        """Deletes the user's items; `complete=False` (with `fenced_until` when a session's marker must
+        stay until then) when something is left for the next erase."""
+        ...
 
     def sessions(self, user_id: str) -> AsyncIterator[Session]: ...
 
@@ -86,6 +102,25 @@ class AccountRecords(Protocol):
     async def states(self, session_id: str) -> dict[str, Any]: ...
 
     async def user_items(self, user_id: str) -> list[dict[str, Any]]: ...
+
+
+class ExportShapes(Protocol):
+    """How the export writes a session and an event (JSON text): the API hands the published
+    contract's shapes (every field the schema requires, private keys left out)."""
+
+    def session(self, session: Session) -> str: ...
+
+    def event(self, event: Event) -> str: ...
+
+
+class StoredShapes:
+    """Sessions and events as stored."""
+
+    def session(self, session: Session) -> str:
+        return session.model_dump_json()
+
+    def event(self, event: Event) -> str:
+        return event.model_dump_json()
 
 
 @dataclass
@@ -99,6 +134,9 @@ class DeletionReport:
     dynamodb_items: int = 0
     sessions: int = 0
     external: dict[str, int] = field(default_factory=dict)
+    fenced_until: float = 0.0
+    """When incomplete because a turn may still hold a session's lease: the epoch second it runs out
+    (the next deletion can finish then)."""
     duration_ms: int = 0
     phase_ms: dict[str, int] = field(default_factory=dict)
     """How long each step took: tombstone, erasers, postgres, dynamodb."""
@@ -112,6 +150,7 @@ class DeletionReport:
             "dynamodb_items": self.dynamodb_items,
             "sessions": self.sessions,
             "external": dict(self.external),
+            "fenced": bool(self.fenced_until),
             "duration_ms": self.duration_ms,
             "phase_ms": dict(self.phase_ms),
         }
@@ -217,6 +256,7 @@ class AccountService:
         report.dynamodb_items += erased.items
         report.sessions += erased.sessions
         report.complete = report.complete and erased.complete
+        report.fenced_until = max(report.fenced_until, erased.fenced_until)
 
     @staticmethod
     def _audited(report: DeletionReport, started: float) -> DeletionReport:
@@ -228,13 +268,17 @@ class AccountService:
 
     # -- export -------------------------------------------------------------------------------------
 
-    async def export(self, user_id: str) -> AsyncIterator[bytes]:
+    async def export(self, user_id: str, shapes: ExportShapes | None = None) -> AsyncIterator[bytes]:
         """The account as one JSON document (the `AccountExport` schema), in chunks of about
-        EXPORT_CHUNK_BYTES; the last key, `complete: true`, tells a whole download from a cut one."""
+        EXPORT_CHUNK_BYTES; the last key, `complete: true`, tells a whole download from a cut one.
+        `shapes` writes each session and event as the published contract has them (the API's models;
+        default: as stored)."""
         if self._db is None:
             raise RuntimeError("the export needs the domain database")
         queue: asyncio.Queue[bytes | BaseException | None] = asyncio.Queue(maxsize=EXPORT_QUEUE_CHUNKS)
-        producer = asyncio.create_task(self._produce(user_id, queue), name="account-export")
+        producer = asyncio.create_task(
+            self._produce(user_id, queue, shapes or StoredShapes()), name="account-export"
+        )
         try:
             while (chunk := await queue.get()) is not None:
                 if isinstance(chunk, BaseException):
@@ -245,16 +289,18 @@ class AccountService:
             with contextlib.suppress(asyncio.CancelledError):
                 await producer
 
-    async def _produce(self, user_id: str, queue: asyncio.Queue[bytes | BaseException | None]) -> None:
+    async def _produce(
+        self, user_id: str, queue: asyncio.Queue[bytes | BaseException | None], shapes: ExportShapes
+    ) -> None:
         out = _ChunkWriter(queue)
         try:
-            await self._write(user_id, out)
+            await self._write(user_id, out, shapes)
             await out.flush()
             await queue.put(None)
         except Exception as exc:
             await queue.put(exc)
 
-    async def _write(self, user_id: str, out: _ChunkWriter) -> None:
+    async def _write(self, user_id: str, out: _ChunkWriter, shapes: ExportShapes) -> None:
         assert self._db is not None
         key = user_key(user_id)
         head = {
@@ -281,7 +327,7 @@ class AccountService:
                 await out.write(
                     ("" if first_session else ",")
                     + '{"session":'
-                    + session.model_dump_json()
+                    + shapes.session(session)
                     + ',"state":'
                     + _dumps(state)
                     + ',"events":['
@@ -290,7 +336,7 @@ class AccountService:
                 first_event = True
                 async for page in self._records.events(session.id):
                     for event in page:
-                        await out.write(("" if first_event else ",") + event.model_dump_json())
+                        await out.write(("" if first_event else ",") + shapes.event(event))
                         first_event = False
                 await out.write("]}")
         items = await self._records.user_items(user_id) if self._records is not None else []

@@ -17,6 +17,12 @@
 
 An endpoint SNS reports disabled (the push service refused its token) is deleted with its device. The
 SNS calls are behind the PushGateway and SmsGateway ports (trainer.jobs.sns is the adapter).
+
+An account deleted while its delivery runs (docs/api.md#account-deletion-and-data-export) is `skipped`
+(`account_deleted`), and an endpoint the delivery made for one of its devices is deleted: after noting
+the endpoint on the device row, the delivery looks for the account's tombstone; the deletion writes the
+tombstone before its eraser reads the rows, so either the eraser sees the endpoint on the row or this
+delivery sees the tombstone.
 """
 
 from __future__ import annotations
@@ -35,8 +41,10 @@ from trainer.domain.push_payloads import Platform, deep_link, push_message, sms_
 from trainer.domain.workout_grouping import zone
 from trainer.services.notifications import NotificationSettings
 from trainer.services.rows import Row
+from trainer.services.scope import user_key
 from trainer.store.db import Database
-from trainer.store.repositories import devices, notifications
+from trainer.store.ports import AccountDeleted
+from trainer.store.repositories import accounts, devices, notifications
 
 logger = logging.getLogger(__name__)
 
@@ -187,6 +195,19 @@ class DeliveryService:
         self._clock = clock
 
     async def deliver(self, ready: ReadyWorkout) -> DeliveryResult:
+        try:
+            return await self._deliver(ready)
+        except Exception:
+            if await self._account_deleted(ready.user_id):
+                logger.info("a delivery stopped: the account was deleted")
+                return DeliveryResult("skipped", "account_deleted")
+            raise
+
+    async def _account_deleted(self, user_id: Any) -> bool:
+        async with self._db.connection() as conn:
+            return await accounts.tombstone(conn, user_key(user_id)) is not None
+
+    async def _deliver(self, ready: ReadyWorkout) -> DeliveryResult:
         now = self._clock()
         user, day = ready.user_id, ready.date
         async with self._db.connection() as conn:
@@ -349,8 +370,20 @@ class DeliveryService:
         return arn
 
     async def _keep_endpoint(self, device: Row, arn: str, now: datetime) -> None:
+        """Notes the endpoint on the device row. An endpoint no row keeps (the device was removed, or
+        its account deleted, meanwhile) is deleted, since it holds the push token: AccountDeleted for a
+        deleted account."""
         async with self._db.connection() as conn:
-            await devices.set_endpoint(conn, device["user_id"], device["id"], device["token"], arn)
+            kept = await devices.set_endpoint(conn, device["user_id"], device["id"], device["token"], arn)
+            deleted = await accounts.tombstone(conn, user_key(device["user_id"])) is not None
+            others = device["user_id"] if deleted else None  # the account's own rows are going
+            in_use = bool(await devices.endpoints_in_use(conn, [arn], other_than=others))
+        if kept and not deleted:
+            return
+        if not in_use:
+            await self._push.delete_endpoint(arn)
+        if deleted:
+            raise AccountDeleted("the account was deleted")
 
     async def _remove(self, device: Row) -> None:
         arn = device.get("endpoint_arn")

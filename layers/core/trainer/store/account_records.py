@@ -3,13 +3,18 @@ reading them a page at a time for an export. `DynamoAccountTable` does the block
 `DynamoAccountRecords`, the async port the account service uses, runs it in worker threads.
 
 The user's items: the `USER#<uid>` partition (daily metrics and reservations `DAY#`, request rates `RATE#`,
-anything added there later) and each session found through GSI1 (`GSI1PK=USER#<uid>`), with its whole
-partition (`META`, `EVENT#`, `STATE#`, `BLOB#`, `LEASE`). A session's lease is taken first, then its META
-goes: a turn still running in it fails its next commit or renewal as taken over and writes nothing more.
+the sessions' index entries `SESSION#<id>`, anything added there later), the request idempotency records,
+and each session — found by its index entry, through GSI1 (`GSI1PK=USER#<uid>`), or by its tombstone under
+the account's digest (`GSI1PK=ERASED#<digest hex>`) — with its whole partition (`META`, `EVENT#`, `STATE#`,
+`BLOB#`, `FRAME#`). A session's lease is taken first by a tombstone, then everything else goes: a turn
+still running in it fails its next commit or renewal as taken over and writes nothing more; the tombstone
+goes too once the lease it took over has run out (trainer.store.sessions.keys).
 
 The tombstone item `PK=DELETED#<digest hex>, SK=ACCOUNT` (trainer.store.account_keys) carries no user id and
-no TTL: the cost job's daily-metrics write is a transaction conditional on its absence, and the checkpoint job
-reads it, so a late `TurnCompleted` recreates nothing.
+no TTL. Every write that can create an item of the user checks it in the same transaction: a session's
+META and index entry, a frame a stream sent, an idempotency key's claim, a request rate, a daily
+reservation, the cost job's daily metrics; the checkpoint job reads it. So once it is written, nothing of
+the user can be created again, and one erase after it finds everything there is.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from trainer.store.account_keys import tombstone_key
 from trainer.store.dynamo_tables import aws_client, in_thread
 from trainer.store.models import Event, Session
 from trainer.store.sessions import DynamoSessionTable
+from trainer.store.sessions.keys import erased_index, session_index_sk
+from trainer.store.sessions.table import ErasedSession
 
 Item = dict[str, Any]
 
@@ -53,11 +60,14 @@ def idempotency_partition(user_id: str) -> str:
 
 @dataclass
 class ErasedItems:
-    """What one erase removed; `complete` is False when it stopped at its deadline."""
+    """What one erase removed; `complete` is False when it stopped at its deadline, or when a session's
+    tombstone must stay until `fenced_until` (epoch seconds: a turn may still hold the lease it took
+    over, and writes nothing after that)."""
 
     items: int = 0
     sessions: int = 0
     complete: bool = True
+    fenced_until: float = 0.0
 
 
 class DynamoAccountTable:
@@ -85,44 +95,61 @@ class DynamoAccountTable:
     # -- erasing ----------------------------------------------------------------------------------------
 
     def erase(self, user_id: str, deadline: float | None = None) -> ErasedItems:
-        """Deletes every item of the user (expired ones too): the `USER#` partition and the request
-        idempotency records (`IDEMPOTENCY#`, trainer.store.stream_records), then the sessions,
-        DELETE_WORKERS at a time, each META first. A session not started once `time.monotonic()` passes
-        `deadline` is left for the next erase (complete=False)."""
-        erased = ErasedItems(
-            items=self._delete_partition(user_partition(user_id))
-            + self._delete_partition(idempotency_partition(user_id))
-        )
+        """Deletes every item of the user (expired ones too): each session found (by its index entry,
+        through GSI1, or by its tombstone under the account's digest), DELETE_WORKERS at a time, then
+        the `USER#` partition (but the index entries of the sessions not finished) and the request
+        idempotency records (`IDEMPOTENCY#`, trainer.store.stream_records). A session not started once
+        `time.monotonic()` passes `deadline`, or whose tombstone must stay, is left for the next erase
+        (complete=False)."""
+        erased = ErasedItems()
+        unfinished: set[str] = set()
 
-        def erase_session(pk: str) -> int | None:
+        def erase_session(session_id: str) -> ErasedSession | None:
             if deadline is not None and time.monotonic() > deadline:
                 return None
-            return self.sessions.erase(pk.removeprefix("SESSION#"), ERASE_HOLDER, ERASE_LEASE_SECONDS)
+            return self.sessions.erase(session_id, user_id, ERASE_HOLDER, ERASE_LEASE_SECONDS)
 
+        session_ids = self.session_ids(user_id)
         with ThreadPoolExecutor(max_workers=DELETE_WORKERS) as pool:
-            for deleted in pool.map(erase_session, self._session_partitions(user_id)):
-                if deleted is None:
+            for session_id, done in zip(session_ids, pool.map(erase_session, session_ids), strict=True):
+                if done is None:
                     erased.complete = False
+                    unfinished.add(session_id)
+                    continue
+                erased.items += done.deleted
+                if done.fenced_until:
+                    erased.complete = False
+                    erased.fenced_until = max(erased.fenced_until, done.fenced_until)
+                    unfinished.add(session_id)
                 else:
-                    erased.items += deleted
                     erased.sessions += 1
+        kept = {session_index_sk(session_id) for session_id in unfinished}
+        erased.items += self._delete_partition(user_partition(user_id), keep=kept)
+        erased.items += self._delete_partition(idempotency_partition(user_id))
         return erased
 
-    def _session_partitions(self, user_id: str) -> list[str]:
-        """The partitions of the user's sessions (GSI1 is eventually consistent: a session created a
-        moment ago may be missing; the account service erases twice)."""
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "IndexName": "GSI1",
-            "KeyConditionExpression": "GSI1PK = :u",
-            "ExpressionAttributeValues": {":u": {"S": user_partition(user_id)}},
-            "ProjectionExpression": "PK, user_id",
-        }
-        return [
-            item["PK"]["S"]
-            for item in self._query(request)
-            if item.get("user_id", {}).get("S") == user_id and item["PK"]["S"].startswith("SESSION#")
-        ]
+    def session_ids(self, user_id: str) -> list[str]:
+        """The user's sessions: their index entries in `USER#` (read consistently: a session created a
+        moment ago), GSI1 by user (META) and by the account's digest (tombstones of sessions whose META
+        is gone). GSI1 is eventually consistent; the index entry covers a new session's first period."""
+        found: dict[str, None] = {}
+        for item in self._keys(user_partition(user_id)):
+            sk = item["SK"]["S"]
+            if sk.startswith("SESSION#"):
+                found[sk.removeprefix("SESSION#")] = None
+        for index_key in (user_partition(user_id), erased_index(user_id)):
+            request: dict[str, Any] = {
+                "TableName": self._table,
+                "IndexName": "GSI1",
+                "KeyConditionExpression": "GSI1PK = :u",
+                "ExpressionAttributeValues": {":u": {"S": index_key}},
+                "ProjectionExpression": "PK, user_id",
+            }
+            for item in self._query(request):
+                owner = item.get("user_id", {}).get("S")
+                if item["PK"]["S"].startswith("SESSION#") and owner in (None, user_id):
+                    found[item["PK"]["S"].removeprefix("SESSION#")] = None
+        return list(found)
 
     def _keys(self, pk: str) -> Iterator[Item]:
         return self._query(
@@ -135,12 +162,13 @@ class DynamoAccountTable:
             }
         )
 
-    def _delete_partition(self, pk: str, *, keep_meta: bool = False) -> int:
-        """Deletes a partition's items (but its META with `keep_meta`) in batches of 25: the number."""
+    def _delete_partition(self, pk: str, *, keep: set[str] | frozenset[str] = frozenset()) -> int:
+        """Deletes a partition's items (but those whose sort key is in `keep`) in batches of 25: the
+        number."""
         deleted = 0
         batch: list[Item] = []
         for key in self._keys(pk):
-            if keep_meta and key["SK"]["S"] == "META":
+            if key["SK"]["S"] in keep:
                 continue
             batch.append({"DeleteRequest": {"Key": {"PK": key["PK"], "SK": key["SK"]}}})
             if len(batch) == BATCH_SIZE:
@@ -187,6 +215,7 @@ class DynamoAccountTable:
                 },
             }
             for item in items
+            if not item["SK"]["S"].startswith("SESSION#")
         ]
 
     def _query(self, request: dict[str, Any]) -> Iterator[Item]:

@@ -7,11 +7,15 @@ trainer.store.sessions), so the API and stream functions need no other table or 
 - `SESSION#<id>` / `FRAME#<frame id, 16 digits>`: one frame as the stream sent it (its wire JSON), written
   by the turn whether or not a client listens. A retried stream and the catch-up route read them back.
   They share the session's partition, so deleting the session deletes them; `expires_at` is the
-  session TTL.
+  session TTL. They are written in a transaction that checks the account's tombstone
+  (trainer.store.account_records): a turn still streaming when its account is deleted records nothing
+  more.
 - `IDEMPOTENCY#<user id>` / `<scope>#<key>`: an `Idempotency-Key` claimed by one request (a conditional
   put: the first request wins, atomically), with the hash of its body, the turn it started (session id
   and the id of its first frame) and, once it ended, its response. It expires after
-  `IDEMPOTENCY_TTL_SECONDS` (24 h); an expired record is claimed again.
+  `IDEMPOTENCY_TTL_SECONDS` (24 h); an expired record is claimed again. A claim checks the account's
+  tombstone in the same transaction, and the later notes only update a record that is still there, so a
+  deleted account's request leaves no record behind.
 """
 
 from __future__ import annotations
@@ -23,9 +27,14 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from trainer.settings import Settings
+from trainer.store.account_keys import tombstone_key
 from trainer.store.dynamo_tables import aws_client, in_thread
+from trainer.store.ports import AccountDeleted
 
 FRAME_ID_WIDTH = 16
+FRAMES_PER_WRITE = 99
+"""Frames per transaction (DynamoDB's limit of 100 entries, one of them the tombstone check)."""
+TRANSACTION_ATTEMPTS = 4
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 IdempotencyScope = Literal["stream", "chat", "plans", "import", "workouts", "workout_change"]
 """The route a key belongs to (a key is per user and route): `workouts` adds a calendar session
@@ -54,7 +63,10 @@ class IdempotencyRecord:
 class FrameLog(Protocol):
     """The frames streams sent, per session, in frame id order."""
 
-    async def record(self, session_id: str, frames: list[StoredFrame]) -> None: ...
+    async def record(self, user_id: str, session_id: str, frames: list[StoredFrame]) -> None:
+        """Writes the frames of a session of `user_id`; AccountDeleted (nothing written) once the
+        account is deleted."""
+        ...
 
     async def read(
         self, session_id: str, after: int, before: int | None = None, limit: int | None = None
@@ -100,6 +112,17 @@ def _idempotency_key(user_id: str, scope: str, key: str) -> dict[str, dict[str, 
     return {"PK": {"S": f"IDEMPOTENCY#{user_id}"}, "SK": {"S": f"{scope}#{key}"}}
 
 
+def _cancellation_codes(error: Exception) -> list[str] | None:
+    """Per-entry codes of a cancelled transaction ("None" for entries that were fine); None for any
+    other error."""
+    response = getattr(error, "response", None)
+    if not isinstance(response, dict):
+        return None
+    if response.get("Error", {}).get("Code") != "TransactionCanceledException":
+        return None
+    return [str(reason.get("Code") or "None") for reason in response.get("CancellationReasons") or []]
+
+
 def _is_condition_failure(error: Exception) -> bool:
     response = getattr(error, "response", None)
     code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None
@@ -119,35 +142,55 @@ class DynamoStreamRecords:
 
     # -- frames
 
-    async def record(self, session_id: str, frames: list[StoredFrame]) -> None:
+    async def record(self, user_id: str, session_id: str, frames: list[StoredFrame]) -> None:
         if frames:
-            await in_thread(self._record, session_id, frames)
+            await in_thread(self._record, user_id, session_id, frames)
 
-    def _record(self, session_id: str, frames: list[StoredFrame]) -> None:
+    def _record(self, user_id: str, session_id: str, frames: list[StoredFrame]) -> None:
         expires_at = str(int(self._clock()) + self._session_ttl)
-        requests = [
+        puts = [
             {
-                "PutRequest": {
+                "Put": {
+                    "TableName": self._table,
                     "Item": {
                         "PK": {"S": f"SESSION#{session_id}"},
                         "SK": {"S": _frame_sk(stored.frame_id)},
                         "frame": {"S": json.dumps(stored.frame, ensure_ascii=False, separators=(",", ":"))},
                         "expires_at": {"N": expires_at},
-                    }
+                    },
                 }
             }
             for stored in frames
         ]
-        for start in range(0, len(requests), 25):
-            pending: dict[str, Any] = {self._table: requests[start : start + 25]}
-            for attempt in range(8):
-                response = self._client.batch_write_item(RequestItems=pending)
-                pending = response.get("UnprocessedItems") or {}
-                if not pending:
-                    break
-                time.sleep(min(0.05 * 2**attempt, 1.0))
-            if pending:
-                raise RuntimeError("frames not recorded: DynamoDB left items unprocessed")
+        for start in range(0, len(puts), FRAMES_PER_WRITE):
+            self._unless_deleted(user_id, puts[start : start + FRAMES_PER_WRITE])
+
+    def _unless_deleted(self, user_id: str, entries: list[dict[str, Any]]) -> None:
+        """`entries` in one transaction with a check that the account has no tombstone: AccountDeleted
+        (nothing written) for a deleted account. When an entry's own condition fails, the
+        transaction's error is raised with the entries' codes on `.codes`."""
+        check = {
+            "ConditionCheck": {
+                "TableName": self._table,
+                "Key": tombstone_key(user_id),
+                "ConditionExpression": "attribute_not_exists(PK)",
+            }
+        }
+        for attempt in range(TRANSACTION_ATTEMPTS):
+            try:
+                self._client.transact_write_items(TransactItems=[check, *entries])
+                return
+            except Exception as exc:
+                codes = _cancellation_codes(exc)
+                if codes is None:
+                    raise
+                if codes and codes[0] == "ConditionalCheckFailed":
+                    raise AccountDeleted("the account was deleted") from exc
+                if "TransactionConflict" in codes and attempt + 1 < TRANSACTION_ATTEMPTS:
+                    time.sleep(min(0.05 * 2**attempt, 0.5))
+                    continue
+                exc.codes = codes[1:]  # type: ignore[attr-defined]
+                raise
 
     async def read(
         self, session_id: str, after: int, before: int | None = None, limit: int | None = None
@@ -191,20 +234,21 @@ class DynamoStreamRecords:
 
     def _claim(self, user_id: str, scope: str, key: str, body_hash: str) -> IdempotencyRecord | None:
         now = int(self._clock())
+        put = {
+            "TableName": self._table,
+            "Item": {
+                **_idempotency_key(user_id, scope, key),
+                "body_hash": {"S": body_hash},
+                "state": {"S": "running"},
+                "expires_at": {"N": str(now + IDEMPOTENCY_TTL_SECONDS)},
+            },
+            "ConditionExpression": "attribute_not_exists(PK) OR expires_at < :now",
+            "ExpressionAttributeValues": {":now": {"N": str(now)}},
+        }
         try:
-            self._client.put_item(
-                TableName=self._table,
-                Item={
-                    **_idempotency_key(user_id, scope, key),
-                    "body_hash": {"S": body_hash},
-                    "state": {"S": "running"},
-                    "expires_at": {"N": str(now + IDEMPOTENCY_TTL_SECONDS)},
-                },
-                ConditionExpression="attribute_not_exists(PK) OR expires_at < :now",
-                ExpressionAttributeValues={":now": {"N": str(now)}},
-            )
+            self._unless_deleted(user_id, [{"Put": put}])
         except Exception as exc:
-            if not _is_condition_failure(exc):
+            if getattr(exc, "codes", None) != ["ConditionalCheckFailed"]:
                 raise
             record = self._get(user_id, scope, key)
             if record is None:  # released or expired between the put and the read: try once more
@@ -241,14 +285,21 @@ class DynamoStreamRecords:
         )
 
     def _update(self, user_id: str, scope: str, key: str, expression: str, values: dict[str, Any]) -> None:
+        """Updates the record if it is still there (a record its account's deletion erased, or one
+        released, is not made again)."""
         names = {name: name[1:] for name in ("#state", "#response") if name in expression}
-        self._client.update_item(
-            TableName=self._table,
-            Key=_idempotency_key(user_id, scope, key),
-            UpdateExpression=expression,
-            ExpressionAttributeValues=values,
-            **({"ExpressionAttributeNames": names} if names else {}),
-        )
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=_idempotency_key(user_id, scope, key),
+                UpdateExpression=expression,
+                ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeValues=values,
+                **({"ExpressionAttributeNames": names} if names else {}),
+            )
+        except Exception as exc:
+            if not _is_condition_failure(exc):
+                raise
 
     async def release(self, user_id: str, scope: IdempotencyScope, key: str) -> None:
         await in_thread(

@@ -61,6 +61,7 @@ async def current_user_id(
     """The caller's user id, once their account is known not to be deleted (401 `account_deleted`) and
     their request rate for this kind of route allows it (429 otherwise)."""
     container: Container = await request.app.state.container_provider.get()
+    request.state.user_id = principal.user_id  # an error later: was the account deleted meanwhile?
     # One after the other: a deleted account's request writes nothing, not even its rate item.
     if container.accounts is not None:
         await container.accounts.refuse_if_deleted(principal.user_id)

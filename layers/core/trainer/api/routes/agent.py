@@ -97,7 +97,7 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
         SESSION_STORE,
         DATABASE,
         KEY_ERRORS,
-        {502: ("turn_failed", "model_refused")},
+        {502: ("turn_failed",)},
     ),
 }
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -304,7 +304,7 @@ async def _start_stream(
         outcome_of=turn_outcome,
         publish=public_frame,
         early_errors=ANSWERED_AS_JSON,
-        recorder=FrameRecorder(records, turns) if records is not None else None,
+        recorder=FrameRecorder(records, turns, user_id) if records is not None else None,
         on_started=on_started,
     )
     await turn.start(FIRST_EVENT_WAIT_SECONDS)

@@ -174,13 +174,22 @@ async def set_endpoint(conn: Conn, user_id: UserId, device_id: Any, token: str, 
     return await cur.fetchone() is not None
 
 
-async def endpoints_in_use(conn: Conn, endpoint_arns: list[str]) -> set[str]:
-    """Those of the endpoints a device row still points to (a token registered again meanwhile)."""
+async def endpoints_in_use(
+    conn: Conn, endpoint_arns: list[str], *, other_than: UserId | None = None
+) -> set[str]:
+    """Those of the endpoints a device row still points to (a token registered again meanwhile); with
+    `other_than`, a device row of another user."""
     if not endpoint_arns:
         return set()
-    cur = await conn.execute(
-        "SELECT DISTINCT endpoint_arn FROM devices WHERE endpoint_arn = ANY(%s)", (list(endpoint_arns),)
-    )
+    if other_than is None:
+        cur = await conn.execute(
+            "SELECT DISTINCT endpoint_arn FROM devices WHERE endpoint_arn = ANY(%s)", (list(endpoint_arns),)
+        )
+    else:
+        cur = await conn.execute(
+            "SELECT DISTINCT endpoint_arn FROM devices WHERE endpoint_arn = ANY(%s) AND user_id <> %s",
+            (list(endpoint_arns), other_than),
+        )
     return {str(row["endpoint_arn"]) for row in await cur.fetchall()}
 
 

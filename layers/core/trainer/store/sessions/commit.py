@@ -64,14 +64,21 @@ def touches_meta(batch: SessionBatch) -> bool:
 
 def commit_fits(head: Head, batch: SessionBatch, events: list[Event]) -> bool:
     """Whether a commit can go on `head` (the cached guess is re-read when not)."""
+    if head.erased:
+        return False
     if batch.lease is not None and (head.holder != batch.lease.holder or head.released):
         return False
     return not events or events[0].sequence_number == head.next_slot
 
 
 def check_commit(session_id: str, head: Head, batch: SessionBatch, events: list[Event]) -> None:
-    """LeaseHeld when the batch's lease is no longer its holder's; SequenceConflict when its events do
-    not follow the head."""
+    """LeaseHeld when the batch's lease is no longer its holder's (a deleted session's tombstone took
+    it), SessionNotFound for a lease-less batch on a deleted session; SequenceConflict when its events
+    do not follow the head."""
+    if head.erased:
+        if batch.lease is not None:
+            raise LeaseHeld(f"session {session_id} was deleted while a turn held it")
+        raise SessionNotFound(session_id)
     if batch.lease is not None and (head.holder != batch.lease.holder or head.released):
         raise LeaseHeld(f"the lease on session {session_id} was taken over")
     if events:
@@ -98,8 +105,9 @@ class LogWriter:
         now: datetime,
     ) -> Event:
         """One conditional put of a one-event record at the head's next slot, carrying the head's
-        lease and state pointers forward; a conflict re-reads the head and retries with jittered
-        backoff, bounded."""
+        lease and state pointers forward, in a transaction with a check that the session is live (its
+        META there): a write that holds no lease never lands in a deleted session, whatever head it
+        knew. A conflict re-reads the head and retries with jittered backoff, bounded."""
         pk = session_pk(session_id)
         expires_at = self._items.expires_at(now)
         event = Event(
@@ -112,6 +120,8 @@ class LogWriter:
         )
         dumps(data)
         for attempt in range(APPEND_ATTEMPTS):
+            if head.erased:
+                raise SessionNotFound(session_id)
             seq = head.next_slot
             if seq > MAX_SEQ:
                 raise SequenceConflict(f"session {session_id} has no sequence numbers left")
@@ -121,10 +131,19 @@ class LogWriter:
             if blob_items:
                 self._items.batch_write([{"PutRequest": {"Item": part}} for part in blob_items])
             try:
-                self._items.client.put_item(TableName=self._items.name, Item=item, **head.slot_condition())
+                self._items.client.transact_write_items(
+                    TransactItems=[
+                        {"Put": {"TableName": self._items.name, "Item": item, **head.slot_condition()}},
+                        {"ConditionCheck": self._meta.live_check(session_id)},
+                    ]
+                )
             except Exception as exc:
-                if not is_condition_failure(exc):
+                self._drop_parts(blob_items)
+                codes = cancellation_reasons(exc)
+                if codes is None:
                     raise
+                if len(codes) > 1 and codes[1] == CONDITION_FAILED:
+                    raise SessionNotFound(session_id) from exc
                 time.sleep(random.uniform(0, min(1.0, 0.01 * 2**attempt)))
                 head = self._heads.read(session_id)
                 continue
@@ -250,18 +269,22 @@ class LogWriter:
             entries.append(("meta", {"Update": update}))
         if blob_items:
             self._items.batch_write([{"PutRequest": {"Item": part}} for part in blob_items])
-        if len(entries) == 1:
-            self._items.client.put_item(**entries[0][1]["Put"])
-        else:
-            try:
-                self._items.client.transact_write_items(
-                    TransactItems=[entry for _, entry in entries], ClientRequestToken=uuid4().hex
-                )
-            except Exception as exc:
-                codes = cancellation_reasons(exc)
-                if codes is not None:
-                    exc.kinds = list(zip([k for k, _ in entries], codes, strict=False))  # type: ignore[attr-defined]
-                raise
+        try:
+            if len(entries) == 1:
+                self._items.client.put_item(**entries[0][1]["Put"])
+            else:
+                try:
+                    self._items.client.transact_write_items(
+                        TransactItems=[entry for _, entry in entries], ClientRequestToken=uuid4().hex
+                    )
+                except Exception as exc:
+                    codes = cancellation_reasons(exc)
+                    if codes is not None:
+                        exc.kinds = list(zip([k for k, _ in entries], codes, strict=False))  # type: ignore[attr-defined]
+                    raise
+        except Exception:
+            self._drop_parts(blob_items)
+            raise
         new_head = head_of(record)
         superseded = [
             pointer
@@ -269,6 +292,16 @@ class LogWriter:
             if pointer.startswith("STATE#") and new_head.states.get(key) != pointer
         ]
         return new_head, superseded
+
+    def _drop_parts(self, blob_items: list[Item]) -> None:
+        """The BLOB parts of a write that did not land (best effort: TTL is the backstop), so a write
+        refused by a deleted session's tombstone leaves nothing in it."""
+        if not blob_items:
+            return
+        try:
+            self._items.delete_keys(blob_items)
+        except Exception:
+            logger.warning("could not delete the parts of a write that did not land", exc_info=True)
 
     def _delete_superseded(self, pk: str, pointers: list[str]) -> None:
         """State items no head points to any more, with their BLOB parts (best effort: TTL is the

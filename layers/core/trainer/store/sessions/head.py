@@ -12,7 +12,7 @@ from typing import Any
 
 from trainer.store.sessions.codec import number
 from trainer.store.sessions.items import TableItems
-from trainer.store.sessions.keys import Item, session_pk
+from trainer.store.sessions.keys import Item, erased_index, session_pk
 
 KIND_EVENTS = "events"
 KIND_MARKER = "marker"
@@ -29,10 +29,15 @@ HEAD_ATTRIBUTES = (
     "state_at",
     "legacy_states",
     "knowledge",
+    "erased",
+    "fence_until",
 )
 APPEND_ATTEMPTS = 25
 """Writes at the head's next slot tried before giving up (other writers kept taking it)."""
 REMEMBERED_HEADS = 4096
+FENCE_SLACK_SECONDS = 2.0
+"""Added to a lease's end before a deleted session's tombstone goes: the holder's clock may run behind
+the deleter's."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,12 @@ class Head:
     """Knowledge refs (JSON) added since META's knowledge_in_context was last written: a commit under a
     lease keeps them here rather than pay for a META update; the next commit that updates META
     moves them there."""
+    erased: bool = False
+    """The head is a deleted session's tombstone (its owner deleted it, or their account): nothing
+    may be written after it (keys.py)."""
+    fence_until: float = 0.0
+    """On a tombstone: until when the lease it took over may still be held by a turn that has not
+    noticed (epoch seconds); the tombstone stays until then."""
 
     @property
     def next_slot(self) -> int:
@@ -88,11 +99,33 @@ def head_of(item: Item | None) -> Head:
         states={key: value["S"] for key, value in item.get("state_at", {}).get("M", {}).items()},
         legacy_states=bool(item.get("legacy_states", {}).get("BOOL", True)),
         knowledge=tuple(entry["S"] for entry in item.get("knowledge", {}).get("L", [])),
+        erased=bool(item.get("erased", {}).get("BOOL", False)),
+        fence_until=float(item.get("fence_until", {"N": "0"})["N"]),
     )
+
+
+def live_lease_until(head: Head, now: float) -> float:
+    """Until when a turn may still hold the head's lease (0: none can): the lease of a holder that has
+    not released it (plus FENCE_SLACK_SECONDS, for a clock behind this one), or the fence a tombstone
+    carries forward."""
+    held = head.lease_until if head.holder is not None and not head.released and not head.erased else 0.0
+    latest = max(held + FENCE_SLACK_SECONDS if held else 0.0, head.fence_until)
+    return latest if latest > now else 0.0
 
 
 def lease_fields(holder: str, until: float) -> Item:
     return {"holder": {"S": holder}, "lease_until": number(until)}
+
+
+def tombstone_fields(user_id: str, session_id: str, fence_until: float) -> Item:
+    """What makes a marker a deleted session's tombstone: nothing is written after it, it is listed
+    under the owner's account digest (GSI1, no user id), and `fence_until` (see Head)."""
+    return {
+        "erased": {"BOOL": True},
+        "fence_until": number(fence_until),
+        "GSI1PK": {"S": erased_index(user_id)},
+        "GSI1SK": {"S": session_id},
+    }
 
 
 def pending_knowledge(refs: Iterable[str]) -> Item:

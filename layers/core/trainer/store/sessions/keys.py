@@ -16,11 +16,18 @@
   fences off a writer that lost it (lease.py). A turn's commit is ONE conditional PutItem (commit.py);
   a conflict re-reads the head (one `Limit=1` query) and tells a lost lease from a taken number.
   `last_seq` and the knowledge in context are META's plus the head's; the list view may lag by a turn
-  that did not close. Deleting takes the lease and leaves its marker as a tombstone until it expires,
-  so nothing lands in a deleted session.
+  that did not close. Deleting takes the lease and leaves its marker as a tombstone (`erased`): no
+  write lands after it (a lease-less one is refused, a turn's finds its lease taken), and it is indexed
+  under the owner's account digest (`GSI1PK=ERASED#<digest hex>`, no user id), so an account's deletion
+  finds the session after META is gone. An account's deletion deletes the tombstone too once no turn
+  can still hold the lease it took over (`fence_until`, the lease's end: a turn never writes past it).
 - `STATE#<key>#<id>`: a state value set without events (`put_state`); `STATE#<key>`: one written
   before the log layout, read while the head has no pointer for the key (state.py).
 - `BLOB#<id>#<part>`: parts of a payload too large for one item (codec.py).
+- In the user's partition, `USER#<uid>` / `SESSION#<id>`: the session's index entry, written with META
+  in one transaction that checks the account's tombstone (so no session is created for a deleted
+  account); read consistently, it finds a session GSI1 does not show yet. It expires with the session's
+  first TTL period (GSI1 lists the session from then on).
 
 Every item carries `expires_at` (epoch seconds, now + session_ttl_days; META's moves forward with activity).
 DynamoDB deletes expired items lazily, so reads skip items whose `expires_at` is in the past (items.py).
@@ -29,6 +36,8 @@ DynamoDB deletes expired items lazily, so reads skip items whose `expires_at` is
 from __future__ import annotations
 
 from typing import Any
+
+from trainer.store.account_keys import account_digest
 
 Item = dict[str, Any]
 """An item (or a key) in DynamoDB's attribute-value form."""
@@ -44,6 +53,21 @@ META = "META"
 
 def session_pk(session_id: str) -> str:
     return f"SESSION#{session_id}"
+
+
+def user_pk(user_id: str) -> str:
+    return f"USER#{user_id}"
+
+
+def session_index_sk(session_id: str) -> str:
+    """The user's index entry of a session (in `USER#<uid>`)."""
+    return f"SESSION#{session_id}"
+
+
+def erased_index(user_id: str) -> str:
+    """The GSI1 key the tombstones of a user's deleted sessions are listed under: the account's digest,
+    never the id (trainer.store.account_keys)."""
+    return f"ERASED#{account_digest(user_id).hex()}"
 
 
 def event_sk(seq: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from trainer.store.ports import LeaseHeld
+from trainer.store.ports import LeaseHeld, SessionNotFound
 from trainer.store.sessions.head import APPEND_ATTEMPTS, Head, Heads, head_of, lease_fields, pending_knowledge
 from trainer.store.sessions.items import TableItems, is_condition_failure
 from trainer.store.sessions.keys import Item, session_pk
@@ -32,6 +32,10 @@ class SessionLease:
         hint = self._heads.cached(session_id)
         for attempt in range(APPEND_ATTEMPTS + 1):
             head = hint if attempt == 0 and hint is not None else self._heads.read(session_id)
+            if head.erased:
+                if head is hint:
+                    continue
+                raise SessionNotFound(session_id)
             now = self._items.seconds()
             other = head.holder is not None and not head.released and head.holder != holder
             if other and head.lease_until >= now:

@@ -11,11 +11,26 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from trainer.store.account_keys import tombstone_key
 from trainer.store.models import KnowledgeRef, Session
-from trainer.store.ports import SessionBatch, SessionNotFound
+from trainer.store.ports import AccountDeleted, SessionBatch, SessionNotFound
 from trainer.store.sessions.codec import dumps, iso, number, plain_number
-from trainer.store.sessions.items import TableItems, expired, is_condition_failure
-from trainer.store.sessions.keys import MAX_ID_LENGTH, META, Item, session_pk, valid_id
+from trainer.store.sessions.items import (
+    CONDITION_FAILED,
+    TableItems,
+    cancellation_reasons,
+    expired,
+    is_condition_failure,
+)
+from trainer.store.sessions.keys import (
+    MAX_ID_LENGTH,
+    META,
+    Item,
+    session_index_sk,
+    session_pk,
+    user_pk,
+    valid_id,
+)
 
 ADDITIVE_FIELDS = frozenset(
     {
@@ -118,11 +133,39 @@ class SessionMeta:
         return None if item is None else session_from_item(item)
 
     def put_new(self, session: Session) -> None:
-        self._items.client.put_item(
-            TableName=self._items.name,
-            Item=session_item(session),
-            ConditionExpression="attribute_not_exists(PK)",
-        )
+        """META and the user's index entry of the session, in one transaction conditional on the
+        account having no tombstone: AccountDeleted (nothing written) for a deleted account."""
+        index: Item = {
+            "PK": {"S": user_pk(session.user_id)},
+            "SK": {"S": session_index_sk(session.id)},
+            "session_id": {"S": session.id},
+        }
+        if session.expires_at is not None:
+            index["expires_at"] = {"N": str(session.expires_at)}
+        entries = [
+            {
+                "ConditionCheck": {
+                    "TableName": self._items.name,
+                    "Key": tombstone_key(session.user_id),
+                    "ConditionExpression": "attribute_not_exists(PK)",
+                }
+            },
+            {
+                "Put": {
+                    "TableName": self._items.name,
+                    "Item": session_item(session),
+                    "ConditionExpression": "attribute_not_exists(PK)",
+                }
+            },
+            {"Put": {"TableName": self._items.name, "Item": index}},
+        ]
+        try:
+            self._items.client.transact_write_items(TransactItems=entries)
+        except Exception as exc:
+            codes = cancellation_reasons(exc)
+            if codes and codes[0] == CONDITION_FAILED:
+                raise AccountDeleted("the account was deleted") from exc
+            raise
 
     def of_user(self, user_id: str, *, active_only: bool) -> Iterator[Session]:
         """The user's live sessions, newest first, read a page at a time."""
@@ -187,6 +230,15 @@ class SessionMeta:
                 raise SessionNotFound(session_id) from exc
             raise
         return session_from_item(response["Attributes"])
+
+    def live_check(self, session_id: str) -> dict[str, Any]:
+        """A transaction's ConditionCheck that the session is live (its META there, not expired)."""
+        return {
+            "TableName": self._items.name,
+            "Key": {"PK": {"S": session_pk(session_id)}, "SK": {"S": META}},
+            "ConditionExpression": LIVE_META,
+            "ExpressionAttributeValues": {":t": {"N": str(self._items.epoch())}},
+        }
 
     def commit_update(
         self, session_id: str, batch: SessionBatch, last_seq: int | None, now: datetime

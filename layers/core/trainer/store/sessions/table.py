@@ -6,7 +6,7 @@ reads (records.py) and state reads (state.py); the item layout is in keys.py."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 from uuid import uuid4
 
@@ -16,9 +16,16 @@ from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Sess
 from trainer.store.ports import LeaseHeld, SessionBatch, SessionNotFound
 from trainer.store.sessions.codec import number
 from trainer.store.sessions.commit import LogWriter
-from trainer.store.sessions.head import APPEND_ATTEMPTS, Heads, head_of, lease_fields
+from trainer.store.sessions.head import (
+    APPEND_ATTEMPTS,
+    Heads,
+    head_of,
+    lease_fields,
+    live_lease_until,
+    tombstone_fields,
+)
 from trainer.store.sessions.items import Clock, TableItems, is_condition_failure, utc_now
-from trainer.store.sessions.keys import MAX_ID_LENGTH, MAX_SEQ, META, session_pk, valid_id
+from trainer.store.sessions.keys import MAX_ID_LENGTH, MAX_SEQ, META, event_sk, session_pk, valid_id
 from trainer.store.sessions.lease import SessionLease
 from trainer.store.sessions.meta import (
     ADDITIVE_FIELDS,
@@ -34,6 +41,15 @@ from trainer.store.sessions.state import state_value, state_values
 
 MAX_LIST_LIMIT = 100
 DELETE_LEASE_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class ErasedSession:
+    """What erasing a session did: the items deleted, and until when its tombstone must stay (0: the
+    session is gone whole)."""
+
+    deleted: int
+    fenced_until: float
 
 
 class DynamoSessionTable:
@@ -134,7 +150,8 @@ class DynamoSessionTable:
     def delete_session(self, user_id: str, session_id: str) -> None:
         """Takes the lease, deletes META and every item but the lease's marker, which stays (until it
         expires) as a tombstone holding the lease: a turn that outlived its lease finds its next slot
-        taken, so nothing lands in a deleted session."""
+        taken, a lease-less write is refused, so nothing lands in a deleted session. The tombstone is
+        indexed under the owner's account digest, so the account's deletion finds it."""
         self.get_session(user_id, session_id)
         pk = session_pk(session_id)
         deleter = f"delete:{uuid4().hex}"
@@ -153,25 +170,52 @@ class DynamoSessionTable:
         marker = self._heads.cached(session_id) or self._heads.read(session_id)
         self.items.delete_all_but(pk, marker.slot)
         tombstone = replace(marker, states={})
-        self._lease.write_marker(session_id, tombstone, lease_fields(deleter, float(MAX_SEQ)))
+        fields = {**lease_fields(deleter, float(MAX_SEQ)), **tombstone_fields(user_id, session_id, 0.0)}
+        self._lease.write_marker(session_id, tombstone, fields)
         self._heads.forget(session_id)
 
-    def erase(self, session_id: str, holder: str, ttl_seconds: int) -> int:
-        """Erases a session whoever holds it (account deletion): a tombstone marker takes the lease at
-        the next slot, so a turn still running there finds its slot taken (LeaseHeld) and writes
-        nothing more; then META and every other item go. The tombstone holds no states, knowledge or
-        events and expires after `ttl_seconds`. Returns the items deleted."""
-        until = self.items.seconds() + ttl_seconds
+    def erase(self, session_id: str, user_id: str, holder: str, ttl_seconds: int) -> ErasedSession:
+        """Erases a session whoever holds it (account deletion). A tombstone takes the lease at the next
+        slot (a turn still running there finds its slot taken, LeaseHeld, and writes nothing more; a
+        lease-less write is refused), then META and every other item go. While the lease it took over
+        may still be held by a turn that has not noticed (`fence_until`: that lease's end, or the fence
+        an earlier tombstone carried), the tombstone stays, indexed under the account's digest for the
+        next erase; after it, the tombstone goes too and nothing of the session is left. Idempotent."""
+        pk = session_pk(session_id)
+        now = self.items.seconds()
         for _ in range(APPEND_ATTEMPTS):
             head = self._heads.read(session_id)
+            if head.kind is None and head.slot == 0 and not self.items.partition_keys(pk):
+                self._heads.forget(session_id)
+                return ErasedSession(0, 0.0)
+            fence = live_lease_until(head, now)
             tombstone = replace(head, states={}, knowledge=())
-            if self._lease.write_marker(session_id, tombstone, lease_fields(holder, until)):
+            fields = {
+                **lease_fields(holder, now + ttl_seconds),
+                **tombstone_fields(user_id, session_id, fence),
+            }
+            if self._lease.write_marker(session_id, tombstone, fields):
                 break
         else:
             raise LeaseHeld(f"session {session_id} kept moving while it was erased")
-        deleted = self.items.delete_all_but(session_pk(session_id), head.next_slot)  # the tombstone's slot
+        written = self._heads.cached(session_id) or self._heads.read(session_id)
+        deleted = self.items.delete_all_but(pk, written.slot)
         self._heads.forget(session_id)
-        return deleted
+        if fence:
+            return ErasedSession(deleted, fence)
+        try:
+            self.items.client.delete_item(
+                TableName=self.items.name,
+                Key={"PK": {"S": pk}, "SK": {"S": event_sk(written.slot)}},
+                ConditionExpression="#token = :token",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={":token": {"S": written.token or ""}},
+            )
+        except Exception as exc:
+            if not is_condition_failure(exc):
+                raise
+            return ErasedSession(deleted, now)  # another eraser moved it: the next erase finishes
+        return ErasedSession(deleted + 1, 0.0)
 
     def update_session(self, session_id: str, **fields: Any) -> Session:
         unknown = set(fields) - UPDATABLE_FIELDS

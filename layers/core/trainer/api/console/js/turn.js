@@ -121,6 +121,9 @@ export class Turn {
       case "message_delta":
         this.delta(frame.data.text);
         return;
+      case "message_reset":
+        this.dropDraft();
+        return;
       case "turn_end":
         this.outcome = frame.outcome;
         this.element.dataset.outcome = frame.outcome;
@@ -195,6 +198,13 @@ export class Turn {
       this.body.append(this.draft);
     }
     this.draft.append(text);
+  }
+
+  // The answer being previewed was cut off (its model call is made again) or withdrawn: the text shown
+  // so far goes, and the deltas that follow start a new bubble.
+  dropDraft() {
+    this.draft?.remove();
+    this.draft = null;
   }
 
   message(step) {
