@@ -24,6 +24,7 @@ from trainer.tools import (
     data,
     exercises,
     goals,
+    health,
     location,
     preferences,
     profile,
@@ -53,6 +54,7 @@ CHAT_TOOLS: tuple[AnyTool, ...] = (
     *readiness.TOOLS,
     *profile.TOOLS,
     *settings.TOOLS,
+    *health.TOOLS,
 )
 """The chat agent's tools, in the order its requests list them (the cached prefix depends on it)."""
 WORDS_BESIDE_THEIR_RESULTS = (calendar_words, plan_words)

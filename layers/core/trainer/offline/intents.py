@@ -15,7 +15,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
-from trainer.offline import calendar_turns, checkins, handlers, location_edits, onboarding, requests
+from trainer.offline import (
+    calendar_turns,
+    checkins,
+    handlers,
+    health_questions,
+    location_edits,
+    onboarding,
+    requests,
+)
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
     ABOUT_GOALS,
@@ -232,6 +240,11 @@ READINESS = Topic(
         Need("workout_history", "recent training load", days_back=INJURY_HISTORY_DAYS),
     ),
 )
+HEALTH = Topic(
+    "health data",
+    health_questions.asks_health,
+    lambda text: (Need("health_data", health_questions.NEED, days_back=health_questions.days_asked(text)),),
+)
 PROFILE = Topic(
     "profile",
     lambda text: onboarding.states_profile(text) or bool(onboarding.START.search(text)),
@@ -256,6 +269,7 @@ TOPICS: tuple[Topic, ...] = (
     EXERCISE_ALTERNATIVES,
     READINESS,
     PROFILE,
+    HEALTH,
 )
 """In the order the initializer lists them."""
 
@@ -316,6 +330,9 @@ INTENTS: tuple[Intent, ...] = (
            label="correct that entry"),
     Intent("log", lambda m: bool(LOG.search(m.text)) and not m.question, handlers.log, CHANGE_TOPICS,
            label="log that"),
+    # the phone's health data: before the workout edits, which share words ('why is today lighter?')
+    Intent("health", lambda m: health_questions.asks_health(m.text), health_questions.health, (HEALTH,),
+           label="read your health data"),
     # the one calendar: before the exercise swaps and removals, which share words
     Intent("training_days", lambda m: calendar_turns.says_available_days(m.text),
            calendar_turns.training_days, SCHEDULE_TOPICS, label="change your training days"),

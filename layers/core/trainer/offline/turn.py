@@ -38,7 +38,7 @@ IntentName = Literal[
     "program", "show_plan", "planned_workout", "change_week", "change_day", "milestone_progress",
     "readiness", "new_location", "onboarding", "profile", "profile_next", "edit_location",
     "training_days", "missed", "skip_session", "swap_sessions",
-    "units", "pain_alternatives", "show_exercise", "scheme", "intensity", "never",
+    "units", "pain_alternatives", "show_exercise", "scheme", "intensity", "never", "health",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
 WHOLE_WORKOUT = re.compile(r"\b(workout|session|everything|all of it|whole|the lot|all exercises)\b", re.I)
