@@ -262,7 +262,8 @@ async def test_today_is_lighter_after_three_days_of_low_hrv_and_says_why(
     plain = contract.check(await client.get("/today", headers=berliner))["today"]
     assert plain["adjustment"] is None
 
-    await sync(client, contract, berliner, PhoneHealthData(days=60, hrv_drop_days=3, steps=False))
+    phone = PhoneHealthData(days=60, hrv_drop_days=3, steps=False)
+    await sync(client, contract, berliner, phone)
     today = contract.check(await client.get("/today", headers=berliner))["today"]
 
     adjustment = today["adjustment"]
@@ -276,6 +277,12 @@ async def test_today_is_lighter_after_three_days_of_low_hrv_and_says_why(
     readiness = contract.check(await client.get("/readiness", headers=berliner))["today"]
     assert readiness["source"] == "health_data" and readiness["level"] == "reduce"
     assert any("resting heart rate" in r for r in readiness["health_readings"])
+
+    replayed = await sync(client, contract, berliner, phone)
+    assert replayed["stored"] == 0 and replayed["duplicates"] == replayed["received"]
+    again = contract.check(await client.get("/today", headers=berliner))["today"]
+    assert (again["adjustment"], again["workout"]) == (adjustment, today["workout"]), "replayed"
+    assert contract.check(await client.get("/readiness", headers=berliner))["today"] == readiness
 
 
 async def test_a_check_in_wins_over_the_sensors_for_the_day(
