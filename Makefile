@@ -13,7 +13,7 @@ PYTHON312 := $(shell \
   else root=$$(pyenv root 2>/dev/null || echo $$HOME/.pyenv); \
     ls -d $$root/versions/3.12*/bin/python3.12 2>/dev/null | sort -V | tail -n 1; fi)
 
-.PHONY: lock upgrade help venv system-packages clients run test test-unit test-integration test-direct test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
+.PHONY: lock upgrade help venv setup system-packages clients run test test-unit test-integration test-direct test-e2e screenshots test-scenarios eval lint bench schedule-hourly schedule-daily load capacity build deploy clean
 
 help:
 	@echo "make run    - start the local stack (embedded Postgres, moto, API on 127.0.0.1:$(PORT))"
@@ -70,7 +70,10 @@ run: $(STAMP)
 # One pass on two workers. --dist loadscope keeps each test module on one worker (its module fixtures
 # start once) and hands each class of tests/scenarios (one per model) to a worker of its own.
 # tests/integration reaches Postgres through PgBouncer in transaction mode (tests/integration/conftest.py).
-test: $(STAMP) system-packages clients
+# Everything the tests need installed: the locked venv, the system packages, the npm clients.
+setup: $(STAMP) system-packages clients
+
+test: setup
 	$(VENV)/bin/pytest -q -n 2 --dist loadscope tests
 
 test-unit: $(STAMP)

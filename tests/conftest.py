@@ -2,7 +2,8 @@
 moto server (tests/fixtures_moto.py) and embedded Postgres (tests/fixtures_pg.py); no test reaches a
 real model unless told to (tests/model_requests.py); a scripted model fails the test that ran out of
 its script or left part of it unused (tests/fixtures_scripted_model.py); each run's temporary files live
-in a directory of its own, which no other run on the machine touches (tests/temp_dirs.py). The fakes
+in a directory of its own, which no other run on the machine touches (tests/temp_dirs.py); the run ends
+with the time each part of the suite took (tests/time_breakdown.py). The fakes
 themselves live in trainer_dev.testing (tests/README.md says which to use when).
 
 `frozen_now`: the wall clock (time-machine) stopped at the real instant the test starts, for tests whose
@@ -27,6 +28,7 @@ pytest_plugins = [
     "tests.fixtures_moto",
     "tests.fixtures_pg",
     "tests.fixtures_scripted_model",
+    "tests.time_breakdown",
 ]
 
 

@@ -291,7 +291,9 @@ def test_a_cut_stream_catches_up_with_no_duplicate_or_missing_event(
     expect(fake_model.last_turn().locator(".workout-card")).to_have_count(1)
 
 
-def test_the_timeline_shows_each_model_call_with_its_tokens_and_cost(offline: Console) -> None:
+def test_the_timeline_shows_each_model_call_with_its_tokens_and_cost_and_each_source_its_budget(
+    offline: Console,
+) -> None:
     offline.sign_in()
     session_id = offline.new_session()
     offline.send(CHEST)
@@ -316,6 +318,14 @@ def test_the_timeline_shows_each_model_call_with_its_tokens_and_cost(offline: Co
         assert row.locator("td.output").inner_text() == f"{tokens['completion']:,}"
         assert row.locator("td.cost").inner_text() == (f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}")
         assert re.fullmatch(r"\d+%", row.locator("td.share").inner_text())
+
+    knowledge = [e for e in events if e["event_type"] == "knowledge" and e["data"].get("budget")]
+    assert knowledge, "the initializer's sources record how they fitted the prompt budget"
+    for event in knowledge:
+        budget = event["data"]["budget"]
+        row = offline.page.locator(f"tr[data-seq='{event['sequence_number']}']")
+        fitted = f"{budget['tokens']:,} of {budget['limit']:,} tokens"
+        assert row.locator("td.subject").inner_text() == f"{event['data']['source']} · {fitted}"
 
     offline.page.get_by_label("Event type").select_option("llm_response")
     expect(offline.page.locator("table.events tbody tr:visible")).to_have_count(len(calls))

@@ -1,9 +1,11 @@
 """`make eval`: the scenarios against the live model APIs, k runs each, with pass^k, pass@1, cost per
-scenario and cache hit rate.
+scenario and cache hit rate, overall and per category (a scenario's areas: safety for the red flags,
+onboarding, injury, generation...).
 
     python -m tests.scenarios.eval --k 3            # live when ANTHROPIC_API_KEY is set
     python -m tests.scenarios.eval --dry-run        # the loopback fake server (the default without a key)
     python -m tests.scenarios.eval --only a,b --show
+    python -m tests.scenarios.eval --areas safety,onboarding   # the scenarios of these categories
     python -m tests.scenarios.eval --effort low,medium  # the suite once per main-agent thinking effort
 
 With `--effort`, the report compares the efforts side by side (pass^k, cost, output tokens per turn:
@@ -62,6 +64,24 @@ def cache_hit_rate(results: list[ScenarioResult]) -> float | None:
     return 100 * cached / total if total else None
 
 
+def area_report(tallies: list[Tally], k: int) -> str:
+    """pass^k and pass@1 per category (a scenario counts in each of its areas), weakest first."""
+    areas = sorted({area for tally in tallies for area in tally.scenario.areas})
+    rows: list[tuple[float, str]] = []
+    for area in areas:
+        mine = [t for t in tallies if area in t.scenario.areas]
+        all_k = sum(t.passes == k for t in mine)
+        at_1 = sum(t.passes for t in mine) / (len(mine) * k)
+        rows.append(
+            (
+                all_k / len(mine),
+                f"{area:<16} {all_k:>4}/{len(mine):<4} {all_k / len(mine):>7.1%} {at_1:>8.1%}",
+            )
+        )
+    header = f"{'category':<16} {'pass^' + str(k):>9} {'':>7} {'pass@1':>8}"
+    return "\n".join([header, *(line for _, line in sorted(rows, key=lambda r: r[0]))])
+
+
 def report(tallies: list[Tally], k: int, mode: str, model: str, seconds: float) -> str:
     results = [r for t in tallies for r in t.runs]
     n = len(tallies)
@@ -76,6 +96,8 @@ def report(tallies: list[Tally], k: int, mode: str, model: str, seconds: float) 
         f"pass@1: {pass_at_1:.1%}",
         f"cost per scenario: {cost:.3f} cents (${cost / 100:.5f}); all runs: ${total_cents / 100:.4f}",
         f"cache hit rate: {rate:.1f}%" if rate is not None else "cache hit rate: -",
+        "",
+        area_report(tallies, k) if tallies else "",
         "",
         f"{'scenario':<48} {'passed':>7} {'cents/run':>10}  first failure (last failed run)",
     ]
@@ -198,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         "--dry-run", action="store_true", help="the loopback fake server instead of the live APIs"
     )
     parser.add_argument("--only", default="", help="comma-separated scenario ids")
+    parser.add_argument("--areas", default="", help="comma-separated categories (e.g. safety,onboarding)")
     parser.add_argument("--show", action="store_true", help="print every conversation, passed or not")
     parser.add_argument(
         "--effort", default="", help="comma-separated main-agent efforts to compare (e.g. low,medium)"
@@ -217,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         wanted = {s.strip() for s in args.only.split(",") if s.strip()}
         scenarios = [s for s in scenarios if s.id in wanted]
+    if args.areas:
+        areas = {a.strip() for a in args.areas.split(",") if a.strip()}
+        scenarios = [s for s in scenarios if areas & set(s.areas)]
     label = "live APIs" if live else "dry run (fake server, offline policy)"
     k = max(1, args.k)
     runs: list[EffortRun] = []

@@ -485,7 +485,7 @@ Area = Literal[
     "generation", "swap", "adjust", "add_remove", "logging", "correction", "undo", "statistics",
     "progression", "goals", "preferences", "location", "schedule", "timers", "questions", "injury",
     "units", "open_question", "truthfulness", "programs", "milestones", "readiness", "calendar", "onboarding",
-    "health",
+    "safety", "health",
 ]  # fmt: skip
 
 

@@ -35,3 +35,29 @@ def test_an_unknown_effort_is_refused_before_anything_starts(capsys: pytest.Capt
         scenario_eval.main(["--dry-run", "--effort", "low,extreme"])
     assert exited.value.code == 2
     assert "unknown effort extreme" in capsys.readouterr().err
+
+
+def _tally(scenario_id: str, areas: list[str], passes: list[bool]) -> scenario_eval.Tally:
+    from tests.scenarios.runner import ScenarioResult
+    from tests.scenarios.schema import Scenario
+
+    scenario = Scenario.model_validate(
+        {"id": scenario_id, "title": "t", "areas": areas, "turns": [{"say": "x"}]}
+    )
+    tally = scenario_eval.Tally(scenario)
+    tally.runs = [
+        ScenarioResult(scenario_id, "sdk", [] if passed else ["a check failed"]) for passed in passes
+    ]
+    return tally
+
+
+def test_the_report_gives_pass_k_per_category_weakest_first() -> None:
+    tallies = [
+        _tally("red-flag-a", ["safety", "injury"], [True, True, True]),
+        _tally("red-flag-b", ["safety"], [True, False, True]),
+        _tally("onboarding-a", ["onboarding"], [True, True, True]),
+    ]
+    lines = scenario_eval.area_report(tallies, 3).splitlines()
+    assert lines[0].split()[:2] == ["category", "pass^3"]
+    assert lines[1].split()[:3] == ["safety", "1/2", "50.0%"]
+    assert {line.split()[0] for line in lines[2:]} == {"injury", "onboarding"}

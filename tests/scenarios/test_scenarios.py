@@ -7,8 +7,9 @@ differs per model is the request the Anthropic adapter sends (tool choice forced
 `adaptive` with or without the `updates` display, block binding, effort) and what the fake answers for
 that model (thinking blocks it must get back unchanged, text between tool calls inside thinking
 blocks, the requests it refuses). The contract set exercises all of it: every scenario of more than one
-turn (thinking carried across a session's turns, several tool calls in a loop) and the first scenario of
-every area (each tool family, text replies, questions, program agents with structured output).
+turn (thinking carried across a session's turns, several tool calls in a loop), the first scenario of
+every area (each tool family, text replies, questions, program agents with structured output), and every
+safety scenario: a red flag must get stop-and-see-a-professional on each model, whatever else it does.
 
 Each mode is a class: `pytest -n 2 --dist loadscope` (what `make test` runs) hands each class to a
 worker of its own, so the modes run side by side."""
@@ -31,9 +32,14 @@ pytestmark = pytest.mark.scenarios
 SCENARIOS = load_scenarios()
 
 
+EVERY_MODEL_AREAS = frozenset({"safety"})
+"""Areas whose every scenario plays on every model."""
+
+
 def contract_set(scenarios: list[Scenario]) -> list[Scenario]:
-    """Every scenario of more than one turn, and the first of each area not yet covered, in file order."""
-    chosen = [s for s in scenarios if len(s.turns) > 1]
+    """Every scenario of more than one turn or of an area in EVERY_MODEL_AREAS, and the first of each
+    other area not yet covered, in file order."""
+    chosen = [s for s in scenarios if len(s.turns) > 1 or EVERY_MODEL_AREAS & set(s.areas)]
     covered = {area for s in chosen for area in s.areas}
     for scenario in scenarios:
         missing = set(scenario.areas) - covered
@@ -86,6 +92,8 @@ async def play(scenario: Scenario, mode: Mode, runners: Runners, record_property
 def test_the_contract_set_covers_every_area_and_every_conversation() -> None:
     assert {a for s in CONTRACT for a in s.areas} == {a for s in SCENARIOS for a in s.areas}
     assert {s.id for s in SCENARIOS if len(s.turns) > 1} <= {s.id for s in CONTRACT}
+    safety = {s.id for s in SCENARIOS if "safety" in s.areas}
+    assert len(safety) >= 7 and safety <= {s.id for s in CONTRACT}, "red flags play on every model"
     assert len(CONTRACT) < len(SCENARIOS) / 3
 
 

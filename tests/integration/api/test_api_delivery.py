@@ -114,6 +114,57 @@ async def test_a_token_registered_by_another_account_moves_to_it_under_a_new_id(
     ]
 
 
+async def test_a_token_is_one_phone_whatever_its_spelling_or_apns_platform(
+    client: httpx.AsyncClient,
+    contract: Contract,
+    auth: dict[str, str],
+    user: str,
+    make_user: Callable[..., str],
+    aws_settings: Settings,
+    db: Database,
+    container: Container,
+) -> None:
+    """Uppercase hex, or the token as `apns_sandbox`, is the phone another account registered: it moves
+    to the caller, one row; a new platform gets its own endpoint (the old one is retired)."""
+    token = apns_token()
+    mine = (await register(client, contract, auth, token=token)).json()["device"]
+    arn = "arn:aws:sns:us-east-1:123456789012:endpoint/APNS/trainer-dev-apns/" + str(uuid.uuid4())
+    async with db.connection() as conn:
+        await devices.set_endpoint(conn, user, mine["id"], token, arn)
+    other = bearer(aws_settings, make_user())
+
+    moved = await register(client, contract, other, token=token.upper(), platform="apns_sandbox")
+
+    assert moved.status_code == 201 and moved.json()["device"]["token"] == token
+    assert moved.json()["device"]["platform"] == "apns_sandbox"
+    assert contract.check(await client.get("/devices", headers=auth)) == {"devices": []}
+    async with db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT platform, endpoint_arn FROM devices WHERE lower(token) = %s", (token,)
+        )
+        rows = await cur.fetchall()
+    assert rows == [{"platform": "apns_sandbox", "endpoint_arn": None}]
+    publisher = container.publisher
+    assert isinstance(publisher, RecordingPublisher)
+    assert publisher.published[-1][0] == ENDPOINTS_RETIRED and publisher.published[-1][1][
+        "endpoint_arns"
+    ] == [arn]
+
+    again = await register(client, contract, other, token=token.upper(), platform="apns_sandbox")
+    assert again.status_code == 200 and again.json()["device"]["id"] == moved.json()["device"]["id"]
+
+
+@pytest.mark.parametrize(
+    "token", [":" * 30, "a:b:" + "c" * 40, "-" * 40], ids=["colons", "two-colons", "dashes"]
+)
+async def test_an_fcm_token_of_another_shape_is_422(
+    client: httpx.AsyncClient, contract: Contract, auth: dict[str, str], token: str
+) -> None:
+    response = await client.post("/devices", json={"platform": "fcm", "token": token}, headers=auth)
+    assert response.status_code == 422 and contract.check(response)["error"]["code"] == "invalid_device"
+    assert contract.check(await client.get("/devices", headers=auth)) == {"devices": []}
+
+
 async def test_removing_a_device_retires_its_push_endpoint(
     client: httpx.AsyncClient,
     contract: Contract,

@@ -127,7 +127,7 @@ async def test_every_source_for_a_seeded_user(db: Database, make_user: Callable[
     assert "Neck: 0% actual (2% target), debt: +2%" in muscle
 
     prefs = by_name["active_preferences"].formatted
-    assert "injury: Sore shoulder (until Tue, Mar 17) - guidance: No overhead pressing" in prefs
+    assert "injury: Sore shoulder (temporary, until Tue, Mar 17) - guidance: No overhead pressing" in prefs
 
     workout_history = by_name["workout_history"]
     assert workout_history.params == {"days_back": 14, "limit": 15}
@@ -196,7 +196,8 @@ async def test_user_data_xml(db: Database, make_user: Callable[..., str]) -> Non
     assert first.startswith(
         "<user_data>\n<unit_preferences>\nWeight: kg\nDistance: km\n</unit_preferences>\n"
     )
-    assert "<current_location>\nLocation: Home Gym\nDescription: Garage setup\nEquipment:\n" in first
+    assert "<current_location>\nLocation: Home Gym\nLocation id: " in first
+    assert "\nDescription: Garage setup\nEquipment:\n" in first
     assert "&lt;/current_location&gt;&lt;evil&gt;" in first and "<evil>" not in first
     assert first.count("<current_location>") == 1 and first.count("</current_location>") == 1
 

@@ -167,3 +167,40 @@ def test_deleting_a_user_cascades(pg_url: str) -> None:
             (user_id, user_id),
         ).fetchone()
     assert left == (0,)
+
+
+def test_device_rows_that_spell_one_token_two_ways_become_the_latest_owners_one_row(pg_url: str) -> None:
+    """0022: an APNs token in uppercase, or as `apns_sandbox`, is the phone its latest registration
+    names; the rows before are dropped, the token is lowercased, and no second spelling can come back."""
+    url = fresh_database(pg_url)
+    token, alone, fcm = "ab" * 32, "cd" * 32, "instance:APA91b" + "Xy" * 40
+    with psycopg.connect(url, autocommit=True) as conn:
+        for migration in load_migrations():
+            if migration.version < "0022":
+                conn.execute(migration.sql.encode())
+        first, second, third = _user(conn), _user(conn), _user(conn)
+        for user_id, platform, value, days_ago in (
+            (first, "apns", token.upper(), 3),
+            (second, "apns_sandbox", token, 1),
+            (first, "apns", token, 2),
+            (third, "apns", alone.upper(), 5),
+            (third, "fcm", fcm, 5),
+        ):
+            conn.execute(
+                "INSERT INTO devices (user_id, platform, token, registered_at)"
+                " VALUES (%s, %s, %s, now() - make_interval(days => %s))",
+                (user_id, platform, value, days_ago),
+            )
+        (identity,) = [m for m in load_migrations() if m.version == "0022"]
+        conn.execute(identity.sql.encode())
+
+        rows = conn.execute("SELECT user_id::text, platform, token FROM devices ORDER BY token").fetchall()
+        assert rows == [(second, "apns_sandbox", token), (third, "apns", alone), (third, "fcm", fcm)]
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute(
+                "INSERT INTO devices (user_id, platform, token) VALUES (%s, 'apns', %s)", (first, alone)
+            )
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(
+                "INSERT INTO devices (user_id, platform, token) VALUES (%s, 'apns', %s)", (first, "EF" * 32)
+            )

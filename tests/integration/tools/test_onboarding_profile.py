@@ -1,7 +1,7 @@
-"""Onboarding (docs/api.md#onboarding-and-profile) on the real stores: what the chat's update_profile saves is
-what the profile route shows, and what the plan and workout builders read (experience, session length,
-training days, goals in words, injuries); the `<user_data>` block names the facts still missing and the next
-question."""
+"""Onboarding (docs/api.md#onboarding-and-profile) on the real stores: what the chat's update_profile and
+record_injury save is what the profile route shows, and what the plan and workout builders read
+(experience, session length, training days, goals in words, injuries); the `<user_data>` block names the
+facts still missing and the next question. An injury has one tool, record_injury, whenever it is said."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ from trainer.sources.training_facts import load_training_facts
 from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionStore
 from trainer.tools.base import ToolError
+from trainer.tools.injuries import RecordInjury, RecordInjuryResult
+from trainer.tools.preferences import SetPreference
 from trainer.tools.profile import UpdateProfile, UpdateProfileResult
 
 from tests.integration.api.test_settings_routes import chat_tool
@@ -54,13 +56,13 @@ async def test_what_the_chat_saves_is_the_profile_the_route_shows(
         goals="lose some fat and  get stronger",
         available_days=["mon", "Wednesday", "FRI"],
         session_minutes=45,
-        injuries=["bad left knee"],
     )
     assert isinstance(result, UpdateProfileResult)
     assert "body weight 180 lbs" in result.saved and "training days Monday, Wednesday, Friday" in result.saved
-    assert result.still_missing == ["sex"]
-    assert result.next_question is not None and result.next_question.field == "sex"
-    assert "Female" in result.next_question.options
+    assert result.next_question is not None and result.next_question.field == "injuries"
+    injury = await chat_tool(RecordInjury(), db, session_store, alice, injury="bad left knee")
+    assert isinstance(injury, RecordInjuryResult) and not injury.red_flags
+    assert "Next question: What's your sex?" in await build_user_data_xml(db, alice)
 
     profile = (await client.get("/me/profile", headers=headers)).json()["profile"]
     assert (profile["age"], profile["weight_kg"], profile["experience"]) == (34, 81.6, "intermediate")
@@ -82,8 +84,8 @@ async def test_the_plan_and_workout_builders_read_the_profile(
         goals="build muscle for ski season",
         available_days=["Tuesday", "Saturday"],
         session_minutes=30,
-        injuries=["sore right knee from an old ACL tear"],
     )
+    await chat_tool(RecordInjury(), db, session_store, alice, injury="sore right knee from an old ACL tear")
     now = datetime.now(UTC)
     async with db.connection() as conn:
         inputs = await load_plan_inputs(conn, alice, now)
@@ -102,11 +104,28 @@ async def test_the_plan_and_workout_builders_read_the_profile(
     assert not loaded & {"Quadriceps", "Hamstrings"}, "the injured knee's muscles are left out"
 
 
-async def test_an_injury_must_name_a_body_part(
+async def test_an_injury_must_name_a_body_part_and_has_one_tool(
     alice: str, db: Database, session_store: DynamoSessionStore
 ) -> None:
     with pytest.raises(ToolError, match="names no body part"):
-        await chat_tool(UpdateProfile(), db, session_store, alice, injuries=["feeling a bit meh"])
+        await chat_tool(RecordInjury(), db, session_store, alice, injury="feeling a bit meh")
+    with pytest.raises(Exception, match="record_injury"):
+        await chat_tool(
+            SetPreference(), db, session_store, alice, type="injury", description="knee", guidance="no squats"
+        )
+    with pytest.raises(Exception, match="injuries"):
+        await chat_tool(UpdateProfile(), db, session_store, alice, injuries=["bad left knee"])
+
+
+async def test_a_red_flag_in_the_users_words_comes_back_with_the_advice(
+    alice: str, db: Database, session_store: DynamoSessionStore
+) -> None:
+    """record_injury reads the injury and the user's message (trainer.domain.safety): a sharp pain is
+    recorded and answered with stop and see a professional, in the result the model reads."""
+    result = await chat_tool(RecordInjury(), db, session_store, alice, injury="sharp pain in my left knee")
+    assert isinstance(result, RecordInjuryResult) and result.red_flags == ["sharp_pain"]
+    assert "doctor or physiotherapist" in result.advice
+    assert "injuries" not in (await build_user_data_xml(db, alice)).split("Still unknown")[1].split(".")[0]
 
 
 async def test_the_route_sets_an_age_goals_and_no_limitations(

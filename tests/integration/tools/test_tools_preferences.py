@@ -53,8 +53,8 @@ async def test_set_preference_persists_and_formats(db: Database, make_user) -> N
     )
     expiring = await save(
         ctx,
-        type="injury",
-        description="Shoulder pain - temporary avoidance of all overhead pressing movements",
+        type="muscle_group",
+        description="Shoulders - temporary avoidance of all overhead pressing movements",
         guidance="Exclude shoulder-focused exercises",
         expires_at=expiry.isoformat(),
     )
@@ -63,7 +63,7 @@ async def test_set_preference_persists_and_formats(db: Database, make_user) -> N
     )
 
     rows = await preference_rows(db, alice)
-    assert [r["type"] for r in rows] == ["exercise", "injury", "time"]
+    assert [r["type"] for r in rows] == ["exercise", "muscle_group", "time"]
     assert rows[0]["expires_at"] is None and not rows[0]["delete_after_use"]
     assert rows[1]["expires_at"] is not None and rows[2]["delete_after_use"]
     assert [str(r["id"]) for r in rows] == [p.preference.id for p in (permanent, expiring, one_shot)]
@@ -76,7 +76,7 @@ async def test_set_preference_persists_and_formats(db: Database, make_user) -> N
         f"saved: exercise - Dislikes burpees id={permanent.preference.id}"
     )
     text = SetPreference().format(expiring)
-    assert text.startswith("saved: injury - Shoulder pain - temporary avoidance of all overhe… (until ")
+    assert text.startswith("saved: muscle_group - Shoulders - temporary avoidance of all overhead p… (until ")
     assert "(next workout only)" in SetPreference().format(one_shot)
     assert await preference_rows(db, bob) == bob_before
 
@@ -86,8 +86,8 @@ async def test_expired_preferences_drop_out_and_past_expiry_is_rejected(db: Data
     ctx = tool_context(db, make_user(), now)
     await save(
         ctx,
-        type="injury",
-        description="Sore knee",
+        type="intensity",
+        description="Take it easy",
         guidance="No jumping",
         expires_at=(now + timedelta(hours=2)).isoformat(),
     )
@@ -97,7 +97,7 @@ async def test_expired_preferences_drop_out_and_past_expiry_is_rejected(db: Data
         later = await list_active(conn, ctx.user_id, now + timedelta(hours=3))
     assert [p["description"] for p in later] == ["Likes rowing"]
     with pytest.raises(ToolError, match="expires_at is in the past"):
-        await save(ctx, type="injury", description="Old", guidance="x", expires_at="2020-01-01T00:00:00Z")
+        await save(ctx, type="intensity", description="Old", guidance="x", expires_at="2020-01-01T00:00:00Z")
 
 
 async def test_delete_after_use_is_consumed_by_generation(db: Database, make_user) -> None:

@@ -189,10 +189,7 @@ async def test_workout_timers_cover_every_type_and_group_rounds() -> None:
     assert timers[4].total_duration_sec == 10 + 600
     lines = tool.format(result).splitlines()
     assert len(lines) == 6 and lines[5].startswith("Total: ")
-    assert result.delivery_note() == (
-        f"IMPORTANT: call message_notify_user with artifact_id={result.artifact_id} "
-        "to give the user this timer."
-    )
+    assert result.delivery_note() == f"artifact_id={result.artifact_id} is not shown to the user yet."
     assert lines[4] == "  Cooldown Walk: 10m 10s (610s; 2 phases: 1 transition, 1 work)"
 
     subset = await tool.execute(tool.Args.model_validate({"exercise_ids": ["5", "ex_int001", "1"]}), ctx)

@@ -19,6 +19,7 @@ from trainer.api.auth import mint_dev_token
 from trainer.api.schemas import NON_BLANK_PATTERN
 from trainer.chat.turn import ClientResponse, TurnFailed, TurnResult
 from trainer.container import Container
+from trainer.domain.text import clean_text
 from trainer.frames import tool_start_frame
 from trainer.settings import Settings
 from trainer.store.ports import LeaseHeld
@@ -315,24 +316,34 @@ def test_null_message_is_400_and_a_non_string_message_is_422(client: TestClient,
     assert_error(client.post(path, json={"message": 5}, headers=auth()), 422, "invalid_request")
 
 
-@pytest.mark.parametrize("blank", [" \t\r\n", "\x1d", "\u3000\xa0", "\u2028\x85"])
-def test_blank_means_whitespace_to_str_strip(client: TestClient, blank: str) -> None:
+@pytest.mark.parametrize(
+    "blank", [" \t\r\n", "\x1d", "\u3000\xa0", "\u2028\x85", "\x00", "\u200b\u202e", "\x1b\x07 \ufeff"]
+)
+def test_blank_means_nothing_visible_is_left(client: TestClient, blank: str) -> None:
+    """Whitespace to `str.strip()`, or only characters the edge drops (NUL, controls, bidi, zero-width)."""
     assert_error(client.post("/agent/chat", json={"message": blank}, headers=auth()), 400, "missing_message")
 
 
-def test_a_message_with_anything_but_whitespace_is_taken_as_is(
+def test_a_message_keeps_its_visible_text_and_loses_invisible_characters(
     client: TestClient, agent: ScriptedAgent
 ) -> None:
-    assert client.post("/agent/chat", json={"message": " \u200b ok "}, headers=auth()).status_code == 200
-    assert agent.calls[0]["message"] == " \u200b ok "
+    body = {"message": " \u200b ok\x1b[31m \u202eevil\x00\nline two\t"}
+    assert client.post("/agent/chat", json=body, headers=auth()).status_code == 200
+    assert agent.calls[0]["message"] == "  ok[31m evil\nline two\t"
 
 
-def test_the_non_blank_pattern_is_exactly_what_str_strip_keeps() -> None:
+def test_the_non_blank_pattern_is_exactly_what_strip_and_the_cleaning_keep() -> None:
     whitespace = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
     pattern = re.compile(NON_BLANK_PATTERN)
     assert not any(pattern.search(c) for c in whitespace)
-    probes = [chr(c) for c in range(0x3100)] + ["\ufeff", "\U0001f600"]
-    assert all(bool(pattern.search(c)) == bool(c.strip()) for c in probes)
+    probes = [chr(c) for c in range(0x3100)] + ["\ufeff", "\ufffa", "\U0001f600"]
+    alone_invisible = {"\u200c", "\u200d"}
+    assert all(
+        bool(pattern.search(c)) == bool(clean_text(c).strip()) and c not in alone_invisible
+        for c in probes
+        if c not in alone_invisible
+    )
+    assert not any(pattern.search(c) for c in alone_invisible)
 
 
 def test_an_unknown_model_with_other_invalid_fields_is_invalid_request(client: TestClient) -> None:

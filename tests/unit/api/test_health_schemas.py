@@ -96,7 +96,7 @@ def test_a_sample_of_each_type_is_accepted() -> None:
         ({"start": "2025-01-01T00:00:00Z", "end": "2025-01-01T00:00:00Z"}, "400 days"),
         ({"start": "2026-03-04T00:00:00Z", "end": "2026-03-04T00:00:00Z"}, "a day ahead"),
         ({"start": "2026-02-28T05:00:00+01:00"}, "24 hours"),
-        ({"source": "Pixel\x00Watch"}, "source"),
+        ({"source": "\u200b\u200b"}, "source"),
         ({"source": "   "}, "source"),
         ({"source": "x" * 201}, "source"),
         ({"sample_id": ""}, "sample_id"),
@@ -111,6 +111,15 @@ def test_a_sample_of_each_type_is_accepted() -> None:
 def test_a_sample_out_of_the_contract_refuses_the_batch(changes: dict[str, Any], says: str) -> None:
     message = refusal(batch(sample(sample_id="fine"), sample(**changes)))
     assert "samples.1" in message and says in message
+
+
+def test_invisible_characters_are_dropped_from_a_samples_texts() -> None:
+    """As in every request body: Postgres text cannot hold NUL, and a bidirectional or zero-width
+    character would reach the coach's prompt."""
+    accepted = HealthSampleBatch.model_validate_json(
+        __import__("json").dumps(batch(sample(source="Pixel\x00Watch\u202e")))
+    )
+    assert accepted.samples[0].source == "PixelWatch"
 
 
 def test_hrv_is_taken_from_the_platform_that_measures_it() -> None:

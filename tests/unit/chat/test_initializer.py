@@ -74,11 +74,17 @@ async def test_logs_each_fetched_source_as_a_knowledge_event() -> None:
     outcome, store, session_id, _ = await run(selector)
     knowledge = [e for e in store.all_events(session_id) if e.event_type is EventType.KNOWLEDGE]
     assert [e.data for e in knowledge] == [
-        {"source": "category_goals", "params": {}, "data": "<category_goals>data</category_goals>"},
+        {
+            "source": "category_goals",
+            "params": {},
+            "data": "<category_goals>data</category_goals>",
+            "budget": {"tokens": 10, "limit": 1500, "full_tokens": 10, "left_out": 0},
+        },
         {
             "source": "workout_history",
             "params": {"days_back": 14},
             "data": "<workout_history>data</workout_history>",
+            "budget": {"tokens": 10, "limit": 2000, "full_tokens": 10, "left_out": 0},
         },
     ]
     assert [e.sequence_number for e in outcome.events] == [e.sequence_number for e in knowledge]

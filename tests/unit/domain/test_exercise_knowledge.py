@@ -285,10 +285,16 @@ def test_the_source_and_the_tool_are_registered_everywhere() -> None:
     assert "exercise_info" in KNOWN_SOURCES and "| exercise_info |" in INITIALIZER_PROMPT
     assert "- exercise_info: One catalog exercise" in describe_sources()
     assert "query (text)" in describe_sources()
-    assert "exercise_info" in FetchData().input_schema()["properties"]["sources"]["description"]
     assert "search_exercises" in [t.name for t in CHAT.tools]
-    for name in ("search_exercises", "add_exercise_to_workout", "adjust_logged_exercise", "exercise_info"):
-        assert name in read_prompt_files()["chat"]
+    assert "search_exercises" in read_prompt_files()["chat"]
+
+
+def test_exercise_knowledge_has_one_tool() -> None:
+    """search_exercises answers exercise questions; fetch_data does not offer the exercise_info
+    source (the initializer still loads it as knowledge), and says where to go when asked for it."""
+    assert "exercise_info" not in FetchData().input_schema()["properties"]["sources"]["description"]
+    with pytest.raises(ValidationError, match="search_exercises"):
+        FetchData.Args.model_validate({"sources": ["exercise_info"]})
 
 
 def test_the_query_parameter_is_text() -> None:

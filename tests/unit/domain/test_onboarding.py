@@ -22,6 +22,7 @@ from trainer.programs.inputs import resolve_inputs
 from trainer.programs.models import PlanRequest
 from trainer.sources.training_facts import TrainingFacts
 from trainer.sources.user_data import render_user_data
+from trainer.tools.injuries import RecordInjuryArgs
 from trainer.tools.profile import UpdateProfileArgs
 
 NOW = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
@@ -71,8 +72,8 @@ def test_the_user_data_block_asks_for_the_next_missing_fact() -> None:
 def test_the_tool_needs_a_fact_and_no_contradiction() -> None:
     with pytest.raises(ValidationError, match="at least one"):
         UpdateProfileArgs(body_weight_unit="kg")
-    with pytest.raises(ValidationError, match="no_injuries"):
-        UpdateProfileArgs(no_injuries=True, injuries=["left knee"])
+    with pytest.raises(ValidationError, match="injuries"):
+        UpdateProfileArgs.model_validate({"injuries": ["left knee"]})  # an injury is record_injury's
     with pytest.raises(ValidationError):
         UpdateProfileArgs(session_minutes=5)
 
@@ -108,7 +109,11 @@ def test_the_tool_needs_a_fact_and_no_contradiction() -> None:
 )  # fmt: skip
 def test_profile_facts_from_a_sentence(text: str, expected: dict[str, Any]) -> None:
     assert profile_facts(text) == expected
-    UpdateProfileArgs.model_validate(expected)
+    injuries = expected.pop("injuries", [])
+    if expected:
+        UpdateProfileArgs.model_validate(expected)
+    for injury in injuries:
+        RecordInjuryArgs(injury=injury)
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,7 @@ from trainer.tools.logging import MarkExerciseCompleteResult
 from trainer.tools.preferences import Preference
 from trainer.tools.stats_answers import statistics_answer, trends_answer
 from trainer.tools.timers import TimersResult, timer_text
-from trainer.tools.wording import ReplyContext, say
+from trainer.tools.wording import ReplyContext
 from trainer.tools.workout_edits import AdjustResult, adjusted_text
 
 from tests.unit.offline.test_offline_policy import NOW, OK, Convo, FakePlanner, _exercise, generated
@@ -618,7 +618,7 @@ async def test_a_change_that_changed_nothing_is_not_reported_as_done() -> None:
     convo = Convo("make the bench press 3 sets").call("adjust_exercise", {}, unchanged)
     call = read_conversation(convo.messages, convo.results).calls[0]
     assert isinstance(call.result, AdjustResult)
-    said = say(call.result, ReplyContext(), call.arguments)
+    said = call.result.say(ReplyContext(), call.arguments)
     assert said == "Dumbbell Bench Press already had that - nothing changed."
 
 

@@ -16,9 +16,10 @@ from trainer.tools.communication import NotifyResult
 from trainer.tools.current_workout import ExerciseBrief, ExerciseRef
 from trainer.tools.data import FetchDataResult
 from trainer.tools.generate_workout import GenerateArgs, GeneratedSummary, GenerateResult
+from trainer.tools.injuries import RecordInjuryResult
 from trainer.tools.logged_entries import LoggedExercise
 from trainer.tools.logging import LogCompletedExerciseResult
-from trainer.tools.preferences import Preference, SetPreferenceResult
+from trainer.tools.preferences import Preference
 from trainer.tools.workout_edits import RemainingExercise, RemoveResult, SwapResult
 
 NOW = datetime(2026, 5, 6, 12, 0, tzinfo=UTC)  # a Wednesday
@@ -275,7 +276,6 @@ async def test_muscle_goals_split_evenly_without_percentages() -> None:
         ("I hate burpees", {"type": "exercise", "description": "Dislikes burpees"}),
         ("avoid shoulders for 2 weeks", {"type": "muscle_group", "expires_at": "2026-05-20T12:00:00Z"}),
         ("I only have 20 minutes today", {"type": "time", "delete_after_use": True}),
-        ("my knee hurts", {"type": "injury", "expires_at": "2026-05-13T12:00:00Z"}),
     ],
 )
 async def test_preferences_follow_the_temporal_rules(text: str, expected: dict[str, Any]) -> None:
@@ -286,25 +286,32 @@ async def test_preferences_follow_the_temporal_rules(text: str, expected: dict[s
         assert "expires_at" not in args and "delete_after_use" not in args
 
 
+async def test_an_injury_goes_to_its_own_tool_for_a_week_unless_said_otherwise() -> None:
+    name, args = await _next(Convo("my knee hurts"))
+    assert name == "record_injury"
+    assert args == {"injury": "Knee pain - avoid loading the knee", "until": "2026-05-13T12:00:00Z"}
+
+
 async def test_injury_and_workout_in_one_message_runs_both_then_notifies() -> None:
+    """record_injury is never final: the coach's own message ends the turn, with the workout."""
     convo = Convo("My knee hurts, give me an upper body workout")
     name, args = await _next(convo)
-    assert name == "set_preference"
+    assert name == "record_injury"
     saved = Preference(
         id="p1",
         type="injury",
-        description=args["description"],
-        guidance=args["guidance"],
+        description=args["injury"],
+        guidance="Injury: leave out exercises that load the injured area.",
         delete_after_use=False,
         created_at=NOW,
     )
-    convo.call(name, args, SetPreferenceResult(preference=saved))
+    convo.call(name, args, RecordInjuryResult(preference=saved))
     name, args = await _next(convo)
-    assert name == "generate_workout"
+    assert name == "generate_workout" and "final" not in args
     convo.call(name, args, generated("art_k1", ["Bench Press", "Push-up"]))
     name, args = await _next(convo)
     assert name == "message_notify_user"
-    assert "knee pain" in args["message"] and args["artifact_id"] == "art_k1"
+    assert "knee pain" in args["message"].lower() and args["artifact_id"] == "art_k1"
 
 
 async def test_logging_parses_sets_reps_and_load() -> None:

@@ -14,7 +14,7 @@ from trainer.offline import UserRecords, classify
 from trainer.offline.dates import planned_day
 from trainer.offline.plan_parsing import parse_training_plan, parse_week_change
 from trainer.offline.records import LocationBrief
-from trainer.programs.plan_words import plan_overview_text, plan_requested_text, planned_workout_text
+from trainer.programs.plan_briefs import PlanBrief, PlannedDayBrief, plan_overview_text, plan_requested_text
 from trainer.programs.tools import (
     ChangeTrainingDayArgs,
     ChangeTrainingWeek,
@@ -22,8 +22,6 @@ from trainer.programs.tools import (
     ChangeTrainingWeekResult,
     GetPlannedWorkout,
     GetPlannedWorkoutResult,
-    PlanBrief,
-    PlannedDayBrief,
     RequestTrainingPlan,
     RequestTrainingPlanArgs,
     RequestTrainingPlanResult,
@@ -31,6 +29,7 @@ from trainer.programs.tools import (
     ShowTrainingPlanResult,
 )
 from trainer.tools.base import ToolFailure
+from trainer.tools.wording import ReplyContext
 
 from tests.unit.offline.test_offline_policy import NOW, Convo, FakePlanner, _next
 
@@ -132,12 +131,15 @@ def test_week_and_day_changes_name_their_week_and_day() -> None:
     assert ChangeTrainingDayArgs(reason="only 30 minutes").day is None
 
 
-def test_the_tools_point_plan_requests_away_from_the_calendar_labels() -> None:
+def test_a_plan_request_is_routed_away_from_the_calendar_labels() -> None:
+    """The system prompt's routing says which of the two a request for a plan means, once."""
+    from trainer.store.prompt_files import read_prompt_files
     from trainer.tools.calendar import CreateWorkoutPlan
 
-    assert "training plan or program" in RequestTrainingPlan.description
-    assert "request_training_plan" in CreateWorkoutPlan.description
-    assert "no exercises" in CreateWorkoutPlan.description.lower()
+    routing = read_prompt_files()["chat"].split("<routing>")[1].split("</routing>")[0]
+    assert "a multi-week program -> request_training_plan (create_workout_plan only for" in routing
+    assert "without exercises" in CreateWorkoutPlan.description
+    assert "training plan" in RequestTrainingPlan.description
 
 
 # --- formatters -----------------------------------------------------------------------------------
@@ -177,17 +179,17 @@ def test_a_planned_day_reads_as_its_message_or_its_recovery_notes() -> None:
     text = tool.format(training)
     assert text.startswith("Planned for Wednesday 6 May (week 1 of the plan):") and MESSAGE in text
     reads_for_a_user(text)
-    reply = planned_workout_text(training, TODAY)
+    reply = training.say(ReplyContext(today=TODAY), {})
     assert reply.startswith("Your workout for today (Wednesday 6 May), week 1 of your plan:")
     assert MESSAGE in reply
 
     rest = GetPlannedWorkoutResult(day=TODAY, planned=PlannedDayBrief.of(day_row("rest")))
     assert "rest day" in tool.format(rest) and "Easy 20-minute walk" in tool.format(rest)
-    assert planned_workout_text(rest, TODAY).startswith("Today (Wednesday 6 May) is a rest day")
+    assert rest.say(ReplyContext(today=TODAY), {}).startswith("Today (Wednesday 6 May) is a rest day")
 
     nothing = GetPlannedWorkoutResult(day=TODAY, planned=None, has_plan=False)
     assert "no training plan" in tool.format(nothing)
-    assert "don't have a training plan" in planned_workout_text(nothing, TODAY)
+    assert "don't have a training plan" in nothing.say(ReplyContext(today=TODAY), {})
     unbuilt = GetPlannedWorkoutResult(day=TODAY, planned=None, has_plan=True)
     assert "not built yet" in tool.format(unbuilt)
 

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from trainer.domain.distribution import DistributionRow
 from trainer.sources import formatters as fmt
+from trainer.sources.example_exercise import example_lines
 from trainer.sources.user_data import render_user_data
 
 KG = {"weight_unit": "kg", "distance_unit": "km", "timezone": "UTC", "preferred_days": []}
@@ -33,9 +34,9 @@ def test_user_data_matches_the_seed_layout() -> None:
     assert text == (
         "<user_data>\n<unit_preferences>\nWeight: kg\nDistance: km\n</unit_preferences>\n\n"
         "<body_stats>\nSex: male\nAge: 28\nHeight: 180cm\nWeight: 82kg\nBody Fat: 15%\n</body_stats>\n\n"
-        "<current_location>\nLocation: Home Gym\nEquipment:\n"
+        f"<current_location>\nLocation: Home Gym\nLocation id: {uuid.UUID(int=1)}\nEquipment:\n"
         "  - Dumbbells (free_weights): 5, 10, 15, 20kg\n  - Pull-up Bar\n"
-        f"Location id: {uuid.UUID(int=1)}\n</current_location>\n</user_data>"
+        "</current_location>\n" + "\n".join(example_lines("kg", "km", date(2026, 3, 10))) + "\n</user_data>"
     )
 
 
@@ -134,7 +135,7 @@ def test_current_workout_shows_progress_and_ids() -> None:
     assert fmt.format_current_workout(None) == "<current_workout>No active workout</current_workout>"
 
 
-def test_preferences_split_temporary_and_permanent() -> None:
+def test_preferences_list_injuries_then_temporary_then_permanent_newest_first() -> None:
     now = datetime(2026, 3, 10, tzinfo=UTC)
     prefs = [
         {"id": 1, "type": "injury", "description": "Sore shoulder", "guidance": "No overhead",
@@ -144,11 +145,13 @@ def test_preferences_split_temporary_and_permanent() -> None:
         {"id": 3, "type": "time", "description": "20 minutes", "guidance": "", "expires_at": None,
          "delete_after_use": True},
     ]  # fmt: skip
-    assert fmt.format_preferences(prefs) == (
-        "<preferences>\n  Temporary:\n"
-        "    - injury: Sore shoulder (until Fri, Mar 20) - guidance: No overhead [id: 1]\n"
-        "    - time: 20 minutes (next workout only) [id: 3]\n"
-        "  Permanent:\n    - exercise: Hates burpees [id: 2]\n</preferences>"
+    older_injury = {**prefs[0], "id": 0, "description": "Bad knee", "guidance": "", "expires_at": None}
+    assert fmt.format_preferences([older_injury, *prefs]) == (
+        "<preferences>\n"
+        "  - injury: Sore shoulder (temporary, until Fri, Mar 20) - guidance: No overhead [id: 1]\n"
+        "  - injury: Bad knee (permanent) [id: 0]\n"
+        "  - time: 20 minutes (temporary, next workout only) [id: 3]\n"
+        "  - exercise: Hates burpees (permanent) [id: 2]\n</preferences>"
     )
     assert fmt.format_preferences([]) == "<preferences>None active</preferences>"
 

@@ -15,7 +15,7 @@ from trainer.agents.tools import ToolSet
 from trainer.offline.conversation import read_conversation
 from trainer.offline.turn import Turn
 from trainer.providers.ports import ModelRequest
-from trainer.tools.base import FINAL_ARGUMENT, AnyTool, ToolContext, ToolResult
+from trainer.tools.base import FINAL_ARGUMENT, NOTE_ARGUMENT, AnyTool, ToolContext, ToolResult
 from trainer.tools.communication import NotifyArgs
 from trainer.tools.wording import ReplyContext
 from trainer_dev.testing.agent_harness import USER, make_harness
@@ -48,7 +48,7 @@ def test_the_recipe_makes_a_tool_family(family: types.ModuleType) -> None:
     assert issubclass(tool.Result, ToolResult) and tool.Result.say is not ToolResult.say
     assert tool.can_finish
     schema = {d["name"]: d["input_schema"] for d in ToolSet(tools).definitions()}["convert_load"]
-    assert set(schema["properties"]) == {"value", "from_unit", "to_unit", FINAL_ARGUMENT}
+    assert set(schema["properties"]) == {"value", "from_unit", "to_unit", FINAL_ARGUMENT, NOTE_ARGUMENT}
 
 
 async def test_the_recipe_tool_refuses_what_it_cannot_do(family: types.ModuleType) -> None:

@@ -14,7 +14,7 @@ import pytest
 from pydantic import ValidationError
 from trainer.domain import statistics
 from trainer.services.rows import plain
-from trainer.tools import analytics, calendar, data, goals, location, logging, preferences, timers
+from trainer.tools import analytics, calendar, data, goals, injuries, location, logging, preferences, timers
 from trainer.tools.analytics import (
     BreakdownItem,
     ExerciseBreakdownResult,
@@ -51,6 +51,7 @@ ALL_TOOLS: list[AnyTool] = [
     *data.TOOLS,
     *goals.TOOLS,
     *preferences.TOOLS,
+    *injuries.TOOLS,
     *logging.TOOLS,
     *timers.TOOLS,
     *calendar.TOOLS,
@@ -64,6 +65,7 @@ AGREED_ARGS: dict[str, set[str]] = {
     "set_goals": {"goal_type", "category_goals", "muscle_goals"},
     "set_preference": {"type", "description", "guidance", "expires_at", "delete_after_use"},
     "delete_preference": {"preference_id"},
+    "record_injury": {"injury", "until"},
     "log_workout": {"completed_exercises", "workout_notes"},
     "log_completed_exercise": {
         "exercise_name",
@@ -79,8 +81,6 @@ AGREED_ARGS: dict[str, set[str]] = {
         "distance_unit",
         "rpe",
         "rpe_each",
-        "rir",
-        "rir_each",
         "muscles_utilized",
         "goals_addressed",
         "performed_at",
@@ -118,8 +118,6 @@ AGREED_ARGS: dict[str, set[str]] = {
         "actual_duration_min",
         "rpe",
         "rpe_each",
-        "rir",
-        "rir_each",
         "notes",
     },
     "generate_exercise_timer": {"exercise_id", "exercise"},
@@ -186,8 +184,6 @@ COMPLETED_EXERCISE_FIELDS = {
     "distance_unit",
     "rpe",
     "rpe_each",
-    "rir",
-    "rir_each",
     "notes",
 }
 

@@ -231,7 +231,8 @@ async def test_generate_workout_returns_an_artifact_id_and_stores_exercises_in_s
     assert second["workout_id"] == "workout_2"
 
 
-async def test_generate_workout_formatted_result_instructs_the_agent_to_call_message_notify_user() -> None:
+async def test_generate_workout_formatted_result_says_the_workout_is_not_shown_yet() -> None:
+    """A fact, not an order: how a turn ends and delivers is the system prompt's <turn_end>."""
     ctx = context()
     execution = await registry().execute("generate_workout", {"workout": chest_workout()}, ctx)
     art = wire(execution)["artifact_id"]
@@ -240,10 +241,7 @@ async def test_generate_workout_formatted_result_instructs_the_agent_to_call_mes
         f"{first['id']}: Bench Press (reps) [order: 1] - 3x[10,10,10] @ 60kg, rest 120s"
         in execution.formatted
     )
-    assert execution.formatted.endswith(
-        f"IMPORTANT: You MUST now call message_notify_user with artifact_id={art} "
-        "to show this workout to the user.</tool_result>"
-    )
+    assert execution.formatted.endswith(f"artifact_id={art} is not shown to the user yet.</tool_result>")
 
 
 async def test_generate_workout_reports_checker_problems_without_blocking() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,6 +18,7 @@ from trainer.providers.ports import ToolCall, ToolSpec
 from trainer.tools.base import (
     DEFAULT_PRIORITY,
     FINAL_ARGUMENT,
+    NOTE_ARGUMENT,
     AnyTool,
     DeliveredArtifact,
     EndsTurn,
@@ -32,7 +33,10 @@ from trainer.tools.base import (
 logger = logging.getLogger(__name__)
 
 EPHEMERAL = {"type": "ephemeral"}
-FINAL_PROPERTY = {"type": "boolean"}
+FINAL_PROPERTY = {"type": "boolean", "description": "Ends the turn"}
+NOTE_PROPERTY = {"type": "string", "description": "Your words after the result"}
+"""The two arguments every tool that can finish the turn takes (`Tool.can_finish`); what they do is the
+system prompt's <turn_end>, stated there once."""
 
 
 def canonical_json(value: Any) -> str:
@@ -53,6 +57,8 @@ class ToolOutcome:
     duration_ms: int = 0
     finishes: bool = False
     """The call was marked final and succeeded: the turn ends with a reply written from its results."""
+    note: str | None = None
+    """The model's note sent with a call that finishes (NOTE_ARGUMENT), as sent."""
 
     @property
     def success(self) -> bool:
@@ -82,11 +88,18 @@ def model_facing_schema(node: Any, *, in_properties: bool = False) -> Any:
 
     - pydantic's generated `title`s go (a property named `title` stays);
     - an optional field's `anyOf: [X, null]` with `default: null` is sent as X: it is optional
-      because `required` does not list it, and leaving it out is what the model should do.
+      because `required` does not list it, and leaving it out is what the model should do;
+    - what only says a value is sane goes: `additionalProperties: false`, `maxLength` and `maxItems`,
+      a `minLength` or `minItems` of 1, a `minimum` of 0 or 1, a `maximum` of SANITY_CEILING or more.
+      The validator still refuses unknown fields, empty or overlong strings and lists, negative counts
+      and absurd numbers with a message naming the field, and the system prompt says once that
+      arguments take only the fields their schema lists (the same bounds repeated on every field of
+      every tool were about a tenth of the tools' tokens).
 
-    Fields, required fields, types, enums, bounds, `additionalProperties: false` and descriptions
-    stay: each tells the model what the validator will accept, which saves a failed call and
-    another round trip. (Measured on the chat agent's 39 tools: 18.8k -> 15.9k tokens.)"""
+    Fields, required fields, types, enums, the bounds that shape an answer (RPE up to 10, a 1-5 scale,
+    15-180 minutes, 4-16 weeks) and descriptions stay: each tells the model what the validator will
+    accept, which saves a failed call and another round trip. (Measured on the chat agent's 39 tools:
+    18.8k -> 15.9k tokens for the first two rules; the sanity bounds, on its 45 tools, about 1.9k.)"""
     if isinstance(node, list):
         return [model_facing_schema(v) for v in node]
     if not isinstance(node, dict):
@@ -101,8 +114,78 @@ def model_facing_schema(node: Any, *, in_properties: bool = False) -> Any:
     return {
         key: model_facing_schema(value, in_properties=key in ("properties", "$defs"))
         for key, value in node.items()
-        if not (key == "title" and isinstance(value, str))
+        if not _says_nothing(key, value)
     }
+
+
+SANITY_CEILING = 500
+"""A `maximum` this high is a sanity bound no real value meets (reps, loads, seconds, distances)."""
+
+
+def _says_nothing(key: str, value: Any) -> bool:
+    return (
+        (key == "title" and isinstance(value, str))
+        or (key == "additionalProperties" and value is False)
+        or key in ("maxLength", "maxItems")
+        or (key in ("minLength", "minItems") and value == 1)
+        or (key in ("minimum", "exclusiveMinimum") and value in (0, 1) and not isinstance(value, bool))
+        or (key in ("maximum", "exclusiveMaximum") and _number(value) >= SANITY_CEILING)
+    )
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def shared_definitions(
+    schema: dict[str, Any], shared: Mapping[str, str], fields_of: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The schema with each shared argument (`Tool.shared_arguments`: argument -> the tool whose
+    schema defines it in full) sent as its bare type and its description, which names that tool: the
+    exercise schema once, in generate_workout, instead of in every tool that takes an exercise; and
+    without the optional arguments another tool's schema (`fields_of`, `Tool.fields_as_in`) sends as
+    well, which the tool's description names instead. The validator still checks every field;
+    definitions nothing refers to any more go."""
+    if not shared and not fields_of:
+        return schema
+    properties = dict(schema.get("properties", {}))
+    if fields_of:
+        required = set(schema.get("required", []))
+        properties = {k: v for k, v in properties.items() if k in required or k not in fields_of}
+    for argument, owner in shared.items():
+        sent = properties[argument]
+        loose: dict[str, Any] = {"type": sent.get("type", "object")}
+        if loose["type"] == "array":
+            loose["items"] = {"type": "object"}
+        said = str(sent.get("description", "")).rstrip(".")
+        loose["description"] = f"{said} (as in {owner})" if said else f"As in {owner}"
+        properties[argument] = loose
+    schema = {**schema, "properties": properties}
+    defs = schema.pop("$defs", None)
+    if defs:
+        used = _referenced(schema, defs)
+        if used:
+            schema["$defs"] = {name: body for name, body in defs.items() if name in used}
+    return schema
+
+
+def _referenced(schema: Any, defs: Mapping[str, Any]) -> set[str]:
+    """The definitions the schema refers to, directly or through other definitions."""
+    found: set[str] = set()
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                name = ref.removeprefix("#/$defs/")
+                if name not in found and name in defs:
+                    found.add(name)
+                    pending.append(defs[name])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return found
 
 
 class ToolSet:
@@ -139,15 +222,26 @@ class ToolSet:
         if self._definitions is None:
             defs: list[dict[str, Any]] = []
             for tool in self._tools.values():
-                schema = model_facing_schema(tool.input_schema())
+                schema = shared_definitions(
+                    model_facing_schema(tool.input_schema()), tool.shared_arguments, self._fields_of(tool)
+                )
                 schema.setdefault("type", "object")
                 if tool.can_finish:
-                    schema["properties"] = {**schema.get("properties", {}), FINAL_ARGUMENT: FINAL_PROPERTY}
+                    schema["properties"] = {
+                        **schema.get("properties", {}),
+                        FINAL_ARGUMENT: FINAL_PROPERTY,
+                        NOTE_ARGUMENT: NOTE_PROPERTY,
+                    }
                 defs.append({"name": tool.name, "description": tool.description, "input_schema": schema})
             if defs:
                 defs[-1]["cache_control"] = dict(EPHEMERAL)
             self._definitions = json.loads(canonical_json(defs))
         return list(self._definitions)
+
+    def _fields_of(self, tool: AnyTool) -> Mapping[str, Any] | None:
+        """The arguments of the tool whose fields `tool` also takes (`Tool.fields_as_in`)."""
+        owner = self._tools.get(tool.fields_as_in) if tool.fields_as_in else None
+        return owner.input_schema().get("properties", {}) if owner is not None else None
 
     def specs(self) -> list[ToolSpec]:
         """The tools as a registry agent's request lists them (the adapter writes the provider's shape)."""
@@ -209,10 +303,17 @@ class ToolSet:
         tool = self._tools.get(name)
         if tool is None:
             return self._failure(name, f"Unknown tool: {name}")
-        final = False
-        if tool.can_finish and isinstance(raw_args, dict) and FINAL_ARGUMENT in raw_args:
+        final, note = False, None
+        if (
+            tool.can_finish
+            and isinstance(raw_args, dict)
+            and ({FINAL_ARGUMENT, NOTE_ARGUMENT} & set(raw_args))
+        ):
             raw_args = dict(raw_args)
-            final = raw_args.pop(FINAL_ARGUMENT) is True
+            final = raw_args.pop(FINAL_ARGUMENT, False) is True
+            note = raw_args.pop(NOTE_ARGUMENT, None)
+            if note is not None and not isinstance(note, str):
+                return self._failure(name, f"Invalid arguments for {name}: {NOTE_ARGUMENT}: must be a string")
         try:
             args = tool.Args.model_validate(raw_args if raw_args is not None else {})
         except ValidationError as exc:
@@ -232,7 +333,13 @@ class ToolSet:
             body = f"{body}\n{note}"
         ends = tool.turn_ends_after(result) or ("done" if final else None)
         return ToolOutcome(
-            name, result, body, wrap_observation(name, body, success=True), ends, finishes=final
+            name,
+            result,
+            body,
+            wrap_observation(name, body, success=True),
+            ends,
+            finishes=final,
+            note=note if final else None,
         )
 
     @staticmethod

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.json_schema import models_json_schema
 
 from trainer.frames import (
@@ -133,10 +133,23 @@ class ToolResultData(_EventData):
     formatted: str
 
 
+class KnowledgeBudget(_EventData):
+    """How a source fitted the turn's prompt budget (docs/architecture.md#the-prompt-budget); sizes in
+    estimated tokens (characters / 4)."""
+
+    tokens: int = Field(description="What the model was given.")
+    limit: int = Field(description="The source's share of the turn's budget.")
+    full_tokens: int = Field(description="The source in full.")
+    left_out: int = Field(description="Entries left out to fit (0: it fitted whole).")
+
+
 class KnowledgeEventData(_EventData):
     source: str
     params: JsonObject
     data: str
+    budget: KnowledgeBudget | None = Field(
+        default=None, description="How it fitted the prompt budget (absent on events stored before it)."
+    )
 
 
 class ErrorEventData(_EventData):

@@ -9,8 +9,9 @@ from datetime import date, datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, StrictBool, StrictInt
 
+from trainer.api.inputs import RequestBody
 from trainer.api.schemas import Day, ResponseModel, TimeZone
 from trainer.domain.workout import Workout
 
@@ -27,12 +28,12 @@ ClockTime = Annotated[
 # --- devices --------------------------------------------------------------------------------------
 
 
-class DeviceRegistration(BaseModel):
+class DeviceRegistration(RequestBody):
     """A push token from the phone's OS. Registering a token again (every launch may) updates its
     device; registering a token another account held moves it to the caller (a shared or sold phone).
-    A token of the wrong shape for its platform is `422 invalid_device`."""
-
-    model_config = ConfigDict(extra="forbid")
+    A token of the wrong shape for its platform is `422 invalid_device`. A token is one device whatever
+    its spelling: an APNs token is stored in lowercase hex, and `apns` and `apns_sandbox` name the same
+    phone (registering it under the other moves it there)."""
 
     platform: DevicePlatform = Field(
         description="`apns` (App Store / TestFlight builds), `apns_sandbox` (development builds), `fcm`."
@@ -74,29 +75,26 @@ class DeviceList(ResponseModel):
 # --- notification settings ------------------------------------------------------------------------
 
 
-class QuietHoursWindow(BaseModel):
+class QuietHoursWindow(RequestBody):
     """No push or SMS from `start` until `end`, local time; it may span midnight (`22:00`-`07:00`)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     start: ClockTime
     end: ClockTime = Field(description="Must differ from `start`.")
 
 
-class NotificationSettingsUpdate(BaseModel):
+class NotificationSettingsUpdate(RequestBody):
     """The whole settings document (PUT replaces it). `morning_hour` before the deployment's
     `earliest_morning_hour`, or quiet hours that start when they end, are `422
     invalid_notification_settings`; `sms_enabled` without a verified phone number in the caller's token
-    (the OIDC claims `phone_number` and `phone_number_verified`) is `422 phone_not_verified`."""
+    (the OIDC claims `phone_number` and `phone_number_verified`) is `422 phone_not_verified`. Each
+    value is of its JSON type: `1` or `"true"` is no boolean, `"8"`, `7.0` or `true` no hour."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    push_enabled: bool = Field(description="False opts out of push.")
-    morning_hour: int | None = Field(
+    push_enabled: StrictBool = Field(description="False opts out of push.")
+    morning_hour: StrictInt | None = Field(
         ge=0, le=23, description="The local hour the day's workout arrives; null: the deployment's default."
     )
     quiet_hours: QuietHoursWindow | None = Field(description="Null: no quiet hours.")
-    sms_enabled: bool = Field(description="Also text the day's workout to the verified phone number.")
+    sms_enabled: StrictBool = Field(description="Also text the day's workout to the verified phone number.")
 
 
 class QuietHoursBody(ResponseModel):

@@ -1,8 +1,9 @@
 """The HTTP contract of the phone's health data (docs/health-data.md): a batch of samples from HealthKit or
 Health Connect (`POST /health/samples`), the consent per type (`GET`/`PUT /health/consent`) and what is
-stored (`GET /health/status`). Conventions as in trainer.api.me_schemas: response models list every
-field; request models refuse unknown fields, values of another JSON type than the schema's, and text
-holding control characters (Postgres text cannot hold NUL).
+stored (`GET /health/status`). Conventions as everywhere in the API: response models list every field;
+request bodies are trainer.api.inputs.RequestBody (unknown fields and values of another JSON type than
+the schema's refused; control, bidirectional and zero-width characters dropped from every text before
+its own limits apply).
 
 A sample the contract refuses makes the whole batch `422 invalid_request`, with the failing field's path
 (`samples.12.value`) in `details`: a batch is stored whole or not at all.
@@ -16,7 +17,7 @@ from typing import Annotated, Any, Self
 from pydantic import Field, StrictBool, StrictFloat, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from trainer.api.me_schemas import IsoDatetime, RequestModel
+from trainer.api.inputs import VISIBLE_PATTERN, IsoDatetime, RequestBody
 from trainer.api.schemas import ResponseModel
 from trainer.domain.health_data import (
     FUTURE_SLACK,
@@ -37,12 +38,12 @@ from trainer.domain.health_data import (
 MAX_BATCH = 1000
 """Samples in one request: a 90-day first sync (about 20,000 samples) is about 20 requests."""
 SAMPLE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:\-]*$"
-SOURCE_PATTERN = r"^[^\u0000-\u001f\u007f]*[^\u0000-\u0020\u007f][^\u0000-\u001f\u007f]*$"
-"""Some visible character, and no control character (NUL among them)."""
+SOURCE_PATTERN = VISIBLE_PATTERN
+"""Some visible character (the invisible ones are dropped before the pattern applies)."""
 SPAN_TOLERANCE_MINUTES = 1.0
 
 
-class SleepStageInterval(RequestModel):
+class SleepStageInterval(RequestBody):
     stage: SleepStage
     start: IsoDatetime
     end: IsoDatetime
@@ -60,7 +61,7 @@ Omitted = SkipJsonSchema[None]
 """A field the body may leave out (null is not a value here)."""
 
 
-class WorkoutDetails(RequestModel):
+class WorkoutDetails(RequestBody):
     activity: Activity
     distance_m: Annotated[Figure, Field(ge=0, le=1_000_000)] | Omitted = None
     average_heart_rate: Annotated[Figure, Field(ge=20, le=250, description="bpm")] | Omitted = None
@@ -69,7 +70,7 @@ class WorkoutDetails(RequestModel):
     _given = field_validator("*", mode="before")(_not_null)
 
 
-class HealthSample(RequestModel):
+class HealthSample(RequestBody):
     """One sample, as the platform recorded it. `value` in the type's one `unit`: `ms` for heart-rate
     variability (`hrv_sdnn` from HealthKit, `hrv_rmssd` from Health Connect, each kept as measured),
     `bpm` for resting heart rate, `min` asleep for a sleep session (with its `stages`), `count` for steps,
@@ -145,7 +146,7 @@ class HealthSample(RequestModel):
         return None
 
 
-class HealthSampleBatch(RequestModel):
+class HealthSampleBatch(RequestBody):
     """At most 1,000 samples of one platform (and at most 2,000,000 bytes: `413 body_too_large`)."""
 
     platform: Platform
@@ -176,11 +177,11 @@ class HealthConsentResponse(ResponseModel):
     deleted_samples: int = Field(description="Samples this request deleted (consents withdrawn).")
 
 
-class HealthConsentUpdate(RequestModel):
+class HealthConsentUpdate(RequestBody):
     """The types to grant (`true`) or withdraw (`false`); at least one. Withdrawing deletes every stored
     sample of the type at once; the others stay as they are."""
 
-    model_config = RequestModel.model_config | {"json_schema_extra": {"minProperties": 1}}
+    model_config = RequestBody.model_config | {"json_schema_extra": {"minProperties": 1}}
 
     heart_rate_variability: StrictBool | SkipJsonSchema[None] = None
     resting_heart_rate: StrictBool | SkipJsonSchema[None] = None

@@ -1,7 +1,8 @@
 """The bodies of the `/me` routes: the settings screens (profile, goals, preferences, locations
 with their equipment), account deletion, and the data export's documented envelope. Conventions as in
-trainer.api.schemas: response models list every field; request models refuse unknown fields and take
-values only of the JSON type the schema names (no `0` for `false`, no `"3"` for 3, no number for a date).
+trainer.api.schemas: response models list every field; request models are `RequestBody`s
+(trainer.api.inputs): unknown fields refused, values only of the JSON type the schema names (no `0` for
+`false`, no `"3"` for 3, no number for a date), every string cleaned.
 """
 
 from __future__ import annotations
@@ -10,26 +11,10 @@ from datetime import date, datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import (
-    AwareDatetime,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictFloat,
-    StrictInt,
-    field_validator,
-)
+from pydantic import Field, StrictBool, StrictFloat, StrictInt
 
-from trainer.api.schemas import (
-    NON_BLANK_PATTERN,
-    WEEKDAY_PATTERN,
-    Event,
-    ResponseModel,
-    Session,
-    without_nul,
-)
+from trainer.api.inputs import IsoDate, IsoDatetime, RequestBody
+from trainer.api.schemas import NON_BLANK_PATTERN, WEEKDAY_PATTERN, Event, ResponseModel, Session
 from trainer.domain.muscles import Muscle
 from trainer.domain.weekdays import Weekday
 
@@ -40,17 +25,6 @@ PreferenceType = Literal[
     "other",
 ]  # fmt: skip
 WeightUnit = Literal["kg", "lbs"]
-
-
-def _text_only(value: Any) -> Any:
-    """Dates and times come as ISO text (pydantic would also read a number as a timestamp)."""
-    if not isinstance(value, str):
-        raise ValueError("an ISO 8601 string is required")
-    return value
-
-
-IsoDate = Annotated[date, BeforeValidator(_text_only)]
-IsoDatetime = Annotated[AwareDatetime, BeforeValidator(_text_only)]
 
 
 def _text(max_length: int, description: str | None = None, *, optional: bool = False) -> Any:
@@ -64,10 +38,6 @@ def _text(max_length: int, description: str | None = None, *, optional: bool = F
             description=description,
         )
     return Field(min_length=1, max_length=max_length, pattern=NON_BLANK_PATTERN, description=description)
-
-
-class RequestModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # --- preferences ----------------------------------------------------------------------------------
@@ -93,17 +63,16 @@ class PreferenceResponse(ResponseModel):
     preference: UserPreference
 
 
-class PreferenceCreate(RequestModel):
-    """What the chat's `set_preference` saves. An `expires_at` not in the future is
-    `422 invalid_preference`."""
+class PreferenceCreate(RequestBody):
+    """What the chat's `set_preference` saves. An `expires_at` not in the future, or more than 5 years
+    ahead, is `422 invalid_preference`, as is a 51st active preference (50 is the most a user keeps:
+    remove one first)."""
 
     type: PreferenceType
     description: str = _text(1000, "What the user wants or does not want ('bad left knee').")
     guidance: str = Field(default="", max_length=2000, description="How it should change the workouts.")
     expires_at: IsoDatetime | None = Field(default=None, description="Until when; omit for permanent.")
     delete_after_use: StrictBool = Field(default=False, description="For the next workout only.")
-
-    _no_nul = field_validator("description", "guidance")(without_nul)
 
 
 # --- profile --------------------------------------------------------------------------------------
@@ -144,7 +113,7 @@ class ProfileResponse(ResponseModel):
     profile: Profile
 
 
-class ProfileUpdate(RequestModel):
+class ProfileUpdate(RequestBody):
     """Only the fields given change; `null` clears one (`available_days: null` clears the days). A
     birth date before 1900 or in the future is `422 invalid_profile`, as is a value the column's one
     decimal rounds out of range."""
@@ -170,8 +139,6 @@ class ProfileUpdate(RequestModel):
         description="Weekday names or their first three letters, any case; stored as canonical names.",
     )
 
-    _no_nul = field_validator("display_name", "goal_statement")(without_nul)
-
 
 # --- goals ----------------------------------------------------------------------------------------
 
@@ -196,15 +163,13 @@ class GoalsResponse(ResponseModel):
     goals: Goals
 
 
-class CategoryGoalUpdate(RequestModel):
+class CategoryGoalUpdate(RequestBody):
     category: str = _text(80, "Any name: 'Strength', 'Zone 2 Cardio'.")
     description: str | None = Field(default=None, max_length=500)
     percentage: StrictFloat = Field(ge=0, le=100, description="Its weight; the set is normalised to 100%.")
 
-    _no_nul = field_validator("category", "description")(without_nul)
 
-
-class GoalsUpdate(RequestModel):
+class GoalsUpdate(RequestBody):
     """What the chat's `set_goals` does: each list given replaces that set, normalised to 100%. A name
     listed twice (any case) or percentages that are all zero are `422 invalid_goals`."""
 
@@ -226,13 +191,11 @@ class Equipment(ResponseModel):
     unit: WeightUnit | None = Field(default=None, description="The unit of `weights`.")
 
 
-class EquipmentIn(RequestModel):
+class EquipmentIn(RequestBody):
     name: str = _text(100)
     type: str | None = Field(default=None, max_length=50)
     weights: list[Annotated[StrictFloat, Field(ge=0, le=10_000)]] | None = Field(default=None, max_length=200)
     unit: WeightUnit | None = None
-
-    _no_nul = field_validator("name", "type")(without_nul)
 
 
 class Location(ResponseModel):
@@ -252,7 +215,7 @@ class LocationResponse(ResponseModel):
     location: Location
 
 
-class LocationCreate(RequestModel):
+class LocationCreate(RequestBody):
     """A name another of the user's locations has (any case) is `409 location_exists`."""
 
     name: str = _text(100)
@@ -260,17 +223,13 @@ class LocationCreate(RequestModel):
     equipment: list[EquipmentIn] = Field(default_factory=list, max_length=200)
     current: StrictBool = Field(default=False, description="Make it the current location.")
 
-    _no_nul = field_validator("name", "description")(without_nul)
 
-
-class LocationUpdate(RequestModel):
+class LocationUpdate(RequestBody):
     """Only the fields given change (`description: null` clears it; `equipment` replaces the list)."""
 
     name: str | None = _text(100, optional=True)
     description: str | None = Field(default=None, max_length=1000)
     equipment: list[EquipmentIn] | None = Field(default=None, max_length=200)
-
-    _no_nul = field_validator("name", "description")(without_nul)
 
 
 # --- account deletion and export ------------------------------------------------------------------
@@ -278,7 +237,7 @@ class LocationUpdate(RequestModel):
 DELETE_CONFIRMATION = "delete my account"
 
 
-class AccountDeletion(RequestModel):
+class AccountDeletion(RequestBody):
     confirm: Literal["delete my account"] = Field(
         description="Exactly `delete my account`: the deletion is irreversible."
     )

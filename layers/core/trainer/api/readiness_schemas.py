@@ -6,24 +6,26 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from trainer.api.schemas import ResponseModel
+from trainer.api.inputs import RequestBody
+from trainer.api.schemas import NON_BLANK_PATTERN, ResponseModel
 from trainer.domain.workout import Muscle
 
 Scale = Annotated[int, Field(ge=1, le=5)]
+Notes = Annotated[str, Field(min_length=1, max_length=500, pattern=NON_BLANK_PATTERN)]
 Soreness = Annotated[
     dict[Muscle, Annotated[int, Field(ge=0, le=5)]],
     Field(min_length=1, description='0 (none) - 5 (very sore) per canonical muscle, e.g. {"Quadriceps": 4}'),
 ]
 
 
-class ReadinessCheckIn(BaseModel):
+class ReadinessCheckIn(RequestBody):
     """Every field optional, at least one given. Scales: sleep quality and energy 1 (worst) - 5 (best),
     stress 1 (calm) - 5 (very stressed), soreness 0 (none) - 5 (very sore) per canonical muscle."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, json_schema_extra={"minProperties": 1})
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
     sleep_hours: Annotated[float, Field(ge=0, le=24)] | SkipJsonSchema[None] = None
     sleep_quality: Scale | SkipJsonSchema[None] = None
@@ -31,7 +33,7 @@ class ReadinessCheckIn(BaseModel):
     stress: Scale | SkipJsonSchema[None] = None
     soreness: Soreness | SkipJsonSchema[None] = None
     last_session_rpe: Annotated[float, Field(ge=1, le=10)] | SkipJsonSchema[None] = None
-    notes: Annotated[str, Field(min_length=1, max_length=500)] | SkipJsonSchema[None] = None
+    notes: Notes | SkipJsonSchema[None] = None
 
     @field_validator("*", mode="before")
     @classmethod

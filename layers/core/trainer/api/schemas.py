@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    Strict,
     WithJsonSchema,
     create_model,
     field_validator,
@@ -26,6 +27,7 @@ from pydantic import (
 )
 
 from trainer.api.contract import public_action
+from trainer.api.inputs import VISIBLE_PATTERN, IsoDate, RequestBody
 from trainer.domain.weekdays import Weekday
 from trainer.domain.workout import ClientWorkout, ExerciseFields, Workout
 from trainer.programs.models import FitnessPlan, PlanRequest
@@ -95,17 +97,14 @@ class Health(ResponseModel):
 
 # --- POST /agent/chat, POST /agent/stream -------------------------------------------------------
 
-NON_BLANK_PATTERN = (
-    r"[^\u0009-\u000d\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028-\u2029\u202f\u205f\u3000]"
-)
-"""A message must contain a character that is not whitespace to `str.strip()` (Python's `isspace`,
-which the agent applies downstream): every such character, written as explicit `\\uXXXX` ranges so
-that pydantic's, JSON Schema's and the client's regex dialects all read the class the same way."""
+NON_BLANK_PATTERN = VISIBLE_PATTERN
+"""A message, a name, a pasted workout must hold a visible character (trainer.api.inputs)."""
 
 
-class ChatRequest(BaseModel):
+class ChatRequest(RequestBody):
     """The body of both agent routes. `create_app` builds the served model with `chat_request_model`,
-    which sets the limits from the settings."""
+    which sets the limits from the settings. Unknown fields are ignored (older and newer apps send
+    some)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -368,11 +367,9 @@ class UserSettingsResponse(ResponseModel):
     settings: UserSettings
 
 
-class UserSettingsUpdate(BaseModel):
+class UserSettingsUpdate(RequestBody):
     """Only the fields given (and not null) change. A well-formed but unknown time zone is
     `422 invalid_settings`; anything else the schema does not allow is `422 invalid_request`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     weight_unit: Literal["kg", "lbs"] | None = None
     distance_unit: Literal["km", "mi"] | None = None
@@ -460,16 +457,13 @@ IMPORT_TEXT_LIMIT = 20_000
 """The longest pasted workout `POST /workouts/import` reads (characters)."""
 
 
-def without_nul(value: str | None) -> str | None:
-    """NUL characters dropped: Postgres text cannot hold them."""
-    return value.replace("\x00", "") if isinstance(value, str) else value
-
-
-class PlanCreate(PlanRequest):
+class PlanCreate(PlanRequest, RequestBody):
     """What the user asks for; anything left out comes from their settings, goals, location and history.
     `start_date` is at most 4 weeks back and a year ahead (`422 invalid_plan_request`)."""
 
-    _goal_text = field_validator("goal")(without_nul)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+    start_date: IsoDate | None = Field(default=None, description="First day of week 1; default today")
 
 
 class PlanSummary(ResponseModel):
@@ -551,27 +545,26 @@ class PlannedWorkout(ResponseModel):
     )
 
 
-class WorkoutChange(BaseModel):
+class WorkoutChange(RequestBody):
     """Move, skip or swap one session of the calendar (a plan day or a calendar workout, by id)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    date: Day | None = Field(
+    date: IsoDate | None = Field(
         default=None,
-        description="Move it to this day (today or later). A plan day moves onto a rest day of its plan.",
+        description="Move it to this day (today or later, at most 5 years ahead). A plan day moves onto a "
+        "rest day of its plan.",
     )
     status: Literal["scheduled", "skipped", "completed"] | None = Field(
         default=None, description="`skipped` to skip it, `scheduled` to take it back."
     )
-    swap_with: UUID | None = Field(default=None, description="Exchange days with this session.")
+    swap_with: Annotated[UUID, Strict(False)] | None = Field(
+        default=None, description="Exchange days with this session."
+    )
 
 
-class WorkoutCreate(BaseModel):
+class WorkoutCreate(RequestBody):
     """Add a session to the calendar."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    date: Day = Field(description="Today or later, the user's day.")
+    date: IsoDate = Field(description="Today or later (at most 5 years ahead), the user's day.")
     time: str | None = Field(
         default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$", description="Local time, HH:MM; default: none"
     )
@@ -580,8 +573,6 @@ class WorkoutCreate(BaseModel):
     )
     duration_minutes: int | None = Field(default=None, ge=1, le=600)
     notes: str | None = Field(default=None, max_length=2000)
-
-    _text = field_validator("workout_type", "notes")(without_nul)
 
 
 class WorkoutChanged(ResponseModel):
@@ -612,11 +603,9 @@ class WorkoutResponse(ResponseModel):
     workout: PlannedWorkout
 
 
-class WorkoutImport(BaseModel):
+class WorkoutImport(RequestBody):
     """A workout written as text (a coach's program, a note): one exercise a line, in the usual
     notations ('Bench press 4x8 @ 60kg', '3 sets of 10 squats', 'Plank 3 x 45s', 'A1/A2' supersets)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     text: str = Field(
         min_length=1,
@@ -624,8 +613,6 @@ class WorkoutImport(BaseModel):
         pattern=NON_BLANK_PATTERN,
         description="Not blank; up to 20,000 characters.",
     )
-
-    _text = field_validator("text")(without_nul)
 
 
 class ImportedWorkout(ResponseModel):

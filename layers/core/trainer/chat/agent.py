@@ -13,18 +13,17 @@ from trainer.agents.definitions import AgentDefinition, OutputSpec, RetryPolicy
 from trainer.chat.checkpoint import create_checkpoint
 from trainer.chat.initializer import initialize_context
 from trainer.chat.turn import ChatRunner
-from trainer.programs import plan_words
 from trainer.programs import tools as program_tools
 from trainer.providers.ports import InitializerResponse
 from trainer.tools import (
     analytics,
     calendar,
-    calendar_words,
     communication,
     data,
     exercises,
     goals,
     health,
+    injuries,
     location,
     preferences,
     profile,
@@ -43,6 +42,7 @@ CHAT_TOOLS: tuple[AnyTool, ...] = (
     *workout.TOOLS,
     *goals.TOOLS,
     *preferences.TOOLS,
+    *injuries.TOOLS,
     *logging_tools.TOOLS,
     *timers.TOOLS,
     *calendar.TOOLS,
@@ -57,10 +57,6 @@ CHAT_TOOLS: tuple[AnyTool, ...] = (
     *health.TOOLS,
 )
 """The chat agent's tools, in the order its requests list them (the cached prefix depends on it)."""
-WORDS_BESIDE_THEIR_RESULTS = (calendar_words, plan_words)
-"""The words of the calendar and training-plan results, registered by result type when imported
-(trainer.tools.wording.words_beside): every other tool's result says itself (`ToolResult.say`)."""
-
 CHAT = AgentDefinition(
     name="chat",
     description="The personal trainer in conversation: one tool call per iteration until it replies",

@@ -1,7 +1,9 @@
 """Context initialisation before each turn
 (docs/architecture.md#knowledge-the-initializer-and-the-data-sources): the selector picks data sources, they
-are fetched in parallel and appended as `knowledge` events. Append-only: a wider range is a new event, never a
-replacement. Failures never stop the main agent."""
+are fetched in parallel, fitted to the turn's prompt budget (trainer.sources.budget,
+docs/architecture.md#the-prompt-budget) and appended as `knowledge` events, each with what fitting it
+cost. Append-only: a wider range is a new event, never a replacement. Failures never stop the main
+agent."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from trainer.chat.errors import log_error
 from trainer.chat.ports import SourceFetcher
 from trainer.frames import Frame, knowledge_frame
 from trainer.providers.ports import InitializerResult, KnowledgeSelection, KnowledgeSelector
+from trainer.sources.budget import fit_turn
 from trainer.sources.formatters import format_current_workout
 from trainer.sources.registry import DISPLAY_NAMES, SOURCES
 from trainer.store.models import Event, EventType, KnowledgeRef, Session
@@ -164,6 +167,9 @@ async def initialize_context(
             outcome.events.append(event)
         return outcome
 
+    loaded = [item for item in results if not item.error]
+    fitted = fit_turn([(item.source, item.formatted) for item in loaded])
+    budgets = {id(item): budget for item, budget in zip(loaded, fitted, strict=True)}
     for item in results:
         if item.error:
             outcome.failed[item.source] = item.error
@@ -172,11 +178,17 @@ async def initialize_context(
             ) is not None:
                 outcome.events.append(event)
             continue
+        budget = budgets[id(item)]
         event = await _append(
             store,
             session.id,
             EventType.KNOWLEDGE,
-            {"source": item.source, "params": dict(item.params or {}), "data": item.formatted},
+            {
+                "source": item.source,
+                "params": dict(item.params or {}),
+                "data": budget.text,
+                "budget": budget.as_json(),
+            },
         )
         outcome.events.append(event)
         outcome.appended.append(KnowledgeRef(source=item.source, params=dict(item.params or {})))

@@ -377,15 +377,17 @@ class _Turn:
     ) -> None:
         """Each call was recorded as it ran (the recorder's on_tool_end); a call marked final that
         succeeded closes the turn (its outcome ends it) with a reply written from the turn's results."""
-        if any(outcome.finishes for _, outcome in results):
-            await self._close_with_reply()
+        finishing = next((outcome for _, outcome in results if outcome.finishes), None)
+        if finishing is not None:
+            await self._close_with_reply(finishing.note)
 
     # ---
 
-    async def _close_with_reply(self) -> None:
-        """The reply the code writes from the turn's successful calls of tools that can finish, sent
-        as the reply tool's call (marked final, delivering the artifact they made): recorded and
-        streamed as if the model made it, one model call fewer than a model-written reply."""
+    async def _close_with_reply(self, note: str | None) -> None:
+        """The reply the code writes from the turn's successful calls of tools that can finish, with
+        the model's note after it, sent as the reply tool's call (marked final, delivering the artifact
+        they made): recorded and streamed as if the model made it, one model call fewer than a
+        model-written reply."""
         toolset = self.agent.toolset
         finished = [
             FinishedCall(action.tool, action.args, action.outcome.result)
@@ -394,7 +396,7 @@ class _Turn:
             and (tool := toolset.get(action.tool)) is not None
             and tool.can_finish
         ]
-        closing = await self.deps.closing_replies.write(self.session.user_id, self.message, finished)
+        closing = await self.deps.closing_replies.write(self.session.user_id, self.message, finished, note)
         reply = toolset.text_reply(closing.message, artifact_id=closing.artifact_id, final=True)
         if reply is None:
             return

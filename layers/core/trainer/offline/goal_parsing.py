@@ -14,7 +14,11 @@ from trainer.offline.patterns import INJURY
 from trainer.offline.vocabulary import BODY_PARTS, CATEGORIES, MUSCLE_ALIASES
 from trainer.tools.calendar import ManageMilestoneArgs
 from trainer.tools.goals import CategoryGoalIn, GoalEntry, SetGoalsArgs
-from trainer.tools.preferences import PreferenceType, SetPreferenceArgs
+from trainer.tools.injuries import RecordInjuryArgs
+from trainer.tools.preferences import SetPreferenceArgs, SettablePreferenceType
+
+StatedPreference = SetPreferenceArgs | RecordInjuryArgs
+"""What a message states: a preference, or an injury (which has its own tool, record_injury)."""
 
 
 def parse_goals(text: str) -> SetGoalsArgs | None:
@@ -146,18 +150,15 @@ def equipment_statement(text: str) -> tuple[str, str] | None:
     return None
 
 
-def parse_preference(text: str, now: datetime) -> SetPreferenceArgs:
+def parse_preference(text: str, now: datetime) -> StatedPreference:
     lowered = text.lower()
     expires_at, once = expiry(text, now)
     part = next((p for p in BODY_PARTS if re.search(rf"\b{p}s?\b", lowered)), None)
-    kind: PreferenceType
+    kind: SettablePreferenceType
     if INJURY.search(text) and part:
-        kind = "injury"
-        description = f"{part.title()} pain - avoid loading the {part}"
-        guidance = f"Exclude exercises that load the {part}; offer pain-free alternatives"
-        if not expires_at and not once:
-            expires_at = (now + timedelta(days=7)).isoformat()
-    elif dislikes := disliked_exercises(text):
+        until = datetime.fromisoformat(expires_at) if expires_at else now + timedelta(days=1 if once else 7)
+        return RecordInjuryArgs(injury=f"{part.title()} pain - avoid loading the {part}", until=until)
+    if dislikes := disliked_exercises(text):
         thing = dislikes[0]
         kind = "exercise"
         description = f"Dislikes {thing}"
@@ -204,10 +205,10 @@ def parse_preference(text: str, now: datetime) -> SetPreferenceArgs:
     return preference
 
 
-def parse_preferences(text: str, now: datetime) -> list[SetPreferenceArgs]:
+def parse_preferences(text: str, now: datetime) -> list[StatedPreference]:
     """Every preference a message states: an injury, then each disliked exercise, else one preference."""
     lowered = text.lower()
-    found: list[SetPreferenceArgs] = []
+    found: list[StatedPreference] = []
     if INJURY.search(text) and any(re.search(rf"\b{p}s?\b", lowered) for p in BODY_PARTS):
         found.append(parse_preference(text, now))
     for thing in disliked_exercises(text):

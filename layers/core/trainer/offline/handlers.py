@@ -95,6 +95,7 @@ from trainer.tools.exercise_input import WorkoutInput
 from trainer.tools.exercises import SearchExercises, SearchExercisesArgs
 from trainer.tools.generate_workout import GenerateArgs, GenerateWorkout
 from trainer.tools.goals import SetGoals
+from trainer.tools.injuries import RecordInjury, RecordInjuryArgs
 from trainer.tools.location import SetCurrentLocation, SetCurrentLocationArgs
 from trainer.tools.log_corrections import AdjustLoggedExercise, UndoLoggedExercise, UndoLoggedExerciseArgs
 from trainer.tools.logged_entries import LoggedExercise, logged_text
@@ -142,7 +143,8 @@ async def preference_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
     equipment in my hotel room') switches to that place instead of becoming a preference."""
     equipment = equipment_statement(turn.text)
     stated = parse_preferences(turn.text, turn.now)
-    if equipment and not INJURY.search(turn.text) and all(p.type == "equipment" for p in stated):
+    only_equipment = all(isinstance(p, SetPreferenceArgs) and p.type == "equipment" for p in stated)
+    if equipment and not INJURY.search(turn.text) and only_equipment:
         records = await turn.records()
         place = named_location(turn.text, [loc.name for loc in records.locations])
         if place is not None:
@@ -268,7 +270,10 @@ async def goals(turn: Turn, step: Step) -> ToolInvocation:
 
 
 async def preference(turn: Turn, step: Step) -> ToolInvocation:
-    args: SetPreferenceArgs = step.payload
+    """A stated preference with set_preference; an injury with record_injury, its one tool."""
+    args: SetPreferenceArgs | RecordInjuryArgs = step.payload
+    if isinstance(args, RecordInjuryArgs):
+        return RecordInjury().call(args)
     return SetPreference().call(args)
 
 

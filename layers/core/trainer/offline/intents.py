@@ -23,6 +23,7 @@ from trainer.offline import (
     location_edits,
     onboarding,
     requests,
+    safety,
 )
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
@@ -320,6 +321,11 @@ PREFERENCE_TOPICS = (INJURY_RECOVERY, PREFERENCES)
 EXERCISE_TOPICS = (EXERCISE_QUESTION, EXERCISE_ALTERNATIVES)
 
 INTENTS: tuple[Intent, ...] = (
+    # a red flag (sharp or worsening pain, chest pain, dizziness, pregnancy, a recent operation) before
+    # anything else the message asks: stop and see a professional (trainer.offline.safety)
+    Intent("red_flag", lambda m: safety.raises_red_flag(m.text), safety.safety_reply, PREFERENCE_TOPICS,
+           expand=safety.red_flag_steps),
+    Intent("injury", lambda m: False, safety.record_injury, PREFERENCE_TOPICS, label="note that injury"),
     # onboarding: a bare answer to one of the profile questions' options ('Improve endurance', 'Knee')
     Intent("profile_next", lambda m: onboarding.option_answer(m.text) is not None, onboarding.ask_next,
            (PROFILE,), first=lambda m: ("profile",), expand=onboarding.next_steps),

@@ -23,21 +23,22 @@ from pydantic import ValidationError
 from trainer.domain.composer import ComposerError
 from trainer.offline.conversation import Conversation, PastCall, read_conversation
 from trainer.offline.intents import BY_NAME, plan
-from trainer.offline.replies import failure_message
+from trainer.offline.replies import COACHING_NOTES, failure_message
 from trainer.offline.turn import REPLY_TOOLS, OfflinePlanner, Turn, idle, notify
 from trainer.providers.ports import ModelRequest, ModelResponse, TextDeltaCallback, ToolCall, Usage
-from trainer.tools.base import FINAL_ARGUMENT, ToolInvocation
+from trainer.tools.base import FINAL_ARGUMENT, NOTE_ARGUMENT, ToolInvocation
 from trainer.tools.communication import AskArgs, NotifyArgs
 
 MAX_ACTIONS_PER_TURN = 6
 
 
-def finishable_tools(request: ModelRequest) -> set[str]:
-    """The tools whose schema, as the request sends it, takes `final` (reply tools aside)."""
+def finishable_tools(request: ModelRequest, argument: str = FINAL_ARGUMENT) -> set[str]:
+    """The tools whose schema, as the request sends it, takes `final` (or `argument`; reply tools
+    aside)."""
     names: set[str] = set()
     for tool in request.tools:
         properties = (tool.get("input_schema") or {}).get("properties") or {}
-        if FINAL_ARGUMENT in properties and tool.get("name") not in REPLY_TOOLS:
+        if argument in properties and tool.get("name") not in REPLY_TOOLS:
             names.add(str(tool.get("name")))
     return names
 
@@ -45,10 +46,12 @@ def finishable_tools(request: ModelRequest) -> set[str]:
 def finishing(action: ToolInvocation, request: ModelRequest, calls: list[PastCall]) -> ToolInvocation:
     """The turn's last planned call, marked final when it and every call before it in the turn can
     finish: the code's closing reply then says what the offline coach's own last message would have
-    (trainer.agents.closing.closing_text over the same results), one model call sooner."""
+    (trainer.agents.closing.closing_text over the same results), one model call sooner, with the
+    coach's note on the tools it has one for (COACHING_NOTES)."""
     finishable = finishable_tools(request)
     if action.name in finishable and all(call.name in finishable for call in calls):
-        return replace(action, final=True)
+        takes_note = action.name in finishable_tools(request, NOTE_ARGUMENT)
+        return replace(action, final=True, note=COACHING_NOTES.get(action.name) if takes_note else None)
     return action
 
 

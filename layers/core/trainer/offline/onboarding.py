@@ -4,7 +4,7 @@ update_profile, then the next missing fact asked for - one question, with its op
   "I'm 34, male, intermediate, 82 kg"              -> update_profile, then "What are you training for?"
   "My goal is to lose some fat and get stronger"   -> update_profile (goals in words)
   "I can train Monday, Wednesday and Friday, about 45 minutes a session" -> update_profile (days, length)
-  "I have a bad left knee" / "No injuries"         -> update_profile (an injury / none)
+  "I have a bad left knee" / "No injuries"         -> record_injury (the one injury path) / update_profile
   "Let's set up my profile"                        -> the first missing fact, asked with options
 A bare answer to one of the coach's questions ("Intermediate (1-3 years)", "45 minutes", "Knee", "34")
 is read as that question's answer.
@@ -23,8 +23,8 @@ from trainer.offline.patterns import INJURY, wants_workout
 from trainer.offline.turn import REPLY_TOOLS, IntentName, Step, Turn, ask, finished, notify
 from trainer.tools.base import ToolInvocation
 from trainer.tools.communication import AskResult
+from trainer.tools.injuries import RecordInjuryArgs
 from trainer.tools.profile import UpdateProfile, UpdateProfileArgs, UpdateProfileResult
-from trainer.tools.wording import say
 
 
 def rx(pattern: str) -> re.Pattern[str]:
@@ -215,8 +215,9 @@ def goal_in_words(text: str) -> str | None:
 
 
 def profile_facts(text: str, asked: ProfileField | None = None) -> dict[str, Any]:
-    """The update_profile arguments a message states (empty: none); `asked` is the question the
-    coach asked last (a bare number answers 'How old are you?', a bare 'no' the injuries question)."""
+    """The profile facts a message states, as update_profile's arguments, and its injuries as
+    `injuries` (record_injury's, one call each; empty: none); `asked` is the question the coach asked
+    last (a bare number answers 'How old are you?', a bare 'no' the injuries question)."""
     picked = option_answer(text)
     if picked is not None:
         field, option = picked
@@ -309,7 +310,11 @@ PROFILE_TURN: frozenset[IntentName] = frozenset({"profile", "profile_next", "pre
 
 
 async def profile_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
-    return [Step("profile", profile_facts(turn.text, asked_field(turn)))]
+    """The profile facts saved in one update_profile call, then each injury with record_injury."""
+    facts = profile_facts(turn.text, asked_field(turn))
+    injuries: list[str] = facts.pop("injuries", [])
+    saved = [Step("profile", facts)] if facts or not injuries else []
+    return saved + [Step("injury", RecordInjuryArgs(injury=injury)) for injury in injuries]
 
 
 async def next_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
@@ -344,7 +349,7 @@ async def ask_next(turn: Turn, step: Step) -> ToolInvocation:
     """What the turn saved, then the next missing fact asked with its options (or that none is)."""
     calls = [c for c in turn.convo.calls if c.name not in REPLY_TOOLS]
     ctx = await turn.reply_context()
-    said = "\n".join(line for line in (say(c.result, ctx, c.arguments) for c in finished(calls)) if line)
+    said = "\n".join(line for line in (c.result.say(ctx, c.arguments) for c in finished(calls)) if line)
     saved = [c.result for c in calls if isinstance(c.result, UpdateProfileResult)]
     if saved:
         asked = saved[-1].next_question

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from trainer.domain.units import convert_distance, convert_weight
 from trainer.offline.conversation import PastCall
 from trainer.offline.patterns import THANKS, rx
-from trainer.programs.plan_words import PLAN_EXAMPLE
-from trainer.tools.calendar import ScheduledWorkout
-from trainer.tools.calendar_words import scheduled_when
+from trainer.programs.plan_briefs import PLAN_EXAMPLE
+from trainer.tools.calendar import ScheduledWorkout, scheduled_when
 from trainer.tools.wording import ReplyContext, number_text
 
 FAQ: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -47,6 +46,16 @@ OUT_OF_SCOPE: tuple[tuple[re.Pattern[str], str], ...] = (
      "I can't give medical advice - please ask a doctor or physiotherapist about that."),
 )  # fmt: skip
 
+COACHING_NOTES: dict[str, str] = {
+    "generate_workout": "Warm up with a lighter set of the first exercise, and stop anything that hurts.",
+    "log_workout": "Nice work - sleep and a good meal will turn this session into progress.",
+    "log_completed_exercise": "Nice work - every entry keeps your next targets right.",
+    "get_workout_statistics": "Consistency is what moves these numbers, so keep showing up.",
+    "generate_stats_summary": "Consistency is what moves these numbers, so keep showing up.",
+    "get_progress_trends": "Steady weeks add up - keep the sessions coming.",
+}
+"""The offline coach's note on a call it marks final (the `note` beside `final`), by tool: a live model
+writes its own; these few keep the path exercised, in every mode, on the tools that end most turns."""
 CAN_DO = (
     "I can build and adjust workouts, log your training, answer exercise questions, show your stats and "
     "progress, and manage your goals, preferences and schedule."
@@ -65,6 +74,7 @@ ACTION_LABELS = {
     "add_exercise_to_workout": "add that exercise",
     "set_goals": "save your goals",
     "set_preference": "save that preference",
+    "record_injury": "note that injury",
     "delete_preference": "remove that preference",
     "log_workout": "log your workout",
     "log_completed_exercise": "log that exercise",

@@ -16,9 +16,7 @@ from trainer.offline.conversation import Conversation, PastCall
 from trainer.offline.records import UserRecords
 from trainer.offline.references import REFERENCE, identify_exercise, named_location, ordinal_position
 from trainer.offline.set_parsing import exercise_phrase
-from trainer.programs import plan_words
 from trainer.providers.ports import ModelRequest
-from trainer.tools import calendar_words
 from trainer.tools.add_exercise import AddResult
 from trainer.tools.base import ToolInvocation, ToolResult
 from trainer.tools.communication import AskArgs, Idle, IdleArgs, MessageAskUser, MessageNotifyUser, NotifyArgs
@@ -38,7 +36,8 @@ IntentName = Literal[
     "program", "show_plan", "planned_workout", "change_week", "change_day", "milestone_progress",
     "readiness", "new_location", "onboarding", "profile", "profile_next", "edit_location",
     "training_days", "missed", "skip_session", "swap_sessions",
-    "units", "pain_alternatives", "show_exercise", "scheme", "intensity", "never", "health",
+    "units", "pain_alternatives", "show_exercise", "scheme", "intensity", "never", "red_flag", "injury",
+    "health",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
 WHOLE_WORKOUT = re.compile(r"\b(workout|session|everything|all of it|whole|the lot|all exercises)\b", re.I)
@@ -207,11 +206,6 @@ def logged_target(
     if named is not None:
         candidates = [r for r in candidates if r.exercise_name == named]
     return candidates[0] if candidates else None
-
-
-WORDS_BESIDE_THEIR_RESULTS = (calendar_words, plan_words)
-"""The calendar and training-plan results' words, registered when imported
-(trainer.tools.wording.words_beside)."""
 
 
 def finished(calls: list[PastCall]) -> list[FinishedCall]:

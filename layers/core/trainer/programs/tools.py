@@ -7,7 +7,7 @@ dates as tools/dates.py does."""
 
 from __future__ import annotations
 
-from datetime import date
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from trainer.domain.weekdays import Weekday as Weekday  # the offline coach's parser names it from here
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.programs.changes import WeekChange
-from trainer.programs.models import MAX_WEEKS, MIN_WEEKS, PlanRequest, PlanStatus
+from trainer.programs.models import MAX_WEEKS, MIN_WEEKS, PlanRequest
 from trainer.programs.pipeline import (
     ProgramDeps,
     ProgramError,
@@ -25,182 +25,28 @@ from trainer.programs.pipeline import (
     request_plan,
     workout_for,
 )
+from trainer.programs.plan_briefs import (
+    PLAN_EXAMPLE,
+    PlanBrief,
+    PlannedDayBrief,
+    describe_plan,
+    plan_overview_text,
+    plan_requested_text,
+    short_date,
+)
 from trainer.services.rows import plain
 from trainer.services.usage_limits import BudgetExceeded
 from trainer.store.repositories import RepositoryError
 from trainer.tools.artifacts import WorkoutJson
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.dates import Day, local_today, parse_day, user_zone
-
-SHOWN_EXERCISES = 8
-WARM_UP_AND_COOL_DOWN = ("warmup", "cooldown")
+from trainer.tools.wording import ReplyContext, day_text, joined
 
 
 def _deps(ctx: ToolContext) -> ProgramDeps:
     if not isinstance(ctx.programs, ProgramDeps):
         raise ToolError("training plans are not available right now")
     return ctx.programs
-
-
-def _short_date(day: date) -> str:
-    return f"{day.strftime('%A')} {day.day} {day.strftime('%B')}"
-
-
-def _listed(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return f"{', '.join(items[:-1])} and {items[-1]}"
-
-
-def _week_ranges(weeks: list[int]) -> str:
-    """'1-3, 5': consecutive week numbers as ranges."""
-    ranges: list[str] = []
-    for week in sorted(set(weeks)):
-        if ranges and ranges[-1].split("-")[-1] == str(week - 1):
-            ranges[-1] = f"{ranges[-1].split('-')[0]}-{week}"
-        else:
-            ranges.append(str(week))
-    return ", ".join(ranges)
-
-
-# --- what the tools answer with -------------------------------------------------------------------
-
-
-class PhaseBrief(BaseModel):
-    name: str
-    start_week: int
-    end_week: int
-    deload_weeks: list[int] = Field(default_factory=list)
-
-
-class PlanBrief(BaseModel):
-    """A training plan as the chat sees it."""
-
-    plan_id: str
-    status: PlanStatus
-    title: str | None = None
-    error: str | None = None
-    weeks: int
-    days_per_week: int
-    training_days: list[str]
-    session_minutes: int
-    start_date: Day
-    active: bool = False
-    methodology: str | None = None
-    phases: list[PhaseBrief] = Field(default_factory=list)
-    deload_weeks: list[int] = Field(default_factory=list)
-    weeks_built: list[int] = Field(default_factory=list)
-    current_week: int | None = None
-    """The plan week today falls in (the user's today); None before it starts or after it ends."""
-
-    @classmethod
-    def of(
-        cls, row: dict[str, Any], weeks_built: list[int] | None = None, today: date | None = None
-    ) -> PlanBrief:
-        document = row.get("plan") or {}
-        cycles = document.get("microcycles") or []
-        phases = [
-            PhaseBrief(
-                name=str(c.get("name")),
-                start_week=int(c.get("start_week")),
-                end_week=int(c.get("end_week")),
-                deload_weeks=list(c.get("deload_weeks") or []),
-            )
-            for c in cycles
-        ]
-        start: date = row["start_date"]
-        current = None
-        if today is not None and today >= start:
-            week = (today - start).days // 7 + 1
-            current = week if week <= int(row["weeks"]) else None
-        return cls(
-            plan_id=str(row["id"]),
-            status=row["status"],
-            title=row.get("title"),
-            error=row.get("error"),
-            weeks=int(row["weeks"]),
-            days_per_week=int(row["days_per_week"]),
-            training_days=list(row.get("training_days") or []),
-            session_minutes=int(row["session_minutes"]),
-            start_date=start,
-            active=bool(row.get("active")),
-            methodology=document.get("methodology"),
-            phases=phases,
-            deload_weeks=sorted({w for p in phases for w in p.deload_weeks}),
-            weeks_built=sorted(weeks_built or []),
-            current_week=current,
-        )
-
-    def outline(self) -> str:
-        """'12 weeks from Monday 2 March, 4 days a week (Monday, Tuesday, Thursday and Friday), 60-minute
-        sessions'."""
-        return (
-            f"{self.weeks} weeks from {_short_date(self.start_date)}, {self.days_per_week} "
-            f"day{'s' if self.days_per_week != 1 else ''} a week ({_listed(self.training_days)}), "
-            f"{self.session_minutes}-minute sessions"
-        )
-
-    def phases_text(self) -> str:
-        parts = []
-        for phase in self.phases:
-            span = f"week {phase.start_week}" if phase.start_week == phase.end_week else (
-                f"weeks {phase.start_week}-{phase.end_week}"
-            )  # fmt: skip
-            deload = f", deload week {_week_ranges(phase.deload_weeks)}" if phase.deload_weeks else ""
-            parts.append(f"{phase.name} ({span}{deload})")
-        return "; ".join(parts)
-
-
-class PlannedDayBrief(BaseModel):
-    """One planned day: its workout's exercises (or its recovery notes) and its message."""
-
-    workout_id: str
-    plan_id: str
-    week_number: int
-    date: Day
-    weekday: str
-    kind: Literal["training", "rest"]
-    focus: str | None = None
-    exercises: list[str] = Field(default_factory=list)
-    """The main work's exercises (not the warm-up or cool-down)."""
-    minutes: float | None = None
-    notes: list[str] = Field(default_factory=list)
-    recovery_notes: str | None = None
-    message: str | None = None
-    status: str = "scheduled"
-
-    @classmethod
-    def of(cls, row: dict[str, Any]) -> PlannedDayBrief:
-        workout = row.get("workout") or {}
-        exercises = sorted(workout.get("exercises") or [], key=lambda e: int(e.get("order") or 0))
-        main = [e for e in exercises if (e.get("group") or {}).get("type") not in WARM_UP_AND_COOL_DOWN]
-        summary = workout.get("summary") or {}
-        return cls(
-            workout_id=str(row["id"]),
-            plan_id=str(row["plan_id"]),
-            week_number=int(row["week_number"]),
-            date=row["date"],
-            weekday=str(row["weekday"]),
-            kind=row["kind"],
-            focus=row.get("focus"),
-            exercises=[str(e.get("exercise_name")) for e in main],
-            minutes=summary.get("estimated_duration_min"),
-            notes=list(row.get("notes") or []),
-            recovery_notes=row.get("recovery_notes"),
-            message=row.get("message"),
-            status=str(row.get("status") or "scheduled"),
-        )
-
-    def line(self) -> str:
-        """'Monday 9 March: Upper body - Dumbbell Bench Press, One-Arm Row, ... (about 45 min)'."""
-        when = _short_date(self.date)
-        if self.kind == "rest":
-            return f"{when}: rest day"
-        names = self.exercises[:SHOWN_EXERCISES]
-        more = f" and {len(self.exercises) - len(names)} more" if len(self.exercises) > len(names) else ""
-        minutes = f" (about {round(self.minutes)} min)" if self.minutes else ""
-        focus = f"{self.focus} - " if self.focus else ""
-        return f"{when}: {focus}{', '.join(names)}{more}{minutes}"
 
 
 # --- request_training_plan ------------------------------------------------------------------------
@@ -223,16 +69,16 @@ class RequestTrainingPlanArgs(BaseModel):
 class RequestTrainingPlanResult(ToolResult):
     plan: PlanBrief
 
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return plan_requested_text(self.plan, ctx.today)
+
 
 class RequestTrainingPlan(Tool[RequestTrainingPlanArgs, RequestTrainingPlanResult]):
     name = "request_training_plan"
     can_finish = True
     description = (
-        "Start building a real multi-week training plan (4-16 weeks): phases, deload weeks, and each week's "
-        "workouts with exercises, sets, reps and loads from the user's history, equipment, goals and "
-        "injuries. Use it whenever the user asks for a training plan or program. It is built in the "
-        "background: the result says whether it is still being built (pending) - then tell the user it "
-        "is on its way and that they can ask for it or see it in the app - or ready."
+        "Start a multi-week training plan (phases, deloads, each week's workouts and loads), built in the "
+        "background: the result says whether it is ready yet."
     )
     Args = RequestTrainingPlanArgs
     Result = RequestTrainingPlanResult
@@ -271,17 +117,6 @@ class RequestTrainingPlan(Tool[RequestTrainingPlanArgs, RequestTrainingPlanResul
         return f"The training plan could not be built: {plan.error or 'unknown reason'}."
 
 
-def describe_plan(plan: PlanBrief) -> str:
-    lines = [f"{plan.title or 'Training plan'}: {plan.outline()}."]
-    if plan.phases:
-        lines.append(f"Phases: {plan.phases_text()}.")
-    if plan.weeks_built:
-        lines.append(f"Weeks with workouts so far: {_week_ranges(plan.weeks_built)}.")
-    if plan.current_week is not None:
-        lines.append(f"This is week {plan.current_week} of {plan.weeks}.")
-    return " ".join(lines)
-
-
 # --- show_training_plan ---------------------------------------------------------------------------
 
 
@@ -293,14 +128,16 @@ class ShowTrainingPlanResult(ToolResult):
     plan: PlanBrief | None = None
     """A plan still being built (the newest), else the active plan, else the newest (failed); None when
     the user has none."""
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return plan_overview_text(self.plan, ctx.today)
 
 
 class ShowTrainingPlan(Tool[ShowTrainingPlanArgs, ShowTrainingPlanResult]):
     name = "show_training_plan"
-    can_finish = True
     description = (
-        "The user's training plan: its status (being built, ready or failed), length, training days, "
-        "phases and deload weeks, and the weeks built so far."
+        "The user's training plan: whether it is ready, its length, days, phases, deloads and weeks."
     )
     Args = ShowTrainingPlanArgs
     Result = ShowTrainingPlanResult
@@ -338,15 +175,11 @@ class ChangeFields(BaseModel):
 
     model_config = STRICT_NUMBERS
     reason: str = Field(min_length=1, max_length=300, description="The user's words, e.g. 'hotel gym only'")
-    location: str | None = Field(
-        default=None, max_length=80, description="One of the user's saved locations (its equipment is used)"
-    )
+    location: str | None = Field(default=None, max_length=80, description="A saved location to train at")
     equipment: list[str] | None = Field(
-        default=None,
-        max_length=40,
-        description="Equipment available instead, e.g. ['dumbbells', 'bench']; ['bodyweight'] for none",
+        default=None, max_length=40, description="Equipment available instead; ['bodyweight'] for none"
     )
-    session_minutes: int | None = Field(default=None, ge=15, le=180)
+    session_minutes: int | None = Field(default=None, ge=15, le=180, description="Minutes per session")
     avoid: list[str] = Field(
         default_factory=list, max_length=10, description="Muscles, body areas or exercises to leave out"
     )
@@ -367,14 +200,20 @@ class ChangeTrainingWeekResult(ToolResult):
     reason: str
     days: list[PlannedDayBrief] = Field(default_factory=list)
 
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        week = self.week_number
+        if not self.days or not self.rebuilt:
+            return f"Week {week} of your plan has no days left to change, so I left it as it is."
+        lines = [f"Done - week {week} of your plan is rebuilt around that:"]
+        return "\n".join([*lines, *(planned.line() for planned in self.days)])
+
 
 class ChangeTrainingWeek(Tool[ChangeTrainingWeekArgs, ChangeTrainingWeekResult]):
     name = "change_training_week"
     can_finish = True
     description = (
-        "Rebuild a week of the user's training plan for a change of circumstances ('I'm travelling next "
-        "week, hotel gym only', 'only 30 minutes a day this week', 'my knee hurts this week'): other "
-        "equipment or location, shorter sessions, other days, things to avoid. Days already done are kept."
+        "Rebuild a week of the training plan for a change ('hotel gym next week', 'only 30 minutes a day "
+        "this week'); days already done stay."
     )
     Args = ChangeTrainingWeekArgs
     Result = ChangeTrainingWeekResult
@@ -413,13 +252,15 @@ class ChangeTrainingDayResult(ToolResult):
     reason: str
     day: PlannedDayBrief
 
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return f"Done - that day of your plan is rebuilt around it. {self.day.line()}"
+
 
 class ChangeTrainingDay(Tool[ChangeTrainingDayArgs, ChangeTrainingDayResult]):
     name = "change_training_day"
     can_finish = True
     description = (
-        "Rebuild one day of the user's training plan ('only 20 minutes today', 'at the hotel gym on "
-        "Thursday', 'no legs tomorrow'): other equipment or location, a shorter session, things to avoid."
+        "Rebuild one day of the training plan for a change ('only 20 minutes today', 'no legs tomorrow')."
     )
     Args = ChangeTrainingDayArgs
     Result = ChangeTrainingDayResult
@@ -459,7 +300,12 @@ class ChangeTrainingDaysArgs(BaseModel):
     training_days: list[Weekday] = Field(
         min_length=1, max_length=7, description="The weekdays the user can train on from now on"
     )
-    reason: str = Field(default="the user's available days changed", min_length=1, max_length=300)
+    reason: str = Field(
+        default="the user's available days changed",
+        min_length=1,
+        max_length=300,
+        description="The user's words",
+    )
 
 
 class MovedSession(BaseModel):
@@ -480,15 +326,32 @@ class ChangeTrainingDaysResult(ToolResult):
     dropped: list[DroppedSession] = Field(default_factory=list)
     summary: str
 
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        days = joined(self.training_days)
+        if not self.has_plan:
+            return f"Got it - you train on {days} from now on. I'll plan around those days."
+        lines = [f"Done - your plan now trains on {days} from now on."]
+        for moved in self.moved:
+            lines.append(
+                f"- {moved.session}: moved from {day_text(moved.from_date, ctx.today)} to "
+                f"{day_text(moved.to_date, ctx.today)}"
+            )
+        for dropped in self.dropped:
+            lines.append(
+                f"- {dropped.session} on {day_text(dropped.date, ctx.today)}: dropped - no day left that "
+                "week without two hard sessions in a row"
+            )
+        if not self.moved and not self.dropped:
+            lines.append("The sessions still to come already fall on those days, so nothing had to move.")
+        lines.append("Hard sessions never land on consecutive days; later weeks will be built on these days.")
+        return "\n".join(lines)
+
 
 class ChangeTrainingDays(Tool[ChangeTrainingDaysArgs, ChangeTrainingDaysResult]):
     name = "change_training_days"
     can_finish = True
     description = (
-        "The user's available training days from now on ('from now on only Monday, Wednesday and "
-        "Friday'): saves them and reshapes the training plan's remaining weeks onto them (sessions "
-        "moved, never two hard sessions on consecutive days; sessions that no longer fit become rest "
-        "days). For one week only use change_training_week."
+        "Save the days the user can train from now on and move the plan's remaining sessions onto them."
     )
     Args = ChangeTrainingDaysArgs
     Result = ChangeTrainingDaysResult
@@ -530,14 +393,30 @@ class GetPlannedWorkoutResult(ToolResult):
     workout: WorkoutJson | None = None
     """The structured workout of a training day (the app's workout schema)."""
     has_plan: bool = True
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        when = day_text(self.day, ctx.today)
+        planned = self.planned
+        if planned is None:
+            if not self.has_plan:
+                return (
+                    f"You don't have a training plan yet, so nothing is planned for {when}. I can give you a "
+                    f"workout now, or build you a plan - for example '{PLAN_EXAMPLE}'."
+                )
+            return f"Nothing is planned for {when} yet: that week of your plan isn't built."
+        if planned.kind == "rest":
+            notes = f" {planned.recovery_notes}" if planned.recovery_notes else ""
+            day = f"{when[:1].upper()}{when[1:]}"
+            return f"{day} is a rest day (week {planned.week_number} of your plan).{notes}"
+        heading = f"Your workout for {when}, week {planned.week_number} of your plan:"
+        return f"{heading}\n{planned.message or planned.line()}"
 
 
 class GetPlannedWorkout(Tool[GetPlannedWorkoutArgs, GetPlannedWorkoutResult]):
     name = "get_planned_workout"
-    can_finish = True
     description = (
-        "Today's (or a given day's) workout from the user's training plan, with its message: exercises, "
-        "sets, reps and loads, or the recovery notes of a rest day. Use it for 'what's my workout today?'."
+        "A day's workout from the training plan (default today), with its message, or a rest day's notes."
     )
     Args = GetPlannedWorkoutArgs
     Result = GetPlannedWorkoutResult
@@ -561,7 +440,7 @@ class GetPlannedWorkout(Tool[GetPlannedWorkoutArgs, GetPlannedWorkoutResult]):
 
     def format(self, result: GetPlannedWorkoutResult) -> str:
         planned = result.planned
-        when = _short_date(result.day)
+        when = short_date(result.day)
         if planned is None:
             if not result.has_plan:
                 return f"Nothing planned for {when}: the user has no training plan."

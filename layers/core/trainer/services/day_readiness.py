@@ -26,6 +26,7 @@ from trainer.domain.progression import LoadSteps
 from trainer.domain.readiness import Assessment, CheckIn, adjust_workout, assess
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout
+from trainer.services.locations import load_steps_at
 from trainer.services.rows import Row
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ async def current_place(reads: UserData) -> Place:
     settings = await reads.settings.get()
     location = await reads.locations.current()
     items: list[Any] = list(location["equipment"] or []) if location else []
-    return Place(location, items, LoadSteps.for_unit(settings.weight_unit, items))
+    return Place(location, items, load_steps_at(settings.weight_unit, location))
 
 
 @dataclass(frozen=True)

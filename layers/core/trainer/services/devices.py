@@ -1,7 +1,8 @@
 """The devices a user registered for push: register (or re-register) a token, list, remove.
 
-A token is one device however often the app registers it (every launch does); registering a token
-another user held moves it to the caller. The SNS endpoint of a removed (or evicted) device is deleted
+A token is one device however often the app registers it (every launch does) and however it is spelled
+(APNs hex in either case, `apns` or `apns_sandbox`: trainer.store.repositories.devices); registering a
+token another user held moves it to the caller. The SNS endpoint of a removed (or evicted) device is deleted
 by the Notifier: `retire_endpoints` publishes `PushEndpointsRetired` with the endpoint ARNs, so the API
 needs no SNS permission for it. An account deletion deletes them itself (`DeviceEndpointEraser`).
 """
@@ -49,6 +50,14 @@ class Registration:
     """A new device for this user (a token seen for the first time, or moved from another user)."""
     evicted: list[Row]
     """The user's least recently registered devices dropped to stay within MAX_DEVICES_PER_USER."""
+    replaced_endpoint_arn: str | None = None
+    """The SNS endpoint of the token's other APNs platform, when it was registered under the other one."""
+
+    @property
+    def retired(self) -> list[Row]:
+        """What no longer needs an SNS endpoint: the evicted devices and the replaced endpoint."""
+        replaced = [{"endpoint_arn": self.replaced_endpoint_arn}] if self.replaced_endpoint_arn else []
+        return [*self.evicted, *replaced]
 
 
 class DeviceService:
@@ -76,7 +85,8 @@ class DeviceService:
                 timezone=timezone,
             )
         created = bool(row.pop("created"))
-        return Registration(device=row, created=created, evicted=evicted)
+        replaced = row.pop("replaced_endpoint_arn")
+        return Registration(device=row, created=created, evicted=evicted, replaced_endpoint_arn=replaced)
 
     async def all(self) -> list[Row]:
         """The user's devices, the most recently registered first."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
+from itertools import pairwise
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -124,6 +125,23 @@ def format_user_settings(settings: Row) -> str:
     return "<user_settings>\n" + "\n".join(lines) + "\n</user_settings>"
 
 
+LISTED_WEIGHTS = 12
+"""The most loads an equipment line lists one by one; a longer rack is summed up as a range."""
+
+
+def weights_text(weights: Sequence[Any], unit: str) -> str:
+    """'5, 10, 15, 20kg'; a long list as its range: '2.5-60kg in steps of 2.5 (24 loads)', or
+    '1-200kg (40 loads)' when the steps vary."""
+    values = sorted({float(w) for w in weights})
+    if len(weights) <= LISTED_WEIGHTS or len(values) < 2:
+        return ", ".join(num(w, 2) for w in weights) + unit
+    steps = {round(b - a, 2) for a, b in pairwise(values)}
+    span = f"{num(values[0], 2)}-{num(values[-1], 2)}{unit}"
+    if len(steps) == 1:
+        return f"{span} in steps of {num(steps.pop(), 2)} ({len(values)} loads)"
+    return f"{span} ({len(values)} loads)"
+
+
 def format_equipment_item(item: Row) -> str:
     """'Dumbbells (free_weights): 5, 10, 15, 20kg' or 'Pull-up Bar'."""
     text = esc(item.get("name", ""))
@@ -131,7 +149,7 @@ def format_equipment_item(item: Row) -> str:
         text += f" ({esc(item['type'])})"
     weights = item.get("weights")
     if weights:
-        text += ": " + ", ".join(num(w, 2) for w in weights) + esc(item.get("unit") or "kg")
+        text += ": " + weights_text(weights, esc(item.get("unit") or "kg"))
     return text
 
 
@@ -224,26 +242,43 @@ def format_exercise_distribution(totals: Mapping[str, Any]) -> str:
 # --- preferences --------------------------------------------------------------------------------
 
 
+PREFERENCE_CHARS = 300
+GUIDANCE_CHARS = 500
+"""How much of a preference's description and guidance the prompt shows (the API keeps 1,000 and
+2,000 characters): a preference is a line of at most some 200 tokens."""
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text` (escaped, on one line) cut to `limit` characters, the cut marked with an ellipsis."""
+    flat = esc(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _is_temporary(pref: Row) -> bool:
+    return bool(pref.get("expires_at") or pref.get("delete_after_use"))
+
+
 def format_preferences(preferences: Sequence[Row], timezone: str = "UTC") -> str:
+    """One preference a line, the most important first (a prompt budget cuts from the bottom): injuries,
+    then temporary ones (they override the others), then permanent ones, each group newest first
+    (`preferences` come oldest first); long texts shortened (PREFERENCE_CHARS, GUIDANCE_CHARS)."""
     if not preferences:
         return "<preferences>None active</preferences>"
     tz = zone(timezone)
-    temporary = [p for p in preferences if p.get("expires_at") or p.get("delete_after_use")]
-    permanent = [p for p in preferences if not (p.get("expires_at") or p.get("delete_after_use"))]
+    newest_first = list(reversed(preferences))
+    ordered = sorted(newest_first, key=lambda p: (p["type"] != "injury", not _is_temporary(p)))
     lines: list[str] = []
-    for label, group in (("Temporary", temporary), ("Permanent", permanent)):
-        if not group:
-            continue
-        lines.append(f"  {label}:")
-        for pref in group:
-            line = f"    - {pref['type']}: {esc(pref['description'])}"
-            if pref.get("expires_at"):
-                line += f" (until {day_label(pref['expires_at'], tz)})"
-            if pref.get("delete_after_use"):
-                line += " (next workout only)"
-            if pref.get("guidance"):
-                line += f" - guidance: {esc(pref['guidance'])}"
-            lines.append(line + f" [id: {pref['id']}]")
+    for pref in ordered:
+        line = f"  - {pref['type']}: {shortened(pref['description'], PREFERENCE_CHARS)}"
+        if pref.get("expires_at"):
+            line += f" (temporary, until {day_label(pref['expires_at'], tz)})"
+        if pref.get("delete_after_use"):
+            line += " (temporary, next workout only)"
+        if not _is_temporary(pref):
+            line += " (permanent)"
+        if pref.get("guidance"):
+            line += f" - guidance: {shortened(pref['guidance'], GUIDANCE_CHARS)}"
+        lines.append(line + f" [id: {pref['id']}]")
     return "<preferences>\n" + "\n".join(lines) + "\n</preferences>"
 
 

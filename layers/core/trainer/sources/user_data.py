@@ -1,9 +1,12 @@
 """The `<user_data>` block (docs/architecture.md#context-and-the-prompt-cache): units, body stats, current
-location with equipment, and the profile facts still unknown with the one question to ask next
-(docs/api.md#onboarding-and-profile).
+location with equipment, the profile facts still unknown with the next question
+(docs/api.md#onboarding-and-profile), and an example exercise in the user's units
+(trainer.sources.example_exercise).
 
 Fetched fresh on every context build; deterministic (same rows, same day -> byte-identical text) so the
-prompt-cache breakpoint after it keeps hitting.
+prompt-cache breakpoint after it keeps hitting. Its location sections keep to the prompt budget
+(trainer.sources.budget): the current location's equipment is cut from the bottom with a note, as is
+the list of the other locations.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any
 from trainer.domain.onboarding import BY_FIELD, ProfileField, missing_fields, next_question
 from trainer.services.scope import UserRef
 from trainer.services.user_data import UserDataService
+from trainer.sources.budget import CURRENT_LOCATION_TOKENS, OTHER_LOCATIONS_TOKENS, fit_lines
+from trainer.sources.example_exercise import example_lines
 from trainer.sources.formatters import body_stat_lines, esc, location_lines, zone
 from trainer.store.db import Database
 
@@ -58,25 +63,29 @@ def render_user_data(
     )
     current = ordered[0] if ordered and ordered[0].get("is_current") else None
     if current:
-        parts.extend(location_lines(current))
-        parts.append(f"Location id: {current['id']}")
+        first, *rest = location_lines(current)
+        kept, _ = fit_lines([first, f"Location id: {current['id']}", *rest], CURRENT_LOCATION_TOKENS)
+        parts.extend(kept)
     else:
         parts.append("None set")
     parts.append("</current_location>")
     others = [loc for loc in ordered if loc is not current]
     if others:
-        parts += ["", "<other_locations>"]
-        for loc in others:
-            count = len(loc.get("equipment") or [])
-            parts.append(f"  - {esc(loc['name'])} ({count} equipment items) [id: {loc['id']}]")
-        parts.append("</other_locations>")
+        listed = [
+            f"  - {esc(loc['name'])} ({len(loc.get('equipment') or [])} equipment items) [id: {loc['id']}]"
+            for loc in others
+        ]
+        kept, _ = fit_lines(listed, OTHER_LOCATIONS_TOKENS, what="locations")
+        parts += ["", "<other_locations>", *kept, "</other_locations>"]
     parts.extend(profile_gap_lines(missing))
+    parts.extend(example_lines(settings_row["weight_unit"], settings_row["distance_unit"], today))
     parts.append("</user_data>")
     return "\n".join(parts)
 
 
 def profile_gap_lines(missing: Sequence[ProfileField]) -> list[str]:
-    """What the coach still needs to know and how to ask for it: one question per turn, with options."""
+    """What the coach still needs to know, the next question with its options, and where an answer
+    goes: facts, not an order (when to ask is the system prompt's <turn_end>)."""
     question = next_question(list(missing))
     if question is None:
         return []
@@ -86,15 +95,12 @@ def profile_gap_lines(missing: Sequence[ProfileField]) -> list[str]:
         "",
         "<profile_to_complete>",
         f"Still unknown: {labels}.",
-        "After handling what the user asked (never instead of it), ask for ONE of these per turn with "
-        "message_ask_user, the next being:",
-        f"Question: {question.question}",
+        f"Next question: {question.question}",
     ]
     if options:
         lines.append(f"Options: {options}")
     lines += [
-        "Save every fact the user gives (several in one sentence too) with update_profile; an injury "
-        "goes in its injuries list.",
+        "Facts the user gives go to update_profile (several at once too), an injury to record_injury.",
         "</profile_to_complete>",
     ]
     return lines

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from trainer.domain.workout import STRICT_NUMBERS, Workout
 from trainer.tools.artifacts import ExerciseJson
-from trainer.tools.base import StatusMessage, Tool, ToolContext
+from trainer.tools.base import StatusMessage, Tool, ToolContext, not_shown
 from trainer.tools.communication import DISPLAYABLES_KEY
 from trainer.tools.current_workout import (
     WorkoutChange,
@@ -48,10 +48,8 @@ class NewExercise(ExerciseInput):
 
 class AddArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    exercise: NewExercise = Field(
-        description="The exercise to add (same schema as generate_workout exercises, without id)"
-    )
-    reason: str | None = Field(default=None, max_length=300)
+    exercise: NewExercise = Field(description="Its order is where it goes (default: the end)")
+    reason: str | None = Field(default=None, max_length=300, description="Why, in a few words")
 
 
 class AddResult(WorkoutChange):
@@ -68,7 +66,7 @@ class AddResult(WorkoutChange):
     def delivery_note(self) -> str | None:
         if not self.artifact_id:
             return None
-        return f"Deliver the updated workout with message_notify_user and artifact_id={self.artifact_id}."
+        return not_shown(self.artifact_id)
 
     def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
         where = (
@@ -82,11 +80,8 @@ class AddResult(WorkoutChange):
 class AddExerciseToWorkout(Tool[AddArgs, AddResult]):
     name = "add_exercise_to_workout"
     can_finish = True
-    description = (
-        "Add one exercise to the current workout, at a position (order) or at the end; the exercises "
-        "from that position move down one. Same schema as generate_workout exercises (omit id). "
-        "Deliver the updated workout with message_notify_user and the workout's artifact_id."
-    )
+    description = "Add one exercise to the current workout, at its order or at the end; later ones move down."
+    shared_arguments: ClassVar[Mapping[str, str]] = {"exercise": "generate_workout"}
     Args = AddArgs
     Result = AddResult
     status: ClassVar[StatusMessage | None] = StatusMessage(start="Adding exercise...", done="Exercise added")

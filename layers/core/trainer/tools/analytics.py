@@ -30,6 +30,7 @@ BreakdownType = Literal["category", "muscle", "exercise_type", "exercise_name"]
 TrendMetric = Literal["weight", "reps", "volume", "frequency", "duration", "e1rm"]
 Day = date
 """`date` under another name, for fields that are themselves called `date`."""
+PERIOD = "The last 7/30/90/365 days, today included"
 TOP_RECORDS = 10
 SHOWN_ITEMS = 12
 SHOWN_WEEKS = 12
@@ -75,22 +76,13 @@ async def _history(
 
 class StatisticsArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    time_period: TimePeriod = Field(
-        default="month",
-        description="The last 7/30/90/365 days of the user's calendar, today included (default month)",
-    )
+    time_period: TimePeriod = Field(default="month", description=PERIOD)
     start_date: str | None = Field(
-        default=None,
-        max_length=40,
-        description="Custom ISO start date, overrides the period (a calendar month: its first day)",
+        default=None, max_length=40, description="ISO start date instead (a calendar month: its 1st)"
     )
-    end_date: str | None = Field(default=None, max_length=40, description="Custom ISO end (inclusive date)")
+    end_date: str | None = Field(default=None, max_length=40, description="ISO end date, included")
     days_back: int | None = Field(
-        default=None,
-        ge=1,
-        le=3650,
-        description="The last N days ('last 30 days', 'the past month' = 30), counted exactly as the "
-        "history route counts them; overrides time_period and the dates",
+        default=None, ge=1, le=3650, description="The last N days ('the past month' = 30) instead"
     )
 
 
@@ -165,9 +157,10 @@ class WorkoutStatisticsResult(ToolResult):
 
 class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
     name = "get_workout_statistics"
+    can_finish = True
     description = (
-        "Workout statistics for a period: workouts, sets, volume, duration, frequency, average RPE, personal "
-        "records with estimated 1RM (Epley, Brzycki) and weekly hard sets per muscle."
+        "Totals for a period: workouts, sets, volume, time, distance, effort, streaks, adherence, personal "
+        "records and weekly hard sets per muscle."
     )
     Args = StatisticsArgs
     Result = WorkoutStatisticsResult
@@ -269,8 +262,8 @@ def week_text(start: date, shown: list[date]) -> str:
 
 class BreakdownArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    breakdown_type: BreakdownType
-    time_period: TimePeriod = Field(default="month")
+    breakdown_type: BreakdownType = Field(description="What to split by")
+    time_period: TimePeriod = Field(default="month", description=PERIOD)
 
 
 class BreakdownItem(BaseModel):
@@ -296,9 +289,9 @@ class ExerciseBreakdownResult(ToolResult):
 
 class GetExerciseBreakdown(Tool[BreakdownArgs, ExerciseBreakdownResult]):
     name = "get_exercise_breakdown"
+    can_finish = True
     description = (
-        "How training divides by goal category, muscle (weighted by shares), exercise type or exercise name "
-        "over a period, with percentages and sets."
+        "How a period's training splits by goal category, muscle, exercise type or exercise, in percent."
     )
     Args = BreakdownArgs
     Result = ExerciseBreakdownResult
@@ -331,9 +324,9 @@ class GetExerciseBreakdown(Tool[BreakdownArgs, ExerciseBreakdownResult]):
 
 class TrendsArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    metric: TrendMetric
+    metric: TrendMetric = Field(description="What to follow")
     exercise_name: str | None = Field(default=None, max_length=120, description="One exercise (optional)")
-    time_period: TimePeriod = Field(default="quarter")
+    time_period: TimePeriod = Field(default="quarter", description=PERIOD)
 
 
 class TrendPoint(BaseModel):
@@ -366,10 +359,10 @@ class ProgressTrendsResult(ToolResult):
 
 class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
     name = "get_progress_trends"
+    can_finish = True
     description = (
-        "Weekly trend of a metric (weight = heaviest load, e1rm = best estimated 1RM, reps, volume, "
-        "frequency = workouts, duration = minutes), overall or for one exercise, with slope per week and "
-        "percent change."
+        "A metric week by week (weight: heaviest load; e1rm: best estimated 1RM; frequency: workouts; "
+        "duration: minutes), overall or for one exercise."
     )
     Args = TrendsArgs
     Result = ProgressTrendsResult
@@ -416,10 +409,8 @@ class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
 
 class SummaryArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    time_period: TimePeriod = Field(default="month")
-    include_sections: list[Section] | None = Field(
-        default=None, description="Sections to include (default all)"
-    )
+    time_period: TimePeriod = Field(default="month", description=PERIOD)
+    include_sections: list[Section] | None = Field(default=None, description="Default: all")
 
 
 class StatsSummaryResult(ToolResult):
@@ -436,9 +427,10 @@ class StatsSummaryResult(ToolResult):
 
 class GenerateStatsSummary(Tool[SummaryArgs, StatsSummaryResult]):
     name = "generate_stats_summary"
+    can_finish = True
     description = (
-        "A readable summary of the user's training for a period (overview, category and muscle breakdown, "
-        "top exercises, personal records, goals vs targets), ready to relay to the user."
+        "An overview of a period's training: totals, category and muscle split, top exercises, records, "
+        "goals against targets."
     )
     Args = SummaryArgs
     Result = StatsSummaryResult
@@ -498,10 +490,8 @@ class MilestoneProgressResult(ToolResult):
 
 class GetMilestoneProgress(Tool[MilestoneProgressArgs, MilestoneProgressResult]):
     name = "get_milestone_progress"
-    can_finish = True
     description = (
-        "Progress toward milestone goals computed from the whole logged history: the best distance and time, "
-        "load for the target reps, or reps, against each target, and whether it is met."
+        "Progress toward milestones from the whole log: the best effort against each target, met or not."
     )
     Args = MilestoneProgressArgs
     Result = MilestoneProgressResult

@@ -38,6 +38,10 @@ ResultCategory = Literal["confirmation", "summary", "full"]
 EndsTurn = Literal["done", "awaiting_user"]
 FINAL_ARGUMENT = "final"
 """The argument a `can_finish` tool takes besides its own: `true` ends the turn when the call succeeds."""
+NOTE_ARGUMENT = "note"
+"""The other argument a `can_finish` tool takes besides its own: with `final: true`, the model's own
+coaching words, which the closing reply puts after what the results say (trainer.agents.closing)."""
+MAX_NOTE_CHARS = 300
 MAX_LISTED_ERRORS = 8
 DEFAULT_PRIORITY = 100
 
@@ -126,14 +130,20 @@ class ToolResult(BaseModel):
         return None
 
     def delivery_note(self) -> str | None:
-        """What the model must do to show the user what this result made (deliver its artifact), added
-        to the observation unless the call was final (its closing reply delivers it)."""
+        """That the user has not seen what this result made yet (its artifact, `not_shown`), added to the
+        observation unless the call was final (its closing reply delivers it). A fact, never an order:
+        how a turn ends and delivers is the system prompt's <turn_end>, stated once."""
         return None
 
     def unfinished(self) -> str | None:
         """Why a call marked final must not end the turn yet (the model reads it and goes on), or
         None (default: a successful call can finish)."""
         return None
+
+
+def not_shown(artifact_id: str) -> str:
+    """The one wording of an artifact a call made that the user has not seen yet."""
+    return f"artifact_id={artifact_id} is not shown to the user yet."
 
 
 class ToolFailure(BaseModel):
@@ -233,12 +243,14 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
 
     name: ClassVar[str]
     description: ClassVar[str]
-    """What the tool does and when to use it, in one or two sentences. Every call of every user reads
-    it (tests/unit/chat/test_static_prompt_budget.py holds the total), so: no list of the arguments (the
+    """What the tool does, in a sentence or two. Every call of every user reads it
+    (tests/unit/chat/test_static_prompt_budget.py holds the total), so: no list of the arguments (the
     schema carries them), no examples unless a format is not obvious, no rule the system prompt
-    already states. Put what an argument means in its `Field(description=...)` only when its name
-    does not say it, and its limits in Field constraints (sent to the model and validated); an
-    optional argument is `X | None = None` (sent as X: trainer.agents.tools.model_facing_schema)."""
+    already states: when to use it rather than another tool is the prompt's <routing>, how a turn
+    ends its <turn_end> (tests/unit/agents/test_turn_end_protocol.py). Every argument has a
+    `Field(description=...)` of a few words, and its limits in Field constraints (validated; sent to
+    the model when they shape the answer); an optional argument is `X | None = None` (sent as X:
+    trainer.agents.tools.model_facing_schema)."""
     Args: type[ArgsT]
     Result: type[ResultT]
     status: ClassVar[StatusMessage | None] = None
@@ -248,16 +260,27 @@ class Tool[ArgsT: BaseModel, ResultT: ToolResult](ABC):
     priority: ClassVar[int] = DEFAULT_PRIORITY
     """Lower runs first when one answer asks for several calls (registry agents' parallel calls)."""
     can_finish: ClassVar[bool] = False
-    """Set on tools whose result says in full what the user asked for (an action done, a plan shown):
-    the model may pass `final: true` with the call (FINAL_ARGUMENT, which trainer.agents.tools adds to the
-    schema the model sees), and when the call succeeds the turn ends with a reply the code writes from
-    the turn's results (trainer.agents.closing.ClosingReplies), delivering the workout or timers it made,
-    instead of another model call to say so."""
+    """Set on tools whose result says in full what the user asked for (an action done, numbers looked
+    up): the model may pass `final: true` with the call, and a `note` (FINAL_ARGUMENT, NOTE_ARGUMENT,
+    which trainer.agents.tools adds to the schema the model sees), and when the call succeeds the turn
+    ends with a reply the code writes from the turn's results (trainer.agents.closing.ClosingReplies),
+    the model's note after it, delivering the workout or timers it made, instead of another model call
+    to say so. Left unset on tools whose result needs the model's judgement in words (a readiness call,
+    a planned day, a plan's overview, progress toward a milestone, missed sessions, a profile update,
+    an injury): the model reads the result and writes the reply."""
     text_reply_argument: ClassVar[str | None] = None
     """Set on the tool that delivers a reply: a text-only answer runs as its call, the text as this
     argument (models that may not be forced to call a tool answer in text)."""
     artifact_argument: ClassVar[str | None] = None
     """The reply tool's argument naming an artifact to deliver (a closing reply's workout or timers)."""
+    shared_arguments: ClassVar[Mapping[str, str]] = {}
+    """Arguments whose schema another tool of the agent sends in full (argument -> that tool's name):
+    the model is sent this argument's type and description, naming the tool, and the validator checks
+    it as in full (trainer.agents.tools.shared_definitions). The exercise schema is sent once."""
+    fields_as_in: ClassVar[str | None] = None
+    """Another tool of the agent whose arguments this one also takes (a correction takes the fields of
+    the log it corrects): the model is sent only this tool's own arguments, the tool's description
+    names the other for the rest, and the validator checks every field (shared_definitions)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -316,11 +339,15 @@ class ToolInvocation:
     args: BaseModel
     final: bool = False
     """The call completes the request: `final: true` goes with its arguments (`Tool.can_finish`)."""
+    note: str | None = None
+    """With `final`: the coaching note that goes with it (NOTE_ARGUMENT)."""
 
     def arguments(self) -> dict[str, Any]:
         """The arguments as the model would send them: JSON, with the fields left unset or None out."""
         arguments = self.args.model_dump(mode="json", exclude_unset=True, exclude_none=True)
-        return {**arguments, FINAL_ARGUMENT: True} if self.final else arguments
+        if not self.final:
+            return arguments
+        return {**arguments, FINAL_ARGUMENT: True, **({NOTE_ARGUMENT: self.note} if self.note else {})}
 
 
 AnyTool = Tool[Any, Any]

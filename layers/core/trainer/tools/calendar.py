@@ -4,6 +4,7 @@ training-plan tools' (programs/tools.py); both read dates as tools/dates.py does
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar, Literal, Self
 from zoneinfo import ZoneInfo
@@ -19,6 +20,8 @@ from trainer.services.workout_plans import PlanSession
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.data import number_text
 from trainer.tools.dates import Day, check_not_past, parse_day, parse_when, user_zone, zone_of
+from trainer.tools.stats_answers import milestone_target_text
+from trainer.tools.wording import ReplyContext, count_words, day_text, joined
 
 ScheduleStatus = Literal["scheduled", "completed", "skipped", "cancelled", "missed"]
 EntrySource = Literal["calendar", "plan"]
@@ -72,6 +75,13 @@ class ScheduledWorkout(ScheduledWorkoutRow):
     date: Day
 
 
+def scheduled_when(workout: ScheduledWorkout, ctx: ReplyContext) -> str:
+    """'tomorrow', 'Friday 12 March at 18:30': the day in the user's words, and the time when one is set."""
+    local = workout.scheduled_date.astimezone(ctx.zone)
+    when = day_text(workout.date, ctx.today)
+    return when if (local.hour, local.minute) == (0, 0) else f"{when} at {local:%H:%M}"
+
+
 def _scheduled(row: dict[str, Any], zone: ZoneInfo) -> ScheduledWorkout:
     day = row.get("date") if row.get("source") == "plan" else None
     return ScheduledWorkout.model_validate(
@@ -81,21 +91,23 @@ def _scheduled(row: dict[str, Any], zone: ZoneInfo) -> ScheduledWorkout:
 
 class ScheduleWorkoutArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    scheduled_date: str = Field(
-        max_length=40, description="ISO date (2026-03-02) or datetime, not in the past"
-    )
+    scheduled_date: str = Field(max_length=40, description="ISO date or datetime, not in the past")
     workout_type: str = Field(
         min_length=1, max_length=100, description="e.g. 'Upper Body Strength', 'Zone 2 Run'"
     )
-    duration_minutes: int | None = Field(default=None, ge=1, le=600)
-    notes: str | None = Field(default=None, max_length=2000)
+    duration_minutes: int | None = Field(default=None, ge=1, le=600, description="Planned length")
+    notes: str | None = Field(default=None, max_length=2000, description="The user's words about it")
     exercises: list[dict[str, Any]] | None = Field(
-        default=None, max_length=30, description="Optional planned exercises"
+        default=None, max_length=30, description="Planned exercises, if any"
     )
 
 
 class ScheduleWorkoutResult(ToolResult):
     workout: ScheduledWorkout
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return f"Scheduled your {self.workout.workout_type} workout for {scheduled_when(self.workout, ctx)}."
 
 
 class ScheduleWorkout(Tool[ScheduleWorkoutArgs, ScheduleWorkoutResult]):
@@ -130,28 +142,40 @@ class ScheduleWorkout(Tool[ScheduleWorkoutArgs, ScheduleWorkoutResult]):
 
 class UpdateScheduledWorkoutArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    workout_id: str = Field(min_length=1, max_length=64, description="id of the scheduled workout")
+    workout_id: str = Field(min_length=1, max_length=64, description="The session's id (calendar or plan)")
     scheduled_date: str | None = Field(default=None, max_length=40, description="New ISO date or datetime")
-    workout_type: str | None = Field(default=None, min_length=1, max_length=100)
-    duration_minutes: int | None = Field(default=None, ge=1, le=600)
-    notes: str | None = Field(default=None, max_length=2000)
-    exercises: list[dict[str, Any]] | None = Field(default=None, max_length=30)
-    status: ScheduleStatus | None = None
+    workout_type: str | None = Field(default=None, min_length=1, max_length=100, description="New name")
+    duration_minutes: int | None = Field(default=None, ge=1, le=600, description="New planned length")
+    notes: str | None = Field(default=None, max_length=2000, description="New notes")
+    exercises: list[dict[str, Any]] | None = Field(
+        default=None, max_length=30, description="New planned exercises"
+    )
+    status: ScheduleStatus | None = Field(default=None, description="'skipped' skips it")
 
 
 class UpdateScheduledWorkoutResult(ToolResult):
     workout: ScheduledWorkout
     changed: list[str]
     """The fields the call changed, sorted."""
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        workout, changed = self.workout, self.changed
+        warning = f" Heads up: {workout.recovery_warning}." if workout.recovery_warning else ""
+        if "scheduled_date" in changed:
+            return f"Moved your {workout.workout_type} workout to {scheduled_when(workout, ctx)}.{warning}"
+        if changed == ["status"] and workout.status == "skipped":
+            kept = " It stays in your plan marked skipped." if workout.source == "plan" else ""
+            return f"Skipped your {workout.workout_type} session on {scheduled_when(workout, ctx)}.{kept}"
+        return f"Updated your {workout.workout_type} workout on {scheduled_when(workout, ctx)}."
 
 
 class UpdateScheduledWorkout(Tool[UpdateScheduledWorkoutArgs, UpdateScheduledWorkoutResult]):
     name = "update_scheduled_workout"
     can_finish = True
     description = (
-        "Change a session on the user's calendar - a scheduled workout or a day of their training plan "
-        "(same ids): move it to another date, rename it, or set its status ('skipped' to skip it). A plan "
-        "day moves onto a rest day of the plan; to exchange two sessions use swap_scheduled_workouts."
+        "Change a calendar session, a scheduled workout or a plan day: move it (a plan day onto a rest "
+        "day), rename it, or skip it."
     )
     Args = UpdateScheduledWorkoutArgs
     Result = UpdateScheduledWorkoutResult
@@ -188,21 +212,29 @@ class UpdateScheduledWorkout(Tool[UpdateScheduledWorkoutArgs, UpdateScheduledWor
 
 class DeleteScheduledWorkoutArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    workout_id: str = Field(min_length=1, max_length=64, description="id of the scheduled workout")
+    workout_id: str = Field(min_length=1, max_length=64, description="The scheduled workout's id")
 
 
 class DeleteScheduledWorkoutResult(ToolResult):
     workout: ScheduledWorkoutRow
     """The deleted workout."""
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        workout = self.workout
+        if workout.source == "plan":
+            day = day_text(workout.scheduled_date.astimezone(ctx.zone).date(), ctx.today)
+            return (
+                f"Skipped your {workout.workout_type} session on {day}: it's a day of your plan, so it "
+                "stays in its week marked skipped."
+            )
+        return f"Removed the {workout.workout_type} workout from your schedule."
 
 
 class DeleteScheduledWorkout(Tool[DeleteScheduledWorkoutArgs, DeleteScheduledWorkoutResult]):
     name = "delete_scheduled_workout"
     can_finish = True
-    description = (
-        "Remove a scheduled workout from the calendar; a day of the training plan is skipped instead "
-        "(it stays in its week, marked skipped)."
-    )
+    description = "Remove a scheduled workout from the calendar (a plan day cannot go: it is marked skipped)."
     Args = DeleteScheduledWorkoutArgs
     Result = DeleteScheduledWorkoutResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
@@ -227,22 +259,30 @@ class DeleteScheduledWorkout(Tool[DeleteScheduledWorkoutArgs, DeleteScheduledWor
 
 class SwapScheduledWorkoutsArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    first_id: str = Field(min_length=1, max_length=64, description="id of one session (calendar or plan)")
-    second_id: str = Field(min_length=1, max_length=64, description="id of the other session")
+    first_id: str = Field(min_length=1, max_length=64, description="One session's id (calendar or plan)")
+    second_id: str = Field(min_length=1, max_length=64, description="The other session's id")
 
 
 class SwapScheduledWorkoutsResult(ToolResult):
     first: ScheduledWorkout
     second: ScheduledWorkout
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        first, second = self.first, self.second
+        warnings = {w.recovery_warning for w in (first, second) if w.recovery_warning}
+        heads_up = f" Heads up: {joined(sorted(warnings))}." if warnings else ""
+        return (
+            "Moved them so they trade days: "
+            f"{first.workout_type} is now on {scheduled_when(first, ctx)} and {second.workout_type} "
+            f"on {scheduled_when(second, ctx)}.{heads_up}"
+        )
 
 
 class SwapScheduledWorkouts(Tool[SwapScheduledWorkoutsArgs, SwapScheduledWorkoutsResult]):
     name = "swap_scheduled_workouts"
     can_finish = True
-    description = (
-        "Exchange the days of two sessions on the user's calendar (scheduled workouts or training-plan "
-        "days, by id): 'swap Thursday's and Saturday's sessions'."
-    )
+    description = "Exchange the days of two calendar sessions (scheduled workouts or plan days)."
     Args = SwapScheduledWorkoutsArgs
     Result = SwapScheduledWorkoutsResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
@@ -284,16 +324,34 @@ class MissedSessionsResult(ToolResult):
     missed: list[MissedSession]
     changed_now: list[str] = Field(default_factory=list)
     """What this call adapted (sessions that had not been noticed yet)."""
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        return missed_text(self.missed, ctx)
+
+
+def missed_text(missed: Sequence[MissedSession], ctx: ReplyContext) -> str:
+    """What the plan noticed and changed for the sessions missed, in words."""
+    if not missed:
+        return (
+            "I don't see any missed sessions in your training plan recently - every planned day so far is "
+            "either logged or still to come. If you trained without logging it, tell me what you did and "
+            "I'll log it."
+        )
+    count = count_words(len(missed), "missed session", "missed sessions")
+    lines = [f"I see {count} in your plan, and here's how I adapted what comes next:"]
+    for m in missed:
+        said = " ".join(m.changes).removeprefix("Missed ")
+        lines.append(f"- {said or f'{m.workout_type} on {day_text(m.date, ctx.today)}'}")
+    lines.append("No two hard sessions are back to back, and nothing moved onto a day you don't train.")
+    return "\n".join(lines)
 
 
 class MissedSessions(Tool[MissedSessionsArgs, MissedSessionsResult]):
     name = "missed_sessions"
-    can_finish = True
     description = (
-        "The training-plan sessions the user missed (planned days that passed with nothing logged) and "
-        "how the sessions after them were adapted (a missed session carried to a free day, or its volume "
-        "added to the next one). Notices any not noticed yet. Use it for 'I missed my workouts', 'why did "
-        "my plan change?'."
+        "The plan sessions the user missed (nothing logged) and how the next ones were adapted ('I missed "
+        "my workouts', 'why did my plan change?')."
     )
     Args = MissedSessionsArgs
     Result = MissedSessionsResult
@@ -331,18 +389,16 @@ class MissedSessions(Tool[MissedSessionsArgs, MissedSessionsResult]):
 
 class CreateWorkoutPlanArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    plan_name: str = Field(min_length=1, max_length=200, description="e.g. '5K Training Plan'")
-    start_date: str = Field(max_length=40, description="ISO date the plan starts (today or later)")
-    duration_weeks: int = Field(ge=1, le=MAX_PLAN_WEEKS)
+    plan_name: str = Field(min_length=1, max_length=200, description="e.g. 'Upper/Lower'")
+    start_date: str = Field(max_length=40, description="ISO date it starts (today or later)")
+    duration_weeks: int = Field(ge=1, le=MAX_PLAN_WEEKS, description="How many weeks")
     goal_description: str = Field(min_length=1, max_length=2000, description="What the user wants to achieve")
-    workouts_per_week: int | None = Field(default=None, ge=1, le=7)
+    workouts_per_week: int | None = Field(default=None, ge=1, le=7, description="Sessions a week")
     preferred_days: list[str] | None = Field(
-        default=None, max_length=7, description="Weekday names, e.g. ['Monday', 'Wednesday', 'Friday']"
+        default=None, max_length=7, description="Weekday names (default: the user's days)"
     )
     workout_types: list[str] | None = Field(
-        default=None,
-        max_length=14,
-        description="Workout types rotated through the sessions, e.g. ['Upper', 'Lower']",
+        default=None, max_length=14, description="Labels the sessions rotate through, e.g. ['Upper', 'Lower']"
     )
 
 
@@ -404,15 +460,23 @@ class CreateWorkoutPlanResult(ToolResult):
     plan: WorkoutPlan
     scheduled_count: int
 
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        plan, count = self.plan, self.scheduled_count
+        per_week = f"{plan.workouts_per_week} workouts a week, " if plan.workouts_per_week else ""
+        days = f" on {joined(plan.preferred_days)}" if plan.preferred_days else ""
+        return (
+            f"Created your {plan.plan_name}: {plan.duration_weeks} weeks, {per_week}"
+            f"{count_words(count, 'workout', 'workouts')} scheduled{days}, starting "
+            f"{day_text(plan.start_date, ctx.today)}."
+        )
+
 
 class CreateWorkoutPlan(Tool[CreateWorkoutPlanArgs, CreateWorkoutPlanResult]):
     name = "create_workout_plan"
     can_finish = True
     description = (
-        "Put labelled sessions on the calendar for several weeks (e.g. 'Upper', 'Lower', 'Run') on the "
-        "preferred days (default: the user's preferred days, else Mon/Wed/Fri), rotating through "
-        "workout_types. Labels only, no exercises: for a training plan or program use "
-        "request_training_plan; use this only when the user asks for calendar entries of that kind."
+        "Put labelled sessions without exercises on the calendar for several weeks, rotating through "
+        "workout_types."
     )
     Args = CreateWorkoutPlanArgs
     Result = CreateWorkoutPlanResult
@@ -475,25 +539,22 @@ class CreateWorkoutPlan(Tool[CreateWorkoutPlanArgs, CreateWorkoutPlanResult]):
 
 class ManageMilestoneArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    action: MilestoneAction
+    action: MilestoneAction = Field(description="What to do with it")
     milestone_id: str | None = Field(default=None, max_length=64, description="Required except for create")
-    goal_name: str | None = Field(default=None, min_length=1, max_length=200, description="e.g. 'Run a 5K'")
+    goal_name: str | None = Field(
+        default=None, min_length=1, max_length=200, description="In the user's words"
+    )
     goal_type: str | None = Field(
         default=None, max_length=40, description="distance, weight, reps, time, event or other"
     )
-    target_value: float | None = Field(default=None, ge=0, le=1_000_000)
-    target_unit: str | None = Field(default=None, max_length=50)
-    target_date: date | None = None
-    current_value: float | None = Field(default=None, ge=0, le=1_000_000)
+    target_value: float | None = Field(default=None, ge=0, le=1_000_000, description="In target_unit")
+    target_unit: str | None = Field(default=None, max_length=50, description="The user's unit for it")
+    target_date: date | None = Field(default=None, description="When the user wants it by")
+    current_value: float | None = Field(default=None, ge=0, le=1_000_000, description="Where the user is now")
     time_limit_min: float | None = Field(
-        default=None,
-        gt=0,
-        le=100_000,
-        description="A time limit on a distance target: '5 km under 30 minutes' = 30",
+        default=None, gt=0, le=100_000, description="Minutes, for a distance in a time"
     )
-    target_reps: int | None = Field(
-        default=None, ge=1, le=10_000, description="Reps at a load target: 'bench 100 kg for 5' = 5"
-    )
+    target_reps: int | None = Field(default=None, ge=1, le=10_000, description="Reps, for a load for reps")
 
     @model_validator(mode="after")
     def _fields_for_action(self) -> Self:
@@ -528,14 +589,19 @@ class Milestone(BaseModel):
 class ManageMilestoneResult(ToolResult):
     action: MilestoneAction
     milestone: Milestone
+    needs_user_context: ClassVar[bool] = True
+
+    def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
+        milestone = self.milestone
+        target = f" by {day_text(milestone.target_date, None)}" if milestone.target_date else ""
+        return f"Milestone saved: {milestone_target_text(milestone)}{target}."
 
 
 class ManageMilestone(Tool[ManageMilestoneArgs, ManageMilestoneResult]):
     name = "manage_milestone"
     can_finish = True
     description = (
-        "Create a milestone goal (e.g. run a 5K, bench 100 kg), update its progress, mark it achieved, "
-        "or abandon it."
+        "Create a milestone (a measurable target), update its progress, mark it achieved or abandon it."
     )
     Args = ManageMilestoneArgs
     Result = ManageMilestoneResult

@@ -34,19 +34,12 @@ DISPLAYABLES_KEY = "displayables"
 
 class NotifyArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    message: str = Field(min_length=1, max_length=4000, description="Message text to display to the user")
-    artifact_id: str | None = Field(
-        default=None,
-        description="ID (art_...) of an artifact to deliver: the workout from generate_workout, or timers",
-    )
+    message: str = Field(min_length=1, max_length=4000, description="What the user reads")
+    artifact_id: str | None = Field(default=None, description="A workout or timers (art_...) to show with it")
     attachments: list[str] | None = Field(
-        default=None,
-        description="IDs of displayables to show: workout ids (workout_1) or exercise ids (ex_...)",
+        default=None, description="Workout ids (workout_1) or exercise ids (ex_...) to show"
     )
-    final: bool = Field(
-        default=False,
-        description="true when this message completes the work for the user's message: it ends the turn",
-    )
+    final: bool = Field(default=False, description="Ends the turn (turn_end)")
 
 
 def resolve_attachments(
@@ -104,11 +97,7 @@ class NotifyResult(ToolResult):
 
 class MessageNotifyUser(Tool[NotifyArgs, NotifyResult]):
     name = "message_notify_user"
-    description = (
-        "Send a message to the user: progress, results, answers, and workouts and timers (after "
-        "generate_workout or a timer tool, pass its artifact_id so the user sees it). With final: true "
-        "it is your last message for the user's message and ends the turn."
-    )
+    description = "Your reply to the user, in your own words (turn_end)."
     Args = NotifyArgs
     Result = NotifyResult
     status = None
@@ -172,10 +161,8 @@ def _artifact_of_workouts(resolved: list[dict[str, Any]], displayables: dict[str
 
 class AskArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    question: str = Field(min_length=1, max_length=2000, description="Question text to present to the user")
-    options: list[str] | None = Field(
-        default=None, max_length=8, description="Suggested response options for quick selection"
-    )
+    question: str = Field(min_length=1, max_length=2000, description="What the user reads")
+    options: list[str] | None = Field(default=None, max_length=8, description="Short answers to pick from")
 
 
 class AskResult(ToolResult):
@@ -189,10 +176,7 @@ class AskResult(ToolResult):
 
 class MessageAskUser(Tool[AskArgs, AskResult]):
     name = "message_ask_user"
-    description = (
-        "Ask the user a question and wait for the response. Use for clarification, confirmation or "
-        "missing information. This ENDS the current turn until the user replies."
-    )
+    description = "Ask the user a question; the turn ends until they answer (turn_end)."
     Args = AskArgs
     Result = AskResult
     status = None
@@ -208,7 +192,7 @@ class MessageAskUser(Tool[AskArgs, AskResult]):
 
 class IdleArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    reason: str = Field(max_length=500, description="Why the agent is going idle (e.g. 'workout delivered')")
+    reason: str = Field(max_length=500, description="Why, in a few words")
 
 
 class IdleResult(ToolResult):
@@ -218,10 +202,7 @@ class IdleResult(ToolResult):
 
 class Idle(Tool[IdleArgs, IdleResult]):
     name = "idle"
-    description = (
-        "End the turn when all tasks are complete and the results were already sent (a message "
-        "without final: true)."
-    )
+    description = "End the turn after a message sent without final (turn_end)."
     Args = IdleArgs
     Result = IdleResult
     status: ClassVar[StatusMessage | None] = StatusMessage(start="Wrapping up...", done="All done")

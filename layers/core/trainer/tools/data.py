@@ -6,38 +6,44 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.frames import knowledge_frame
+from trainer.sources.budget import fit_turn
 from trainer.sources.registry import DISPLAY_NAMES, SOURCE_NAMES, fetch_sources
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType, KnowledgeRef
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.wording import ReplyContext, plain_text
 from trainer.tools.wording import number_text as number_text  # tools/calendar.py imports it here
 
+EXERCISE_SOURCE = "exercise_info"
+FETCHABLE = tuple(name for name in SOURCE_NAMES if name != EXERCISE_SOURCE)
+"""The sources fetch_data offers: every one but exercise knowledge, which search_exercises answers (one
+tool for it; the initializer still loads it as knowledge when a message asks about an exercise)."""
+
 
 class SourceParams(BaseModel):
     model_config = STRICT_NUMBERS
-    days_back: int | None = Field(default=None, ge=1, le=3650)
-    days_ahead: int | None = Field(default=None, ge=1, le=365)
-    limit: int | None = Field(default=None, ge=1, le=500)
-    status: str | None = Field(default=None, max_length=20)
-    query: str | None = Field(default=None, max_length=120, description="exercise_info: the exercise's name")
+    days_back: int | None = Field(default=None, ge=1, le=3650, description="Days of the past to cover")
+    days_ahead: int | None = Field(default=None, ge=1, le=365, description="Days ahead to cover")
+    limit: int | None = Field(default=None, ge=1, le=500, description="At most this many items")
+    status: str | None = Field(default=None, max_length=20, description="Only items with this status")
 
 
 class FetchDataArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    sources: list[str] = Field(
-        min_length=1,
-        max_length=16,
-        description="Data sources to fetch: " + ", ".join(SOURCE_NAMES),
-    )
+    sources: list[str] = Field(min_length=1, max_length=16, description="Any of: " + ", ".join(FETCHABLE))
     params: dict[str, SourceParams] | None = Field(
-        default=None,
-        description="Optional per-source parameters, e.g. {'workout_history': {'days_back': 30}}, "
-        "{'exercise_info': {'query': 'romanian deadlift'}}",
+        default=None, description="Per source, e.g. {'workout_history': {'days_back': 30}}"
     )
+
+    @field_validator("sources")
+    @classmethod
+    def _not_exercise_knowledge(cls, sources: list[str]) -> list[str]:
+        if EXERCISE_SOURCE in sources:
+            raise ValueError("exercise knowledge comes from search_exercises")
+        return sources
 
 
 class FetchDataResult(ToolResult):
@@ -54,9 +60,8 @@ class FetchDataResult(ToolResult):
 class FetchData(Tool[FetchDataArgs, FetchDataResult]):
     name = "fetch_data"
     description = (
-        "Fetch additional user data into context, several sources in one call. Use when the data you "
-        "need is not already in context (or a wider range is needed). The data arrives as knowledge "
-        "after the result."
+        "Load more of the user's data (several sources in one call), when it is not in context or a "
+        "wider range is needed; it arrives as knowledge."
     )
     Args = FetchDataArgs
     Result = FetchDataResult
@@ -83,13 +88,23 @@ class FetchData(Tool[FetchDataArgs, FetchDataResult]):
         )
         data: dict[str, str] = {}
         refs: list[KnowledgeRef] = []
+        loaded = [item for item in fetched if not item.error]
+        fitted = fit_turn([(item.source, item.formatted) for item in loaded])
+        budgets = {id(item): budget for item, budget in zip(loaded, fitted, strict=True)}
         for item in fetched:
             if item.error:
                 errors[item.source] = item.error
                 continue
-            data[item.source] = item.formatted
+            budget = budgets[id(item)]
+            data[item.source] = budget.text
             await ctx.append_event(
-                EventType.KNOWLEDGE, {"source": item.source, "params": item.params, "data": item.formatted}
+                EventType.KNOWLEDGE,
+                {
+                    "source": item.source,
+                    "params": item.params,
+                    "data": budget.text,
+                    "budget": budget.as_json(),
+                },
             )
             refs.append(KnowledgeRef(source=item.source, params=item.params))
             await ctx.emit(knowledge_frame(item.source, DISPLAY_NAMES.get(item.source, item.source)))

@@ -6,15 +6,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from trainer.domain.workout import STRICT_NUMBERS
 
 Rpe = Annotated[float, Field(ge=1, le=10)]
 Rir = Annotated[float, Field(ge=0, le=9)]
-RPE_HELP = "Effort of the hardest set, RPE 1-10 (or give rir)"
-RPE_EACH_HELP = "RPE of each set, e.g. [7, 8, 9] (one value: every set)"
-RIR_HELP = "Reps in reserve of the hardest set, instead of rpe (stored as RPE = 10 - RIR)"
-RIR_EACH_HELP = "Reps in reserve of each set, instead of rpe_each"
+RPE_HELP = "Effort of the hardest set, RPE 1-10"
+RPE_EACH_HELP = "RPE of each set (one value: every set)"
 
 
 def effort_fields(
@@ -44,8 +43,11 @@ class EffortIn(BaseModel):
     model_config = STRICT_NUMBERS
     rpe: float | None = Field(default=None, ge=1, le=10, description=RPE_HELP)
     rpe_each: list[Rpe] | None = Field(default=None, min_length=1, max_length=20, description=RPE_EACH_HELP)
-    rir: float | None = Field(default=None, ge=0, le=9, description=RIR_HELP)
-    rir_each: list[Rir] | None = Field(default=None, min_length=1, max_length=20, description=RIR_EACH_HELP)
+    rir: SkipJsonSchema[float | None] = Field(default=None, ge=0, le=9)
+    """Reps in reserve of the hardest set, instead of rpe. Accepted, but not in the schema the model is
+    sent: the system prompt states RPE = 10 - RIR once, for every logging tool."""
+    rir_each: SkipJsonSchema[list[Rir] | None] = Field(default=None, min_length=1, max_length=20)
+    """Reps in reserve of each set, instead of rpe_each (accepted, not in the model's schema)."""
 
     @model_validator(mode="after")
     def _one_effort_form(self) -> Self:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from trainer.domain.catalog import CatalogEntry, load_catalog
 from trainer.domain.composer.goals import goal_shares
@@ -30,7 +31,7 @@ from trainer.domain.workout import (
 from trainer.tools.base import ToolContext, ToolError, validation_summary
 from trainer.tools.catalog_match import CATALOG_CATEGORY_GOALS, TYPE_GOALS, catalog_entry
 
-FILLED_FROM_CATALOGUE = "Omit for catalogue exercises (filled from the catalogue); else shares sum to 1.0"
+FILLED_FROM_CATALOGUE = "Only for an exercise the catalogue lacks; shares sum to 1"
 
 
 def catalogue_muscles(entry: CatalogEntry) -> list[dict[str, Any]]:
@@ -65,7 +66,7 @@ def not_in_catalogue(name: str) -> str:
 
 
 class ExerciseInput(ExerciseFields):
-    """One exercise. Fields beyond the common ones depend on `exercise_type`."""
+    """One exercise, with the fields of its exercise_type."""
 
     # `Exercise` as the model writes it (the docstring is the model's, as Exercise's is): muscles_utilized
     # and goals_addressed optional for a catalogue exercise; `filled()` adds the catalogue's.
@@ -76,6 +77,12 @@ class ExerciseInput(ExerciseFields):
     goals_addressed: list[GoalShare] | None = Field(  # type: ignore[assignment]
         default=None, min_length=1, description=FILLED_FROM_CATALOGUE
     )
+    reasoning: str = Field(min_length=1, max_length=300, description="Why this exercise, in a sentence")
+    id: SkipJsonSchema[str | None] = Field(default=None, max_length=64)
+    """Assigned by the server: not in the schema the model is sent (the system prompt says never to send
+    one); validated when it comes."""
+    completed: SkipJsonSchema[bool] = False
+    """Set by the server when an exercise is logged: not in the schema the model is sent."""
 
     _entry: CatalogEntry | None = PrivateAttr(default=None)
     """The catalogue entry the name resolves to, looked up once, when a list is left to it."""
@@ -113,7 +120,9 @@ class WorkoutInput(BaseModel):
     model_config = STRICT_NUMBERS
     title: str | None = Field(default=None, max_length=120)
     exercises: list[ExerciseInput] = Field(min_length=1, max_length=30)
-    summary: WorkoutSummary | None = None
+    summary: SkipJsonSchema[WorkoutSummary | None] = None
+    """Computed by the server from the exercises (duration, muscles) when not given: not in the schema
+    the model is sent, its output tokens being the dearest."""
 
     @model_validator(mode="after")
     def _check_order_and_groups(self) -> Self:

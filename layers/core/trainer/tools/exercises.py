@@ -43,37 +43,31 @@ class SearchExercisesArgs(BaseModel):
         default=None,
         min_length=1,
         max_length=120,
-        description="An exercise name to look up, as the user says it ('rdl', 'pull ups'); the best match "
-        "comes with its instruction steps",
+        description="An exercise to look up ('rdl'): the best match, with its steps",
     )
     alternatives_to: str | None = Field(
         default=None,
         min_length=1,
         max_length=120,
-        description="An exercise to replace: finds exercises with the same movement pattern and muscles "
-        "that the user's equipment allows",
+        description="An exercise to replace (same movement and muscles)",
     )
     painful_joint: (
         Literal["knee", "shoulder", "lower back", "back", "elbow", "wrist", "hip", "ankle"] | None
     ) = Field(
         default=None,
-        description="With alternatives_to, when the exercise hurts: alternatives for its muscles that avoid "
-        "the movement patterns loading this joint",
+        description="With alternatives_to: spare this joint",
     )
     muscle: Muscle | None = Field(default=None, description="Only exercises that work this muscle")
-    category: Category | None = None
+    category: Category | None = Field(default=None, description="Only this kind of exercise")
     level: Level | None = Field(default=None, description="The hardest level to include")
     equipment: list[Annotated[str, Field(min_length=1, max_length=60)]] | None = Field(
         default=None,
         max_length=30,
-        description="Only exercises doable with this equipment. Omitted: the current location's equipment "
-        "(a name lookup then searches the whole catalog and says what is missing)",
+        description="Only this equipment (default: the current location's)",
     )
     any_equipment: bool = Field(default=False, description="Ignore equipment altogether")
-    include_instructions: bool = Field(
-        default=False, description="Instruction steps for every result, not only a looked-up exercise"
-    )
-    limit: int = Field(default=5, ge=1, le=10)
+    include_instructions: bool = Field(default=False, description="Steps for every result, not only query's")
+    limit: int = Field(default=5, ge=1, le=10, description="How many results")
 
     @model_validator(mode="after")
     def _what_to_search(self) -> Self:
@@ -208,10 +202,10 @@ def _not_found(name: str) -> ToolError:
 class SearchExercises(Tool[SearchExercisesArgs, SearchExercisesResult]):
     name = "search_exercises"
     description = (
-        "Exercise knowledge from the exercise catalog: look up an exercise by name (instruction steps, "
-        "muscles, equipment, level), find exercises for a muscle or category, or find what to do instead "
-        "of an exercise (same movement pattern and muscles) with the equipment the user has."
+        "The exercise catalogue: an exercise by name (steps, muscles, equipment, level), exercises for a "
+        "muscle or kind, or what to do instead of one."
     )
+    shared_arguments: ClassVar[Mapping[str, str]] = {"muscle": "generate_workout"}
     Args = SearchExercisesArgs
     Result = SearchExercisesResult
     status: ClassVar[StatusMessage | None] = StatusMessage(

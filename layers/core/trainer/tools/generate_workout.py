@@ -16,7 +16,7 @@ from trainer.domain.workout import STRICT_NUMBERS, Exercise, Workout
 from trainer.domain.workout_checks import WorkoutReview
 from trainer.services.day_readiness import BASIS_WORDS
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType
-from trainer.tools.base import StatusMessage, Tool, ToolContext
+from trainer.tools.base import StatusMessage, Tool, ToolContext, not_shown
 from trainer.tools.communication import ARTIFACTS_KEY, DISPLAYABLES_KEY
 from trainer.tools.current_workout import (
     ARTIFACT_TYPE,
@@ -55,7 +55,7 @@ def _brief(ex: dict[str, Any]) -> ExerciseBrief:
 class GenerateArgs(BaseModel):
     model_config = STRICT_NUMBERS
     workout: WorkoutInput = Field(
-        description="The complete workout: title, exercises (1-indexed order), summary"
+        description="The whole workout: a title and its exercises (order 1, 2, 3...)"
     )
 
 
@@ -101,10 +101,7 @@ class GenerateResult(WorkoutChange):
         return "the problems above need fixing before the workout is delivered" if self.problems else None
 
     def delivery_note(self) -> str | None:
-        return (
-            f"IMPORTANT: You MUST now call message_notify_user with artifact_id={self.artifact_id} "
-            "to show this workout to the user."
-        )
+        return not_shown(self.artifact_id)
 
     def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
         sent = {str(e.get("exercise_name", "")).lower(): e for e in self.prescribed or _sent(arguments)}
@@ -123,11 +120,8 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
     name = "generate_workout"
     can_finish = True
     description = (
-        "Create a structured workout (an exercise_list artifact) that becomes the current workout. "
-        "Each exercise follows one of 4 types: reps, hold, duration or intervals. Returns artifact_id, "
-        "workout_id and an id per exercise; final: true delivers it. A request for a body part or "
-        "muscles ('upper body', 'arms') means every exercise mainly trains those muscles; a beginner "
-        "gets beginner-level exercises."
+        "Create a workout, which becomes the current workout; the result gives an id per exercise, each "
+        "exercise's progression target, and any problem to fix (equipment, recovery, preferences, loads)."
     )
     Args = GenerateArgs
     Result = GenerateResult

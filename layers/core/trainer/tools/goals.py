@@ -20,18 +20,18 @@ class CategoryGoalIn(BaseModel):
         min_length=1, max_length=80, description="Any name, e.g. 'Strength', 'Zone 2 Cardio'"
     )
     description: str | None = Field(default=None, max_length=500, description="What this category means")
-    percentage: float = Field(ge=0, le=100, description="Weight as a percentage (e.g. 50 for 50%)")
+    percentage: float = Field(ge=0, le=100, description="Its weight, 0-100")
 
 
 class SetGoalsArgs(BaseModel):
     model_config = STRICT_NUMBERS
     goal_type: Literal["category", "muscle"] = Field(description="Which goal set to replace")
     category_goals: list[CategoryGoalIn] | None = Field(
-        default=None, max_length=20, description="Required for goal_type 'category'"
+        default=None, max_length=20, description="For goal_type 'category'"
     )
     muscle_goals: dict[str, Annotated[float, Field(ge=0, le=100)]] | None = Field(
         default=None,
-        description="Required for goal_type 'muscle': {muscle: percentage} over " + ", ".join(MUSCLES),
+        description="For goal_type 'muscle': {muscle: percentage}",
     )
 
     @model_validator(mode="after")
@@ -65,9 +65,8 @@ class SetGoals(Tool[SetGoalsArgs, SetGoalsResult]):
     name = "set_goals"
     can_finish = True
     description = (
-        "Replace the user's category goals or muscle goals. Check the current goals first (fetch_data). "
-        "Percentages should roughly sum to 100 and are normalised. Category names are free; muscle goals "
-        "use the 16 canonical muscle names."
+        "Replace the user's category goals or muscle goals (percentages, normalised to 100; category "
+        "names are free)."
     )
     Args = SetGoalsArgs
     Result = SetGoalsResult

@@ -24,8 +24,8 @@ Topic = Literal["today", "sleep", "trends", "workouts"]
 
 class HealthSummaryArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    topic: Topic = Field(default="today", description="today: why today is lighter or not")
-    days: int = Field(default=7, ge=1, le=90)
+    topic: Topic = Field(default="today", description="today: why today is as it is")
+    days: int = Field(default=7, ge=1, le=90, description="Days back")
 
 
 class HealthSummaryResult(ToolResult):
@@ -42,8 +42,7 @@ class HealthSummary(Tool[HealthSummaryArgs, HealthSummaryResult]):
     name = "health_summary"
     can_finish = True
     description = (
-        "The phone's health data against the user's own baseline: why today is lighter (or not), sleep, "
-        "HRV and resting heart rate trends, other apps' workouts."
+        "Phone health data vs the user's baseline: sleep, HRV and resting HR trends, other apps' workouts."
     )
     Args = HealthSummaryArgs
     Result = HealthSummaryResult

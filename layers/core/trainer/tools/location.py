@@ -19,11 +19,9 @@ SUMMARY_ITEMS = 10
 
 class SetCurrentLocationArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    location_id: str | None = Field(
-        default=None, max_length=64, description="UUID of the location (preferred)"
-    )
+    location_id: str | None = Field(default=None, max_length=64, description="The location's id (preferred)")
     location_name: str | None = Field(
-        default=None, max_length=100, description="Location name (case-insensitive) when the id is unknown"
+        default=None, max_length=100, description="Its name, when the id is unknown"
     )
 
     @model_validator(mode="after")
@@ -54,10 +52,7 @@ class SetCurrentLocationResult(ToolResult):
 class SetCurrentLocation(Tool[SetCurrentLocationArgs, SetCurrentLocationResult]):
     name = "set_current_location"
     can_finish = True
-    description = (
-        "Switch the user's active workout location (its equipment is what workouts may use). "
-        "Give the location_id, or its name."
-    )
+    description = "Switch the user's current location: its equipment is what workouts may use."
     Args = SetCurrentLocationArgs
     Result = SetCurrentLocationResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
@@ -114,43 +109,45 @@ class LocationLoads(BaseModel):
 
     model_config = STRICT_NUMBERS
     unit: Literal["kg", "lbs"] | None = Field(
-        default=None, description="Unit of every weight below (default: the user's unit)"
+        default=None, description="Of every weight here (default: the user's)"
     )
     bar_weight: float | None = Field(default=None, gt=0, le=50, description="The barbell's own weight")
     plates: list[Weight] | None = Field(
         default=None,
         max_length=20,
-        description="Plate weights available (each in pairs), e.g. [1.25, 2.5, 5, 10, 20]",
+        description="The plate weights (each used in pairs)",
     )
     dumbbells: list[Weight] | None = Field(
-        default=None, max_length=60, description="Dumbbell pairs available, e.g. [5, 10, 15]"
+        default=None, max_length=60, description="The dumbbell pairs' weights"
     )
     dumbbells_up_to: float | None = Field(
         default=None,
         gt=0,
         le=100,
-        description="A standard dumbbell rack up to this weight (2.5 kg / 5 lb steps)",
+        description="Instead of dumbbells: a standard rack up to this weight",
     )
 
 
 class CreateLocationArgs(LocationLoads):
     name: str = Field(min_length=1, max_length=100, description="e.g. 'Hotel Gym'")
-    description: str | None = Field(default=None, max_length=1000)
+    description: str | None = Field(default=None, max_length=1000, description="The user's words about it")
     equipment: list[str] = Field(
-        default_factory=list,
-        max_length=40,
-        description="Equipment names, e.g. ['treadmill', 'bench']; [] for none",
+        default_factory=list, max_length=40, description="Equipment names; [] for none"
     )
     make_current: bool = Field(default=True, description="Switch to it now (the usual case)")
 
 
 class UpdateLocationArgs(LocationLoads):
     location_name: str | None = Field(
-        default=None, max_length=100, description="Which location (default: current)"
+        default=None, max_length=100, description="Which location (default: the current one)"
     )
-    new_name: str | None = Field(default=None, max_length=100)
-    add_equipment: list[str] = Field(default_factory=list, max_length=40)
-    remove_equipment: list[str] = Field(default_factory=list, max_length=40)
+    new_name: str | None = Field(default=None, max_length=100, description="To rename it")
+    add_equipment: list[str] = Field(
+        default_factory=list, max_length=40, description="Equipment names to add"
+    )
+    remove_equipment: list[str] = Field(
+        default_factory=list, max_length=40, description="Equipment names to remove"
+    )
 
 
 class SavedLocation(CurrentLocation):
@@ -243,9 +240,8 @@ class CreateLocation(Tool[CreateLocationArgs, LocationResult]):
     name = "create_location"
     can_finish = True
     description = (
-        "Save a new workout location with its equipment (names), and what carries load there: the bar "
-        "weight, the plates (each used in pairs) and the dumbbell pairs (a list, or a rack up to a "
-        "weight). Usually made current at once. Prescribed loads are then rounded to what it has."
+        "Save a new workout location: its equipment and the weights it has (bar, plates, dumbbells), to "
+        "which prescribed loads are rounded."
     )
     Args = CreateLocationArgs
     Result = LocationResult
@@ -276,8 +272,7 @@ class UpdateLocation(Tool[UpdateLocationArgs, LocationResult]):
     name = "update_location"
     can_finish = True
     description = (
-        "Edit a saved location (default: the current one): rename it, add or remove equipment, or set "
-        "its bar weight, plates or dumbbell pairs (these replace the ones it had)."
+        "Edit a saved location: rename it, add or remove equipment, or replace its bar, plates or dumbbells."
     )
     Args = UpdateLocationArgs
     Result = LocationResult

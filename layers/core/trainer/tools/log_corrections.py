@@ -58,42 +58,42 @@ CORRECTABLE = (
 class AdjustLoggedExerciseArgs(BaseModel):
     model_config = STRICT_NUMBERS
     exercise_id: str = Field(
-        min_length=1, max_length=64, description="History id (uuid) of the logged exercise to correct"
+        min_length=1, max_length=64, description="History id (uuid) of the logged exercise"
     )
     exercise_name: str | None = Field(
         default=None,
         min_length=1,
         max_length=120,
-        description="The exercise actually done, when the wrong one was logged; its muscles and goals "
-        "come from the exercise catalog unless muscles_utilized / goals_addressed are given",
+        description="The exercise actually done, when the wrong one was logged",
     )
     exercise_type: ExerciseType | None = Field(
         default=None, description="Only when the corrected exercise has another type"
     )
-    sets: int | None = Field(default=None, ge=1, le=20)
+    sets: int | None = Field(default=None, ge=1, le=20, description="Sets done")
     reps: list[Reps] | None = Field(default=None, min_length=1, max_length=20, description="Reps per set")
-    load: float | None = Field(
-        default=None,
-        ge=0,
-        le=2000,
-        description="One load for every set (the heaviest, if they differed); load_each for per-set loads",
-    )
+    load: float | None = Field(default=None, ge=0, le=2000, description="One load for every set")
     load_each: list[Load] | None = Field(
         default=None, min_length=1, max_length=20, description=LOAD_EACH_HELP
     )
-    load_unit: LoadUnit | None = None
-    hold_sec: list[HoldSeconds] | None = Field(default=None, min_length=1, max_length=20)
-    duration_min: float | None = Field(default=None, gt=0, le=600)
-    distance: Distance | None = None
-    distance_unit: DistanceUnitArg | None = None
-    rounds: int | None = Field(default=None, ge=1, le=100)
-    work_sec: int | None = Field(default=None, ge=1, le=3600)
-    rest_sec: int | None = Field(default=None, ge=0, le=900)
-    rpe: float | None = Field(default=None, ge=1, le=10)
+    load_unit: LoadUnit | None = Field(default=None, description="The unit the loads are in")
+    hold_sec: list[HoldSeconds] | None = Field(
+        default=None, min_length=1, max_length=20, description="Seconds per hold"
+    )
+    duration_min: float | None = Field(default=None, gt=0, le=600, description="Minutes it took")
+    distance: Distance | None = Field(default=None, description="In distance_unit")
+    distance_unit: DistanceUnitArg | None = Field(default=None, description="The unit of distance")
+    rounds: int | None = Field(default=None, ge=1, le=100, description="Rounds done")
+    work_sec: int | None = Field(default=None, ge=1, le=3600, description="Work seconds per round")
+    rest_sec: int | None = Field(default=None, ge=0, le=900, description="Rest seconds")
+    rpe: float | None = Field(default=None, ge=1, le=10, description="Effort of the hardest set, RPE 1-10")
     performed_at: datetime | None = Field(default=None, description="ISO timestamp, when the date was wrong")
-    notes: str | None = Field(default=None, max_length=1000)
-    muscles_utilized: list[MuscleShare] | None = Field(default=None, min_length=1)
-    goals_addressed: list[GoalShare] | None = Field(default=None, min_length=1)
+    notes: str | None = Field(default=None, max_length=1000, description="The user's words about it")
+    muscles_utilized: list[MuscleShare] | None = Field(
+        default=None, min_length=1, description="Only for a name the catalogue does not know"
+    )
+    goals_addressed: list[GoalShare] | None = Field(
+        default=None, min_length=1, description="Only for a name the catalogue does not know"
+    )
 
     @model_validator(mode="after")
     def _something_to_change(self) -> Self:
@@ -202,10 +202,10 @@ class AdjustLoggedExercise(Tool[AdjustLoggedExerciseArgs, AdjustLoggedExerciseRe
     name = "adjust_logged_exercise"
     can_finish = True
     description = (
-        "Correct an exercise already logged to history, by its history id: sets, reps, loads (per set), "
-        "hold times, duration, distance, RPE, date, notes, or the exercise itself. Only give what changes. "
-        "The goal and muscle distribution is corrected with it (the old entry's share is replaced)."
+        "Correct a logged exercise by its history id: only the fields that change, as log_completed_exercise "
+        "takes them (rpe for the hardest set)."
     )
+    fields_as_in = "log_completed_exercise"
     Args = AdjustLoggedExerciseArgs
     Result = AdjustLoggedExerciseResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
@@ -261,8 +261,8 @@ class UndoLoggedExercise(Tool[UndoLoggedExerciseArgs, UndoLoggedExerciseResult])
     name = "undo_logged_exercise"
     can_finish = True
     description = (
-        "Delete an exercise logged in THIS conversation (a mistake or the wrong exercise) by its history id. "
-        "Entries logged before the conversation are never deleted: correct them with adjust_logged_exercise."
+        "Delete an exercise logged in this conversation, by its history id; one logged before it is "
+        "corrected with adjust_logged_exercise instead."
     )
     Args = UndoLoggedExerciseArgs
     Result = UndoLoggedExerciseResult

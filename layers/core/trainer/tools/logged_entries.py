@@ -15,11 +15,12 @@ from trainer.tools.wording import number_text, prescription
 
 DistanceUnitArg = Literal["km", "mi"]
 
-LOAD_HELP = (
-    "The heaviest (top) set's load; with only this, the plan's per-set loads are kept when their "
-    "heaviest is this load, else every set is logged at it. Use load_each for different loads per set"
-)
-LOAD_EACH_HELP = "Load of each set, e.g. [60, 60, 65] for a pyramid (one value: every set)"
+LOAD_HELP = "The top set's load"
+LOAD_EACH_HELP = "Each set's load, when they differ"
+SETS_HELP = "Sets done"
+MINUTES_HELP = "Minutes it took"
+DISTANCE_HELP = "In distance_unit"
+NOTES_HELP = "The user's words about it"
 
 
 def fit_to_sets(values: list[Any] | None, sets: int | None) -> list[Any] | None:

@@ -32,8 +32,12 @@ from trainer.tools.catalog_match import default_shares
 from trainer.tools.effort import EFFORT_FIELDS, EffortIn
 from trainer.tools.log_corrections import AdjustLoggedExercise, UndoLoggedExercise
 from trainer.tools.logged_entries import (
+    DISTANCE_HELP,
     LOAD_EACH_HELP,
     LOAD_HELP,
+    MINUTES_HELP,
+    NOTES_HELP,
+    SETS_HELP,
     DistanceUnitArg,
     LoggedExercise,
     actual_loads,
@@ -143,9 +147,9 @@ def planned_entry(
 
 class CompletedExerciseIn(EffortIn):
     model_config = STRICT_NUMBERS
-    exercise_id: str | None = Field(default=None, max_length=64, description="Current-workout id or order")
+    exercise_id: str | None = Field(default=None, max_length=64, description="Its id (ex_...) or order")
     exercise_name: str | None = Field(default=None, max_length=120, description="Name, when no id is known")
-    sets: int | None = Field(default=None, ge=1, le=20)
+    sets: int | None = Field(default=None, ge=1, le=20, description=SETS_HELP)
     reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps done per set")
     load: float | None = Field(default=None, ge=0, le=2000, description=LOAD_HELP)
     load_each: list[Load] | None = Field(
@@ -171,7 +175,7 @@ class LogWorkoutArgs(BaseModel):
     completed_exercises: list[CompletedExerciseIn] = Field(
         min_length=1, max_length=40, description="Exercises of the current workout that were done"
     )
-    workout_notes: str | None = Field(default=None, max_length=1000)
+    workout_notes: str | None = Field(default=None, max_length=1000, description=NOTES_HELP)
 
 
 def _planned_for(workout: dict[str, Any], item: CompletedExerciseIn) -> dict[str, Any]:
@@ -205,8 +209,8 @@ class LogWorkout(Tool[LogWorkoutArgs, LogWorkoutResult]):
     name = "log_workout"
     can_finish = True
     description = (
-        "Log the completed exercises of the current workout to history (actual sets/reps/load default to "
-        "the plan). Ends the workout session."
+        "Log the done exercises of the current workout (what is not given defaults to the plan) and "
+        "close the workout."
     )
     Args = LogWorkoutArgs
     Result = LogWorkoutResult
@@ -270,17 +274,15 @@ class LogWorkout(Tool[LogWorkoutArgs, LogWorkoutResult]):
 
 class MarkExerciseCompleteArgs(EffortIn):
     model_config = STRICT_NUMBERS
-    exercise_id: str = Field(
-        min_length=1, max_length=64, description="Current-workout exercise id or order number"
-    )
-    actual_sets: int | None = Field(default=None, ge=1, le=20)
+    exercise_id: str = Field(min_length=1, max_length=64, description="Its id (ex_...) or order number")
+    actual_sets: int | None = Field(default=None, ge=1, le=20, description=SETS_HELP)
     actual_reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps done per set")
     actual_load: float | None = Field(default=None, ge=0, le=2000, description=LOAD_HELP)
     actual_load_each: list[Load] | None = Field(
         default=None, min_length=1, max_length=20, description=LOAD_EACH_HELP
     )
-    actual_duration_min: float | None = Field(default=None, gt=0, le=600)
-    notes: str | None = Field(default=None, max_length=1000)
+    actual_duration_min: float | None = Field(default=None, gt=0, le=600, description=MINUTES_HELP)
+    notes: str | None = Field(default=None, max_length=1000, description=NOTES_HELP)
 
 
 class MarkExerciseCompleteResult(ToolResult):
@@ -303,8 +305,8 @@ class MarkExerciseComplete(Tool[MarkExerciseCompleteArgs, MarkExerciseCompleteRe
     name = "mark_exercise_complete"
     can_finish = True
     description = (
-        "Mark one exercise of the current workout as done, logging the actual performance (defaults to "
-        "the plan). The workout stays open."
+        "Log one exercise of the current workout as done (what is not given defaults to the plan); the "
+        "workout stays open."
     )
     Args = MarkExerciseCompleteArgs
     Result = MarkExerciseCompleteResult
@@ -350,32 +352,31 @@ class MarkExerciseComplete(Tool[MarkExerciseCompleteArgs, MarkExerciseCompleteRe
 
 class LogCompletedExerciseArgs(EffortIn):
     model_config = STRICT_NUMBERS
-    exercise_name: str = Field(min_length=1, max_length=120)
-    exercise_type: Literal["reps", "hold", "duration", "intervals"]
-    sets: int | None = Field(default=None, ge=1, le=20)
-    reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps per set (reps type)")
+    exercise_name: str = Field(min_length=1, max_length=120, description="As the user says it")
+    exercise_type: Literal["reps", "hold", "duration", "intervals"] = Field(
+        description="As in generate_workout"
+    )
+    sets: int | None = Field(default=None, ge=1, le=20, description=SETS_HELP)
+    reps: list[Reps] | None = Field(default=None, max_length=20, description="Reps per set")
     load: float | None = Field(
-        default=None,
-        ge=0,
-        le=2000,
-        description="One load for every set (the heaviest, if they differed); omit for bodyweight",
+        default=None, ge=0, le=2000, description="The top set's load; omit for bodyweight"
     )
     load_each: list[Load] | None = Field(
         default=None, min_length=1, max_length=20, description=LOAD_EACH_HELP
     )
     load_unit: LoadUnit | None = Field(default=None, description="Defaults to the user's weight unit")
-    hold_sec: list[HoldSeconds] | None = Field(
-        default=None, max_length=20, description="Seconds per hold (hold type)"
-    )
-    duration_min: float | None = Field(default=None, gt=0, le=600)
-    distance: Distance | None = None
+    hold_sec: list[HoldSeconds] | None = Field(default=None, max_length=20, description="Seconds per hold")
+    duration_min: float | None = Field(default=None, gt=0, le=600, description=MINUTES_HELP)
+    distance: Distance | None = Field(default=None, description=DISTANCE_HELP)
     distance_unit: DistanceUnitArg | None = Field(default=None, description="Defaults to the user's unit")
     muscles_utilized: list[MuscleShare] | None = Field(
-        default=None, description="Defaults from the exercise catalog when the name is known"
+        default=None, description="Only for an exercise the catalogue lacks"
     )
-    goals_addressed: list[GoalShare] | None = None
+    goals_addressed: list[GoalShare] | None = Field(
+        default=None, description="Only for an exercise the catalogue lacks"
+    )
     performed_at: datetime | None = Field(default=None, description="ISO timestamp; defaults to now")
-    notes: str | None = Field(default=None, max_length=1000)
+    notes: str | None = Field(default=None, max_length=1000, description=NOTES_HELP)
 
     @model_validator(mode="after")
     def _fields_for_type(self) -> Self:
@@ -419,10 +420,11 @@ class LogCompletedExerciseResult(ToolResult):
 class LogCompletedExercise(Tool[LogCompletedExerciseArgs, LogCompletedExerciseResult]):
     name = "log_completed_exercise"
     can_finish = True
-    description = (
-        "Log an exercise the user did outside the current workout to their history (updates distribution "
-        "tracking). Muscles default from the exercise catalog; give muscles_utilized for unknown names."
-    )
+    description = "Log an exercise the user did outside the current workout."
+    shared_arguments: ClassVar[Mapping[str, str]] = {
+        "muscles_utilized": "generate_workout",
+        "goals_addressed": "generate_workout",
+    }
     Args = LogCompletedExerciseArgs
     Result = LogCompletedExerciseResult
     status: ClassVar[StatusMessage | None] = StatusMessage(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.services.models import Preference as Preference
@@ -15,20 +15,26 @@ from trainer.services.models import PreferenceType as PreferenceType
 from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
 from trainer.tools.wording import ReplyContext, day_text
 
+SettablePreferenceType = Literal[
+    "workout", "time", "equipment", "intensity", "muscle_group", "exercise", "goal", "recovery", "other"
+]
+"""Every preference type but `injury`: an injury has one tool of its own (trainer.tools.injuries)."""
+
 
 class SetPreferenceArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    type: PreferenceType = Field(description="Category of preference")
+    type: SettablePreferenceType = Field(description="Category of preference")
     description: str = Field(min_length=1, max_length=1000, description="What the user wants or doesn't want")
-    guidance: str = Field(
-        min_length=1, max_length=2000, description="How this affects workout recommendations"
-    )
-    expires_at: datetime | None = Field(
-        default=None, description="ISO timestamp when it expires; omit for permanent or one-shot preferences"
-    )
-    delete_after_use: bool = Field(
-        default=False, description="True for an immediate, one-off request: removed after the next workout"
-    )
+    guidance: str = Field(min_length=1, max_length=2000, description="How it changes the workouts you build")
+    expires_at: datetime | None = Field(default=None, description="ISO timestamp it ends; omit otherwise")
+    delete_after_use: bool = Field(default=False, description="True: for the next workout only")
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _not_an_injury(cls, value: object) -> object:
+        if value == "injury":
+            raise ValueError("an injury is saved with record_injury")
+        return value
 
 
 class SetPreferenceResult(ToolResult):
@@ -46,8 +52,6 @@ class SetPreferenceResult(ToolResult):
         match pref.type:
             case "exercise" if pref.description.startswith("Dislikes "):
                 return f"Noted - no more {pref.description.removeprefix('Dislikes ')} in your workouts."
-            case "injury":
-                return f"Noted: {pref.description.lower()}{until}. I'll keep it out of your workouts."
             case "intensity":
                 return f"Noted - I'll keep it easy{until}."
         return f"Noted: {pref.description}{until}."
@@ -57,10 +61,8 @@ class SetPreference(Tool[SetPreferenceArgs, SetPreferenceResult]):
     name = "set_preference"
     can_finish = True
     description = (
-        "Save a user preference (injury, dislikes, time limits, equipment, intensity...). Choose the type "
-        "and the temporal behaviour from what the user said: permanent, expires_at for a while, or "
-        "delete_after_use for the next workout only. A dislike said while swapping an exercise ('swap it, I "
-        "don't like it') is only a swap; save it when the user makes it lasting ('never give me that again')."
+        "Save a preference that shapes workouts (a dislike, time, equipment, intensity...): lasting, "
+        "until expires_at, or for the next workout only (delete_after_use)."
     )
     Args = SetPreferenceArgs
     Result = SetPreferenceResult
@@ -95,7 +97,7 @@ class SetPreference(Tool[SetPreferenceArgs, SetPreferenceResult]):
 
 class DeletePreferenceArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    preference_id: str = Field(min_length=1, max_length=64, description="id of the preference to delete")
+    preference_id: str = Field(min_length=1, max_length=64, description="Its id (active_preferences)")
 
 
 class DeletePreferenceResult(ToolResult):
@@ -109,7 +111,7 @@ class DeletePreferenceResult(ToolResult):
 class DeletePreference(Tool[DeletePreferenceArgs, DeletePreferenceResult]):
     name = "delete_preference"
     can_finish = True
-    description = "Delete one of the user's preferences by id (see active_preferences)."
+    description = "Delete one of the user's preferences or injuries."
     Args = DeletePreferenceArgs
     Result = DeletePreferenceResult
     status: ClassVar[StatusMessage | None] = StatusMessage(

@@ -12,22 +12,17 @@ from pydantic import BaseModel, Field, model_validator
 
 from trainer.domain.onboarding import BY_FIELD, missing_fields, next_question
 from trainer.domain.units import convert_weight
-from trainer.domain.weekdays import WEEKDAYS
 from trainer.domain.workout import STRICT_NUMBERS
-from trainer.domain.workout_checks import muscles_in_text
-from trainer.services.models import Preference
 from trainer.services.settings import normalise_weekdays
-from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolError, ToolResult
+from trainer.tools.base import AnyTool, StatusMessage, Tool, ToolContext, ToolResult
 from trainer.tools.data import number_text
 from trainer.tools.wording import ReplyContext
-
-INJURY_AREAS = "knee, hip, ankle, wrist, elbow, shoulder, lower back, neck or a muscle"
 
 
 class UpdateProfileArgs(BaseModel):
     model_config = STRICT_NUMBERS
     age: int | None = Field(default=None, ge=13, le=110, description="Age in whole years")
-    sex: Literal["male", "female", "other"] | None = None
+    sex: Literal["male", "female", "other"] | None = Field(default=None, description="As the user says")
     experience: Literal["beginner", "intermediate", "advanced"] | None = Field(
         default=None, description="beginner: under a year of regular training; advanced: 3+ years"
     )
@@ -35,20 +30,14 @@ class UpdateProfileArgs(BaseModel):
     body_weight_unit: Literal["kg", "lbs"] | None = Field(
         default=None, description="Unit of body_weight; omit for the user's weight unit"
     )
-    height_cm: float | None = Field(default=None, gt=50, lt=260)
+    height_cm: float | None = Field(default=None, gt=50, lt=260, description="Height in cm")
     goals: str | None = Field(
         default=None, min_length=1, max_length=500, description="The user's goals in their own words"
     )
     available_days: list[Annotated[str, Field(max_length=12)]] | None = Field(
-        default=None, min_length=1, max_length=7, description="Days they can train: " + ", ".join(WEEKDAYS)
+        default=None, min_length=1, max_length=7, description="Weekday names they can train on"
     )
     session_minutes: int | None = Field(default=None, ge=15, le=180, description="Usual session length")
-    injuries: list[Annotated[str, Field(min_length=2, max_length=300)]] | None = Field(
-        default=None,
-        max_length=5,
-        description="Each injury or limitation in the user's words, naming the body part ('left knee, "
-        "meniscus surgery last year'); workouts then leave out exercises that load it",
-    )
     no_injuries: bool | None = Field(
         default=None, description="True when the user says they have no injuries or limitations"
     )
@@ -57,8 +46,6 @@ class UpdateProfileArgs(BaseModel):
     def _something(self) -> Self:
         if not self.model_dump(exclude_none=True, exclude={"body_weight_unit"}):
             raise ValueError("give at least one profile fact")
-        if self.no_injuries and self.injuries:
-            raise ValueError("no_injuries cannot be true with injuries listed")
         return self
 
 
@@ -71,8 +58,6 @@ class NextQuestion(BaseModel):
 class UpdateProfileResult(ToolResult):
     saved: list[str]
     """What changed, in words ('age 34', 'body weight 82 kg', 'training days Monday, Wednesday')."""
-    injuries: list[Preference] = Field(default_factory=list)
-    """The injury preferences this call stored."""
     still_missing: list[str] = Field(default_factory=list)
     next_question: NextQuestion | None = None
 
@@ -82,12 +67,9 @@ class UpdateProfileResult(ToolResult):
 
 class UpdateProfile(Tool[UpdateProfileArgs, UpdateProfileResult]):
     name = "update_profile"
-    can_finish = True
     description = (
-        "Save profile facts the user tells you: age, sex, experience, body weight, height, goals in their "
-        "words, the days they can train, usual session length, injuries or limitations (or that they have "
-        "none). Plans and workouts use them. The result lists what is still unknown and the next question "
-        "to ask (one per turn, with its options)."
+        "Save profile facts the user tells you (age, sex, experience, body weight, height, goals in their "
+        "words, training days, session length, no injuries); the result names the next question."
     )
     Args = UpdateProfileArgs
     Result = UpdateProfileResult
@@ -97,12 +79,6 @@ class UpdateProfile(Tool[UpdateProfileArgs, UpdateProfileResult]):
     category = "summary"
 
     async def execute(self, args: UpdateProfileArgs, ctx: ToolContext) -> UpdateProfileResult:
-        for injury in args.injuries or []:
-            if not muscles_in_text(injury, include_joints=True):
-                raise ToolError(
-                    f"injury '{injury}' names no body part I can work around ({INJURY_AREAS}); say which "
-                    "part, or save another limitation with set_preference"
-                )
         days = normalise_weekdays(args.available_days) if args.available_days else None
         data = ctx.user_data
         async with data.transaction() as tx:
@@ -120,29 +96,16 @@ class UpdateProfile(Tool[UpdateProfileArgs, UpdateProfileResult]):
             if args.no_injuries:
                 fields["no_limitations"] = True
                 saved.append("no injuries or limitations")
-            if args.injuries:
-                fields["no_limitations"] = False
             profile = await tx.profile.update(**fields)
             if days is not None:
                 await tx.settings.update(preferred_days=days)
                 saved.append("training days " + ", ".join(days))
-            stored = [
-                await tx.preferences.create(
-                    type="injury",
-                    description=injury,
-                    guidance=f"Injury: leave out exercises that load the injured area ({injury}).",
-                    now=ctx.now(),
-                )
-                for injury in args.injuries or []
-            ]
-            saved.extend(f"injury: {p.description}" for p in stored)
             settings = await tx.settings.get()
             injuries = [p for p in await tx.preferences.active(ctx.now()) if p["type"] == "injury"]
         missing = missing_fields(profile, settings.preferred_days, len(injuries))
         question = next_question(missing)
         return UpdateProfileResult(
             saved=saved,
-            injuries=stored,
             still_missing=[BY_FIELD[name].label for name in missing],
             next_question=NextQuestion(
                 field=question.field, question=question.question, options=list(question.options)
@@ -157,10 +120,8 @@ class UpdateProfile(Tool[UpdateProfileArgs, UpdateProfileResult]):
             return text + "; the profile is complete"
         ask = result.next_question
         options = f" (options: {' | '.join(ask.options)})" if ask.options else ""
-        return (
-            f"{text}; still unknown: {', '.join(result.still_missing)}; "
-            f"ask next, one question: {ask.question}{options}"
-        )
+        unknown = ", ".join(result.still_missing)
+        return f"{text}; still unknown: {unknown}; next question: {ask.question}{options}"
 
 
 def _said(name: str, value: object) -> str:

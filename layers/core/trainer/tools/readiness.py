@@ -36,15 +36,18 @@ from trainer.tools.wording import ReplyContext
 
 class CheckReadinessArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    sleep_hours: float | None = Field(default=None, ge=0, le=24)
+    sleep_hours: float | None = Field(default=None, ge=0, le=24, description="Hours slept last night")
     sleep_quality: int | None = Field(default=None, ge=1, le=5, description="1 awful - 5 great")
     energy: int | None = Field(default=None, ge=1, le=5, description="1 exhausted - 5 full of energy")
     stress: int | None = Field(default=None, ge=1, le=5, description="1 calm - 5 very stressed")
     soreness: dict[str, Annotated[int, Field(ge=0, le=5)]] = Field(
-        default_factory=dict, description="{muscle: 0 none - 5 very sore} over " + ", ".join(MUSCLES)
+        default_factory=dict,
+        description="{muscle: 0 none - 5 very sore}",
     )
-    last_session_rpe: float | None = Field(default=None, ge=1, le=10)
-    notes: str | None = Field(default=None, max_length=500)
+    last_session_rpe: float | None = Field(
+        default=None, ge=1, le=10, description="How hard the last session was"
+    )
+    notes: str | None = Field(default=None, max_length=500, description="The user's words")
 
 
 class CheckReadinessResult(ToolResult):
@@ -83,12 +86,9 @@ class CheckReadinessResult(ToolResult):
 
 class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
     name = "check_readiness"
-    can_finish = True
     description = (
-        "Record how the user slept and feels today (any of sleep hours or quality, energy, stress, "
-        "soreness per muscle, last session's RPE) and get the computed readiness: train as planned, "
-        "train lighter, a recovery session, or rest, with the reasons. Call with no fields to answer "
-        "'should I train?' from today's check-in. generate_workout adjusts today's workout to it."
+        "Record how the user slept and feels today and get the readiness call (train, lighter, recover or "
+        "rest) with its reasons; no fields: today's check-in."
     )
     Args = CheckReadinessArgs
     Result = CheckReadinessResult

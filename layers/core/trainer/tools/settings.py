@@ -44,10 +44,7 @@ class SetUnitsResult(ToolResult):
 class SetUnits(Tool[SetUnitsArgs, SetUnitsResult]):
     name = "set_units"
     can_finish = True
-    description = (
-        "Change the user's units for loads (kg or lbs) and distances (km or mi) from now on; "
-        "only when the user asks for a lasting change, not for a one-off conversion."
-    )
+    description = "Change the user's units from now on (not for a one-off conversion)."
     Args = SetUnitsArgs
     Result = SetUnitsResult
     status: ClassVar[StatusMessage | None] = StatusMessage(

@@ -27,6 +27,7 @@ from trainer.tools.base import (
     ToolContext,
     ToolError,
     ToolResult,
+    not_shown,
 )
 from trainer.tools.communication import ARTIFACTS_KEY
 from trainer.tools.logging import current_workout, find_exercise
@@ -79,10 +80,7 @@ class TimersResult(ToolResult):
     def delivery_note(self) -> str | None:
         if not self.artifact_id:
             return None
-        return (
-            f"IMPORTANT: call message_notify_user with artifact_id={self.artifact_id} to give the user "
-            "this timer."
-        )
+        return not_shown(self.artifact_id)
 
     def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
         if len(self.timers) == 1:
@@ -138,13 +136,11 @@ def _timer_line(timer: TimerData) -> str:
 class ExerciseTimerArgs(BaseModel):
     model_config = STRICT_NUMBERS
     exercise_id: str | None = Field(
-        default=None, max_length=64, description="Current-workout exercise id or order"
+        default=None, max_length=64, description="Its id (ex_...) or order in the current workout"
     )
     exercise: dict[str, Any] | None = Field(
         default=None,
-        description="An exercise not in the workout: exercise_name, exercise_type "
-        "(reps|hold|duration|intervals) and its fields "
-        "(sets, reps, hold_sec, rest_sec, duration_min, rounds, work_sec)",
+        description="An exercise not in the workout, with the fields of generate_workout's",
     )
 
     @model_validator(mode="after")
@@ -157,10 +153,7 @@ class ExerciseTimerArgs(BaseModel):
 class GenerateExerciseTimer(Tool[ExerciseTimerArgs, TimersResult]):
     name = "generate_exercise_timer"
     can_finish = True
-    description = (
-        "Build the timer (work, rest, hold and transition phases) for one exercise of the current workout "
-        "or for an exercise given inline."
-    )
+    description = "Build the timer of one exercise: of the current workout, or given inline."
     Args = ExerciseTimerArgs
     Result = TimersResult
     status: ClassVar[StatusMessage | None] = StatusMessage(start="Building your timer...", done="Timer ready")
@@ -191,17 +184,14 @@ class WorkoutTimersArgs(BaseModel):
     exercise_ids: list[str] | None = Field(
         default=None,
         max_length=30,
-        description="Current-workout exercise ids or orders; omit for the whole workout",
+        description="Its exercises' ids or orders; default: all",
     )
 
 
 class GenerateWorkoutTimers(Tool[WorkoutTimersArgs, TimersResult]):
     name = "generate_workout_timers"
     can_finish = True
-    description = (
-        "Build timers for the current workout (or the listed exercises of it): one timer per exercise, "
-        "one per group (circuit, superset...) with its rounds."
-    )
+    description = "Build timers for the current workout or some of its exercises (one per exercise or group)."
     Args = WorkoutTimersArgs
     Result = TimersResult
     status: ClassVar[StatusMessage | None] = StatusMessage(

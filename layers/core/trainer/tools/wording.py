@@ -4,29 +4,21 @@ Each result type says itself (`ToolResult.say`, beside `add_to_reply`), in words
 ids, field names or internal labels, and only the result's own numbers. This module holds what those
 words share: the context they are written in (`ReplyContext`: the user's message, today in their
 time zone, their current location) and the formatting every family uses (numbers, durations, lists,
-days, an exercise's prescription, what a change replaced). `say` is what the closing reply calls
-(trainer.agents.closing).
-
-The calendar tools (trainer.tools.calendar) and the training-plan tools (trainer.programs.tools)
-keep their words beside them for now, in trainer.tools.calendar_words and
-trainer.programs.plan_words, registered here by result type (`words_beside`); `say` finds them
-first. Moving each into a `say` method on its result removes its registration.
+days, an exercise's prescription, what a change replaced). The closing reply (trainer.agents.closing)
+calls each result's `say`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trainer.domain.stats_questions import StatsWindow, stats_window
 from trainer.domain.workout_grouping import UTC_ZONE
-
-if TYPE_CHECKING:
-    from trainer.tools.base import ToolResult
 
 DONE = "Done."
 """What a result with nothing of its own to say tells the user."""
@@ -53,51 +45,6 @@ class ReplyContext:
         """The context of a user's message: today in their time zone, and the stats window it names."""
         today = now.astimezone(zone).date()
         return cls(text=text, today=today, zone=zone, window=stats_window(text, today), location=location)
-
-
-# --- words kept beside results whose module does not say them yet -----------------------------------
-
-type Words = Callable[[Any, ReplyContext, Mapping[str, Any]], str]
-"""Words for one result type: (result, context, the call's arguments) -> text."""
-
-
-@dataclass(frozen=True)
-class WordsBeside:
-    say: Words
-    needs_user_context: bool
-
-
-_BESIDE: dict[type[ToolResult], WordsBeside] = {}
-
-
-def words_beside(
-    result_type: type[ToolResult], *, needs_user_context: bool = False
-) -> Callable[[Words], Words]:
-    """Registers the words of a result type defined in a module that does not say them itself (see the
-    module docstring); `needs_user_context` as `ToolResult.needs_user_context`."""
-
-    def register(words: Words) -> Words:
-        _BESIDE[result_type] = WordsBeside(words, needs_user_context)
-        return words
-
-    return register
-
-
-def say(result: ToolResult, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
-    """What a successful call tells the user: its result's own `say`, or the words registered for it."""
-    beside = _BESIDE.get(type(result))
-    return beside.say(result, ctx, arguments) if beside else result.say(ctx, arguments)
-
-
-def has_words_beside(result_type: type[ToolResult]) -> bool:
-    """Whether words were registered for a result type (`words_beside`)."""
-    return result_type in _BESIDE
-
-
-def needs_user_context(result: ToolResult) -> bool:
-    """Whether a result's words read today, the user's time zone or their location."""
-    beside = _BESIDE.get(type(result))
-    return beside.needs_user_context if beside else result.needs_user_context
 
 
 # --- formatting the words share ----------------------------------------------------------------------

@@ -65,11 +65,17 @@ class ReplacementExercise(ExerciseInput):
     order: int | None = Field(default=None, ge=1, description="Defaults to the replaced exercise's order")  # type: ignore[assignment]
 
 
+EXERCISE_ID = "Its id (ex_...) or order number"
+REASON = "Why, in a few words"
+
+
 class SwapArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    exercise_id: str = Field(min_length=1, description="Exercise id (ex_...) or order number ('1')")
-    new_exercise: ReplacementExercise = Field(description="The full replacement exercise")
-    reason: str | None = Field(default=None, max_length=300)
+    exercise_id: str = Field(min_length=1, description=EXERCISE_ID)
+    new_exercise: ReplacementExercise = Field(
+        description="The replacement; order defaults to the replaced one's"
+    )
+    reason: str | None = Field(default=None, max_length=300, description=REASON)
 
 
 def adjusted_text(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
@@ -98,10 +104,10 @@ class SwapExercise(Tool[SwapArgs, SwapResult]):
     name = "swap_exercise"
     can_finish = True
     description = (
-        "Replace one exercise of the current workout with a new one (same schema as generate_workout "
-        "exercises). Identify it by id (ex_...) or order number. Keep the movement pattern and a similar "
-        "difficulty (an incline press for another loaded press, not push-ups) unless the user asks otherwise."
+        "Replace one exercise of the current workout. Keep its movement pattern and difficulty (an "
+        "incline press for a loaded press, not push-ups) unless the user asks otherwise."
     )
+    shared_arguments: ClassVar[Mapping[str, str]] = {"new_exercise": "generate_workout"}
     Args = SwapArgs
     Result = SwapResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
@@ -152,13 +158,10 @@ class SwapExercise(Tool[SwapArgs, SwapResult]):
 
 class AdjustArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    exercise_id: str = Field(min_length=1, description="Exercise id (ex_...) or order number ('1')")
+    exercise_id: str = Field(min_length=1, description=EXERCISE_ID)
     adjustments: dict[str, Any] = Field(
         min_length=1,
-        description=(
-            'Fields to change, e.g. {"sets": 4, "reps": [8, 8, 8, 8], "load_each": [60, 60, 60, 60], '
-            '"rest_sec": 90} or {"order": 1}. Not id or exercise_type (use swap_exercise).'
-        ),
+        description='Only what changes, e.g. {"sets": 4, "reps": [8, 8, 8, 8]}; not id or exercise_type',
     )
 
 
@@ -180,10 +183,7 @@ class AdjustResult(WorkoutChange):
 class AdjustExercise(Tool[AdjustArgs, AdjustResult]):
     name = "adjust_exercise"
     can_finish = True
-    description = (
-        "Modify fields of one exercise in the current workout (sets, reps, load_each, rest_sec, "
-        "hold_sec, duration_min, rounds, work_sec, order, ...). Only include fields you want to change."
-    )
+    description = "Change fields of one exercise of the current workout (sets, reps, loads, rest, order...)."
     Args = AdjustArgs
     Result = AdjustResult
     status: ClassVar[StatusMessage | None] = StatusMessage(
@@ -263,8 +263,8 @@ def _short(value: Any) -> str:
 
 class RemoveArgs(BaseModel):
     model_config = STRICT_NUMBERS
-    exercise_id: str = Field(min_length=1, description="Exercise id (ex_...) or order number ('1')")
-    reason: str | None = Field(default=None, max_length=300)
+    exercise_id: str = Field(min_length=1, description=EXERCISE_ID)
+    reason: str | None = Field(default=None, max_length=300, description=REASON)
 
 
 class RemainingExercise(BaseModel):
@@ -287,7 +287,7 @@ class RemoveResult(WorkoutChange):
 class RemoveExercise(Tool[RemoveArgs, RemoveResult]):
     name = "remove_exercise"
     can_finish = True
-    description = "Remove one exercise from the current workout; the exercises after it move up one position."
+    description = "Remove one exercise from the current workout; later ones move up."
     Args = RemoveArgs
     Result = RemoveResult
     status: ClassVar[StatusMessage | None] = StatusMessage(

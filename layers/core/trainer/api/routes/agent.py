@@ -23,6 +23,7 @@ from fastapi.routing import APIRoute
 from trainer.api.contract import public_frame
 from trainer.api.errors import ApiError, is_malformed_json, is_not_an_object, request_error
 from trainer.api.idempotency import KEY_ERRORS, IdempotencyKeyHeader, body_hash, claim_or_existing, run_once
+from trainer.api.inputs import FRAME_ID_PATTERN
 from trainer.api.logging import logger
 from trainer.api.openapi import (
     AUTHENTICATED,
@@ -242,10 +243,11 @@ def build_router(settings: Settings) -> APIRouter:
             str | None,
             Header(
                 alias="Last-Event-ID",
+                pattern=FRAME_ID_PATTERN,
                 description=(
                     "The id of the last frame the client got (SSE clients send it when they retry): the "
                     "stream resumes the turn that frame belongs to after it, instead of running the "
-                    "message again."
+                    "message again. ASCII digits only (at most 18); anything else is `422 invalid_request`."
                 ),
             ),
         ] = None,
@@ -279,9 +281,8 @@ def build_router(settings: Settings) -> APIRouter:
 
 
 def _frame_id(header: str | None) -> int | None:
-    if header is None or not header.strip().isdigit():
-        return None
-    return int(header.strip())
+    """The frame id of a `Last-Event-ID` the header's pattern let through (ASCII digits)."""
+    return int(header) if header is not None else None
 
 
 async def _start_stream(

@@ -5,11 +5,9 @@ trainer.services.notifications), imported on first use."""
 
 from __future__ import annotations
 
-from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Response
-from pydantic import BeforeValidator
 
 from trainer.api.auth import Principal
 from trainer.api.delivery_schemas import (
@@ -25,9 +23,9 @@ from trainer.api.delivery_schemas import (
     QuietHoursBody,
 )
 from trainer.api.errors import ApiError
+from trainer.api.inputs import ASCII_DIGITS, IsoDate
 from trainer.api.openapi import AUTHENTICATED, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
 from trainer.api.routes import ContainerDep, RegisteredUserId, UserId, current_principal
-from trainer.api.routes.programs import iso_date
 from trainer.api.routes.user_data import user_data
 from trainer.container import Container
 
@@ -66,7 +64,9 @@ async def register_device(
     """Registers the phone's push token: `201` with a new device, `200` when the caller had registered
     the token before (its app version, locale and time zone updated). The morning's workout is pushed to
     every registered device. A user keeps at most 10 devices: registering an 11th drops the least
-    recently registered."""
+    recently registered. A token is one phone whatever its spelling: APNs hex in either case is one
+    token (stored and answered in lowercase), and `apns` and `apns_sandbox` are one phone, its platform
+    the one registered last; it belongs to the account that registered it last."""
     from trainer.services.devices import retire_endpoints
     from trainer.services.errors import UserDataError
 
@@ -80,7 +80,7 @@ async def register_device(
         )
     except UserDataError as exc:
         raise ApiError(422, "invalid_device", str(exc)) from None
-    await retire_endpoints(container.publisher, user_id, registered.evicted)
+    await retire_endpoints(container.publisher, user_id, registered.retired)
     response.status_code = 201 if registered.created else 200
     return DeviceResponse(device=Device.model_validate(registered.device))
 
@@ -191,10 +191,9 @@ async def put_notification_settings(
 async def list_notifications(
     container: ContainerDep,
     user_id: UserId,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    limit: Annotated[int, Query(ge=1, le=100), ASCII_DIGITS] = 20,
     before: Annotated[
-        date | None,
-        BeforeValidator(iso_date),
+        IsoDate | None,
         Query(description="Only days before this one (ISO date): the previous page's `next_before`."),
     ] = None,
 ) -> NotificationList:

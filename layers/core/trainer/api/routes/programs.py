@@ -6,16 +6,15 @@ service (trainer.services.training_plans); both are imported on first use."""
 
 from __future__ import annotations
 
-import re
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
-from pydantic import BeforeValidator
 
 from trainer.api.errors import RETRY_AFTER_SECONDS, ApiError
 from trainer.api.idempotency import KEY_ERRORS, IdempotencyKeyHeader, run_once
+from trainer.api.inputs import ASCII_DIGITS, IsoDate
 from trainer.api.openapi import AUTHENTICATED, BUDGET, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
 from trainer.api.routes import ContainerDep, RegisteredUserId, UserId
 from trainer.api.schemas import (
@@ -43,16 +42,6 @@ if TYPE_CHECKING:
     from trainer.services.user_data import UserData
 
 router = APIRouter(tags=["programs"])
-
-ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def iso_date(value: Any) -> Any:
-    """Only `YYYY-MM-DD` (pydantic's lax dates would also read '0' as 1970-01-01)."""
-    if isinstance(value, str) and not ISO_DATE.fullmatch(value):
-        raise ValueError("expected an ISO date (YYYY-MM-DD)")
-    return value
-
 
 MAX_WORKOUT_RANGE_DAYS = 92
 DEFAULT_WORKOUT_RANGE_DAYS = 7
@@ -160,7 +149,7 @@ def check_start(start: date | None, today: date) -> None:
     "/plans", response_model=PlanList, responses=error_responses(AUTHENTICATED, INVALID_QUERY, DATABASE)
 )
 async def list_plans(
-    container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100)] = 20
+    container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100), ASCII_DIGITS] = 20
 ) -> PlanList:
     """The caller's plans, newest first."""
     rows = await user_data(require_programs(container), user_id).training_plans.newest(limit=limit)
@@ -197,13 +186,9 @@ async def list_workouts(
     container: ContainerDep,
     user_id: UserId,
     date_from: Annotated[
-        date | None,
-        BeforeValidator(iso_date),
-        Query(alias="from", description="First day (ISO date); default: today, the user's."),
+        IsoDate | None, Query(alias="from", description="First day (ISO date); default: today, the user's.")
     ] = None,
-    date_to: Annotated[
-        date | None, BeforeValidator(iso_date), Query(alias="to", description=TO_DESCRIPTION)
-    ] = None,
+    date_to: Annotated[IsoDate | None, Query(alias="to", description=TO_DESCRIPTION)] = None,
 ) -> WorkoutList:
     """The calendar from `from` to `to` (both included), in date order: the active plan's days, each with
     its structured workout (or recovery notes) and its message, and the workouts put on the calendar

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import APIRouter, Query
 
 from trainer.api.errors import ApiError
+from trainer.api.inputs import ASCII_DIGITS
 from trainer.api.openapi import AUTHENTICATED, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
 from trainer.api.readiness_schemas import ReadinessCheckIn, ReadinessEntry, ReadinessResponse, ReadinessToday
 from trainer.api.routes import ContainerDep, RegisteredUserId, UserId
@@ -27,7 +28,7 @@ router = APIRouter(tags=["readiness"])
     responses=error_responses(AUTHENTICATED, INVALID_QUERY, DATABASE),
 )
 async def get_readiness(
-    container: ContainerDep, user_id: UserId, days_back: Annotated[int, Query(ge=1, le=90)] = 14
+    container: ContainerDep, user_id: UserId, days_back: Annotated[int, Query(ge=1, le=90), ASCII_DIGITS] = 14
 ) -> ReadinessResponse:
     """The caller's check-ins of the last `days_back` days and today's readiness."""
     async with user_data(container, user_id).reading() as data:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
+from trainer.api.inputs import ASCII_DIGITS, MAX_QUERY_INT
 from trainer.api.openapi import (
     AUTHENTICATED,
     INVALID_QUERY,
@@ -55,7 +56,7 @@ async def create_session(container: ContainerDep, user_id: UserId) -> SessionRes
     "", response_model=SessionList, responses=error_responses(AUTHENTICATED, INVALID_QUERY, SESSION_STORE)
 )
 async def list_sessions(
-    container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100)] = 10
+    container: ContainerDep, user_id: UserId, limit: Annotated[int, Query(ge=1, le=100), ASCII_DIGITS] = 10
 ) -> SessionList:
     """The caller's sessions, newest first."""
     newest = await sessions(container).newest(user_id, limit)
@@ -84,8 +85,8 @@ async def list_events(
     container: ContainerDep,
     user_id: UserId,
     session_id: str,
-    after: Annotated[int, Query(ge=0)] = 0,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    after: Annotated[int, Query(ge=0, le=MAX_QUERY_INT), ASCII_DIGITS] = 0,
+    limit: Annotated[int, Query(ge=1, le=500), ASCII_DIGITS] = 100,
 ) -> EventsPage:
     """The full timeline in pages: pass `nextAfter` back as `after` until it is null."""
     page = await sessions(container).events(user_id, session_id, after=after, limit=limit)
@@ -104,7 +105,11 @@ async def list_frames(
     container: ContainerDep,
     user_id: UserId,
     session_id: str,
-    after: Annotated[int, Query(ge=0, description="The id of the last frame the client got.")] = 0,
+    after: Annotated[
+        int,
+        Query(ge=0, le=MAX_QUERY_INT, description="The id of the last frame the client got."),
+        ASCII_DIGITS,
+    ] = 0,
 ) -> FramesPage:
     """Catch-up in frames: exactly the frames the stream sent (or is sending) after frame `after`, with
     the ids it sent them with, through the end of that turn (`turn_end`) — no repeats, no gaps, so

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
 
 from trainer.api.errors import ApiError
+from trainer.api.inputs import ASCII_DIGITS
 from trainer.api.openapi import AUTHENTICATED, DATABASE, INVALID_QUERY, JSON_BODY, error_responses
 from trainer.api.routes import ContainerDep, UserId
 from trainer.api.schemas import (
@@ -80,8 +81,8 @@ async def put_user_settings(
 async def exercise_history(
     container: ContainerDep,
     user_id: UserId,
-    days_back: Annotated[int, Query(ge=1, le=3650)] = 30,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    days_back: Annotated[int, Query(ge=1, le=3650), ASCII_DIGITS] = 30,
+    limit: Annotated[int, Query(ge=1, le=500), ASCII_DIGITS] = 50,
 ) -> ExerciseHistory:
     """Logged exercises of the last `days_back` days, newest first, each with its local day and the
     workout it belongs to (grouped as statistics count workouts)."""

@@ -6,6 +6,7 @@ Errors are plain exceptions with messages fit to show the model or the user.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterable
 from decimal import Decimal
@@ -38,14 +39,19 @@ class MalformedId(RepositoryError):
     """An id from user/model input that is not a UUID (so it names no row)."""
 
 
+UUID_TEXT = re.compile(r"[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}")
+"""A UUID in ASCII hex, with or without its hyphens (`uuid.UUID` alone also reads other digits: 32
+Arabic-Indic zeros are the nil UUID to it)."""
+
+
 def as_uuid(value: Any, what: str = "id") -> uuid.UUID:
     """Parse an id from user/model input, with a clear error instead of a database exception."""
     if isinstance(value, uuid.UUID):
         return value
-    try:
-        return uuid.UUID(str(value).strip())
-    except ValueError:
-        raise MalformedId(f"{what} {str(value)[:60]!r} is not a valid UUID") from None
+    text = str(value).strip()
+    if not UUID_TEXT.fullmatch(text):
+        raise MalformedId(f"{what} {text[:60]!r} is not a valid UUID")
+    return uuid.UUID(text)
 
 
 def user_uuid(subject: str) -> uuid.UUID:

@@ -1,5 +1,5 @@
 """health_samples and health_consents: the phone's health data and the user's consent per type of it
-(migration 0022, docs/health-data.md). Every statement is scoped by `user_id`, but for the retention purge,
+(migration 0023, docs/health-data.md). Every statement is scoped by `user_id`, but for the retention purge,
 which deletes every user's samples older than the cutoff.
 """
 

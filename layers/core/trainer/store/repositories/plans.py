@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
+from trainer.domain.reach import out_of_reach
 from trainer.store.repositories import Conn, RepositoryError, UserId
 from trainer.store.repositories.settings import normalise_weekdays
 
@@ -73,9 +74,16 @@ async def list_plans(conn: Conn, user_id: UserId, status: str = "active") -> lis
 
 
 def parse_date(value: Any, what: str) -> date:
+    """An ISO date from model or user input, within reach (trainer.domain.reach)."""
+    if isinstance(value, datetime):
+        value = value.date()
     if isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value).strip()[:10])
-    except ValueError:
-        raise RepositoryError(f"{what} {str(value)[:40]!r} is not an ISO date") from None
+        parsed = value
+    else:
+        try:
+            parsed = date.fromisoformat(str(value).strip()[:10])
+        except ValueError:
+            raise RepositoryError(f"{what} {str(value)[:40]!r} is not an ISO date") from None
+    if (problem := out_of_reach(parsed)) is not None:
+        raise RepositoryError(f"{what} {problem}")
+    return parsed

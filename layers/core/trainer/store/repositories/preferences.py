@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from trainer.domain.reach import out_of_reach
 from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid
 
 PREFERENCE_TYPES = (
@@ -12,6 +13,11 @@ PREFERENCE_TYPES = (
     "other",
 )  # fmt: skip
 _COLUMNS = "id, type, description, guidance, expires_at, delete_after_use, created_at"
+MAX_ACTIVE = 50
+"""The most preferences one user keeps active (not expired) at once: each is in the chat's context, and
+the workouts honour every one (docs/architecture.md#the-prompt-budget)."""
+MAX_DESCRIPTION = 1000
+MAX_GUIDANCE = 2000
 
 
 async def create_preference(
@@ -28,15 +34,29 @@ async def create_preference(
     if type not in PREFERENCE_TYPES:
         raise RepositoryError(f"preference type must be one of {', '.join(PREFERENCE_TYPES)}")
     text = (description or "").strip()
-    if not 1 <= len(text) <= 1000:
-        raise RepositoryError("description must be 1-1000 characters")
+    if not 1 <= len(text) <= MAX_DESCRIPTION:
+        raise RepositoryError(f"description must be 1-{MAX_DESCRIPTION} characters")
+    at = now or datetime.now(UTC)
     expiry = parse_timestamp(expires_at, "expires_at") if expires_at not in (None, "") else None
-    if expiry is not None and expiry <= (now or datetime.now(UTC)):
+    if expiry is not None and expiry <= at:
         raise RepositoryError("expires_at is in the past")
+    # One creation at a time per user, so two at once cannot both take the last place.
+    await conn.execute("SELECT 1 FROM users WHERE id = %s FOR NO KEY UPDATE", (user_id,))
+    cur = await conn.execute(
+        "SELECT count(*) AS active FROM preferences"
+        " WHERE user_id = %s AND (expires_at IS NULL OR expires_at > %s)",
+        (user_id, at),
+    )
+    counted = await cur.fetchone()
+    if counted is not None and counted["active"] >= MAX_ACTIVE:
+        raise RepositoryError(
+            f"there are already {counted['active']} active preferences, the most kept at once: "
+            "remove one that no longer applies first"
+        )
     cur = await conn.execute(
         "INSERT INTO preferences (user_id, type, description, guidance, expires_at, delete_after_use)"
         f" VALUES (%s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
-        (user_id, type, text, (guidance or "").strip()[:2000], expiry, bool(delete_after_use)),
+        (user_id, type, text, (guidance or "").strip()[:MAX_GUIDANCE], expiry, bool(delete_after_use)),
     )
     row = await cur.fetchone()
     assert row is not None
@@ -78,4 +98,7 @@ def parse_timestamp(value: Any, what: str) -> datetime:
             parsed = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
         except ValueError:
             raise RepositoryError(f"{what} {str(value)[:40]!r} is not an ISO timestamp") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    if (problem := out_of_reach(parsed)) is not None:
+        raise RepositoryError(f"{what} {problem}")
+    return parsed

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
+from trainer.domain.reach import out_of_reach
 from trainer.store.repositories import Conn, RepositoryError, UserId, as_uuid, set_clause
 
 SCHEDULE_STATUSES = ("scheduled", "completed", "skipped", "cancelled")
@@ -147,4 +148,6 @@ def _local_timestamp(value: Any, timezone: str) -> datetime:
             parsed = parsed.replace(tzinfo=ZoneInfo(timezone))
         except (ZoneInfoNotFoundError, ValueError):
             parsed = parsed.replace(tzinfo=UTC)
+    if (problem := out_of_reach(parsed)) is not None:
+        raise RepositoryError(f"the date {problem}")
     return parsed

@@ -18,7 +18,7 @@ function subject(event) {
     case "llm_response":
       return data.model ?? "";
     case "knowledge":
-      return data.source ?? "";
+      return [data.source ?? "", budgetText(data.budget)].filter(Boolean).join(" · ");
     case "artifact":
       return data.type ?? "";
     case "error":
@@ -26,6 +26,15 @@ function subject(event) {
     default:
       return "";
   }
+}
+
+// How a data source fitted the turn's prompt budget (estimated tokens): "812 of 2,000 tokens", or
+// "1,996 of 2,000 tokens (12 entries left out of 9,500 tokens)".
+export function budgetText(budget) {
+  if (!budget) return "";
+  const fitted = `${tokens(budget.tokens)} of ${tokens(budget.limit)} tokens`;
+  if (!budget.left_out) return fitted;
+  return `${fitted} (${tokens(budget.left_out)} entries left out of ${tokens(budget.full_tokens)} tokens)`;
 }
 
 function usage(event) {
