@@ -37,7 +37,7 @@ OTHER_APPS = rx(
     rf"\b{_APPS}\b.*\b(workouts?|runs?|rides?|activit(y|ies)|sessions?|training)\b|"
     rf"\b(workouts?|runs?|rides?|activit(y|ies))\b.*\b{_APPS}\b"
 )
-NEED = "sleep, HRV, resting heart rate and other apps' workouts against the baseline"
+HEALTH_NEED = "sleep, HRV, resting heart rate and other apps' workouts against the baseline"
 """Why the chat agent reads the health_data source for these questions."""
 TRENDS_DAYS_DEFAULT = 28
 """A trend question without a period reads four weeks against the baseline."""
@@ -80,9 +80,9 @@ def _names_period(text: str) -> bool:
     return bool(re.search(r"\b(week|month|days?|weeks|quarter|year|fortnight)\b", text, re.I))
 
 
-async def health(turn: Turn, step: Step) -> ToolInvocation:
+async def answer_health(turn: Turn, step: Step) -> ToolInvocation:
     topic = health_topic(turn.text) or "today"
     return HealthSummary().call(HealthSummaryArgs(topic=topic, days=topic_days(turn.text, topic)))
 
 
-__all__ = ["NEED", "asks_health", "days_asked", "health", "health_topic", "topic_days"]
+__all__ = ["HEALTH_NEED", "answer_health", "asks_health", "days_asked", "health_topic", "topic_days"]

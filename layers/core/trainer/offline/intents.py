@@ -15,16 +15,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
-from trainer.offline import (
-    calendar_turns,
-    checkins,
-    handlers,
-    health_questions,
-    location_edits,
-    onboarding,
-    requests,
-    safety,
-)
+from trainer.offline import calendar_turns, checkins, handlers, location_edits, onboarding, requests, safety
+from trainer.offline.health_questions import HEALTH_NEED, answer_health, asks_health, days_asked
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
     ABOUT_GOALS,
@@ -243,8 +235,8 @@ READINESS = Topic(
 )
 HEALTH = Topic(
     "health data",
-    health_questions.asks_health,
-    lambda text: (Need("health_data", health_questions.NEED, days_back=health_questions.days_asked(text)),),
+    asks_health,
+    lambda text: (Need("health_data", HEALTH_NEED, days_back=days_asked(text)),),
 )
 PROFILE = Topic(
     "profile",
@@ -337,8 +329,7 @@ INTENTS: tuple[Intent, ...] = (
     Intent("log", lambda m: bool(LOG.search(m.text)) and not m.question, handlers.log, CHANGE_TOPICS,
            label="log that"),
     # the phone's health data: before the workout edits, which share words ('why is today lighter?')
-    Intent("health", lambda m: health_questions.asks_health(m.text), health_questions.health, (HEALTH,),
-           label="read your health data"),
+    Intent("health", lambda m: asks_health(m.text), answer_health, (HEALTH,), label="read your health data"),
     # the one calendar: before the exercise swaps and removals, which share words
     Intent("training_days", lambda m: calendar_turns.says_available_days(m.text),
            calendar_turns.training_days, SCHEDULE_TOPICS, label="change your training days"),
