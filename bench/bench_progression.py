@@ -14,7 +14,8 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from trainer.domain.progression import LoadSteps, exercise_histories, progression_targets
+from trainer.domain.loading import LoadSteps
+from trainer.domain.progression import established_range, exercise_histories, progression_targets
 from trainer.sources.registry import fetch_sources
 from trainer.store.repositories import history
 from trainer_dev.local.seed import seed_demo_user
@@ -73,7 +74,9 @@ async def _measure(url: str) -> list[str]:
         async def unbounded(user_id: str) -> Any:
             async with db.connection() as conn:
                 rows = await history.list_between(conn, user_id, None, NOW + timedelta(days=1))
-            return progression_targets(exercise_histories(rows, "kg"), LoadSteps.for_unit("kg"))
+            return progression_targets(
+                exercise_histories(rows, "kg"), LoadSteps.for_unit("kg"), established_range
+            )
 
         all_small, all_large = await _paired_ms(partial(unbounded, small), partial(unbounded, large))
         label = "all history read (contrast)"

@@ -14,8 +14,9 @@ from typing import Any
 
 from trainer.domain.catalog import LEVELS, load_catalog
 from trainer.domain.equipment import available_equipment, missing_equipment
-from trainer.domain.movements import equipment_class
-from trainer.domain.progression import LoadSteps
+from trainer.domain.loading import LoadSteps
+from trainer.domain.movements import equipment_class, name_key
+from trainer.domain.prescriptions import rep_range as prescribed_rep_range
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, recovering_muscles
 from trainer.domain.timers import exercise_timer
 from trainer.domain.units import convert_distance, convert_weight
@@ -261,8 +262,8 @@ def progression_cap(
 ) -> tuple[str, float] | None:
     """(what the cap is based on, the heaviest load the progression rule allows) for an exercise, from
     the user's history; None when the rule has nothing to say. The rule is trainer.domain.progression's
-    (`progression_target`, or the older `suggest_from_history`), else one load increment above the
-    last load of the same exercise."""
+    (`progression_target` in the range the exercise is trained in, or the older `suggest_from_history`),
+    else one load increment above the last load of the same exercise."""
     unit = before.weight_unit
     name = str(exercise.get("exercise_name"))
     try:
@@ -270,15 +271,17 @@ def progression_cap(
 
         if hasattr(progression, "progression_target"):
             histories = progression.exercise_histories(before.history, unit, before.zone)
-            steps = progression.LoadSteps.for_unit(unit, location_equipment)
-            reps = exercise.get("reps") or [None]
+            steps = LoadSteps.for_unit(unit, location_equipment)
+            reps = exercise.get("reps") or [1]
+            own = histories.get(name_key(name))
+            rep_range = progression.established_range(own) if own else prescribed_rep_range(min(reps))
             target = progression.progression_target(
                 name,
                 histories,
                 steps,
+                rep_range=rep_range,
                 equipment=exercise.get("equipment") or [],
                 muscles=exercise.get("muscles_utilized") or [],
-                reps=min(reps) if reps[0] is not None else None,
             )
             if target is None:
                 return None

@@ -36,6 +36,7 @@ from trainer.programs.pipeline import (
     ProgramDeps,
     ProgramError,
     build_plan,
+    build_week,
     change_day,
     change_week,
     import_workout,
@@ -49,7 +50,7 @@ from trainer.settings import Settings
 from trainer.store.bus import EventBridgePublisher
 from trainer.store.db import Database
 from trainer.store.dynamo_tables import aws_client
-from trainer.store.repositories import locations, programs
+from trainer.store.repositories import locations, programs, readiness
 from trainer_dev.local.bus import InProcessBus
 from trainer_dev.local.seed import seed_demo_user
 from trainer_dev.testing.agent_harness import RecordingPublisher
@@ -370,6 +371,33 @@ async def test_the_hourly_run_publishes_week_due_for_due_plans_only_and_a_week_b
     assert plan["next_week_due_at"] == datetime(2026, 3, 16, 4, 0, tzinfo=UTC)
     after = await run_hourly(hourly, now=datetime(2026, 3, 9, 5, 0, tzinfo=UTC))
     assert mine(after, new_york) == [], "built: no longer due"
+
+
+async def test_a_run_down_week_brings_the_deload_forward_and_it_is_stored_as_one(
+    deps: ProgramDeps, db: Database, trainee: Callable[..., Any], clock: Clock
+) -> None:
+    """Two check-ins of the past week pointing to less than a full day: week 2 is built as a deload
+    (docs/training-model.md#deloads), stored as one, and week 3 is not another."""
+    user = await trainee()
+    plan = await ready_plan(deps, user)
+    clock.at = datetime(2026, 3, 8, 20, 0, tzinfo=UTC)
+    async with db.transaction() as conn:
+        for days_ago in (1, 2):
+            await readiness.add_entry(
+                conn, user, recorded_at=clock.at - timedelta(days=days_ago), sleep_hours=5, energy=2
+            )
+    built = await build_week(deps, user, plan["id"], 2)
+    assert built.built
+    async with db.connection() as conn:
+        weeks = {w["week_number"]: w for w in await programs.list_weeks(conn, user, plan["id"])}
+    assert weeks[2]["deload"] is True
+    training = [d for d in await days_of(db, user, plan["id"], 2) if d.get("workout")]
+    assert training and all("(deload)" in d["workout"]["title"] for d in training)
+    clock.at = datetime(2026, 3, 15, 20, 0, tzinfo=UTC)
+    assert (await build_week(deps, user, plan["id"], 3)).built
+    async with db.connection() as conn:
+        weeks = {w["week_number"]: w for w in await programs.list_weeks(conn, user, plan["id"])}
+    assert weeks[3]["deload"] is False
 
 
 async def test_week_due_reaches_the_bus_through_eventbridge(

@@ -93,8 +93,31 @@ async def test_progression_targets_source(db: Database, make_user: Callable[...,
     assert [t["rule"] for t in targets] == ["more_reps", "more_reps"]
     assert "Secret" not in result.formatted
     [theirs] = await fetch_sources(db, other, [("progression_targets", None)], now=NOW)
-    # 99 kg is set up as 100 kg; the next step is 102.5 kg
+    # the range it is trained in: fives (never read from a miss); 99 x 5 is the top, 2.5% more is 101.5,
+    # the nearest load a bar takes 102.5 kg
     assert "Secret Press: 1x5 @102.5kg - 99 kg x 5 on 9 Mar" in theirs.formatted
+
+
+async def test_the_targets_source_never_raises_the_load_after_failed_sets(
+    db: Database, make_user: Callable[..., str]
+) -> None:
+    """100 kg x 5,5,5, then 102.5 x 4,4,4 twice: the range stays fives (misses only lower reps), so two
+    misses take about 10% off (92.5 x 5), never 105 x 4 (ACSM position stand 2009: the load goes up only
+    once the target reps are done)."""
+    squat = [{"muscle": "Quadriceps", "share": 0.6}, {"muscle": "Glutes", "share": 0.4}]
+    user = await trainee(
+        db,
+        make_user,
+        [
+            done("Barbell Squat", 100, [5, 5, 5], 9, squat),
+            done("Barbell Squat", 102.5, [4, 4, 4], 6, squat),
+            done("Barbell Squat", 102.5, [4, 4, 4], 3, squat),
+        ],
+    )
+    [result] = await fetch_sources(db, user, [("progression_targets", None)], now=NOW)
+    [target] = result.data["targets"]
+    assert (target["rule"], target["load"], target["reps"]) == ("deload", 92.5, 5)
+    assert "Barbell Squat: 3x5 @92.5kg" in result.formatted
 
 
 async def generate(db: Database, user: str, workout: dict[str, Any]) -> GenerateResult:
@@ -131,15 +154,16 @@ async def test_generate_workout_returns_targets_and_warns_of_jumps(
     }
     result = await generate(db, user, workout)
     stiff, romanian, kickback = (t.target for t in result.targets)
-    # 30 kg e1RM (22.5 x 10) x 0.4 per dumbbell = 12 kg; x 0.9 -> 8.5 kg for 8 reps: 7.5 kg listed
+    # 22.5 / 0.739 = 30.4 kg on the RTS chart x 0.4 per dumbbell = 12.2 kg; 8 reps at RPE 7 (11 to
+    # failure, 70.7%) = 8.6 kg: 7.5 kg listed under the estimate at failure (12.2 x 0.786 = 9.6)
     assert stiff is not None and (stiff.rule, stiff.load, stiff.reps) == ("related", 7.5, 8)
     assert romanian is not None and (romanian.rule, romanian.load, romanian.reps) == ("more_reps", 22.5, 11)
     assert kickback is None
     jumps = [p for p in result.problems if "Stiff-Legged" in p]
-    # 15 x (1 + 8/30) = 19 kg: 58% above the 12 kg estimate
+    # 15 / 0.786 = 19.1 kg: 57% above the 12.2 kg estimate
     assert jumps == [
-        "#1 Stiff-Legged Dumbbell Deadlift at 15 kg x 8 implies an estimated 1RM 58% above what the "
-        "progression rule supports from Romanian Deadlift (12 kg); suggested 7.5 kg x 8"
+        "#1 Stiff-Legged Dumbbell Deadlift at 15 kg x 8 implies an estimated 1RM 57% above what the "
+        "progression rule supports from Romanian Deadlift (12.18 kg); suggested 7.5 kg x 8"
     ]
     assert not [p for p in result.problems if p.startswith("#2") and ("jumps" in p or "1RM" in p)]
 
@@ -156,3 +180,17 @@ async def test_the_offline_planner_loads_a_new_exercise_from_related_history(
     # whatever the scheme's reps, the load follows from 30 kg x 0.4 x 0.9 = 10.8 kg e1RM, on the dumbbells
     # listed, under the 12 kg estimate: 10 kg for 5 reps, 7.5 kg for 8-12
     assert load == {5: 10.0}.get(reps, 7.5) and "From your Romanian Deadlift" in stiff.reasoning
+
+
+async def test_a_workout_in_the_other_unit_is_stored_as_real_implements(
+    db: Database, make_user: Callable[..., str]
+) -> None:
+    """A 25 lb dumbbell for a kg user is the 12 kg dumbbell (11.3 kg rounded to what gyms stock), not
+    12.5 nor 11.3 (docs/training-model.md#loads-you-can-make)."""
+    user = make_user()
+    curl = exercise(1, "Dumbbell Bicep Curl", 25, 10, ["dumbbell"]) | {
+        "load_unit": "lbs", "muscles_utilized": [{"muscle": "Biceps", "share": 1.0}],
+    }  # fmt: skip
+    result = await generate(db, user, {"title": "Arms", "exercises": [curl]})
+    [stored] = result.prescribed
+    assert (stored["load_each"], stored["load_unit"]) == ([12.0] * 3, "kg")

@@ -152,7 +152,11 @@ async def test_workout_statistics(db: Database, users: tuple[str, str]) -> None:
         next(r for r in result.personal_records if r.exercise_name == n) for n in ("Bench Press", "Squat")
     )
     assert bench.best_load == pytest.approx(102.06, abs=0.01) and bench.best_load_reps == 3
-    assert bench.epley_1rm == pytest.approx(116.7) and bench.brzycki_1rm == pytest.approx(112.5)
+    # the best estimate is 100 kg x 5 at RPE 8 (7 reps to failure, 81.1% on the RTS chart), not the
+    # heavier 225 lb x 3 at RPE 9 (89.2%); Epley and Brzycki come from that same set, at 7 reps
+    assert bench.e1rm == pytest.approx(123.3) and bench.e1rm_set is not None
+    assert (bench.e1rm_set.load, bench.e1rm_set.reps, bench.e1rm_set.rpe) == (100, 5, 8)
+    assert bench.epley_1rm == pytest.approx(123.3) and bench.brzycki_1rm == pytest.approx(120.0)
     assert bench.best_load_date == date(2026, 3, 1) and bench.unit == "kg"
     assert squat.epley_1rm == pytest.approx(163.3)
     assert result.weekly_hard_sets == {
@@ -171,7 +175,8 @@ async def test_workout_statistics(db: Database, users: tuple[str, str]) -> None:
         "2026-02-01..2026-03-02: 3 workouts (0.7/week), 4 exercises, 8 sets, volume 3818 kg, 30 min, 5 km, "
         "avg RPE 8.5"
     )
-    assert "  Squat: 140kg x5; e1RM 163/158" in text
+    # 140 / 0.863 = 162.2 on the RTS chart; Epley 163.3 and Brzycki 157.5 from the same set
+    assert "  Squat: 140kg x5; e1RM 162 from 140 x 5 on 2026-03-01 (Epley 163/Brzycki 158)" in text
     assert "  week of 23 Feb: Chest 3, Quadriceps 2, Shoulders 1.5, Triceps 1.5, Glutes 1, Hamstrings" in text
     assert "-W0" not in text
     assert await history_snapshot(db, bob) == bob_before
@@ -229,7 +234,7 @@ async def test_progress_trends(db: Database, users: tuple[str, str]) -> None:
     assert (trends.metric, trends.exercise_name, trends.period) == ("weight", "bench press", "quarter")
     assert GetProgressTrends().format(result) == (
         "weight for bench press, quarter (kg): up, 2.1%, slope 2.06/week\n"
-        "  week of 16 Feb: 100; week of 23 Feb: 102.1"
+        "  week of 16 Feb: 100 (100 x 5); week of 23 Feb: 102.1 (102.1 x 3)"
     )
     none = await run(GetProgressTrends(), tool_context(db, alice), metric="volume", exercise_name="Deadlift")
     assert GetProgressTrends().format(none) == "volume for Deadlift, quarter: no data"

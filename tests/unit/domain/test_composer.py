@@ -18,14 +18,16 @@ from trainer.domain.composer import (
     prescribe_exercise,
     workout_seconds,
 )
-from trainer.domain.composer.prescription import CHANGEOVER_SEC
+from trainer.domain.composer.prescription import CHANGEOVER_SEC, scheme
 from trainer.domain.composer.request import parse_focus, parse_request_muscles, request_minutes
-from trainer.domain.composer.session_plan import DEFAULT_TIME_BUDGET_MIN
+from trainer.domain.composer.session_plan import DEFAULT_TIME_BUDGET_MIN, resolve_plan
 from trainer.domain.distribution import DistributionRow
 from trainer.domain.equipment import available_equipment, missing_equipment
+from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import movement_pattern, name_key
 from trainer.domain.muscles import MUSCLES
-from trainer.domain.progression import LoadSteps, exercise_histories, progression_target
+from trainer.domain.prescriptions import leading_style
+from trainer.domain.progression import exercise_histories, progression_target
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, recovering_muscles
 from trainer.domain.timers import exercise_timer
 from trainer.domain.workout import Exercise, Workout
@@ -219,9 +221,12 @@ def test_every_composed_workout_keeps_the_hard_rules_time_and_progression(
             assert _compact(phrase) not in _compact(ex.exercise_name), (ex.exercise_name, phrase)
         if ex.load_each:
             assert ex.load_unit == req.weight_unit and ex.reps
+            entry = load_catalog().get(ex.exercise_name)
+            assert entry is not None
+            _, prescribed, _ = scheme(resolve_plan(req), entry.mechanic == "compound")
             target = progression_target(
-                ex.exercise_name, histories, steps,
-                equipment=ex.equipment, muscles=ex.muscles_utilized, reps=min(ex.reps),
+                ex.exercise_name, histories, steps, rep_range=prescribed,
+                equipment=ex.equipment, muscles=ex.muscles_utilized,
             )  # fmt: skip
             if target is not None:
                 assert max(ex.load_each) <= target.max_load + 0.01, (ex.exercise_name, ex.load_each, target)
@@ -243,6 +248,7 @@ def test_every_composed_workout_keeps_the_hard_rules_time_and_progression(
         now=NOW,
         exercise_history=histories,
         load_steps=steps,
+        goal_style=leading_style(req.category_goals),
     )
     assert check_workout(workout, user) == []
 
@@ -349,9 +355,12 @@ def test_progression_from_history_in_user_unit() -> None:
             "rpe": 8,
         }
     ]
-    workout = compose_workout(_request(history=history, request_text="chest", weight_unit="lbs"))
+    workout = compose_workout(
+        _request(history=history, request_text="chest", weight_unit="lbs", category_goals={"Hypertrophy": 1})
+    )
     bench = next(e for e in workout.exercises if e.exercise_name == "Dumbbell Bench Press")
-    # 20 kg = 44.09 lb -> 45 lb (5 lb dumbbell steps); 10 reps inside 8-12 -> one more rep
+    # 20 kg = 44.09 lb -> 45 lb (a real lb dumbbell); 10 reps inside the 8-12 a size goal prescribes for a
+    # compound lift -> one more rep
     assert bench.load_unit == "lbs" and bench.load_each and set(bench.load_each) == {45.0}
     assert bench.reps and set(bench.reps) == {11}
     assert "44.09 lbs x 10 on 5 Mar, inside your 8-12 reps: 45 lbs, 11 reps" in bench.reasoning
@@ -634,9 +643,9 @@ def test_reps_stop_where_the_lightest_weight_meets_the_rule() -> None:
     entry = load_catalog().get("Dumbbell Bicep Curl")
     assert entry is not None
     curl = prescribe_exercise(req, entry)
-    # Barbell Curl 15 kg x 3: e1RM 16.5 kg, x 0.4 for one dumbbell = 6.6 kg; 5 kg x 15 would imply 7.5 kg
-    # (more than 10% above), 5 kg x 13 implies 7.17 kg
-    assert curl.load_each == [5.0] * 3 and curl.reps == [13] * 3
+    # Barbell Curl 15 kg x 3: e1RM 15 / 0.922 = 16.3 kg on the RTS chart, x 0.4 for one dumbbell = 6.5 kg;
+    # 5 kg x 12 would imply 5 / 0.68 = 7.35 kg (more than 10% above), 5 kg x 11 implies 5 / 0.707 = 7.07 kg
+    assert curl.load_each == [5.0] * 3 and curl.reps == [11] * 3
     user = UserTrainingContext(exercise_history=exercise_histories(req.history, "kg"), load_steps=dumbbells)
     assert check_workout(_workout(curl), user) == []
     with pytest.raises(ComposerError, match="too heavy"):

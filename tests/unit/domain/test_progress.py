@@ -53,6 +53,7 @@ def test_a_streak_survives_until_today_is_over() -> None:
     assert training_streaks([days_ago(2)], TODAY, TZ)["current_days"] == 0
     assert training_streaks([], TODAY, TZ) == {
         "current_days": 0, "longest_days": 0, "current_weeks": 0, "longest_weeks": 0, "training_days": 0,
+        "weekly": True, "days_this_week": 0, "planned_days": 0,
     }  # fmt: skip
 
 
@@ -61,7 +62,7 @@ def scheduled(n: int, status: str = "scheduled") -> dict[str, Any]:
     return {"scheduled_date": datetime(day.year, day.month, day.day, 7, tzinfo=TZ), "status": status}
 
 
-def test_adherence_counts_past_sessions_done_on_their_day() -> None:
+def test_adherence_counts_past_sessions_done_in_their_week() -> None:
     plan = [
         scheduled(9),
         scheduled(7),
@@ -72,8 +73,10 @@ def test_adherence_counts_past_sessions_done_on_their_day() -> None:
     ]
     logged = [days_ago(9), days_ago(4)]
     result = plan_adherence(plan, logged, TODAY, TZ)
-    assert (result["planned"], result["done"], result["percent"]) == (4, 2, 50)
-    assert result["missed_days"] == [TODAY - timedelta(days=7), TODAY - timedelta(days=3)]
+    # the week of 16 Nov: Monday done on its day, Friday marked completed, Sunday's session moved to
+    # Saturday (trained the day before); Wednesday missed
+    assert (result["planned"], result["done"], result["percent"]) == (4, 3, 75)
+    assert result["missed_days"] == [TODAY - timedelta(days=7)]
     assert plan_adherence([], logged, TODAY, TZ)["percent"] is None
 
 
@@ -118,11 +121,13 @@ def test_a_reps_milestone_and_one_without_a_number() -> None:
     assert milestone_progress({"goal_name": "Feel fit"}, rows, weight_unit="kg")["met"] is None
 
 
-def test_the_e1rm_trend_is_the_best_epley_estimate_of_each_week() -> None:
+def test_the_e1rm_trend_is_the_best_estimate_of_each_week_and_names_its_set() -> None:
     rows = [lift("Squat", [5, 5], 100) | {"performed_at": datetime(2026, 11, 10, 18, tzinfo=UTC)},
             lift("Squat", [3], 110) | {"performed_at": datetime(2026, 11, 18, 18, tzinfo=UTC)}]  # fmt: skip
     trend = progress_trends(rows, "e1rm", "Squat", "quarter", now=datetime(2026, 11, 25, tzinfo=UTC))
-    assert [p["value"] for p in trend["series"]] == [116.67, 121.0]
+    # the RTS chart at RPE 10: 5 reps = 86.3%, 3 reps = 92.2%
+    assert [p["value"] for p in trend["series"]] == [115.87, 119.31]
+    assert [(p["set"]["load"], p["set"]["reps"]) for p in trend["series"]] == [(100, 5), (110, 3)]
     assert trend["direction"] == "up"
 
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from trainer.domain.catalog import load_catalog
 from trainer.domain.composer import ComposerError, ComposerRequest, compose_workout
 from trainer.domain.equipment import available_equipment, missing_equipment
+from trainer.domain.loading import LoadSteps, barbell_totals
 from trainer.domain.movements import equipment_class
-from trainer.domain.progression import LoadSteps, barbell_totals
 from trainer.domain.readiness import CheckIn, adjust_workout, assess, workout_volume
 from trainer.domain.workout import Workout
 from trainer.offline.checkins import parse_check_in, parse_new_location

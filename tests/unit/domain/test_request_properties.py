@@ -13,8 +13,8 @@ from trainer.domain.catalog import LEVELS, load_catalog
 from trainer.domain.composer import ComposerError, ComposerRequest, compose_replacement, compose_workout
 from trainer.domain.difficulty import step_changes, work
 from trainer.domain.equipment import FULL_GYM
+from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import movement_pattern
-from trainer.domain.progression import LoadSteps
 from trainer.domain.workout import Exercise
 from trainer.domain.workout_checks import muscles_in_text
 

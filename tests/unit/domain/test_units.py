@@ -1,12 +1,11 @@
 import pytest
+from trainer.domain.loading import LoadSteps, convert_workout
 from trainer.domain.units import (
     convert_distance,
     convert_pace,
     convert_weight,
-    convert_workout,
     kg_to_lbs,
     lbs_to_kg,
-    round_load,
     weight_unit,
 )
 from trainer.domain.workout import Workout
@@ -63,10 +62,10 @@ def test_unit_spellings_and_errors() -> None:
 
 @pytest.mark.parametrize(
     ("value", "unit", "expected"),
-    [(61.2, "kg", 60.0), (61.3, "kg", 62.5), (137, "lbs", 135.0), (138, "lbs", 140.0), (-3, "kg", 0.0)],
+    [(61.2, "kg", 60.0), (61.3, "kg", 62.5), (137, "lbs", 135.0), (138, "lbs", 140.0), (-3, "kg", 20.0)],
 )
-def test_round_load_to_plate_increments(value: float, unit: str, expected: float) -> None:
-    assert round_load(value, unit) == expected
+def test_barbell_loads_round_to_plate_steps_over_the_bar(value: float, unit: str, expected: float) -> None:
+    assert LoadSteps.for_unit(unit).nearest(value, "barbell") == expected
 
 
 def test_convert_pace() -> None:
@@ -77,6 +76,7 @@ def test_convert_pace() -> None:
 def test_convert_workout_to_imperial() -> None:
     converted = convert_workout(_workout(), "lbs", "mi")
     bench, run = converted.exercises
+    # 60 kg = 132.3 lb and 62.5 kg = 137.8 lb: the nearest loads a bar takes in 5 lb steps
     assert bench.load_unit == "lbs" and bench.load_each == [130.0, 140.0]
     assert run.distance_unit == "mi" and run.distance == pytest.approx(3.11)
     assert run.target_pace == "9:39/mi"

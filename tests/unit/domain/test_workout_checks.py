@@ -183,23 +183,24 @@ def test_more_reps_and_more_load_at_once_is_an_e1rm_jump() -> None:
     user = UserTrainingContext(
         weight_unit="kg", exercise_history=_history(("Romanian Deadlift", 60, [10, 10, 10], 3))
     )
-    # 62.5 x 12: Epley 87.5 kg against the target's 60 x (1 + 11/30) = 82 kg: +7%, accepted
+    # on the RTS chart: 62.5 x 12 implies 62.5 / 0.68 = 91.9 kg against the target's 60 x 11 =
+    # 60 / 0.707 = 84.9 kg: +8%, accepted
     assert review_workout(_loaded("Romanian Deadlift", 62.5, 12, ["barbell"]), user).problems == []
-    # 62.5 x 15: Epley 93.75 kg, 14% over 82 kg
-    [problem] = review_workout(_loaded("Romanian Deadlift", 62.5, 15, ["barbell"]), user).problems
-    assert problem.startswith("#1 Romanian Deadlift at 62.5 kg x 15 implies an estimated 1RM 14% above")
+    # 62.5 x 14: 62.5 / 0.626 = 99.8 kg, 18% over
+    [problem] = review_workout(_loaded("Romanian Deadlift", 62.5, 14, ["barbell"]), user).problems
+    assert problem.startswith("#1 Romanian Deadlift at 62.5 kg x 14 implies an estimated 1RM 18% above")
 
 
 def test_a_related_exercises_estimate_bounds_a_new_exercise() -> None:
     user = UserTrainingContext(
         weight_unit="kg", exercise_history=_history(("Romanian Deadlift", 22.5, [10, 10, 10], 3))
     )
-    # the estimate: 30 kg e1RM x 0.4 per dumbbell = 12 kg
+    # the estimate: 22.5 / 0.739 = 30.4 kg on the RTS chart x 0.4 per dumbbell = 12.2 kg
     fine = review_workout(_loaded("Stiff-Legged Dumbbell Deadlift", 10, 5, ["dumbbell"]), user)
     assert fine.problems == [] and fine.targets[0] is not None and fine.targets[0].rule == "related"
     [problem] = review_workout(_loaded("Stiff-Legged Dumbbell Deadlift", 12, 8, ["dumbbell"]), user).problems
-    # 12 x (1 + 8/30) = 15.2 kg: 27% above 12
-    assert "implies an estimated 1RM 27% above what the progression rule supports from Romanian Deadlift" in (
+    # 12 / 0.786 = 15.3 kg: 25% above 12.2
+    assert "implies an estimated 1RM 25% above what the progression rule supports from Romanian Deadlift" in (
         problem
     )
     assert check_workout(_loaded("Stiff-Legged Dumbbell Deadlift", 12, 8, ["dumbbell"]), user) == [problem]
@@ -209,3 +210,24 @@ def test_no_history_means_no_target_and_no_jump() -> None:
     user = UserTrainingContext(weight_unit="kg")
     review = review_workout(_loaded("Romanian Deadlift", 200, 8, ["barbell"]), user)
     assert review.problems == [] and review.targets == [None]
+
+
+def test_a_composed_prescription_is_read_in_the_goals_range() -> None:
+    """The composer prescribes in the goal's range (NSCA: fives for a strength goal's main lifts); the
+    checks read the workout in that range too, or they flag the composer's own step as a jump."""
+    history = _history(("Romanian Deadlift", 100, [8, 8, 8], 3))
+    fives = _loaded("Romanian Deadlift", 110, 5, ["barbell"])
+    # trained in 6-8: 100 x 8 tops it, the next step is 102.5 x 6, so 110 is a jump
+    untold = UserTrainingContext(weight_unit="kg", exercise_history=history)
+    [problem] = review_workout(fives, untold).problems
+    assert problem.startswith("#1 Romanian Deadlift jumps to 110 kg")
+    # for strength the same 100 x 8 is 3 reps past fives: +10% (ACSM 2009: 2-10%), 110 x 5
+    strength = UserTrainingContext(weight_unit="kg", exercise_history=history, goal_style="strength")
+    review = review_workout(fives, strength)
+    assert review.problems == []
+    assert review.targets[0] is not None and (review.targets[0].load, review.targets[0].reps) == (110, 5)
+    # reps below the goal's range are read in the range the exercise is trained in
+    eights = _loaded("Romanian Deadlift", 110, 8, ["barbell"])
+    endurance = UserTrainingContext(weight_unit="kg", exercise_history=history, goal_style="endurance")
+    [problem] = review_workout(eights, endurance).problems
+    assert problem.startswith("#1 Romanian Deadlift jumps to 110 kg")

@@ -494,6 +494,18 @@ async def test_progression_answers_name_only_the_next_load() -> None:
     assert re.findall(r"(\d+(?:\.\d+)?) kg", args["message"]) == ["82.5"]
 
 
+async def test_progression_answers_a_new_range_and_reps_before_load() -> None:
+    curl = target("Dumbbell Bicep Curl", 6, "more_reps", reps=8).model_copy(
+        update={"reps": 13, "rep_high": 12}
+    )
+    squat = target("Barbell Squat", 85, "new_range", reps=8).model_copy(update={"rep_high": 12})
+    records = UserRecords(targets=[curl, squat])
+    _, args = await next_call(Convo("Should I go heavier on curls next time?"), FakePlanner(None, records))
+    assert args["message"].startswith("Not yet - Stay at 6 kg") and "add reps first" in args["message"]
+    _, args = await next_call(Convo("What weight for squats next time?"), FakePlanner(None, records))
+    assert args["message"].startswith("Start your sets of 8-12 on Barbell Squat at 85 kg (3 x 8)")
+
+
 async def test_scheduling_uses_the_users_day_and_time() -> None:
     late = datetime(2026, 5, 6, 20, 0, tzinfo=UTC)  # already Thursday 7 May, 06:00 in Sydney
     records = UserRecords(timezone="Australia/Sydney")

@@ -36,7 +36,8 @@ def test_a_training_day_reads_in_the_message_format() -> None:
     assert lines[2].startswith("WARM-UP (") and lines[3].startswith("• ")
     assert "MAIN WORKOUT" in lines
     main = lines[lines.index("MAIN WORKOUT") + 1 :]
-    assert main[0].startswith(f"{KEYCAPS[0]} BB Bench Press - Medium Grip: 4×8 @ 30 kg (rest 90s)")
+    bench = next(e for e in monday.workout.exercises if e.exercise_name.startswith("Barbell Bench"))  # type: ignore[union-attr]
+    assert main[0].startswith(f"{KEYCAPS[0]} BB Bench Press - Medium Grip: {bench.sets}×8 @ 30 kg (rest 90s)")
     assert main[1].startswith(KEYCAPS[1])
     assert any(line.startswith("COOL DOWN (") for line in lines)
     assert lines[-1] == CLOSING

@@ -60,7 +60,8 @@ def test_without_root_or_sudo_it_fails_naming_the_package(tmp_path: Path) -> Non
 
 def test_make_test_installs_node_and_the_pinned_npm_packages_for_the_generated_clients() -> None:
     makefile = (ROOT / "Makefile").read_text()
-    assert "test: $(STAMP) system-packages clients" in makefile
+    assert "setup: $(STAMP) system-packages clients" in makefile and "\ntest: setup\n" in makefile
+    assert "make setup" in (ROOT / ".ci" / "run").read_text()
     assert "npm ci" in makefile and (ROOT / "tests" / "clients" / "package-lock.json").exists()
 
 

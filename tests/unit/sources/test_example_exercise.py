@@ -7,10 +7,17 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from trainer.domain.progression import LoadSteps, exercise_histories, progression_target
+from trainer.domain.loading import LoadSteps
+from trainer.domain.progression import exercise_histories, progression_target
 from trainer.domain.workout import Exercise
 from trainer.domain.workout_checks import load_jump
-from trainer.sources.example_exercise import EXAMPLE_NAME, example_exercise, example_history, example_lines
+from trainer.sources.example_exercise import (
+    EXAMPLE_NAME,
+    EXAMPLE_RANGE,
+    example_exercise,
+    example_history,
+    example_lines,
+)
 from trainer.sources.user_data import render_user_data
 from trainer.tools.exercise_input import ExerciseInput
 
@@ -19,7 +26,7 @@ TODAY = date(2026, 12, 7)
 
 def _target(unit: str) -> object:
     histories = exercise_histories(example_history(unit, TODAY), unit)
-    target = progression_target(EXAMPLE_NAME, histories, LoadSteps.for_unit(unit))
+    target = progression_target(EXAMPLE_NAME, histories, LoadSteps.for_unit(unit), rep_range=EXAMPLE_RANGE)
     assert target is not None
     return target
 
@@ -34,6 +41,9 @@ def test_the_example_is_the_rules_next_step_in_the_users_unit(unit: str, load: f
     target = _target(unit)
     assert example["load_unit"] == unit and example["load_each"] == [load] * 3
     assert example["reps"] == [target.reps] * 3 == [8] * 3  # type: ignore[attr-defined]
+    # a compound lift in 8-12 rests 90 s (NSCA Essentials 4th ed., ch. 17: hypertrophy 30-90 s), as the
+    # composer and the plans rest it (trainer.domain.prescriptions.rest_seconds)
+    assert example["rest_sec"] == 90
     assert load_jump(_as_exercise(example), target) is None  # type: ignore[arg-type]
 
 
@@ -41,7 +51,8 @@ def test_the_checks_flag_the_jump_the_old_example_made() -> None:
     """The old example (57.5 kg last session, prescribed 70 kg) is what load_jump reports: the test
     above would fail on it."""
     history = [{**row, "load_each": [57.5] * 3} for row in example_history("kg", TODAY)]
-    target = progression_target(EXAMPLE_NAME, exercise_histories(history, "kg"), LoadSteps.for_unit("kg"))
+    histories = exercise_histories(history, "kg")
+    target = progression_target(EXAMPLE_NAME, histories, LoadSteps.for_unit("kg"), rep_range=EXAMPLE_RANGE)
     assert target is not None
     old = {**example_exercise("kg", TODAY), "reps": [10, 10, 8, 6], "sets": 4, "load_each": [60, 60, 65, 70]}
     assert load_jump(_as_exercise(old), target) is not None

@@ -503,7 +503,9 @@ class PlanWeekInfo(ResponseModel):
 
     week_number: int
     status: Literal["building", "ready", "failed"]
-    deload: bool = Field(description="A lighter week (about 40% less volume).")
+    deload: bool = Field(
+        description="A lighter week (about 40% fewer sets at about 90% of the working weights)."
+    )
     start_date: date
     error: str | None
     built_at: datetime | None

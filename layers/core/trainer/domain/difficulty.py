@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import equipment_class
-from trainer.domain.progression import LoadSteps
 
 Direction = Literal["harder", "easier"]
 REP_STEP = 2

@@ -7,7 +7,7 @@ Days and weeks are the user's local calendar days and Monday-to-Sunday weeks (tr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, timedelta, tzinfo
 from typing import Any
 
@@ -49,29 +49,48 @@ def _longest(days: set[date], step: timedelta) -> int:
     return best
 
 
-def training_streaks(rows: Iterable[Row], today: date, tz: tzinfo) -> dict[str, int]:
+WEEKLY_BELOW_DAYS = 5
+"""A lifter with fewer training days a week than this (planned, else lately) keeps a streak in weeks."""
+RECENT_WEEKS = 8
+
+
+def training_streaks(
+    rows: Iterable[Row], today: date, tz: tzinfo, *, preferred_days: Sequence[str] = ()
+) -> dict[str, Any]:
     """Consecutive training days and weeks: `current_days` ends today (or yesterday, when today has no
-    training yet), `current_weeks` ends this week (or last week); `longest_*` over the rows given."""
+    training yet), `current_weeks` ends this week (or last week); `longest_*` over the rows given.
+    `weekly`: the streak that means something for this lifter is in weeks (docs/training-model.md#statistics):
+    they plan fewer than WEEKLY_BELOW_DAYS days a week, or without a plan trained on fewer than that
+    lately; `days_this_week` and `planned_days` let an answer say how this week is going."""
     days = _days(rows, tz)
     weeks = {week_start(d) for d in days}
     day, week = timedelta(days=1), timedelta(weeks=1)
     this_week = week_start(today)
+    recent_start = this_week - RECENT_WEEKS * week
+    recent = [d for d in days if recent_start <= d < this_week]
+    per_week = len(recent) / RECENT_WEEKS
+    planned = len(set(preferred_days))
+    weekly = planned < WEEKLY_BELOW_DAYS if planned else per_week < WEEKLY_BELOW_DAYS
     return {
         "current_days": _run_ending(days, today if today in days else today - day, day),
         "longest_days": _longest(days, day),
         "current_weeks": _run_ending(weeks, this_week if this_week in weeks else this_week - week, week),
         "longest_weeks": _longest(weeks, week),
         "training_days": len(days),
+        "weekly": weekly,
+        "days_this_week": sum(1 for d in days if this_week <= d <= today),
+        "planned_days": planned,
     }
 
 
 def plan_adherence(scheduled: Iterable[Row], rows: Iterable[Row], today: date, tz: tzinfo) -> dict[str, Any]:
-    """How many scheduled sessions before today were done: one counts as done when it is marked
-    completed or any exercise was logged on its local day; cancelled ones do not count. Today's
-    sessions are left out (the day is not over)."""
+    """How many scheduled sessions before today were done. A session counts as done when it is marked
+    completed, or when the user trained on its local day, or on another day of the same Monday-Sunday
+    week no other session of that week was matched to (a session moved within its week is not a miss;
+    exact days are matched first, then the nearest). A session of the current week not done yet is
+    pending, not missed: the week is not over. Cancelled sessions and today's do not count."""
     trained = _days(rows, tz)
-    planned: list[date] = []
-    done: list[date] = []
+    planned_by_week: dict[date, list[tuple[date, bool]]] = {}
     for workout in scheduled:
         status = workout.get("status") or "scheduled"
         if status == "cancelled":
@@ -79,12 +98,41 @@ def plan_adherence(scheduled: Iterable[Row], rows: Iterable[Row], today: date, t
         day = local_day(workout["scheduled_date"], tz)
         if day >= today:
             continue
-        planned.append(day)
-        if status == "completed" or day in trained:
-            done.append(day)
-    missed = sorted(set(planned) - set(done))
-    percent = round(100 * len(done) / len(planned)) if planned else None
-    return {"planned": len(planned), "done": len(done), "missed_days": missed, "percent": percent}
+        planned_by_week.setdefault(week_start(day), []).append((day, status == "completed"))
+    this_week = week_start(today)
+    planned: list[date] = []
+    done: list[date] = []
+    missed: list[date] = []
+    pending = 0
+    for monday, sessions in sorted(planned_by_week.items()):
+        free = {d for d in trained if monday <= d <= monday + timedelta(days=6) and d < today}
+        left = []
+        for day, completed in sorted(sessions):
+            if completed or day in free:
+                free.discard(day)
+                done.append(day)
+            else:
+                left.append(day)
+        pairs = sorted((abs((d - day).days), day, d) for day in left for d in free)
+        for _, day, moved in pairs:
+            if day in left and moved in free:
+                left.remove(day)
+                free.discard(moved)
+                done.append(day)
+        if monday == this_week:
+            pending += len(left)
+        else:
+            missed += left
+        planned += [day for day, _ in sessions]
+    counted = len(planned) - pending
+    percent = round(100 * len(done) / counted) if counted else None
+    return {
+        "planned": counted,
+        "done": len(done),
+        "missed_days": sorted(missed),
+        "percent": percent,
+        "pending": pending,
+    }
 
 
 def _name_words(text: str) -> set[str]:

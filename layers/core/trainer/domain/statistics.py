@@ -10,29 +10,43 @@ Definitions:
 - periods, days and weeks are calendar days and Monday-to-Sunday weeks in the user's time zone;
 - sets: the `sets` field, else the number of reps/hold values, else 1 for reps/hold exercises and
   0 for duration/interval work;
-- volume: sum over sets of reps x load (bodyweight sets add no volume);
-- hard sets per muscle: every logged reps/hold set counts one set for the primary muscle (highest
-  share) and half a set for each secondary muscle (other muscles with share >= 0.2).
+- volume: sum over sets of reps x the load moved: both implements of a dumbbell pair (a kettlebell
+  exercise moves one unless it says "double"; "one-arm" and goblet work one dumbbell), and on a
+  bodyweight exercise the profile's body weight (plus any added load) where the profile has one;
+- hard sets per muscle (docs/training-model.md#statistics): each set near enough to failure counts 1
+  for the primary muscle (highest share) and 0.5 for each other muscle with a share >= 0.2
+  (trainer.domain.volume); a set logged under RPE 6, a warm-up set (an unrated set more than 4 reps from
+  failure by the chart, against the heaviest set of that exercise in that workout) and a stretch are
+  not hard sets;
+- records and trends name the set they come from: the estimate is the RTS chart's, effort-aware and
+  capped at 12 reps (trainer.domain.one_rep_max), with Epley and Brzycki from that same set.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
+from functools import lru_cache
 from typing import Any
 
+from trainer.domain.catalog import CatalogEntry, load_catalog
 from trainer.domain.distribution import distribution_report, shares_of
-from trainer.domain.one_rep_max import brzycki_1rm, epley_1rm
-from trainer.domain.progression import reps_list
+from trainer.domain.movements import equipment_class, name_key
+from trainer.domain.one_rep_max import brzycki_1rm, epley_1rm, estimate_1rm, reps_to_failure
+from trainer.domain.progression import reps_list, rpe_list
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, as_utc
 from trainer.domain.units import convert_distance, convert_weight, weight_unit
+from trainer.domain.volume import set_weights
 from trainer.domain.workout_grouping import (
     UTC_ZONE,
     count_workouts,
     local_day,
     local_midnight,
     week_start,
+    workout_key,
 )
 
 Row = Mapping[str, Any]
@@ -118,13 +132,53 @@ def _loads(row: Row, unit: str, sets: int) -> list[float]:
     return [convert_weight(float(v), source, unit) if v else 0.0 for v in loads or []]
 
 
-def row_volume(row: Row, unit: str) -> float:
-    """Sum of reps x load over the sets, in `unit`."""
+_ONE_DUMBBELL = re.compile(r"\b(one|single)[ -]?(arm|hand|leg)\b|goblet|pullover|\bsingle\b", re.I)
+_TWO_KETTLEBELLS = re.compile(r"\b(double|two kettlebells|pair)\b", re.I)
+HARD_SET_RPE = 6.0
+"""A set logged under RPE 6 (more than 4 reps in reserve) is not a hard set (Helms et al. 2016's
+RIR scale; the hard-set count of Baz-Valle et al. 2022 is sets taken close to failure)."""
+
+
+@lru_cache(maxsize=4096)
+def _entry(name: str) -> CatalogEntry | None:
+    return load_catalog().get(name)
+
+
+def implements(name: str) -> int:
+    """How many of the logged load a set moves: 2 for a dumbbell pair, else 1."""
+    entry = _entry(name)
+    cls = equipment_class(name, entry.equipment if entry else ())
+    if cls == "dumbbell":
+        return 1 if _ONE_DUMBBELL.search(name) else 2
+    if cls == "kettlebell":
+        return 2 if _TWO_KETTLEBELLS.search(name) else 1
+    return 1
+
+
+def is_bodyweight(row: Row) -> bool:
+    """A reps exercise whose load is the lifter's body (a push-up, a pull-up, a dip), by the catalog."""
+    entry = _entry(str(row.get("exercise_name") or ""))
+    if (
+        entry is None
+        or entry.category in ("stretching", "cardio")
+        or row.get("exercise_type") not in ("reps", None)
+    ):
+        return False
+    return equipment_class(entry.name, entry.equipment) is None
+
+
+def row_volume(row: Row, unit: str, body_weight: float | None = None) -> float:
+    """Sum of reps x the load moved over the sets, in `unit` (`body_weight` in `unit` too)."""
     reps = reps_list(row)
-    loads = _loads(row, unit, len(reps))
-    if not reps or not loads:
+    if not reps:
         return 0.0
-    return sum(r * loads[min(i, len(loads) - 1)] for i, r in enumerate(reps))
+    loads = _loads(row, unit, len(reps))
+    name = str(row.get("exercise_name") or "")
+    body = body_weight if body_weight and is_bodyweight(row) else 0.0
+    count = implements(name)
+    if not loads:
+        return sum(r * body for r in reps)
+    return sum(r * (loads[min(i, len(loads) - 1)] * count + body) for i, r in enumerate(reps))
 
 
 def primary_and_secondary(row: Row) -> tuple[str | None, list[str]]:
@@ -142,9 +196,12 @@ def workout_statistics(
     end: datetime | date | str | None = None,
     unit: str = "kg",
     tz: tzinfo = UTC_ZONE,
+    *,
+    body_weight: float | None = None,
 ) -> dict[str, Any]:
     """Totals for the period; `start` and `end` come back as moments in `tz`, and workouts per week
-    divide by the period's local calendar days / 7 (at least one week)."""
+    divide by the period's local calendar days / 7 (at least one week); bodyweight sets count the
+    profile's `body_weight` (in `unit`) when given."""
     u = weight_unit(unit)
     selected = filter_rows(rows, start, end, tz)
     rpes = [float(r["rpe"]) for r in selected if r.get("rpe") is not None]
@@ -160,7 +217,7 @@ def workout_statistics(
         "total_workouts": workouts,
         "total_exercises": len(selected),
         "total_sets": sum(set_count(r) for r in selected),
-        "total_volume": round(sum(row_volume(r, u) for r in selected), 1),
+        "total_volume": round(sum(row_volume(r, u, body_weight) for r in selected), 1),
         "total_duration_min": round(sum(float(r.get("duration_min") or 0) for r in selected), 1),
         "average_rpe": round(sum(rpes) / len(rpes), 1) if rpes else None,
         "workouts_per_week": round(workouts / weeks, 2),
@@ -202,46 +259,85 @@ def exercise_breakdown(rows: Iterable[Row], by: str) -> list[dict[str, Any]]:
     return result
 
 
+@dataclass(frozen=True)
+class LoggedSet:
+    """One logged loaded set: what a record or a trend point comes from."""
+
+    exercise_name: str
+    load: float
+    reps: int
+    rpe: float | None
+    day: date | None
+
+    @property
+    def e1rm(self) -> float:
+        return estimate_1rm(self.load, self.reps, self.rpe)
+
+    def described(self, unit: str) -> dict[str, Any]:
+        return {
+            "load": round(self.load, 2),
+            "reps": self.reps,
+            "rpe": self.rpe,
+            "date": self.day.isoformat() if self.day else None,
+            "unit": unit,
+        }
+
+
+def logged_sets(row: Row, unit: str, tz: tzinfo = UTC_ZONE) -> list[LoggedSet]:
+    """A row's loaded sets, loads in `unit`, each with its logged effort."""
+    reps = reps_list(row)
+    loads = _loads(row, unit, len(reps))
+    if not reps or not loads:
+        return []
+    efforts = rpe_list(row, len(reps))
+    day = local_day(row["performed_at"], tz) if row.get("performed_at") else None
+    name = str(row.get("exercise_name") or "unknown")
+    sets = []
+    for i, r in enumerate(reps):
+        load = loads[min(i, len(loads) - 1)]
+        if load > 0 and r >= 1:
+            sets.append(LoggedSet(name, load, r, efforts[i], day))
+    return sets
+
+
+def best_set(sets: Iterable[LoggedSet]) -> LoggedSet | None:
+    """The set with the highest estimate (the heavier, then the earlier, on a tie)."""
+    return max(
+        sets, key=lambda s: (round(s.e1rm, 6), s.load, -(s.day.toordinal() if s.day else 0)), default=None
+    )
+
+
 def personal_records(
     rows: Iterable[Row], unit: str = "kg", tz: tzinfo = UTC_ZONE
 ) -> dict[str, dict[str, Any]]:
-    """Per exercise: heaviest load, and best estimated 1RM by Epley and by Brzycki (r <= 10); dates
-    are local days in `tz`."""
+    """Per exercise: the heaviest set, and the best estimated one-rep max with the set it comes from
+    (`e1rm_set`: load, reps, effort, day), Epley and Brzycki computed from that same set; dates are
+    local days in `tz`."""
     u = weight_unit(unit)
-    records: dict[str, dict[str, Any]] = {}
+    by_name: dict[str, list[LoggedSet]] = defaultdict(list)
     for row in rows:
-        reps = reps_list(row)
-        loads = _loads(row, u, len(reps))
-        if not reps or not loads:
-            continue
-        name = str(row.get("exercise_name") or "unknown")
-        day = local_day(row["performed_at"], tz).isoformat() if row.get("performed_at") else None
-        rec = records.setdefault(
-            name,
-            {
-                "exercise_name": name,
-                "unit": u,
-                "best_load": 0.0,
-                "best_load_reps": 0,
-                "best_load_date": None,
-                "epley_1rm": 0.0,
-                "brzycki_1rm": None,
-                "date": None,
-            },
-        )
-        for i, r in enumerate(reps):
-            load = loads[min(i, len(loads) - 1)]
-            if load <= 0 or r < 1:
-                continue
-            if load > rec["best_load"] or (load == rec["best_load"] and r > rec["best_load_reps"]):
-                rec.update(best_load=round(load, 2), best_load_reps=r, best_load_date=day)
-            epley = epley_1rm(load, r)
-            if epley > rec["epley_1rm"]:
-                rec.update(epley_1rm=round(epley, 1), date=day)
-            brzycki = brzycki_1rm(load, r)
-            if brzycki is not None and (rec["brzycki_1rm"] is None or brzycki > rec["brzycki_1rm"]):
-                rec["brzycki_1rm"] = round(brzycki, 1)
-    return {n: r for n, r in sorted(records.items()) if r["best_load"] > 0}
+        for done in logged_sets(row, u, tz):
+            by_name[done.exercise_name].append(done)
+    records: dict[str, dict[str, Any]] = {}
+    for name, sets in sorted(by_name.items()):
+        heaviest = max(sets, key=lambda s: (s.load, s.reps))
+        best = best_set(sets)
+        assert best is not None
+        epley = epley_1rm(best.load, best.reps, best.rpe)
+        brzycki = brzycki_1rm(best.load, best.reps, best.rpe)
+        records[name] = {
+            "exercise_name": name,
+            "unit": u,
+            "best_load": round(heaviest.load, 2),
+            "best_load_reps": heaviest.reps,
+            "best_load_date": heaviest.day.isoformat() if heaviest.day else None,
+            "e1rm": round(best.e1rm, 1),
+            "e1rm_set": best.described(u),
+            "epley_1rm": round(epley, 1) if epley is not None else None,
+            "brzycki_1rm": round(brzycki, 1) if brzycki is not None else None,
+            "date": best.day.isoformat() if best.day else None,
+        }
+    return records
 
 
 def local_week(row: Row, tz: tzinfo) -> date:
@@ -249,45 +345,86 @@ def local_week(row: Row, tz: tzinfo) -> date:
     return week_start(local_day(row["performed_at"], tz))
 
 
-def weekly_hard_sets(rows: Iterable[Row], tz: tzinfo = UTC_ZONE) -> dict[date, dict[str, float]]:
-    """Week start (local Monday) -> muscle -> hard sets (secondary muscles count half a set)."""
-    weeks: dict[date, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    for row in rows:
-        if row.get("exercise_type") not in ("reps", "hold", None) or row.get("performed_at") is None:
+def hard_set_count(row: Row, unit: str, heaviest_e1rm: float | None) -> int:
+    """The row's hard sets: a set logged under RPE 6 is not one, nor an unrated loaded set more than 4
+    reps from failure against `heaviest_e1rm` (the workout's best estimate on that exercise: a warm-up
+    set); a stretch has none."""
+    entry = _entry(str(row.get("exercise_name") or ""))
+    if entry is not None and entry.category == "stretching":
+        return 0
+    sets = set_count(row)
+    reps = reps_list(row)
+    if not reps:
+        rated = [r for r in rpe_list(row, sets) if r is not None]
+        return sets - sum(1 for r in rated if r < HARD_SET_RPE)
+    loads = _loads(row, unit, len(reps))
+    efforts = rpe_list(row, len(reps))
+    hard = 0
+    for i, count in enumerate(reps):
+        effort = efforts[i]
+        if effort is not None:
+            hard += effort >= HARD_SET_RPE
             continue
-        sets = set_count(row)
-        primary, secondary = primary_and_secondary(row)
-        if not sets or primary is None:
+        load = loads[min(i, len(loads) - 1)] if loads else 0.0
+        if load <= 0 or not heaviest_e1rm:
+            hard += 1
+            continue
+        reserve = reps_to_failure(load / heaviest_e1rm) - count
+        hard += reserve <= 10 - HARD_SET_RPE + 1e-6
+    return hard
+
+
+def weekly_hard_sets(
+    rows: Iterable[Row], tz: tzinfo = UTC_ZONE, unit: str = "kg"
+) -> dict[date, dict[str, float]]:
+    """Week start (local Monday) -> muscle -> hard sets (1 for the primary muscle, 0.5 for each
+    secondary one; warm-up sets, sets under RPE 6 and stretches left out)."""
+    kept = [
+        r
+        for r in rows
+        if r.get("exercise_type") in ("reps", "hold", None) and r.get("performed_at") is not None
+    ]
+    best: dict[tuple[str, str], float] = {}
+    for row in kept:
+        key = (workout_key(row, tz), name_key(str(row.get("exercise_name") or "")))
+        for done in logged_sets(row, unit, tz):
+            best[key] = max(best.get(key, 0.0), done.e1rm)
+    weeks: dict[date, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for row in kept:
+        muscles = shares_of(row.get("muscles") or row.get("muscles_utilized") or [], "muscle")
+        key = (workout_key(row, tz), name_key(str(row.get("exercise_name") or "")))
+        sets = hard_set_count(row, unit, best.get(key))
+        if not sets or not muscles:
             continue
         week = weeks[local_week(row, tz)]
-        week[primary] += sets
-        for muscle in secondary:
-            week[muscle] += sets / 2
+        for muscle, weight in set_weights(muscles).items():
+            week[muscle] += sets * weight
     return {w: dict(sorted(m.items())) for w, m in sorted(weeks.items())}
 
 
 TREND_METRICS = ("weight", "reps", "volume", "frequency", "duration", "e1rm")
 
 
-def _metric(rows: Sequence[Row], metric: str, unit: str, tz: tzinfo) -> float:
-    if metric == "weight":
-        return max((max(_loads(r, unit, 1), default=0.0) for r in rows), default=0.0)
-    if metric == "e1rm":
-        return max((_best_e1rm(r, unit) for r in rows), default=0.0)
+def _metric(
+    rows: Sequence[Row], metric: str, unit: str, tz: tzinfo, body_weight: float | None
+) -> tuple[float, LoggedSet | None]:
+    """A week's value of a metric, and the set it comes from for the heaviest load and the estimate."""
+    if metric in ("weight", "e1rm"):
+        sets = [s for r in rows for s in logged_sets(r, unit, tz)]
+        if not sets:
+            return 0.0, None
+        if metric == "weight":
+            top = max(sets, key=lambda s: (s.load, s.reps))
+            return top.load, top
+        best = best_set(sets)
+        return (best.e1rm, best) if best else (0.0, None)
     if metric == "reps":
-        return float(sum(sum(reps_list(r)) for r in rows))
+        return float(sum(sum(reps_list(r)) for r in rows)), None
     if metric == "volume":
-        return sum(row_volume(r, unit) for r in rows)
+        return sum(row_volume(r, unit, body_weight) for r in rows), None
     if metric == "frequency":
-        return float(count_workouts(rows, tz))
-    return sum(float(r.get("duration_min") or 0) for r in rows)
-
-
-def _best_e1rm(row: Row, unit: str) -> float:
-    """The best Epley estimated 1RM of a row's loaded sets, in `unit`."""
-    reps = reps_list(row)
-    loads = _loads(row, unit, len(reps))
-    return max((epley_1rm(w, n) for n, w in zip(reps, loads, strict=False) if n >= 1 and w > 0), default=0.0)
+        return float(count_workouts(rows, tz)), None
+    return sum(float(r.get("duration_min") or 0) for r in rows), None
 
 
 def _slope(points: Sequence[tuple[float, float]]) -> float:
@@ -309,10 +446,12 @@ def progress_trends(
     now: datetime | None = None,
     unit: str = "kg",
     tz: tzinfo = UTC_ZONE,
+    body_weight: float | None = None,
 ) -> dict[str, Any]:
-    """Weekly series of a metric (weight = heaviest load, reps, volume, frequency = workouts,
-    duration = minutes) with the least-squares slope per week and the first-to-last change; weeks
-    are local Monday-to-Sunday weeks in `tz`, each named by its Monday."""
+    """Weekly series of a metric (weight = heaviest load, e1rm = best estimate, reps, volume,
+    frequency = workouts, duration = minutes) with the least-squares slope per week and the
+    first-to-last change; weeks are local Monday-to-Sunday weeks in `tz`, each named by its Monday,
+    and a weight or e1rm point names the set it comes from."""
     if metric not in TREND_METRICS:
         raise ValueError(f"metric must be one of {', '.join(TREND_METRICS)}")
     u = weight_unit(unit)
@@ -328,8 +467,12 @@ def progress_trends(
     for row in selected:
         by_week[local_week(row, tz)].append(row)
     weeks = sorted(by_week)
-    values = [round(_metric(by_week[w], metric, u, tz), 2) for w in weeks]
-    series = [{"week_start": w.isoformat(), "value": v} for w, v in zip(weeks, values, strict=True)]
+    measured = [_metric(by_week[w], metric, u, tz, body_weight) for w in weeks]
+    values = [round(value, 2) for value, _ in measured]
+    series = [
+        {"week_start": w.isoformat(), "value": v, "set": done.described(u) if done else None}
+        for w, v, (_, done) in zip(weeks, values, measured, strict=True)
+    ]
     points = [((w - weeks[0]).days / 7, v) for w, v in zip(weeks, values, strict=True)]
     first, last = (values[0], values[-1]) if values else (0.0, 0.0)
     change = round(100 * (last - first) / first, 1) if first else None
@@ -409,9 +552,11 @@ def stats_summary(
         lines.append(f"Top exercises: {', '.join(parts)}")
     if "progress" in wanted:
         prs = personal_records(selected, unit, tz)
-        best = sorted(prs.values(), key=lambda r: -r["epley_1rm"])[:5]
+        best = sorted(prs.values(), key=lambda r: -r["e1rm"])[:5]
         parts = [
-            f"{r['exercise_name']} {r['best_load']:g}{r['unit']} (e1RM {r['epley_1rm']:g})" for r in best
+            f"{r['exercise_name']} {r['best_load']:g}{r['unit']} (e1RM {r['e1rm']:g} from "
+            f"{r['e1rm_set']['load']:g} x {r['e1rm_set']['reps']})"
+            for r in best
         ]
         lines.append(f"Personal records: {', '.join(parts) if parts else 'none with loads'}")
     if "goals" in wanted and goal_targets:

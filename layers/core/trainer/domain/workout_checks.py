@@ -3,9 +3,11 @@ offline composer. Problems are reported, never enforced: the model sees them and
 
 Load jumps are warnings too, never a rejection: history can be incomplete (the user trains elsewhere)
 and a user may ask for a heavy single. A reps exercise with a progression target
-(trainer.domain.progression) is flagged when its top load is more than one step above the last
-successful load, or when its load and reps imply an Epley e1RM more than JUMP_E1RM_TOLERANCE above the
-target's (a related exercise's estimate when the exercise has no history of its own)."""
+(trainer.domain.progression, in the goal's range when the prescribed reps reach it, else the range
+the exercise is trained in; `prescription_range`) is flagged when its top load is
+above the heaviest load the rule accepts, or when its load and reps imply a one-rep max (the RTS chart,
+trainer.domain.one_rep_max) more than JUMP_E1RM_TOLERANCE above the target's (a related exercise's
+estimate when the exercise has no history of its own)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from trainer.domain.catalog import load_catalog
 from trainer.domain.equipment import _ALIASES, BODYWEIGHT, missing_equipment
+from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import name_key
-from trainer.domain.one_rep_max import epley_1rm
-from trainer.domain.progression import ExerciseHistory, LoadSteps, ProgressionTarget, progression_target
+from trainer.domain.one_rep_max import implied_1rm
+from trainer.domain.prescriptions import RepRange, prescribed_range, rep_range
+from trainer.domain.progression import (
+    ExerciseHistory,
+    ProgressionTarget,
+    established_range,
+    progression_target,
+)
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, hours_left
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout
@@ -203,6 +213,9 @@ class UserTrainingContext:
     """Recent loaded sessions per exercise (trainer.domain.progression.exercise_histories)."""
     load_steps: LoadSteps | None = None
     """What loads the user can set up; None: the defaults for their unit."""
+    goal_style: str | None = None
+    """The kind of the user's leading goal (trainer.domain.prescriptions): a prescription in the goal's
+    range is read in it, as the composer prescribed it; None: the range the exercise is trained in."""
 
 
 @dataclass
@@ -227,17 +240,35 @@ def workout_targets(workout: Workout, user: UserTrainingContext) -> list[Progres
     targets: list[ProgressionTarget | None] = []
     for ex in _ordered(workout):
         target = None
-        if ex.exercise_type == "reps" and user.exercise_history:
+        if ex.exercise_type == "reps" and user.exercise_history and ex.reps:
             target = progression_target(
                 ex.exercise_name,
                 user.exercise_history,
                 steps,
+                rep_range=prescription_range(ex, user.exercise_history, user.goal_style),
                 equipment=ex.equipment,
                 muscles=ex.muscles_utilized,
-                reps=min(ex.reps) if ex.reps else None,
             )
         targets.append(target)
     return targets
+
+
+def prescription_range(
+    ex: Exercise, histories: Mapping[str, ExerciseHistory], goal_style: str | None = None
+) -> RepRange:
+    """The range a prescription is measured in: the goal's range for the exercise when its reps reach
+    that range's bottom (as the composer prescribed it; reps past the top are reps before load), else the
+    range the exercise is trained in (trainer.domain.progression.established_range), else the standard
+    range its reps start."""
+    reps = min(ex.reps or [1])
+    if goal_style is not None:
+        entry = load_catalog().get(ex.exercise_name)
+        compound = entry.mechanic == "compound" if entry is not None else True
+        prescribed = prescribed_range(goal_style, compound=compound)
+        if reps >= prescribed[0]:
+            return prescribed
+    own = histories.get(name_key(ex.exercise_name))
+    return established_range(own) if own is not None and own.sessions else rep_range(reps)
 
 
 def load_jump(ex: Exercise, target: ProgressionTarget) -> str | None:
@@ -258,7 +289,7 @@ def load_jump(ex: Exercise, target: ProgressionTarget) -> str | None:
             f"{_amount(target.last_load, unit)} x {target.last_reps} ({target.last_date:%b} "
             f"{target.last_date.day}); {suggested}"
         )
-    implied = epley_1rm(top, reps)
+    implied = implied_1rm(top, reps)
     limit = target.reference_e1rm * (1 + JUMP_E1RM_TOLERANCE)
     if implied > limit:
         over = round(100 * (implied / target.reference_e1rm - 1))

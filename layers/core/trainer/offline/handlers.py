@@ -616,6 +616,12 @@ def progression_answer(text: str, records: UserRecords) -> str:
                 f"{lead}Go to {load} for {scheme} on {target.exercise_name} next time: you made every "
                 "rep last session, so it's time for the next step."
             )
+        case "more_reps" if target.reps > target.rep_high:
+            lead = "Not yet - " if heavier else ""
+            return (
+                f"{lead}Stay at {load} on {target.exercise_name} and aim for {scheme} next time: the next "
+                "weight up is a big jump, so add reps first, then move up."
+            )
         case "more_reps":
             lead = "Not yet - " if heavier else ""
             return (
@@ -632,6 +638,14 @@ def progression_answer(text: str, records: UserRecords) -> str:
             return (
                 f"Not yet - you missed reps on {target.exercise_name} two sessions in a row, so drop "
                 f"to {load} (a deload) for {scheme} and build back up from there."
+            )
+        case "new_range":
+            reps = (
+                f"{target.rep_low}-{target.rep_high}" if target.rep_low != target.rep_high else target.rep_low
+            )
+            return (
+                f"Start your sets of {reps} on {target.exercise_name} at {load} ({scheme}): that's from "
+                "your estimated max, a couple of reps short of failure."
             )
     return f"Try {load} for {scheme} on {target.exercise_name}, based on your {target.based_on}."
 

@@ -8,20 +8,16 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from trainer.domain.catalog import CatalogEntry
-from trainer.domain.composer import ComposerError, compose_replacement, compose_workout
+from trainer.domain.composer import ComposerError, compose_replacement, compose_workout, prescribe_exercise
 from trainer.domain.exercise_search import search_exercises
-from trainer.domain.movements import equipment_class
+from trainer.domain.loading import LoadSteps
 from trainer.domain.onboarding import missing_fields
 from trainer.domain.progression import (
     ENTRIES_PER_EXERCISE,
-    STARTING_LOADS,
     WINDOW_DAYS,
-    LoadSteps,
+    established_range,
     exercise_histories,
-    progression_target,
     progression_targets,
-    starting_load,
 )
 from trainer.domain.workout import Exercise, Workout
 from trainer.domain.workout_grouping import zone
@@ -34,7 +30,6 @@ from trainer.store.db import Database
 from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.ports import SessionStore
 from trainer.tools.calendar import ScheduledWorkout
-from trainer.tools.catalog_match import CATALOG_CATEGORY_GOALS
 from trainer.tools.goals import GoalEntry
 from trainer.tools.logged_entries import LoggedExercise
 
@@ -115,7 +110,9 @@ class OfflineCoach:
             ],
             locations=[LocationBrief(name=p["name"], current=bool(p["is_current"])) for p in places],
             equipment=plain(items),
-            targets=progression_targets(exercise_histories(loaded, unit, tz), steps, limit=MAX_TARGETS),
+            targets=progression_targets(
+                exercise_histories(loaded, unit, tz), steps, established_range, limit=MAX_TARGETS
+            ),
             profile_missing=missing_fields(
                 profile, user_settings.preferred_days, sum(p["type"] == "injury" for p in active)
             ),
@@ -129,44 +126,4 @@ class OfflineCoach:
         if not found:
             where = "the equipment you have here" if facts.equipment is not None else "the exercise catalog"
             raise ComposerError(f"I couldn't find {name} that fits {where}.")
-        entry = found[0]
-        steps = facts.load_steps()
-        histories = exercise_histories(facts.progression_history, facts.weight_unit, zone(facts.timezone))
-        return _prescribed(entry, facts.weight_unit, steps, histories)
-
-
-def _prescribed(entry: CatalogEntry, unit: str, steps: LoadSteps, histories: dict[str, Any]) -> Exercise:
-    goal = CATALOG_CATEGORY_GOALS.get(entry.category, "Strength")
-    base: dict[str, Any] = {
-        "exercise_name": entry.name,
-        "order": 1,
-        "muscles_utilized": [{"muscle": m, "share": s} for m, s in entry.muscles],
-        "goals_addressed": [{"goal": goal, "share": 1.0}],
-        "equipment": list(entry.equipment),
-        "reasoning": "Added at your request.",
-    }
-    if entry.category == "cardio":
-        return Exercise.model_validate({**base, "exercise_type": "duration", "duration_min": 10.0})
-    if entry.category == "stretching" or entry.force == "static":
-        holds = [30, 30] if entry.category == "stretching" else [45, 45, 45]
-        return Exercise.model_validate(
-            {**base, "exercise_type": "hold", "sets": len(holds), "hold_sec": holds, "rest_sec": 45}
-        )
-    compound = entry.mechanic == "compound"
-    reps, rest = ([10, 10, 10], 90) if compound else ([12, 12, 12], 60)
-    loaded = [e for e in entry.equipment if e in STARTING_LOADS]
-    if loaded:
-        target = progression_target(
-            entry.name, histories, steps, equipment=entry.equipment, muscles=entry.muscles, reps=min(reps)
-        )
-        if target is not None:
-            load = target.load
-            if target.rule != "related":
-                reps = [target.reps] * len(reps)
-        else:
-            implement = equipment_class(entry.name, entry.equipment)
-            load = steps.nearest(starting_load(loaded, "intermediate", unit) or 0.0, implement)
-        base.update(load_each=[load] * len(reps), load_unit=unit)
-    return Exercise.model_validate(
-        {**base, "exercise_type": "reps", "sets": len(reps), "reps": reps, "rest_sec": rest}
-    )
+        return prescribe_exercise(facts.composer_request(name), found[0], requested=True)

@@ -9,8 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from trainer.domain.loading import LoadSteps
 from trainer.domain.onboarding import ProfileField
-from trainer.domain.progression import LoadSteps, ProgressionTarget
+from trainer.domain.progression import ProgressionTarget
 from trainer.domain.workout import DistanceUnit, LoadUnit
 from trainer.domain.workout_grouping import zone
 from trainer.tools.calendar import ScheduledWorkout

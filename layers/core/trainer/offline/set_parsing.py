@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from trainer.domain.loading import LoadSteps
 from trainer.domain.message_words import NUMBER_WORDS, STOPWORDS, number, words
 from trainer.domain.movements import equipment_class
-from trainer.domain.progression import LoadSteps
 from trainer.domain.units import distance_unit, weight_unit
 from trainer.domain.workout import LoadUnit
 from trainer.offline.vocabulary import NUM, ORDINALS, TIME_UNITS, WEIGHT_UNITS, duration_minutes

@@ -150,13 +150,21 @@ sets, reps and loads feed the loads code computes, not the model's choice."""
 def week_input_view(given: WeekInput) -> WeekInput:
     """The `microcycle` model's input: the plan with only the phase this week is in (the other phases'
     patterns do not apply to it), and of the user's situation what choosing exercises depends on. The
-    numbers' sources (the progression history, the location's listed weights) and the muscle goals the
-    plan was built from stay with code: the agent's finalizer and its tool still get the whole input."""
+    numbers' sources (the progression history, the location's listed weights, the check-ins and deloads
+    a fatigue deload reads) and the muscle goals the plan was built from stay with code: the agent's
+    finalizer and its tool still get the whole input."""
     cycle = given.plan.microcycle_for(given.week_number)
     inputs = given.inputs
     history = [{k: row[k] for k in HISTORY_VIEW_FIELDS if k in row} for row in inputs.history]
     slim = inputs.model_copy(
-        update={"progression_history": [], "location_items": [], "muscle_goals": {}, "history": history}
+        update={
+            "progression_history": [],
+            "location_items": [],
+            "muscle_goals": {},
+            "history": history,
+            "readiness": [],
+            "deloads_taken": [],
+        }
     )
     return given.model_copy(
         update={"plan": given.plan.model_copy(update={"microcycles": [cycle]}), "inputs": slim}

@@ -93,6 +93,10 @@ class PlanInputs(BaseModel):
     """Recent logged exercises (recovery, familiarity, experience)."""
     progression_history: list[dict[str, Any]] = Field(default_factory=list)
     """The newest loaded sessions of each exercise (what progression reads)."""
+    readiness: list[dict[str, Any]] = Field(default_factory=list)
+    """The user's readiness check-ins of the last week (a fatigue deload reads them)."""
+    deloads_taken: list[int] = Field(default_factory=list)
+    """Earlier weeks of the plan built as deloads, planned or brought forward by fatigue."""
 
     @property
     def days_per_week(self) -> int:

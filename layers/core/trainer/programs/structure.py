@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trainer.domain.catalog import CatalogEntry, load_catalog
-from trainer.domain.movements import movement_pattern
-from trainer.domain.units import convert_distance, convert_pace, convert_weight, round_load
+from trainer.domain.loading import converted_load
+from trainer.domain.movements import equipment_class, movement_pattern
+from trainer.domain.units import convert_distance, convert_pace
 from trainer.domain.workout import Exercise, Workout
 from trainer.domain.workout_checks import muscles_in_text
 from trainer.programs.models import ExerciseDraft, Section, WorkoutDraft
@@ -547,8 +548,8 @@ def _fields(
         if draft.loads and any(v > 0 for v in draft.loads):
             source = draft.load_unit or unit or "kg"
             target = unit or source
-            loads = [v if source == target else round_load(convert_weight(v, source, target), target)
-                     for v in _per_set(draft.loads, sets) or []]  # fmt: skip
+            cls = equipment_class(entry.name if entry else draft.name, entry.equipment if entry else ())
+            loads = [converted_load(v, source, target, cls) for v in _per_set(draft.loads, sets) or []]
             fields.update(load_each=loads, load_unit=target)
         return fields
     if draft.duration_min or draft.distance:

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from trainer.domain.catalog import load_catalog
 from trainer.domain.equipment import available_equipment
 from trainer.domain.health_readiness import HealthReadiness, ReadinessSource, todays_assessment
+from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import equipment_class
 from trainer.domain.outside_workouts import OutsideWorkout, lighten_legs, long_leg_sessions
-from trainer.domain.progression import LoadSteps
 from trainer.domain.readiness import Assessment, CheckIn, adjust_workout, assess
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout

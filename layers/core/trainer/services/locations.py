@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trainer.domain.progression import LoadSteps
+from trainer.domain.loading import LoadSteps
 from trainer.services.rows import Row
 from trainer.services.scope import UserScope
 from trainer.store.repositories import MalformedId

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime, time, timedelta
 
-from trainer.domain.progression import LoadSteps, exercise_histories, progression_target
+from trainer.domain.loading import LoadSteps
+from trainer.domain.prescriptions import rest_seconds
+from trainer.domain.progression import exercise_histories, progression_target
 from trainer.domain.units import convert_pace, weight_unit
 
 EXAMPLE_NAME = "Barbell Bench Press"
@@ -21,6 +23,8 @@ LAST_LOAD = {"kg": 60.0, "lbs": 135.0}
 RECENT_REPS = (8, 10, 12)
 """Three sessions at that load, a week apart: the 8-12 range, its top reached last time, so the rule's
 next step is one load step up, back to 8 reps."""
+EXAMPLE_RANGE = (8, 12)
+"""The range the example is prescribed in (the NSCA's hypertrophy range, trainer.domain.prescriptions)."""
 SETS = 3
 EXAMPLE_PACE_KM = "5:30/km"
 
@@ -47,7 +51,7 @@ def example_exercise(unit_said: str, today: date) -> dict[str, object]:
     both mean pounds)."""
     unit = weight_unit(unit_said)
     histories = exercise_histories(example_history(unit, today), unit)
-    target = progression_target(EXAMPLE_NAME, histories, LoadSteps.for_unit(unit))
+    target = progression_target(EXAMPLE_NAME, histories, LoadSteps.for_unit(unit), rep_range=EXAMPLE_RANGE)
     if target is None:  # the rule always has a target for an exercise with history
         raise ValueError("no progression target for the example")
     load = _number(target.load)
@@ -59,7 +63,7 @@ def example_exercise(unit_said: str, today: date) -> dict[str, object]:
         "reps": [target.reps] * SETS,
         "load_each": [load] * SETS,
         "load_unit": unit,
-        "rest_sec": 120,
+        "rest_sec": rest_seconds(target.rep_low, compound=True),
         "reasoning": (
             f"Main press. Last time {_number(target.last_load)} {unit} x {target.last_reps}, the top "
             f"of {target.rep_low}-{target.rep_high} reps: one step up."

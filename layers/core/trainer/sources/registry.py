@@ -22,6 +22,7 @@ from trainer.domain.health_summaries import sleep_summary, trends, workouts_word
 from trainer.domain.progression import (
     ENTRIES_PER_EXERCISE,
     WINDOW_DAYS,
+    established_range,
     exercise_histories,
     progression_targets,
 )
@@ -241,7 +242,7 @@ async def _progression_targets(data: UserData, params: dict[str, Any], ctx: Fetc
         days_back=WINDOW_DAYS, per_exercise=ENTRIES_PER_EXERCISE, now=ctx.now
     )
     histories = exercise_histories(rows, unit, fmt.zone(user_settings.timezone))
-    targets = progression_targets(histories, steps, limit=MAX_TARGETS)
+    targets = progression_targets(histories, steps, established_range, limit=MAX_TARGETS)
     return {"unit": unit, "days_back": WINDOW_DAYS, "targets": [t.model_dump(mode="json") for t in targets]}
 
 

@@ -16,8 +16,10 @@ from typing import Any
 from trainer.domain.composer import ComposerRequest
 from trainer.domain.distribution import DistributionRow, distribution_report
 from trainer.domain.equipment import available_equipment
+from trainer.domain.loading import LoadSteps
 from trainer.domain.outside_workouts import with_outside_cardio
-from trainer.domain.progression import ENTRIES_PER_EXERCISE, WINDOW_DAYS, LoadSteps, exercise_histories
+from trainer.domain.prescriptions import leading_style
+from trainer.domain.progression import ENTRIES_PER_EXERCISE, WINDOW_DAYS, exercise_histories
 from trainer.domain.recovery import recovering_muscles
 from trainer.domain.workout_checks import UserTrainingContext
 from trainer.domain.workout_grouping import zone
@@ -93,6 +95,7 @@ class TrainingFacts:
                 self.progression_history, self.weight_unit, zone(self.timezone)
             ),
             load_steps=self.load_steps(),
+            goal_style=leading_style(self.category_goals),
         )
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from trainer.domain import progress
 from trainer.domain import statistics as stats
 from trainer.domain.stats_questions import TimePeriod, stats_kind
+from trainer.domain.units import convert_weight
 from trainer.domain.workout import STRICT_NUMBERS
 from trainer.domain.workout_grouping import week_label
 from trainer.services.goals import weights_by_category
@@ -74,6 +75,14 @@ async def _history(
     return plain(rows), start, end, settings, weights_by_category(goals), zone
 
 
+async def _body_weight(ctx: ToolContext, unit: str) -> float | None:
+    """The profile's body weight in `unit` (what a bodyweight set moves), None when not known."""
+    async with ctx.user_data.reading() as data:
+        profile = await data.profile.get() or {}
+    weight = profile.get("weight_kg")
+    return round(convert_weight(float(weight), "kg", unit), 2) if weight else None
+
+
 class StatisticsArgs(BaseModel):
     model_config = STRICT_NUMBERS
     time_period: TimePeriod = Field(default="month", description=PERIOD)
@@ -94,6 +103,11 @@ class Streaks(BaseModel):
     current_weeks: int
     longest_weeks: int
     training_days: int
+    weekly: bool = False
+    """The lifter trains on some days of the week: their streak is counted in weeks."""
+    days_this_week: int = 0
+    planned_days: int = 0
+    """Training days a week the user plans (their preferred days); 0 when not said."""
 
 
 class Adherence(BaseModel):
@@ -103,6 +117,8 @@ class Adherence(BaseModel):
     done: int
     missed_days: list[Day] = Field(default_factory=list)
     percent: int | None = None
+    pending: int = 0
+    """Sessions of this week not done yet: not missed while the week lasts (one can move days)."""
 
 
 class WorkoutStats(BaseModel):
@@ -125,18 +141,33 @@ class WorkoutStats(BaseModel):
     distance_unit: str
 
 
+class RecordSet(BaseModel):
+    """The logged set a record or a trend point comes from."""
+
+    load: float
+    reps: int
+    rpe: float | None = None
+    date: Day | None = None
+    unit: str
+
+
 class PersonalRecord(BaseModel):
-    """An exercise's heaviest load and best estimated 1RMs (in the user's weight unit)."""
+    """An exercise's heaviest load and best estimated one-rep max, with the set it comes from (in the
+    user's weight unit; trainer.domain.statistics.personal_records)."""
 
     exercise_name: str
     unit: str
     best_load: float
     best_load_reps: int
     best_load_date: Day | None = None
-    epley_1rm: float
+    e1rm: float | None = None
+    """The RTS chart's estimate from `e1rm_set`, effort-aware, capped at 12 reps."""
+    e1rm_set: RecordSet | None = None
+    epley_1rm: float | None = None
+    """Epley from the same set (None beyond 10 reps to failure, where it was not validated)."""
     brzycki_1rm: float | None = None
     date: Day | None = None
-    """When the best Epley 1RM was set (the user's local day)."""
+    """When the best estimate was set (the user's local day)."""
 
 
 class WorkoutStatisticsResult(ToolResult):
@@ -173,17 +204,18 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
         rows, start, end, settings, _, zone = await _history(
             ctx, args.time_period, args.start_date, args.end_date, days_back=args.days_back
         )
-        streaks, adherence = await _streaks_and_adherence(ctx, start, zone)
+        streaks, adherence = await _streaks_and_adherence(ctx, start, zone, settings.preferred_days)
         unit = settings.weight_unit
-        overview = stats.workout_statistics(rows, start, end, unit, zone)
+        body_weight = await _body_weight(ctx, unit)
+        overview = stats.workout_statistics(rows, start, end, unit, zone, body_weight=body_weight)
         overview["total_distance"] = stats.distance_total(rows, settings.distance_unit)
         overview["distance_unit"] = settings.distance_unit
-        records = sorted(stats.personal_records(rows, unit, zone).values(), key=lambda r: -r["epley_1rm"])
+        records = sorted(stats.personal_records(rows, unit, zone).values(), key=lambda r: -r["e1rm"])
         return WorkoutStatisticsResult(
             time_period=args.time_period,
             stats=WorkoutStats.model_validate(overview),
             personal_records=[PersonalRecord.model_validate(r) for r in records[:TOP_RECORDS]],
-            weekly_hard_sets=stats.weekly_hard_sets(rows, zone),
+            weekly_hard_sets=stats.weekly_hard_sets(rows, zone, unit),
             days_back=args.days_back,
             streaks=streaks,
             adherence=adherence,
@@ -202,18 +234,23 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
             f"{number_text(s.total_duration_min)} min{distance}{rpe}"
         ]
         if result.personal_records:
-            lines.append("PRs (best load; est. 1RM Epley/Brzycki):")
+            lines.append("PRs (best load; est. 1RM from the set named, Epley/Brzycki from that set):")
             lines.extend(
-                f"  {r.exercise_name}: {number_text(r.best_load)}{r.unit} x{r.best_load_reps}; "
-                f"e1RM {number_text(r.epley_1rm, 0)}/{number_text(r.brzycki_1rm, 0)}"
+                f"  {r.exercise_name}: {number_text(r.best_load)}{r.unit} x{r.best_load_reps}; {_estimate(r)}"
                 for r in result.personal_records
             )
         if result.streaks is not None:
             k = result.streaks
-            lines.append(
-                f"streak: {k.current_days} days (longest {k.longest_days}), {k.current_weeks} weeks in a row "
-                f"(longest {k.longest_weeks})"
-            )
+            if k.weekly:
+                lines.append(
+                    f"streak (trains some days a week, counted in weeks): {k.current_weeks} weeks in a row "
+                    f"(longest {k.longest_weeks}), {k.days_this_week} sessions this week"
+                )
+            else:
+                lines.append(
+                    f"streak: {k.current_days} days (longest {k.longest_days}), {k.current_weeks} weeks in a "
+                    f"row (longest {k.longest_weeks})"
+                )
         if result.adherence is not None and result.adherence.planned:
             a = result.adherence
             lines.append(f"plan adherence: {a.done} of {a.planned} scheduled sessions done ({a.percent}%)")
@@ -228,11 +265,24 @@ class GetWorkoutStatistics(Tool[StatisticsArgs, WorkoutStatisticsResult]):
         return "\n".join(lines)
 
 
+def _estimate(r: PersonalRecord) -> str:
+    """'e1RM 116 from 100 x 5 @RPE 8 on 2026-02-03 (Epley 123/Brzycki 124)': the estimate and its set."""
+    if r.e1rm is None or r.e1rm_set is None:
+        return f"e1RM {number_text(r.epley_1rm, 0)}/{number_text(r.brzycki_1rm, 0)}"
+    done = r.e1rm_set
+    text = f"e1RM {number_text(r.e1rm, 0)} from {number_text(done.load)} x {done.reps}"
+    text += f" @RPE {number_text(done.rpe)}" if done.rpe is not None else ""
+    text += f" on {done.date.isoformat()}" if done.date else ""
+    if r.epley_1rm is not None and r.brzycki_1rm is not None:
+        text += f" (Epley {number_text(r.epley_1rm, 0)}/Brzycki {number_text(r.brzycki_1rm, 0)})"
+    return text
+
+
 STREAK_DAYS = 366
 
 
 async def _streaks_and_adherence(
-    ctx: ToolContext, start: datetime | None, zone: tzinfo
+    ctx: ToolContext, start: datetime | None, zone: tzinfo, preferred_days: list[str]
 ) -> tuple[Streaks, Adherence]:
     """Streaks over the last year (a streak does not stop at the period's start) and adherence over the
     period (at most the last year), up to the start of today."""
@@ -244,7 +294,7 @@ async def _streaks_and_adherence(
         recent = plain(await data.history.between(year_ago, None))
         scheduled = plain(await data.schedule.between(since, now))
     return (
-        Streaks.model_validate(progress.training_streaks(recent, today, zone)),
+        Streaks.model_validate(progress.training_streaks(recent, today, zone, preferred_days=preferred_days)),
         Adherence.model_validate(progress.plan_adherence(scheduled, recent, today, zone)),
     )
 
@@ -333,6 +383,8 @@ class TrendPoint(BaseModel):
     week_start: date
     """The Monday the week starts on, in the user's time zone."""
     value: float
+    set: RecordSet | None = None
+    """The set the week's value comes from (the weight and e1rm metrics)."""
 
 
 class ProgressTrends(BaseModel):
@@ -373,6 +425,7 @@ class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
 
     async def execute(self, args: TrendsArgs, ctx: ToolContext) -> ProgressTrendsResult:
         rows, _, _, settings, _, zone = await _history(ctx, args.time_period)
+        body_weight = await _body_weight(ctx, settings.weight_unit) if args.metric == "volume" else None
         trends = stats.progress_trends(
             rows,
             args.metric,
@@ -381,6 +434,7 @@ class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
             now=ctx.now(),
             unit=settings.weight_unit,
             tz=zone,
+            body_weight=body_weight,
         )
         return ProgressTrendsResult(trends=ProgressTrends.model_validate(trends))
 
@@ -403,7 +457,11 @@ class GetProgressTrends(Tool[TrendsArgs, ProgressTrendsResult]):
         )
         shown = t.series[-SHOWN_WEEKS:]
         days = [s.week_start for s in shown]
-        points = "; ".join(f"{week_text(s.week_start, days)}: {number_text(s.value)}" for s in shown)
+        points = "; ".join(
+            f"{week_text(s.week_start, days)}: {number_text(s.value)}"
+            + (f" ({number_text(s.set.load)} x {s.set.reps})" if s.set is not None else "")
+            for s in shown
+        )
         return f"{head}\n  {points}"
 
 

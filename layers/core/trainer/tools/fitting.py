@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import equipment_class
-from trainer.domain.progression import LoadSteps
 from trainer.domain.readiness import CheckIn, assess
 from trainer.domain.units import convert_weight
 from trainer.domain.workout import Exercise, Workout
@@ -55,14 +55,13 @@ async def fit_to_check_in(
 
 
 def _fitted(ex: Exercise, steps: LoadSteps) -> Exercise:
-    """Loads in the user's unit, each one the location can make."""
+    """Loads in the user's unit, each one the location can make (a load converted from the other unit
+    becomes a real implement in this one: trainer.domain.loading)."""
     if not ex.load_each:
         return ex
     cls = equipment_class(ex.exercise_name, ex.equipment)
     unit = ex.load_unit or steps.unit
     if not steps.listed(cls) and unit == steps.unit:
         return ex
-    loads = [convert_weight(v, unit, steps.unit) for v in ex.load_each]
-    settable = bool(steps.listed(cls))
-    loads = [steps.nearest(v, cls) if settable else round(v, 1) for v in loads]
+    loads = [steps.nearest(convert_weight(v, unit, steps.unit), cls) for v in ex.load_each]
     return ex.model_copy(update={"load_each": [round(v, 2) for v in loads], "load_unit": steps.unit})

@@ -35,7 +35,7 @@ def statistics_answer(result: WorkoutStatisticsResult, kind: str, ctx: ReplyCont
     label = window_label(ctx)
     stats, records = result.stats, result.personal_records
     if kind == "streak":
-        return streak_text(result)
+        return streak_text(result, asks_days=bool(DAYS_IN_A_ROW.search(ctx.text)))
     if kind == "adherence":
         return adherence_text(result, label)
     if kind == "distance":
@@ -124,13 +124,36 @@ TREND_MEASURES = {
 }
 
 
-def streak_text(result: WorkoutStatisticsResult) -> str:
-    """Streaks in words (computed by trainer.domain.progress over the last year)."""
+DAYS_IN_A_ROW = re.compile(r"\b(days? in a row|daily|every day|consecutive days?)\b", re.I)
+
+
+def streak_text(result: WorkoutStatisticsResult, *, asks_days: bool = False) -> str:
+    """Streaks in words (computed by trainer.domain.progress over the last year): in weeks for a lifter
+    who trains on some days of the week (a rest day never breaks their streak; days in a row only when
+    there is a run of them, or when asked), in days for one who trains (nearly) every day."""
     k = result.streaks
     if k is None or not k.training_days:
         return (
             "You haven't logged any training in the last year, so there's no streak yet - log a workout "
             "to start one."
+        )
+    if k.weekly:
+        if not k.current_weeks:
+            return (
+                "No workout logged this week or last week yet, so your weekly streak starts again with your "
+                f"next session (longest this year: {count_words(k.longest_weeks, 'week', 'weeks')})."
+            )
+        week = f" This week: {count_words(k.days_this_week, 'session', 'sessions')}"
+        week += f" of your {k.planned_days} planned." if k.planned_days else " so far."
+        run = ""
+        if k.current_days >= 2 or (asks_days and k.current_days):
+            run = f" Right now that's {count_words(k.current_days, 'day', 'days')} in a row."
+        elif asks_days:
+            run = " No training today or yesterday, and with rest days in your week that's as it should be."
+        return (
+            f"You've trained {count_words(k.current_weeks, 'week', 'weeks')} in a row with at least one "
+            f"workout every week (longest this year: {count_words(k.longest_weeks, 'week', 'weeks')})."
+            f"{run}{week}"
         )
     days = (
         f"You've trained {count_words(k.current_days, 'day', 'days')} in a row"
@@ -161,9 +184,14 @@ def adherence_text(result: WorkoutStatisticsResult, label: str) -> str:
     if a.missed_days:
         shown = ", ".join(f"{d:%A} {d.day} {d:%b}" for d in a.missed_days[:5])
         missed = f" You missed {shown}."
+    pending = (
+        f" {count_words(a.pending, 'session', 'sessions')} of this week can still be done."
+        if a.pending
+        else ""
+    )
     return (
         f"You did {a.done} of your {count_words(a.planned, 'scheduled session', 'scheduled sessions')} "
-        f"{label} ({a.percent}%).{missed}"
+        f"{label} ({a.percent}%).{missed}{pending}"
     )
 
 

@@ -24,6 +24,7 @@ from trainer.domain.composer.session_plan import SessionPlan
 from trainer.domain.composer.staples import STAPLE_EXERCISES
 from trainer.domain.movements import equipment_class
 from trainer.domain.muscles import LARGE_MUSCLES
+from trainer.domain.prescriptions import rest_seconds
 from trainer.domain.workout import Exercise
 
 MAX_EXERCISES = 10
@@ -114,7 +115,8 @@ def minutes_per_exercise(plan: SessionPlan) -> float:
     """A planning figure: the goal's default compound and isolation exercise, on average, plus a fifth."""
     seconds = []
     for compound in (True, False):
-        reps, rest = scheme(plan, compound)
+        reps, _, _ = scheme(plan, compound)
+        rest = rest_seconds(min(reps), compound=compound)
         seconds.append(10 + 3 * sum(reps) + rest * (len(reps) - 1) + CHANGEOVER_SEC)
     return 1.2 * sum(seconds) / len(seconds) / 60
 

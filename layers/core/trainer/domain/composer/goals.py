@@ -3,29 +3,12 @@ of each goal it fits."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from functools import lru_cache
 
 from trainer.domain.catalog import CatalogEntry
+from trainer.domain.prescriptions import goal_kind
 
 STRENGTH_CATEGORIES = {"strength", "powerlifting", "olympic weightlifting", "strongman"}
-
-
-@lru_cache(maxsize=256)
-def goal_kind(goal: str) -> str:
-    """strength, hypertrophy, endurance, power, mobility or general, from a goal's words."""
-    g = goal.lower()
-    for kind, pattern in (
-        ("mobility", r"mobil|flex|stretch|yoga"),
-        ("power", r"power|explos|athlet|speed|agil|jump"),
-        ("endurance", r"endur|cardio|condition|fat|weight ?loss|stamina|aerobic|heart|lean|run"),
-        ("strength", r"strength|strong|max"),
-        ("hypertrophy", r"hypertroph|muscle|size|build|bulk|tone|mass|aesthet"),
-    ):
-        if re.search(pattern, g):
-            return kind
-    return "general"
 
 
 def entry_kind(entry: CatalogEntry) -> str:

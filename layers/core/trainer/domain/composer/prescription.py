@@ -8,11 +8,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from trainer.domain.catalog import CatalogEntry
-from trainer.domain.composer.goals import FALLBACK_GOAL, entry_kind, goal_fits, goal_kind, rounded_shares
+from trainer.domain.composer.goals import FALLBACK_GOAL, entry_kind, goal_fits, rounded_shares
 from trainer.domain.composer.request import ComposerError, ComposerRequest
 from trainer.domain.composer.session_plan import SessionPlan, resolve_plan
 from trainer.domain.movements import equipment_class
-from trainer.domain.one_rep_max import epley_1rm
+from trainer.domain.one_rep_max import implied_1rm
+from trainer.domain.prescriptions import (
+    RepRange,
+    leading_style,
+    prescribed_range,
+    rest_seconds,
+    target_rpe,
+)
 from trainer.domain.progression import STARTING_LOADS, ProgressionTarget, progression_target, starting_load
 from trainer.domain.timers import exercise_timer
 from trainer.domain.workout import Exercise
@@ -42,22 +49,22 @@ def exercise_kind(ex: Exercise) -> str:
     return {"duration": "cardio", "hold": "hold", "intervals": "cardio"}.get(ex.exercise_type, "reps")
 
 
-def scheme(plan: SessionPlan, compound: bool) -> tuple[list[int], int]:
-    """(reps per set, rest seconds) for the user's leading goal (or the plan's style)."""
-    leading = max(sorted(plan.goals), key=lambda g: plan.goals[g], default=None)
-    style = plan.style or (goal_kind(leading) if leading else "general")
+def scheme(plan: SessionPlan, compound: bool) -> tuple[list[int], RepRange, float]:
+    """(reps per set without history, the prescribed rep range, the target RPE) for the user's leading
+    goal (or the plan's style): the range and effort from trainer.domain.prescriptions."""
+    style = plan.style or leading_style(plan.goals)
     table = {
-        "strength": ([5, 5, 5, 5], 150) if compound else ([8, 8, 8], 90),
-        "hypertrophy": ([10, 10, 8, 8], 90) if compound else ([12, 12, 12], 60),
-        "endurance": ([15, 15, 15], 45),
-        "power": ([5, 5, 5], 120) if compound else ([10, 10, 10], 60),
+        "strength": [5, 5, 5, 5] if compound else [8, 8, 8],
+        "hypertrophy": [10, 10, 8, 8] if compound else [12, 12, 12],
+        "endurance": [15, 15, 15],
+        "power": [5, 5, 5] if compound else [10, 10, 10],
     }
-    reps, rest = table.get(style, ([10, 10, 10], 90) if compound else ([12, 12, 12], 60))
+    reps = table.get(style, [10, 10, 10] if compound else [12, 12, 12])
     if plan.intensity == "light":
         reps = reps[: max(2, len(reps) - 1)]
     elif plan.intensity == "hard" and len(reps) < 5:
         reps = [*reps, reps[-1]]
-    return list(reps), rest
+    return list(reps), prescribed_range(style, compound=compound), target_rpe(style, plan.level)
 
 
 def reasoning(entry: CatalogEntry, plan: SessionPlan, note: str, *, requested: bool, cardio: bool) -> str:
@@ -91,10 +98,10 @@ class BeyondRule(Exception):
 
 
 def reps_within_rule(load: float, reps: list[int], target: ProgressionTarget) -> list[int]:
-    """The reps, capped where the load's Epley e1RM would pass the target's by more than the checks
-    allow (the lightest weight at hand can be heavy for many reps of a new exercise)."""
+    """The reps, capped where the load's implied one-rep max would pass the target's by more than the
+    checks allow (the lightest weight at hand can be heavy for many reps of a new exercise)."""
     limit = target.reference_e1rm * (1 + JUMP_E1RM_TOLERANCE)
-    fitting = [r for r in range(max(reps), 0, -1) if epley_1rm(load, r) <= limit]
+    fitting = [r for r in range(max(reps), 0, -1) if implied_1rm(load, r) <= limit]
     if not fitting or fitting[0] < MIN_REPS:
         raise BeyondRule(target.exercise_name)
     return [min(r, fitting[0]) for r in reps]
@@ -138,18 +145,18 @@ def prescribed(
     elif entry.category == "plyometrics":
         base.update(exercise_type="reps", sets=3, reps=[8, 8, 8], rest_sec=60)
     else:
-        reps, rest = scheme(plan, entry.mechanic == "compound")
+        compound = entry.mechanic == "compound"
+        reps, rep_range, rpe = scheme(plan, compound)
         loaded = [e for e in entry.equipment if e in STARTING_LOADS]
         if loaded:
             steps, implement = plan.load_steps, equipment_class(entry.name, entry.equipment)
             target = progression_target(
-                entry.name, plan.exercise_history, steps,
-                equipment=entry.equipment, muscles=entry.muscles, reps=min(reps),
+                entry.name, plan.exercise_history, steps, rep_range=rep_range,
+                equipment=entry.equipment, muscles=entry.muscles, target_rpe=rpe,
             )  # fmt: skip
             if target is not None:
                 load, note = target.load, target.reasoning
-                if target.rule != "related":
-                    reps = [target.reps] * len(reps)
+                reps = [target.reps] * len(reps)
                 capped = reps_within_rule(load, reps, target)
                 if capped != reps:
                     note += f" With the weights here, stop at {max(capped)} reps."
@@ -160,6 +167,7 @@ def prescribed(
             if plan.intensity == "light":
                 load = steps.down(load * 0.9, implement)
             base.update(load_each=[load] * len(reps), load_unit=plan.unit)
+        rest = rest_seconds(min(reps), compound=compound)
         base.update(exercise_type="reps", sets=len(reps), reps=reps, rest_sec=rest)
     cardio = bool(rounds) or kind == "cardio"
     base["reasoning"] = reasoning(entry, plan, note, requested=requested, cardio=cardio)
@@ -216,13 +224,15 @@ def volume_range(entry: CatalogEntry, ex: Exercise) -> tuple[int, int]:
     return (2, 5) if entry.mechanic == "compound" and entry.category != "plyometrics" else (2, 4)
 
 
-def prescribe_exercise(req: ComposerRequest, entry: CatalogEntry, order: int = 1) -> Exercise:
+def prescribe_exercise(
+    req: ComposerRequest, entry: CatalogEntry, order: int = 1, *, requested: bool = False
+) -> Exercise:
     """One catalog exercise prescribed for this user as a composed workout would have it (the goal's
-    sets and reps, loads from the progression targets and within their rule, cardio for 10 minutes).
-    The hard rules are the caller's to check (`allowed`); ComposerError when no load at hand fits the
-    rule."""
+    sets and reps, loads from the progression targets and within their rule, cardio for 10 minutes);
+    `requested`: the user asked for it by name. The hard rules are the caller's to check (`allowed`);
+    ComposerError when no load at hand fits the rule."""
     plan = resolve_plan(req)
     try:
-        return prescribed(entry, plan, order, minutes=10)
+        return prescribed(entry, plan, order, minutes=10, requested=requested)
     except BeyondRule as exc:
         raise ComposerError(f"Even the lightest weight here is too heavy for {entry.name} yet.") from exc

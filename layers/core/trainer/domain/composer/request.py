@@ -12,7 +12,7 @@ from typing import Any
 
 from trainer.domain.distribution import DistributionRow
 from trainer.domain.equipment import BODYWEIGHT
-from trainer.domain.progression import LoadSteps
+from trainer.domain.loading import LoadSteps
 from trainer.domain.workout_checks import muscles_in_text, parse_time_budget, preference_constraints
 
 QUICK_MINUTES = 20

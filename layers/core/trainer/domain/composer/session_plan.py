@@ -25,8 +25,9 @@ from trainer.domain.composer.request import (
 )
 from trainer.domain.distribution import normalise_weights
 from trainer.domain.equipment import available_equipment
+from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import movement_pattern
-from trainer.domain.progression import ExerciseHistory, LoadSteps, exercise_histories
+from trainer.domain.progression import ExerciseHistory, exercise_histories
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD, as_utc, recovering_muscles
 from trainer.domain.units import distance_unit as canonical_distance_unit
 from trainer.domain.units import weight_unit

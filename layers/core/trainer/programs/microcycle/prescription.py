@@ -1,9 +1,11 @@
-"""A slot's exercise prescribed for the week from the user's logged history: within a phase, double
-progression from the phase's own sessions in the range the plan prescribes (`next_target` with that
-range); at a phase's start trainer.domain.progression on all the history (its own sessions, else a
-related lift's e1RM, else a conservative start), a new rep range starting from the e1RM of that
-target, never above one step over the last successful load. Deload weeks keep about 60% of the sets
-at the last successful weight (sessions logged in deload weeks are left out of later progression)."""
+"""A slot's exercise prescribed for the week from the user's logged history, by the one progression
+model (trainer.domain.progression) in the range the plan prescribes: within a phase, double progression
+from the phase's own sessions; at a phase's start from all of them (a range they never aimed at starts
+from the last session's estimated max at the phase's target RPE), else from a related lift, else a
+conservative start.
+Deload weeks cut both volume and load (docs/training-model.md#deloads): about 60% of the sets, at about
+90% of the last working weight, reps at the bottom of the range (sessions logged in deload weeks are
+left out of later progression)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from typing import Any
 
 from trainer.domain.catalog import CatalogEntry
 from trainer.domain.movements import equipment_class, name_key
-from trainer.domain.one_rep_max import epley_load
 from trainer.domain.progression import (
     STARTING_LOADS,
     ProgressionTarget,
@@ -26,7 +27,7 @@ from trainer.programs.microcycle.context import WeekContext
 from trainer.programs.models import (
     ExerciseSlot,
 )
-from trainer.programs.plan.slots import DELOAD_VOLUME, rest_for, slot_kind
+from trainer.programs.plan.slots import DELOAD_LOAD, DELOAD_VOLUME, rest_for, slot_kind
 
 MAX_BODYWEIGHT_REPS = 50
 HOLD_STEP_SEC = 5
@@ -59,14 +60,16 @@ def _last_reps(rows: Sequence[Mapping[str, Any]], name: str, low: int) -> int:
 
 
 def _target(entry: CatalogEntry, ctx: WeekContext, low: int, high: int) -> ProgressionTarget | None:
-    """Double progression from this phase's sessions of the exercise in the phase's range, else the
-    progression rules on all its history (or a related exercise's)."""
+    """Double progression from this phase's sessions of the exercise in the phase's range; at the
+    phase's start the same model on all its sessions (a range they never aimed at starts from the
+    estimate), else a related exercise's."""
     own = ctx.phase_histories.get(name_key(entry.name))
     if own is not None and own.sessions:
-        return next_target(own, ctx.steps, (low, high))
+        return next_target(own, ctx.steps, (low, high), target_rpe=ctx.target_rpe)
     return progression_target(
-        entry.name, ctx.histories, ctx.steps, equipment=entry.equipment, muscles=entry.muscles, reps=low
-    )
+        entry.name, ctx.histories, ctx.steps, rep_range=(low, high),
+        equipment=entry.equipment, muscles=entry.muscles, target_rpe=ctx.target_rpe,
+    )  # fmt: skip
 
 
 def _loaded(entry: CatalogEntry) -> bool:
@@ -101,33 +104,18 @@ def _reps_prescription(
         load, reps = ctx.steps.nearest(base, cls), low
         note = "New exercise: a conservative starting weight; add weight once every set feels easy."
     elif ctx.deload:
-        if target.rule == "related":
-            load = target.load
-        else:
-            load = ctx.steps.nearest(target.last_load, cls, ceiling=target.max_load)
-        reps = low
-        note = "Deload week: fewer sets at your last working weight, stop 3-4 reps short of failure."
-    elif target.rule == "related" or (target.rep_low, target.rep_high) == (low, high):
-        load, reps = target.load, (low if target.rule == "related" else target.reps)
-        note = target.reasoning
-    else:
-        estimate = epley_load(target.reference_e1rm, low)
-        load = min(ctx.steps.down(estimate, cls), target.max_load)
+        last = target.load if target.rule in ("related", "new_range") else target.last_load
+        load = ctx.steps.down(min(last, target.max_load) * DELOAD_LOAD, cls)
         reps = low
         note = (
-            f"New phase, new rep range: {low}-{high} reps at about {_amount(load, ctx.unit)}, from your "
-            f"estimated max on {target.based_on}."
-            if low != high
-            else f"New phase: sets of {low} at about {_amount(load, ctx.unit)}, from your estimated max."
+            "Deload week: fewer sets at about 90% of your working weight, stopping 3-4 reps short of failure."
         )
+    else:
+        load, reps, note = target.load, target.reps, target.reasoning
     if ctx.light:
         load = ctx.steps.down(load * 0.9, cls)
         note = f"{note} Lighter today, as you asked."
     return {**fields, "reps": [reps] * sets, "load_each": [load] * sets, "load_unit": ctx.unit}, note
-
-
-def _amount(value: float, unit: str) -> str:
-    return f"{value:.2f}".rstrip("0").rstrip(".") + f" {unit}"
 
 
 def _hold_prescription(

@@ -90,6 +90,8 @@ def finalize_week(
         workout, notes = build_day_workout(pattern, item, ctx, blocked, title=title)
         if item.notes:
             notes = [item.notes[:500], *notes]
+        if ctx.fatigue:
+            notes = [f"A deload week, brought forward: {ctx.fatigue}."[:500], *notes]
         days.append(
             PlanDay(
                 date=item.date,

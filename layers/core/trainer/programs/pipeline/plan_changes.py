@@ -89,7 +89,7 @@ async def change_day(deps: ProgramDeps, user_id: str, day: date, change: WeekCha
             )
         plan = plan_of(row)
         location = await change_location(conn, user_id, change)
-        inputs = await week_inputs(conn, user_id, plan, now, change, location)
+        inputs = await week_inputs(conn, user_id, plan, now, change, location, row["id"])
     try:
         week = await compose_week(deps, user_id, row["id"], plan, planned["week_number"], inputs, change)
     except AgentFailed as exc:

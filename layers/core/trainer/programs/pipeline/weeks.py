@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from trainer.agents.factory import AgentFailed, run_agent
@@ -34,7 +34,11 @@ from trainer.store.repositories import (
     locations,
     program_schedule,
     programs,
+    readiness,
 )
+
+FATIGUE_DAYS = 7
+"""How far back the readiness check-ins a fatigue deload reads go."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ async def build_week(
                 days = await programs.week_days(conn, user_id, plan_id, week_number)
                 return WeekBuild(False, week_number, days, reason="already_built" if ready else "building")
         try:
-            inputs = await week_inputs(conn, user_id, plan, now, change, location)
+            inputs = await week_inputs(conn, user_id, plan, now, change, location, plan_id)
         except Exception:
             if not replace:
                 await programs.fail_week(conn, user_id, plan_id, week_number, "inputs not loaded")
@@ -173,10 +177,24 @@ async def week_inputs(
     now: datetime,
     change: WeekChange | None,
     location: Mapping[str, Any] | None,
+    plan_id: Any,
 ) -> Any:
     request = week_request(plan.weeks, plan.training_days, plan.session_minutes, plan.experience)
     inputs = await load_plan_inputs(conn, user_id, now, request)
+    inputs = inputs.model_copy(update=await fatigue_inputs(conn, user_id, plan_id, now))
     return apply_change(inputs, change, location) if change is not None else inputs
+
+
+async def fatigue_inputs(conn: Any, user_id: str, plan_id: Any, now: datetime) -> dict[str, Any]:
+    """What a fatigue deload reads: the last week's readiness check-ins and the weeks built as deloads."""
+    check_ins = await readiness.list_entries(conn, user_id, since=now - timedelta(days=FATIGUE_DAYS))
+    weeks = await programs.list_weeks(conn, user_id, plan_id)
+    return {
+        "readiness": [dict(c) for c in check_ins],
+        "deloads_taken": sorted(
+            w["week_number"] for w in weeks if w.get("deload") and w["status"] == "ready"
+        ),
+    }
 
 
 async def compose_week(

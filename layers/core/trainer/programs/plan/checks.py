@@ -9,10 +9,11 @@ from collections.abc import Callable
 from trainer.domain.equipment import missing_equipment
 from trainer.domain.weekdays import WEEKDAYS
 from trainer.programs.models import FitnessPlan, PlanInputs
-from trainer.programs.plan.methodology import MAX_LOADING_RUN, required_microcycles
+from trainer.programs.plan.methodology import MAX_LOADING_RUN, MIN_DELOAD_GAP, required_microcycles
 from trainer.programs.plan.render import render_plan_markdown
 from trainer.programs.plan.slots import day_minutes
-from trainer.programs.selection import constraints_for, preference_conflict, resolve
+from trainer.programs.plan.volume import volume_problems
+from trainer.programs.selection import constraints_for, leading_goal, preference_conflict, resolve
 
 REQUIRED_SECTIONS = (
     "# ",
@@ -65,8 +66,9 @@ def min_microcycles(plan: FitnessPlan, inputs: PlanInputs) -> list[str]:
 
 
 def deloads_present(plan: FitnessPlan, inputs: PlanInputs) -> list[str]:
-    """At least one deload, each inside its microcycle, and never more than MAX_LOADING_RUN loading
-    weeks in a row."""
+    """At least one deload, each inside its microcycle, each MIN_DELOAD_GAP or more weeks after the last
+    (or the plan's start), and never more than MAX_LOADING_RUN loading weeks in a row: a deload every
+    4-6 weeks."""
     errors = []
     deloads = plan.deload_weeks
     if not deloads:
@@ -75,6 +77,15 @@ def deloads_present(plan: FitnessPlan, inputs: PlanInputs) -> list[str]:
         outside = [w for w in cycle.deload_weeks if not cycle.start_week <= w <= cycle.end_week]
         if outside:
             errors.append(f"microcycle {cycle.number} lists deload weeks outside its weeks: {outside}")
+    previous = 0
+    for week in deloads:
+        if week - previous < MIN_DELOAD_GAP:
+            errors.append(
+                f"the deload in week {week} comes {week - previous} weeks after "
+                f"{'the last one' if previous else 'the start'}; deloads come every {MIN_DELOAD_GAP}-"
+                f"{MAX_LOADING_RUN + 1} weeks"
+            )
+        previous = week
     run = 0
     for week in range(1, plan.weeks + 1):
         run = 0 if week in deloads else run + 1
@@ -84,6 +95,18 @@ def deloads_present(plan: FitnessPlan, inputs: PlanInputs) -> list[str]:
             )
             break
     return errors
+
+
+def volume_landmarks(plan: FitnessPlan, inputs: PlanInputs) -> list[str]:
+    """Each phase's weekly hard sets per muscle inside the goal's landmarks (trainer.domain.volume)."""
+    goal = leading_goal(inputs.category_goals, inputs.goal_text)
+    return [
+        f"microcycle {cycle.number}: {problem}"
+        for cycle in plan.microcycles
+        for problem in volume_problems(
+            cycle.weekly_pattern, goal=goal, experience=plan.experience, session_minutes=plan.session_minutes
+        )
+    ]
 
 
 def equipment_available(plan: FitnessPlan, inputs: PlanInputs) -> list[str]:
@@ -139,6 +162,7 @@ PLAN_VALIDATORS: dict[str, PlanValidator] = {
     ),
     "plan_min_microcycles": min_microcycles,
     "plan_deloads_present": deloads_present,
+    "plan_volume_landmarks": volume_landmarks,
     "plan_equipment_available": equipment_available,
     "plan_training_days_match": training_days_match,
     "plan_fits_session": fits_session,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from trainer.domain.catalog import CatalogEntry
-from trainer.domain.progression import DELOAD_AFTER_MISSES, PLATE_STEP
+from trainer.domain.progression import DELOAD_AFTER_MISSES
 from trainer.domain.weekdays import WEEKDAYS, Weekday
 from trainer.domain.workout_checks import is_temporary, preference_constraints
 from trainer.programs.models import (
@@ -27,6 +27,7 @@ from trainer.programs.plan.methodology import (
     focus_name,
     focus_template,
     neighbours,
+    phase_deloads,
     phase_layout,
     phase_templates,
     processing_order,
@@ -116,7 +117,7 @@ def draft_plan(inputs: PlanInputs) -> PlanDraft:
                 goal=aim,
                 start_week=start,
                 end_week=end,
-                deload_weeks=[end],
+                deload_weeks=phase_deloads(start, end),
                 intensity=intensity,
                 weekly_pattern=pattern,
             )
@@ -126,7 +127,7 @@ def draft_plan(inputs: PlanInputs) -> PlanDraft:
         methodology=method,
         philosophy=philosophy_text(inputs, method, goal),
         microcycles=cycles,
-        progression_strategy=progression_lines(inputs, [c.end_week for c in cycles]),
+        progression_strategy=progression_lines(inputs, [w for c in cycles for w in c.deload_weeks]),
     )
 
 
@@ -229,7 +230,8 @@ def philosophy_text(inputs: PlanInputs, method: Methodology, goal: str) -> str:
         f"{inputs.experience} lifter training {days} day"
         f"{'s' if days != 1 else ''} a week for about {inputs.session_minutes} minutes.",
         why,
-        "Every phase ends with a lighter deload week so fatigue clears and progress keeps coming.",
+        "Every 4-6 weeks a lighter deload week (fewer sets, lighter weights) lets fatigue clear so "
+        "progress keeps coming.",
         "Weights come from what you actually lift: complete every rep and the weight goes up next time.",
     ]
     avoided = preference_constraints(inputs.preferences).avoided_muscles
@@ -244,17 +246,18 @@ def philosophy_text(inputs: PlanInputs, method: Methodology, goal: str) -> str:
 
 
 def progression_lines(inputs: PlanInputs, deloads: Sequence[int]) -> list[str]:
-    step = PLATE_STEP[inputs.weight_unit]
-    unit = inputs.weight_unit
     weeks = ", ".join(str(w) for w in deloads)
     return [
-        "Double progression: when every set reaches the top of its rep range, add one step "
-        f"({step:g} {unit} on a bar) and go back to the bottom of the range; otherwise add a rep.",
+        "Double progression: add a rep each session until every set reaches the top of its rep range, "
+        "then add about 2.5-10% to the weight (more when you beat the top by a few reps) and go back to "
+        "the bottom of the range.",
+        "Small dumbbells and light bars add reps first when the next weight is too big a jump.",
         f"Fall short of the range {DELOAD_AFTER_MISSES} sessions in a row and the weight drops by about 10%, "
         "then builds back up.",
-        f"Deload weeks ({'week' if len(deloads) == 1 else 'weeks'} {weeks}): about 40% fewer sets at the "
-        "same weights, stopping 3-4 reps short of failure (RPE 6-7).",
+        f"Deload weeks ({'week' if len(deloads) == 1 else 'weeks'} {weeks}): about 40% fewer sets at about "
+        "90% of your working weights, stopping 3-4 reps short of failure (RPE 6-7); a week of poor "
+        "check-ins or missed reps brings one forward.",
         "A new phase moves to new rep ranges: the starting weight comes from your estimated max on that "
-        "lift.",
+        "lift, at the phase's effort.",
         "New exercises start light: from a related lift you already do, else a conservative starting weight.",
     ]

@@ -1,6 +1,7 @@
 """Any draft (the offline drafter's or a model's) made into the plan: exercises resolved against the
 catalog and swapped when they break a hard rule, prescription numbers (sets, rep ranges, rest, hold and
-cardio time) set by code, days trimmed to the session length; and the plan's modification history."""
+cardio time) set by code, days trimmed to the session length, each phase's weekly sets per muscle moved
+into its landmarks (trainer.programs.plan.volume); and the plan's modification history."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from trainer.programs.models import (
 )
 from trainer.programs.plan.draft import PlanError, draft_plan, goal_names
 from trainer.programs.plan.slots import base_sets, make_slot, trim_to_session
+from trainer.programs.plan.volume import balance_volume
 from trainer.programs.selection import (
     Constraints,
     allowed,
@@ -53,6 +55,13 @@ def finalize_plan(draft: PlanDraft, inputs: PlanInputs, *, today: date | None = 
         ]
         if not pattern:
             raise PlanError("No training day of the plan has an exercise that fits your constraints.")
+        pattern = balance_volume(
+            pattern,
+            goal=goal,
+            experience=inputs.experience,
+            phase=cycle.name,
+            session_minutes=inputs.session_minutes,
+        )
         cycles.append(
             Microcycle(
                 number=number,

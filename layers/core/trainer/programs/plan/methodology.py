@@ -1,7 +1,7 @@
 """How a plan is laid out: the methodology by experience and days per week (full body up to 3 days,
 upper/lower at 4, push/pull/legs at 6; powerlifting or bodybuilding splits for advanced lifters), the
-foci of the training days and their exercise slots, and phases of 3-5 weeks each ending in a deload,
-with each phase's rep ranges and intensity."""
+foci of the training days and their exercise slots, and phases of 4-6 weeks each ending in a deload
+week (docs/training-model.md#deloads), with each phase's rep ranges and intensity."""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ from trainer.programs.models import Experience, Methodology
 
 MAX_LOADING_RUN = 5
 """No more than this many weeks in a row without a deload."""
+MIN_DELOAD_GAP = 4
+"""A deload comes 4-6 weeks after the last one (or the plan's start): surveyed strength and physique
+athletes deload every 5.6 +/- 2.3 weeks (Rogerson et al. 2024, Sports Med Open 10:26)."""
+MAX_PHASE_WEEKS = MAX_LOADING_RUN + 1
 
 
 SlotSpec = tuple[str | None, str, str]
@@ -134,16 +138,26 @@ _BEGINNER_PHASES: tuple[PhaseTemplate, ...] = (
 
 
 def phase_layout(weeks: int) -> list[tuple[int, int]]:
-    """(first week, last week) of each phase: enough phases that none exceeds MAX_LOADING_RUN weeks and
-    at least one per 4 weeks (3 for a 12-week plan); longer phases first."""
-    count = max(1, weeks // 4, math.ceil(weeks / MAX_LOADING_RUN))
+    """(first week, last week) of each phase: at least one phase per 4 weeks, each of 4-6 weeks (longer
+    ones first) so that a deload closing each comes every 4-6 weeks; a 7-week plan is 4 + 3, its last
+    3 weeks ending the plan without a deload (fewer than MIN_DELOAD_GAP since the last one)."""
+    count = max(1, weeks // MIN_DELOAD_GAP, math.ceil(weeks / MAX_PHASE_WEEKS))
     base, extra = divmod(weeks, count)
+    lengths = [base + (1 if i < extra else 0) for i in range(count)]
+    if base < MIN_DELOAD_GAP and count > 1:
+        lengths = [MIN_DELOAD_GAP] * (weeks // MIN_DELOAD_GAP)
+        rest = weeks - sum(lengths)
+        lengths = [*lengths, rest] if rest else lengths
     layout, start = [], 1
-    for i in range(count):
-        length = base + (1 if i < extra else 0)
+    for length in lengths:
         layout.append((start, start + length - 1))
         start += length
     return layout
+
+
+def phase_deloads(first: int, last: int) -> list[int]:
+    """A phase's deload week: its last, when the phase is long enough to need one."""
+    return [last] if last - first + 1 >= MIN_DELOAD_GAP else []
 
 
 def required_microcycles(weeks: int) -> int:

@@ -62,7 +62,8 @@ def render_plan_markdown(plan: FitnessPlan) -> str:
         if cycle.intensity:
             lines.append(f"Intensity: {cycle.intensity}")
         if cycle.deload_weeks:
-            lines.append(f"Deload: {_weeks_text(cycle.deload_weeks)} (about 40% fewer sets)")
+            weeks = _weeks_text(cycle.deload_weeks)
+            lines.append(f"Deload: {weeks} (about 40% fewer sets, about 10% lighter)")
         lines += ["", "### Weekly Pattern"]
         for day in cycle.weekly_pattern:
             lines.append(f"**{day.weekday}: {day.focus}**")

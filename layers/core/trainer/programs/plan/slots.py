@@ -7,11 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from trainer.domain.catalog import CatalogEntry
-from trainer.domain.progression import FIXED_REPS_MAX, rep_range
+from trainer.domain.prescriptions import rep_range, rest_seconds
 from trainer.programs.models import ExerciseSlot, Experience, Methodology, SlotKind
 
 DELOAD_VOLUME = 0.6
-"""Deload weeks keep about 60% of the sets (volume -40%, RPE 6-7)."""
+DELOAD_LOAD = 0.9
+"""Deload weeks cut volume and load: about 60% of the sets at about 90% of the working weight, reps at
+the bottom of the range (RPE 6-7), the practice surveyed by Rogerson et al. 2024 (Sports Med Open 10:26:
+fewer sets and reps, a lighter load, more reps in reserve)."""
 WARMUP_MIN = 6
 COOLDOWN_MIN = 4
 SECONDS_PER_REP = 3
@@ -33,16 +36,15 @@ def base_sets(role: str, experience: Experience, methodology: Methodology) -> in
 
 
 def rest_for(role: str, rep_low: int | None) -> int:
-    """Rest between sets: longer for heavier rep ranges, short for accessories, core and stretches."""
+    """Rest between sets: by the range's bottom for lifts (trainer.domain.prescriptions.rest_seconds;
+    main and secondary lifts as compound work, accessories as isolation), short for core and stretches."""
     if role == "conditioning":
         return 0
     if role == "mobility":
         return 15
     if role == "core":
         return 45
-    low = rep_low or 10
-    rest = 180 if low <= FIXED_REPS_MAX else 120 if low < 8 else 90 if low < 12 else 60
-    return min(rest, 75) if role == "accessory" else rest
+    return rest_seconds(rep_low or 10, compound=role in ("main", "secondary"))
 
 
 def slot_kind(entry: CatalogEntry, role: str) -> SlotKind:
