@@ -21,7 +21,7 @@ REPO = CLIENTS.parents[1]
 OPENAPI = REPO / "openapi.json"
 NODE_MODULES = CLIENTS / "node_modules"
 BIN = NODE_MODULES / ".bin"
-TS_SOURCES = ("frames.ts", "phone.ts")
+TS_SOURCES = ("frames.ts", "phone.ts", "health.ts")
 PYTHON_PACKAGE = "trainer_client"
 VENV_BIN = Path(sys.executable).parent
 

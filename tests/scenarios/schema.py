@@ -160,6 +160,17 @@ class CurrentWorkoutSpec(Strict):
     exercises: list[ExerciseSpec] = Field(min_length=1)
 
 
+class HealthSpec(Strict):
+    """The phone's health data, synced before the first turn (trainer_dev.testing.health_series): every
+    type consented to."""
+
+    days: int = Field(default=60, ge=1, le=90)
+    hrv_drop_days: int = Field(default=0, ge=0, le=7)
+    """The latest days' HRV 2 SD under the usual."""
+    long_run_yesterday: bool = False
+    platform: Literal["healthkit", "health_connect"] = "health_connect"
+
+
 class UserSpec(Strict):
     display_name: str = "Scenario User"
     sex: Literal["male", "female", "other"] | None = None
@@ -184,6 +195,7 @@ class UserSpec(Strict):
     current_workout: CurrentWorkoutSpec | None = None
     """A workout generated earlier in the session the scenario continues (the phone shows it)."""
     training_plan: TrainingPlanSpec | None = None
+    health: HealthSpec | None = None
 
     @model_validator(mode="after")
     def _one_current_location(self) -> Self:
@@ -473,7 +485,7 @@ Area = Literal[
     "generation", "swap", "adjust", "add_remove", "logging", "correction", "undo", "statistics",
     "progression", "goals", "preferences", "location", "schedule", "timers", "questions", "injury",
     "units", "open_question", "truthfulness", "programs", "milestones", "readiness", "calendar", "onboarding",
-    "safety",
+    "safety", "health",
 ]  # fmt: skip
 
 

@@ -19,6 +19,7 @@ from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.store.ports import SessionStore
 from trainer.store.repositories import goals, history, locations, milestones, preferences, profiles, schedule
 from trainer.store.repositories import settings as settings_repo
+from trainer_dev.testing.health_series import PhoneHealthData
 
 from tests.scenarios.schema import ExerciseSpec, LoggedWorkout, Scenario, UserSpec
 
@@ -222,6 +223,15 @@ async def seed_user(db: Database, spec: UserSpec, now: datetime) -> str:
             )
         for milestone in spec.milestones:
             await milestones.create_milestone(conn, user_id, **milestone.model_dump())
+    if spec.health is not None:
+        phone = PhoneHealthData(
+            days=spec.health.days,
+            platform=spec.health.platform,
+            hrv_drop_days=spec.health.hrv_drop_days,
+            long_run_yesterday=spec.health.long_run_yesterday,
+            steps=False,
+        )
+        await phone.store(db, user_id, now, zone)
     return user_id
 
 

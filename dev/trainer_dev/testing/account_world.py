@@ -17,8 +17,10 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from trainer.agents.registry import AgentRegistry
 from trainer.container import agent_run_deps, build_agent_registry
+from trainer.domain.health_data import DATA_TYPES
 from trainer.programs.models import PlanRequest
 from trainer.programs.pipeline import ProgramDeps, request_plan
+from trainer.services.health import SampleRow
 from trainer.services.models import UserSettings
 from trainer.services.usage_limits import UsageLimits
 from trainer.services.user_data import UserDataService
@@ -56,6 +58,8 @@ POSTGRES_SEEDERS: dict[str, str] = {
     "notification_deliveries": "delivery",
     "daily_workouts": "delivery",
     "readiness_entries": "readiness",
+    "health_consents": "health",
+    "health_samples": "health",
 }
 """Every user table and the step that gives a user rows in it."""
 
@@ -103,6 +107,7 @@ async def populate_postgres(db: Database, user_id: str, *, now: datetime, histor
     )
     await data.milestones.create(goal_name="Run a 5K", goal_type="distance", target_value=5, target_unit="km")
     await data.readiness.check_in(sleep_hours=5.5, energy=2, soreness={"Quadriceps": 3})
+    await populate_health(db, user_id, now=now)
     deps = ProgramDeps(db=db, agents=agent_run_deps(OFFLINE, db, _registries()), now=lambda: now)
     await request_plan(deps, user_id, PlanRequest(weeks=4, training_days=["Monday", "Wednesday", "Friday"]))
     await populate_delivery(db, user_id, now=now)
@@ -126,6 +131,43 @@ async def populate_delivery(db: Database, user_id: str, *, now: datetime) -> Non
             workout={"title": "Bodyweight circuit", "exercises": [{"name": "Push-up"}]},
             message="Three rounds, rest as needed.",
         )
+
+
+async def populate_health(db: Database, user_id: str, *, now: datetime) -> None:
+    """Consent to every type of health data and a sample of each kind the phone sends."""
+    health = UserDataService(db).for_user(user_id).health
+    await health.set_consents(dict.fromkeys(DATA_TYPES, True))
+    night = now - timedelta(hours=8)
+    await health.store(
+        "healthkit",
+        [
+            SampleRow(f"hrv-{user_id}", "hrv_sdnn", night, night, 48.0, "ms", "Apple Watch"),
+            SampleRow(f"rhr-{user_id}", "resting_heart_rate", night, night, 54.0, "bpm", "Apple Watch"),
+            SampleRow(
+                f"sleep-{user_id}",
+                "sleep_session",
+                night - timedelta(hours=7),
+                night,
+                400.0,
+                "min",
+                "Apple Watch",
+                {"stages": [{"stage": "deep", "start": night.isoformat(), "end": night.isoformat()}]},
+            ),
+            SampleRow(
+                f"steps-{user_id}", "steps", night, night + timedelta(hours=1), 1200.0, "count", "iPhone"
+            ),
+            SampleRow(
+                f"run-{user_id}",
+                "workout",
+                night - timedelta(days=1),
+                night - timedelta(days=1) + timedelta(minutes=50),
+                50.0,
+                "min",
+                "Strava",
+                {"activity": "running", "distance_m": 10_000.0},
+            ),
+        ],
+    )
 
 
 _REGISTRIES: list[AgentRegistry] = []

@@ -117,6 +117,13 @@ def contract_config(token: str) -> schemathesis.Config:
                     "checks": {"positive_data_acceptance": {"expected-statuses": SEMANTIC_422_STATUSES}},
                 },
                 {
+                    # A health sample's rules a schema cannot say: its unit and value range by its type,
+                    # its dates within 400 days back and a day ahead, its platform's own HRV measure, a
+                    # consent granted for its type (422 invalid_request, 409 consent_required).
+                    "include-path-regex": "^/health/samples$",
+                    "checks": {"positive_data_acceptance": {"expected-statuses": SEMANTIC_422_STATUSES}},
+                },
+                {
                     # The settings screens' rules a schema cannot say either: a birth date after 1900,
                     # names listed once and percentages not all zero, an expiry in the future
                     # (invalid_profile, invalid_goals, invalid_preference).

@@ -344,6 +344,12 @@ async def valid_request(
     if "{workout_id}" in path:
         ids["workout_id"] = await created("/workouts", {"date": tomorrow, "workout_type": "Run"})
     session = await created("/agent/sessions") if operation_id == "sendChatMessage" else None
+    if operation_id == "sendHealthSamples":  # a sample is refused (409) without consent for its type
+        granted = await http.put("/health/consent", json={"sleep": True, "workouts": True})
+        assert granted.status_code == 200, granted.text
+    night_end, run_end = now - timedelta(hours=2), now - timedelta(hours=20)
+    bed, run_start = night_end - timedelta(hours=8), run_end - timedelta(minutes=45)
+    deep_end = bed + timedelta(hours=1)
 
     queries: dict[str, dict[str, str]] = {
         "listSessions": {"limit": "10"},
@@ -400,6 +406,27 @@ async def valid_request(
         "updateNotificationSettings": {
             "push_enabled": True, "morning_hour": 7, "quiet_hours": {"start": "22:00", "end": "06:30"},
             "sms_enabled": False,
+        },
+        "updateHealthConsent": {"sleep": True, "steps": False},
+        "sendHealthSamples": {
+            "platform": "healthkit",
+            "samples": [
+                {
+                    "type": "sleep_session", "sample_id": "night-1", "start": bed.isoformat(),
+                    "end": night_end.isoformat(), "value": 420.0, "unit": "min", "source": "Apple Watch",
+                    "stages": [
+                        {"stage": "deep", "start": bed.isoformat(), "end": deep_end.isoformat()},
+                    ],
+                },
+                {
+                    "type": "workout", "sample_id": "run-1", "start": run_start.isoformat(),
+                    "end": run_end.isoformat(), "value": 45.0, "unit": "min", "source": "Strava",
+                    "workout": {
+                        "activity": "running", "distance_m": 8000.0, "average_heart_rate": 150.0,
+                        "energy_kcal": 600.0,
+                    },
+                },
+            ],
         },
         "createReadinessCheckIn": {
             "sleep_hours": 7.5, "sleep_quality": 4, "energy": 3, "stress": 2, "soreness": {"Quadriceps": 2},

@@ -320,7 +320,7 @@ def expect_scheduler_hourly(
     assert result.ok, result.error
     assert result.response["run"] == "hourly"
     assert result.response["at"].startswith(event["at"].removesuffix("Z"))
-    assert set(result.response) == {"run", "at", "week_due", "plans_requeued"}
+    assert set(result.response) == {"run", "at", "week_due", "plans_requeued", "health_samples_purged"}
     week_due = [e["detail"] for e in published if e["detail-type"] == "WeekDue"]
     assert result.response["week_due"] == len(week_due)
     assert {"user_id": SAMPLE_USER_ID, "plan_id": RUNNING_PLAN_ID, "week_number": 2} in week_due

@@ -235,7 +235,7 @@ def test_the_registry_lists_every_agent_the_system_runs() -> None:
 def test_the_chat_agent_is_a_definition_its_turn_runs() -> None:
     assert CHAT in CHAT_AGENTS and CHAT.prompt_id == "chat"
     assert CHAT.implemented_by == ChatRunner.run_turn and not CHAT.runs_in_factory
-    assert len({tool.name for tool in CHAT.tools}) == len(CHAT.tools) == 45
+    assert len({tool.name for tool in CHAT.tools}) == len(CHAT.tools) == 46
     assert CHAT.retry.retry_on == ("model_error",) and CHAT.max_steps == 10
 
 

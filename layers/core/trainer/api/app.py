@@ -31,6 +31,7 @@ from trainer.api.routes import (
     agent,
     devices,
     health,
+    health_data,
     profile,
     programs,
     readiness,
@@ -184,7 +185,11 @@ def create_app(container: Container | None = None, *, settings: Settings | None 
     app.state.container_provider = provider
     install_error_handlers(app)
     app.add_middleware(JsonBodyGuardMiddleware)
-    app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodySizeLimitMiddleware,
+        max_bytes=settings.max_body_bytes,
+        path_limits={health_data.SAMPLES_PATH: health_data.SAMPLES_MAX_BYTES},
+    )
     app.add_middleware(CatchAllMiddleware)
     app.add_middleware(CorrelationIdMiddleware)
     app.add_middleware(FunctionDeadlineMiddleware)
@@ -198,6 +203,7 @@ def create_app(container: Container | None = None, *, settings: Settings | None 
     app.include_router(profile.router)
     app.include_router(account.router)
     app.include_router(readiness.router)
+    app.include_router(health_data.router)
     if settings.console_enabled:
         from trainer.api.routes.console import install_console
 

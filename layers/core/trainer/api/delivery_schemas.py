@@ -165,6 +165,21 @@ class NotificationList(ResponseModel):
 # --- today ----------------------------------------------------------------------------------------
 
 
+class TodayAdjustment(ResponseModel):
+    """What the day's readiness changed in the planned workout, and why (docs/health-data.md#readiness)."""
+
+    source: Literal["check_in", "health_data", "other_workouts"] = Field(
+        description="Today's check-in (it wins), else the phone's health data; `other_workouts`: only a "
+        "long leg session in another app yesterday or today changed the day."
+    )
+    level: Literal["ready", "reduce", "recover", "rest"] | None = Field(
+        description="The day's readiness; null when only other apps' workouts changed the day."
+    )
+    reasons: list[str] = Field(description="The signs behind the level, in words.")
+    changes: list[str] = Field(description="What changed, in words.")
+    explanation: str = Field(description="What changed and why, in one sentence for the user.")
+
+
 class TodayWorkout(ResponseModel):
     date: Day = Field(description="Today in the user's time zone.")
     timezone: TimeZone
@@ -176,13 +191,17 @@ class TodayWorkout(ResponseModel):
     kind: Literal["training", "rest"]
     title: str
     workout: Workout | None = Field(
-        description="Null on a rest day (or a scheduled workout without exercises)."
+        description="Null on a rest day (or a scheduled workout without exercises); adjusted to the "
+        "day's readiness when `adjustment` says so."
     )
     recovery_notes: str | None
     message: str = Field(description="The day as a push/SMS text (at most 1,600 characters).")
     plan_id: UUID | None
     week_number: int | None
     scheduled_at: datetime | None
+    adjustment: TodayAdjustment | None = Field(
+        description="What the day's readiness changed in the workout and why; null: it is as planned."
+    )
 
 
 class TodayResponse(ResponseModel):

@@ -7,6 +7,7 @@ JSON object is `400 invalid_body`; anything else the schema does not allow is `4
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -149,8 +150,12 @@ HTTP_METHODS = frozenset({"get", "put", "post", "delete", "patch", "head", "opti
 
 def _route_path(request: Request) -> str:
     """The path the router matched: without the `root_path` a proxy (an API Gateway stage) added."""
-    path: str = request.scope["path"]
-    root: str = request.scope.get("root_path", "")
+    return _scope_path(request.scope)
+
+
+def _scope_path(scope: Scope) -> str:
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
     return path[len(root) :] if root and path.startswith(root) else path
 
 
@@ -225,20 +230,25 @@ def body_too_large(limit: int) -> ApiError:
 
 
 class BodySizeLimitMiddleware:
-    """413 for bodies over `max_bytes`: by Content-Length up front, else while the body streams in
-    (the overflow surfaces as an ApiError inside the route, where the handlers turn it into JSON)."""
+    """413 for bodies over `max_bytes` (a path of `path_limits`: its own limit, when larger): by
+    Content-Length up front, else while the body streams in (the overflow surfaces as an ApiError inside
+    the route, where the handlers turn it into JSON)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, path_limits: Mapping[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.path_limits = {path: max(limit, max_bytes) for path, limit in (path_limits or {}).items()}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = (
+            self.path_limits.get(_scope_path(scope), self.max_bytes) if self.path_limits else self.max_bytes
+        )
         declared = _content_length(scope)
-        if declared is not None and declared > self.max_bytes:
-            err = body_too_large(self.max_bytes)
+        if declared is not None and declared > limit:
+            err = body_too_large(limit)
             response = error_response(err.status, err.code, err.message)
             await response(scope, receive, send)
             return
@@ -250,8 +260,8 @@ class BodySizeLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise body_too_large(self.max_bytes)
+                if received > limit:
+                    raise body_too_large(limit)
             return message
 
         await self.app(scope, limited_receive, send)

@@ -61,11 +61,19 @@ class ReadinessEntry(ResponseModel):
 
 class ReadinessToday(ResponseModel):
     level: Literal["ready", "reduce", "recover", "rest"] | None = Field(
-        description="From today's newest check-in; null when there is none."
+        description="From today's newest check-in, else from the phone's health data when it has enough "
+        "for a signal (docs/health-data.md#readiness); null when neither has anything to say."
+    )
+    source: Literal["check_in", "health_data"] | None = Field(
+        description="Where `level` comes from: a check-in typed today wins over the sensors."
     )
     reasons: list[str]
     sore_muscles: list[str]
     advice: str
+    health_readings: list[str] = Field(
+        description="What the health data says today, in words: HRV and resting heart rate against the "
+        "person's baseline, last night's sleep against their need (empty without enough data)."
+    )
 
 
 class ReadinessResponse(ResponseModel):

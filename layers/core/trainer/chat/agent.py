@@ -22,6 +22,7 @@ from trainer.tools import (
     data,
     exercises,
     goals,
+    health,
     injuries,
     location,
     preferences,
@@ -53,6 +54,7 @@ CHAT_TOOLS: tuple[AnyTool, ...] = (
     *readiness.TOOLS,
     *profile.TOOLS,
     *settings.TOOLS,
+    *health.TOOLS,
 )
 """The chat agent's tools, in the order its requests list them (the cached prefix depends on it)."""
 CHAT = AgentDefinition(

@@ -1,6 +1,7 @@
 """The program pipeline's functions (docs/programs.md): `PlanRequested` builds a plan and its
 first week, `WeekDue` builds a week once, and the hourly schedules publish `WeekDue` for the plans due
-(requesting again the plans left pending) and `WorkoutReady` for the users whose local morning it is.
+(requesting again the plans left pending, and deleting the health samples past their 400 days) and
+`WorkoutReady` for the users whose local morning it is.
 The work is `trainer.programs.pipeline`'s; here the events are parsed and the dependencies held.
 
 A deployed instance keeps one event loop and one Postgres connection across its invocations
@@ -35,6 +36,7 @@ from trainer.programs.pipeline import (
     run_daily,
     run_hourly,
 )
+from trainer.services.health import purge_expired
 from trainer.settings import ProgramJobSettings
 
 logger = logging.getLogger(__name__)
@@ -252,10 +254,16 @@ class ScheduleResult:
     """WorkoutReady details sent again for deliveries the Notifier deferred (daily)."""
     missed: list[dict[str, Any]] = field(default_factory=list)
     """The users whose missed sessions the daily run adapted, with what changed (daily)."""
+    health_samples_purged: int = 0
+    """Health samples deleted past their retention (hourly; trainer.services.health.purge_expired)."""
 
     def summary(self) -> dict[str, Any]:
         counts = (
-            {"week_due": len(self.published), "plans_requeued": len(self.requeued)}
+            {
+                "week_due": len(self.published),
+                "plans_requeued": len(self.requeued),
+                "health_samples_purged": self.health_samples_purged,
+            }
             if self.run == "hourly"
             else {
                 "workout_ready": len(self.published),
@@ -277,7 +285,9 @@ async def run_schedule(
             "daily", at, published, republished=await republish_deliveries(programs, now=at), missed=missed
         )
     published = await run_hourly(programs, now=at, limit=week_due_limit)
-    return ScheduleResult("hourly", at, published, await requeue_stale_plans(programs, now=at))
+    requeued = await requeue_stale_plans(programs, now=at)
+    purged = await purge_expired(programs.db, at)
+    return ScheduleResult("hourly", at, published, requeued, health_samples_purged=purged)
 
 
 def handle_schedule(event: dict[str, Any], context: Any, deps: ProgramJobDeps) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from trainer.domain.exercise_search import exercise_question
 from trainer.offline import calendar_turns, checkins, handlers, location_edits, onboarding, requests, safety
 from trainer.offline.classifier import predict
+from trainer.offline.health_questions import HEALTH_NEED, answer_health, asks_health, days_asked
 from trainer.offline.patterns import (
     ABOUT_CHANGE,
     ABOUT_GOALS,
@@ -212,6 +213,11 @@ READINESS = Topic(
         Need("workout_history", "recent training load", days_back=INJURY_HISTORY_DAYS),
     ),
 )
+HEALTH = Topic(
+    "health data",
+    asks_health,
+    lambda text: (Need("health_data", HEALTH_NEED, days_back=days_asked(text)),),
+)
 PROFILE = Topic(
     "profile",
     lambda text: onboarding.states_profile(text) or bool(onboarding.START.search(text)),
@@ -236,6 +242,7 @@ TOPICS: tuple[Topic, ...] = (
     EXERCISE_ALTERNATIVES,
     READINESS,
     PROFILE,
+    HEALTH,
 )
 """In the order the initializer lists them."""
 
@@ -285,6 +292,8 @@ INTENTS: tuple[Intent, ...] = (
            expand=requests.intensity_steps),
     Intent("show_exercise", requests.show, CHANGE_TOPICS),
     Intent("timer", handlers.timer, CHANGE_TOPICS, label="build that timer"),
+    # the phone's health data ('why is today lighter?', 'how did I sleep?'): a rule, before the model
+    Intent("health", answer_health, (HEALTH,), label="read your health data"),
     # the calendar and the training plan
     Intent("training_days", calendar_turns.training_days, SCHEDULE_TOPICS, label="change your training days"),
     Intent("missed", calendar_turns.missed, SCHEDULE_TOPICS, label="check your missed sessions"),
@@ -342,10 +351,13 @@ COMBINED: tuple[Intent, ...] = tuple(row for row in INTENTS if row.combined)
 
 
 def main_intent(text: str) -> IntentName | None:
-    """The one action a message asks for: a red flag by rule, else the classifier's reading when it is
-    sure; None when it is not (the caller looks for facts the slot parsers find, then answers or asks)."""
+    """The one action a message asks for: a red flag or a question about the phone's health data by rule,
+    else the classifier's reading when it is sure; None when it is not (the caller looks for facts the
+    slot parsers find, then answers or asks)."""
     if safety.raises_red_flag(text):
         return "red_flag"
+    if asks_health(text):
+        return "health"
     if text.strip():
         prediction = predict(text)
         if prediction.confident and prediction.intent in BY_NAME:

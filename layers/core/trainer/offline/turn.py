@@ -37,6 +37,7 @@ IntentName = Literal[
     "readiness", "new_location", "onboarding", "profile", "profile_next", "edit_location",
     "training_days", "missed", "skip_session", "swap_sessions",
     "units", "pain_alternatives", "show_exercise", "scheme", "intensity", "never", "red_flag", "injury",
+    "health",
 ]  # fmt: skip
 REPLY_TOOLS = (MessageNotifyUser.name, MessageAskUser.name, Idle.name)
 WHOLE_WORKOUT = re.compile(r"\b(workout|session|everything|all of it|whole|the lot|all exercises)\b", re.I)

@@ -5,6 +5,11 @@
 3. else one workout composed for the day the first time it is asked for (the app's first
    open shows a workout at once) and kept, so every later call that day answers the same workout.
 
+The day's workout is then fitted to the day's readiness (trainer.services.day_readiness: today's check-in,
+else the phone's health data; other apps' long leg sessions), on every read, so a check-in or a night's
+data that arrives later in the day changes what the next read answers; `adjustment` says what changed and
+why (None: nothing did).
+
 Composing and wording are ports (wired by trainer.container): the composer is the offline coach's,
 the one `generate_workout` uses offline (trainer.offline.planner.OfflineCoach: the catalog composer on
 the user's equipment, goals, history and preferences, no model call), the texts are the program
@@ -14,7 +19,7 @@ pipeline's day messages (at most 1,600 characters).
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal, Protocol
 
@@ -22,11 +27,14 @@ from pydantic import ValidationError
 
 from trainer.domain.composer import ComposerError
 from trainer.domain.delivery_window import instant
+from trainer.domain.readiness import Level
 from trainer.domain.workout import Workout
 from trainer.domain.workout_grouping import zone
+from trainer.services.day_readiness import FitBasis, current_place, day_readiness, fit_to_day
 from trainer.services.errors import UserDataError
 from trainer.services.rows import Row
 from trainer.services.scope import UserScope
+from trainer.services.user_data import UserData
 from trainer.store.repositories import settings as settings_repo
 from trainer.store.repositories import today as repo
 
@@ -52,6 +60,18 @@ class DayMessages(Protocol):
 
 
 @dataclass(frozen=True)
+class TodayAdjustment:
+    """What the day's readiness changed in its workout, and why."""
+
+    source: FitBasis
+    level: Level | None
+    """The readiness level (None: only other apps' workouts changed the day)."""
+    reasons: list[str]
+    changes: list[str]
+    explanation: str
+
+
+@dataclass(frozen=True)
 class Today:
     date: date
     timezone: str
@@ -66,6 +86,7 @@ class Today:
     plan_id: uuid.UUID | None = None
     week_number: int | None = None
     scheduled_at: datetime | None = None
+    adjustment: TodayAdjustment | None = None
 
 
 class TodayService:
@@ -76,6 +97,28 @@ class TodayService:
 
     async def today(self, now: datetime) -> Today:
         """UserDataError when the day holds nothing and no workout fits the user's constraints."""
+        return await self._fitted(await self._day(now), now)
+
+    async def _fitted(self, today: Today, now: datetime) -> Today:
+        if today.kind != "training" or today.workout is None:
+            return today
+        async with UserData(self._scope).reading() as reads:
+            place = await current_place(reads)
+            day = await day_readiness(reads, now)
+        fit = fit_to_day(today.workout, day, place)
+        if fit.basis is None or fit.explanation is None:
+            return today
+        readiness = day.assessment if fit.basis != "other_workouts" else None
+        adjustment = TodayAdjustment(
+            source=fit.basis,
+            level=readiness.level if readiness is not None else None,
+            reasons=list(readiness.reasons) if readiness is not None else [],
+            changes=fit.changes,
+            explanation=fit.explanation,
+        )
+        return replace(today, workout=fit.workout, adjustment=adjustment)
+
+    async def _day(self, now: datetime) -> Today:
         user = self._scope.user
         async with self._scope.use() as conn:
             timezone = str((await settings_repo.get_user_settings(conn, user)).get("timezone") or "UTC")

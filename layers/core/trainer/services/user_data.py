@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 
 from trainer.services.devices import DeviceService
 from trainer.services.goals import GoalService
+from trainer.services.health import HealthService
 from trainer.services.history import HistoryService
 from trainer.services.locations import LocationService
 from trainer.services.milestones import MilestoneService
@@ -54,6 +55,7 @@ class UserData:
         self.devices = DeviceService(scope)
         self.notifications = NotificationService(scope)
         self.readiness = ReadinessService(scope)
+        self.health = HealthService(scope)
 
     @classmethod
     def on_connection(cls, conn: Conn, user_id: UserRef) -> UserData:

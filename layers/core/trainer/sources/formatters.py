@@ -558,3 +558,12 @@ def format_readiness(data: Mapping[str, Any]) -> str:
         lines.append(f"- {row['recorded_at']:%Y-%m-%d %H:%M}: {'; '.join(parts) or 'no details'}")
     lines.append("</readiness>")
     return "\n".join(lines)
+
+
+def format_health_data(data: Mapping[str, Any]) -> str:
+    """Today's readiness from the health data, the nights, the trends and other apps' workouts."""
+    lines = ["<health_data>", f"Today: {esc(data['today'])}", f"Sleep: {esc(data['sleep'])}"]
+    lines.extend(f"Trend: {esc(line)}" for line in data.get("trends") or ())
+    lines.append(f"Other apps: {escape_text(data['workouts'])}")
+    lines.append("</health_data>")
+    return "\n".join(lines)

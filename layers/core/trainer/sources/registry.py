@@ -11,12 +11,14 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from trainer.domain.distribution import distribution_report
 from trainer.domain.equipment import available_equipment
 from trainer.domain.exercise_search import equipment_overview, exercise_guide
+from trainer.domain.health_readiness import READINESS_WINDOW_DAYS
+from trainer.domain.health_summaries import sleep_summary, trends, workouts_words
 from trainer.domain.progression import (
     ENTRIES_PER_EXERCISE,
     WINDOW_DAYS,
@@ -24,6 +26,8 @@ from trainer.domain.progression import (
     exercise_histories,
     progression_targets,
 )
+from trainer.domain.workout_grouping import local_midnight
+from trainer.services.day_readiness import day_readiness, day_words
 from trainer.services.errors import UserDataError
 from trainer.services.goals import weights_by_category, weights_by_muscle
 from trainer.services.milestones import MILESTONE_STATUSES
@@ -283,6 +287,22 @@ async def _readiness(data: UserData, params: dict[str, Any], ctx: FetchContext) 
     }
 
 
+async def _health_data(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
+    """The phone's health data in words computed in code (trainer.tools.health says the same)."""
+    days = params["days_back"]
+    day = await day_readiness(data, ctx.now)
+    series = await data.health.series(day.today, day.tz, days=max(READINESS_WINDOW_DAYS, days))
+    nights = await data.health.nights(day.today - timedelta(days=days - 1), day.today, day.tz)
+    since = local_midnight(day.today - timedelta(days=days - 1), day.tz)
+    workouts = await data.health.workouts(since, ctx.now + timedelta(seconds=1))
+    return {
+        "today": day_words(day),
+        "sleep": sleep_summary(nights, series.sleep, day.today, days).words(),
+        "trends": [t.words() for t in trends(series, day.today, days)],
+        "workouts": workouts_words(workouts, day.today, day.tz, days),
+    }
+
+
 async def _milestone_goals(data: UserData, params: dict[str, Any], ctx: FetchContext) -> Any:
     return {"rows": await data.milestones.with_status(params["status"]), "params": params}
 
@@ -336,6 +356,10 @@ SOURCES: dict[str, DataSource] = {
                    "Readiness check-ins (sleep, energy, stress, soreness, last RPE) and today's computed "
                    "readiness: train, train lighter, recovery session or rest, with the reasons",
                    _readiness, fmt.format_readiness, (Param("days_back", 7, 1, 90),)),
+        DataSource("health_data", "Health data",
+                   "The phone's health data against the user's baseline: why today is lighter or not, "
+                   "sleep, HRV and resting heart rate trends, other apps' workouts",
+                   _health_data, fmt.format_health_data, (Param("days_back", 7, 1, 90),)),
     )
 }  # fmt: skip
 

@@ -1,5 +1,6 @@
 """Loads what the coach must know about a user before composing or checking a workout: units, time
-zone, equipment at the current location (and the weights it lists), goals and distribution debt,
+zone, equipment at the current location (and the weights it lists), goals and distribution debt (other
+apps' cardio minutes from the phone's health data counted toward the cardio goals),
 active preferences (injuries among them), recent history, the recent sessions of each exercise
 progression reads, and the profile's experience and usual session length.
 
@@ -16,6 +17,7 @@ from trainer.domain.composer import ComposerRequest
 from trainer.domain.distribution import DistributionRow, distribution_report
 from trainer.domain.equipment import available_equipment
 from trainer.domain.loading import LoadSteps
+from trainer.domain.outside_workouts import with_outside_cardio
 from trainer.domain.prescriptions import leading_style
 from trainer.domain.progression import ENTRIES_PER_EXERCISE, WINDOW_DAYS, exercise_histories
 from trainer.domain.recovery import recovering_muscles
@@ -105,6 +107,7 @@ async def load_training_facts(db: Database, user_id: str, now: datetime) -> Trai
         category_goals = await data.goals.category_weights()
         muscle_goals = await data.goals.muscle_weights()
         totals = await data.history.distribution()
+        outside_cardio = await data.health.cardio_minutes()
         prefs = await data.preferences.active(now)
         recent = await data.history.recent(days_back=HISTORY_DAYS, limit=HISTORY_LIMIT, now=now)
         sessions = await data.history.recent_loaded_by_exercise(
@@ -116,7 +119,10 @@ async def load_training_facts(db: Database, user_id: str, now: datetime) -> Trai
         equipment=available_equipment(current.get("equipment") or []) if current else None,
         category_goals=category_goals,
         muscle_goals=muscle_goals,
-        category_debt=distribution_report(category_goals, _floats(totals.get("category", {}))),
+        category_debt=distribution_report(
+            category_goals,
+            with_outside_cardio(_floats(totals.get("category", {})), category_goals, outside_cardio),
+        ),
         muscle_debt=distribution_report(muscle_goals, _floats(totals.get("muscle", {}))),
         preferences=[dict(p) for p in prefs],
         history=[dict(r) for r in recent],

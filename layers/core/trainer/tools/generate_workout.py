@@ -1,18 +1,20 @@
-"""generate_workout: a whole workout from the model's exercises, fitted to the user (today's check-in,
-the loads their location can make), stored as the current workout and its artifact, and reviewed
+"""generate_workout: a whole workout from the model's exercises, fitted to the user (today's readiness:
+the check-in, else the phone's health data, and other apps' long leg sessions; the loads their location
+can make), stored as the current workout and its artifact, and reviewed
 (problems to fix, each exercise's progression target)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from trainer.domain.progression import ProgressionTarget
 from trainer.domain.workout import STRICT_NUMBERS, Exercise, Workout
 from trainer.domain.workout_checks import WorkoutReview
+from trainer.services.day_readiness import BASIS_WORDS
 from trainer.store.models import CURRENT_WORKOUT_KEY, EventType
 from trainer.tools.base import StatusMessage, Tool, ToolContext, not_shown
 from trainer.tools.communication import ARTIFACTS_KEY, DISPLAYABLES_KEY
@@ -75,6 +77,9 @@ def _sent(arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [e.model_dump(mode="json", exclude_none=True) for e in workout.exercises]
 
 
+AdjustedFrom = Literal["check_in", "health_data", "other_workouts"]
+
+
 class GenerateResult(WorkoutChange):
     workout_id: str
     artifact_id: str
@@ -86,7 +91,9 @@ class GenerateResult(WorkoutChange):
     targets: list[ExerciseTarget] = Field(default_factory=list)
     """Per exercise, in order: the next load and reps progression computes from the user's history."""
     adjustments: list[str] = Field(default_factory=list)
-    """What the server changed to fit today's readiness check-in, and why (say it to the user)."""
+    """What the server changed to fit today's readiness, and why (say it to the user)."""
+    adjusted_from: AdjustedFrom | None = None
+    """What the adjustments answer: today's check-in, the phone's health data, or other apps' workouts."""
     prescribed: list[dict[str, Any]] = Field(default_factory=list)
     """The exercises as stored (loads fitted to the location, in the user's unit)."""
 
@@ -103,7 +110,9 @@ class GenerateResult(WorkoutChange):
             detail = prescription(sent.get(brief.exercise_name.lower(), {}))
             lines.append(f"{brief.order}. {brief.exercise_name}" + (f": {detail}" if detail else ""))
         if self.adjustments:
-            lines.append(f"Based on today's check-in I {joined(self.adjustments)}.")
+            lines.append(
+                f"Based on {BASIS_WORDS[self.adjusted_from or 'check_in']} I {joined(self.adjustments)}."
+            )
         return "\n".join(lines)
 
 
@@ -123,7 +132,7 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
 
     async def execute(self, args: GenerateArgs, ctx: ToolContext) -> GenerateResult:
         goals = await user_goal_weights(ctx, args.workout.exercises)
-        workout, adjustments = await fit_workout(args.workout.to_workout(goals), ctx)
+        workout, fit = await fit_workout(args.workout.to_workout(goals), ctx)
         displayables = await ctx.get_state(DISPLAYABLES_KEY) or {}
         workouts: dict[str, Any] = displayables.setdefault("workouts", {})
         known_exercises: dict[str, Any] = displayables.setdefault("exercises", {})
@@ -188,7 +197,8 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
             summary=GeneratedSummary.model_validate(summary),
             exercises=[_brief(ex) for ex in dumped],
             problems=review.problems,
-            adjustments=adjustments,
+            adjustments=fit.changes if fit else [],
+            adjusted_from=fit.basis if fit else None,
             prescribed=dumped,
             targets=[
                 ExerciseTarget(exercise_id=ex["id"], exercise_name=ex["exercise_name"], target=target)
@@ -207,7 +217,8 @@ class GenerateWorkout(Tool[GenerateArgs, GenerateResult]):
         ]
         if result.adjustments:
             lines.append(
-                "Adjusted to today's readiness check-in (tell the user): " + "; ".join(result.adjustments)
+                f"Adjusted to {BASIS_WORDS[result.adjusted_from or 'check_in']} (tell the user): "
+                + "; ".join(result.adjustments)
             )
         known = [(t, t.target) for t in result.targets if t.target is not None]
         if known:

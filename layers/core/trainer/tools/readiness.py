@@ -1,5 +1,6 @@
 """check_readiness: store a readiness check-in (sleep, energy, stress, soreness, last session's RPE)
-and answer "should I train today?" from today's check-in, computed in code (trainer.domain.readiness).
+and answer "should I train today?" from today's check-in, else from the phone's health data, computed in
+code (trainer.domain.readiness, trainer.domain.health_readiness).
 generate_workout adjusts a later workout to it; a workout of this conversation made before the check-in
 (within its day) is adjusted at once, always from the workout as first made, so a second check-in never
 cuts twice and a good one restores it."""
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field
 from trainer.domain.muscles import MUSCLES, canonical_muscle
 from trainer.domain.readiness import CheckIn, assess
 from trainer.domain.workout import STRICT_NUMBERS, Workout
+from trainer.services.day_readiness import day_readiness
 from trainer.services.readiness import READINESS_HOURS
 from trainer.store.models import CURRENT_WORKOUT_KEY
 from trainer.tools.base import (
@@ -60,6 +62,9 @@ class CheckReadinessResult(ToolResult):
     """What changed in this conversation's current workout because of the check-in, in words."""
     artifact_id: str | None = None
     """The changed workout's artifact, to show again (set only with workout_changes)."""
+    from_health_data: bool = False
+    """No check-in today: the readiness comes from the phone's health data (HRV, resting heart rate,
+    sleep against the person's baseline)."""
 
     def add_to_reply(self, reply: Reply) -> None:
         if self.workout_changes:
@@ -71,6 +76,8 @@ class CheckReadinessResult(ToolResult):
     def say(self, ctx: ReplyContext, arguments: Mapping[str, Any]) -> str:
         if self.level is None:
             return self.advice
+        if self.from_health_data:
+            return "From your phone's health data: " + self.advice
         text = ("Thanks for checking in. " if self.recorded else "") + self.advice
         if self.workout_changes:
             text += " I've adjusted the workout we made today: " + "; ".join(self.workout_changes) + "."
@@ -107,6 +114,9 @@ class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
             row = await readiness.today(ctx.now())
             recorded = False
         if row is None:
+            sensed = await _from_health_data(ctx)
+            if sensed is not None:
+                return sensed
             return CheckReadinessResult(
                 recorded=False,
                 has_check_in=False,
@@ -129,6 +139,10 @@ class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
         )
 
     def format(self, result: CheckReadinessResult) -> str:
+        if result.from_health_data:
+            return (
+                f"no check-in today; readiness {result.level} from the phone's health data: {result.advice}"
+            )
         if not result.has_check_in:
             return "no check-in today; ask how they slept and feel"
         stored = "check-in stored; " if result.recorded else ""
@@ -138,6 +152,22 @@ class CheckReadiness(Tool[CheckReadinessArgs, CheckReadinessResult]):
                 result.workout_changes
             )
         return text
+
+
+async def _from_health_data(ctx: ToolContext) -> CheckReadinessResult | None:
+    """Today's readiness from the phone's health data, when it has enough for a signal."""
+    async with ctx.user_data.reading() as reads:
+        day = await day_readiness(reads, ctx.now())
+    if day.source != "health_data" or day.assessment is None:
+        return None
+    return CheckReadinessResult(
+        recorded=False,
+        has_check_in=False,
+        level=day.assessment.level,
+        reasons=list(day.assessment.reasons),
+        advice=day.assessment.advice,
+        from_health_data=True,
+    )
 
 
 async def _refit_current_workout(check_in: dict[str, Any], ctx: ToolContext) -> tuple[list[str], str | None]:

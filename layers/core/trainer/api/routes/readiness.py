@@ -1,8 +1,10 @@
-"""Readiness check-ins (docs/api.md#readiness): the same entries the chat's check_readiness tool stores."""
+"""Readiness check-ins (docs/api.md#readiness): the same entries the chat's check_readiness tool stores, and
+today's readiness (the check-in, else the phone's health data: trainer.services.day_readiness)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query
 
@@ -12,6 +14,10 @@ from trainer.api.openapi import AUTHENTICATED, DATABASE, INVALID_QUERY, JSON_BOD
 from trainer.api.readiness_schemas import ReadinessCheckIn, ReadinessEntry, ReadinessResponse, ReadinessToday
 from trainer.api.routes import ContainerDep, RegisteredUserId, UserId
 from trainer.api.routes.user_data import user_data
+
+if TYPE_CHECKING:
+    from trainer.services.day_readiness import DayReadiness
+    from trainer.services.user_data import UserData
 
 router = APIRouter(tags=["readiness"])
 
@@ -27,8 +33,8 @@ async def get_readiness(
     """The caller's check-ins of the last `days_back` days and today's readiness."""
     async with user_data(container, user_id).reading() as data:
         rows = await data.readiness.recent(days=days_back)
-        today = await data.readiness.today()
-    return _response(rows, today)
+        day = await day_readiness(data, datetime.now(UTC))
+    return _response(rows, day)
 
 
 @router.post(
@@ -49,22 +55,36 @@ async def create_readiness_check_in(
     await data.readiness.check_in(**fields, soreness=soreness)
     async with data.reading() as reads:
         rows = await reads.readiness.recent(days=1)
-        today = await reads.readiness.today()
-    return _response(rows, today)
+        day = await day_readiness(reads, datetime.now(UTC))
+    return _response(rows, day)
 
 
-def _response(rows: list[dict[str, Any]], today: dict[str, Any] | None) -> ReadinessResponse:
-    from trainer.domain.readiness import CheckIn, assess
+async def day_readiness(data: UserData, now: datetime) -> DayReadiness:
+    from trainer.services.day_readiness import day_readiness as read_day
 
-    if today is None:
-        now = ReadinessToday(level=None, reasons=[], sore_muscles=[], advice="No check-in today.")
+    return await read_day(data, now)
+
+
+def _response(rows: list[dict[str, Any]], day: DayReadiness) -> ReadinessResponse:
+    readings = list(day.health.readings) if day.health is not None else []
+    found = day.assessment
+    if found is None:
+        now = ReadinessToday(
+            level=None,
+            source=None,
+            reasons=[],
+            sore_muscles=[],
+            advice="No check-in today.",
+            health_readings=readings,
+        )
     else:
-        found = assess(CheckIn.from_row(today))
         now = ReadinessToday(
             level=found.level,
+            source=day.source,
             reasons=list(found.reasons),
             sore_muscles=list(found.sore_muscles),
             advice=found.advice,
+            health_readings=readings,
         )
     entries = [ReadinessEntry.model_validate({**row, "id": str(row["id"])}) for row in rows]
     return ReadinessResponse(today=now, entries=entries)
