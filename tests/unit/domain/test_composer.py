@@ -232,12 +232,14 @@ def test_every_composed_workout_keeps_the_hard_rules_time_and_progression(
                 assert max(ex.load_each) <= target.max_load + 0.01, (ex.exercise_name, ex.load_each, target)
     seconds = sum(exercise_timer(ex).total_duration_sec + CHANGEOVER_SEC for ex in workout.exercises)
     wanted = minutes or DEFAULT_TIME_BUDGET_MIN
-    if asked and seconds / 60 < 0.8 * wanted:
-        # a muscle or body-part request keeps to those muscles: short only when nothing more for them fits
+    if seconds / 60 < 0.8 * wanted:
+        # short only when nothing more fits: a muscle or body-part request keeps to those muscles, and
+        # injuries can leave few exercises of a kind (an hour of stretching around a sore knee, ankle and
+        # hip has 11 distinct stretches at 43 minutes), never a repeated exercise to fill the time
         longer = compose_workout(dataclasses.replace(req, time_budget_min=2 * wanted))
         assert len(longer.exercises) == len(workout.exercises), (req.request_text, seconds / 60)
     else:
-        assert 0.8 * wanted <= seconds / 60 <= 1.2 * wanted, (req.request_text, seconds / 60)
+        assert seconds / 60 <= 1.2 * wanted, (req.request_text, seconds / 60)
     user = UserTrainingContext(
         available_equipment=have,
         recovering_muscles=recovering,
