@@ -151,6 +151,25 @@ def filter_body(context: schemathesis.HookContext, body: Any) -> bool:
     return not isinstance(timezone, str) or timezone in TIME_ZONES
 
 
+def _whole_numbers_as_integers(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole_numbers_as_integers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers_as_integers(item) for item in value]
+    return value
+
+
+@schema.hook
+def map_body(context: schemathesis.HookContext, body: Any) -> Any:
+    """A whole number is sent as an integer. Bodies are strict about JSON types (an integer field refuses
+    `7.0`, as it refuses `"7"` and `true`: docs/api.md), which JSON Schema cannot say: to it `7.0` is the
+    integer 7, and schemathesis spells some integers that way. tests/unit/api/test_inputs.py checks that
+    `7.0` is refused."""
+    return _whole_numbers_as_integers(body)
+
+
 @schemathesis.hook
 def before_call(context: schemathesis.HookContext, case: schemathesis.Case, kwargs: dict[str, Any]) -> None:
     """`DELETE /me` really deletes: it is sent as LEAVING_USER (a probe without the token stays one).
