@@ -68,7 +68,9 @@ def start_postgres(data_dir: Path, port: int | None = None, *, durable: bool = T
     last_error: Exception | None = None
     for _ in range(START_ATTEMPTS):
         chosen = port or free_port()
-        options = f'-h 127.0.0.1 -p {chosen} -k ""'
+        # UTC whatever the machine's zone, as RDS runs: timestamps come back (and the API answers them)
+        # in UTC, and a date read from one is the UTC day on any developer's machine
+        options = f'-h 127.0.0.1 -p {chosen} -k "" -c timezone=UTC -c log_timezone=UTC'
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         try:

@@ -19,19 +19,21 @@ import contextlib
 import copy
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from trainer.store.models import Event, EventPage, EventType, KnowledgeRef, Session
-from trainer.store.ports import LeaseClaim, LeaseHeld, SessionBatch, SessionStore
+from trainer.store.ports import LeaseClaim, LeaseHeld, SessionBatch, SessionStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
 
 class LeaseLost(RuntimeError):
-    """Another turn took the session over while this one ran (it was presumed dead): this one must
-    not write anything more."""
+    """Another turn took the session over while this one ran (it was presumed dead), or its lease ran
+    out: this one must not write anything more. A lease that ran out because the session store stopped
+    answering its renewals has that StoreUnavailable as its cause (`__cause__`): the turn then ends as
+    the store's outage, not as a broken turn."""
 
 
 def _utcnow() -> datetime:
@@ -64,7 +66,11 @@ class TurnStore:
         the length it was taken for)."""
         self.released = False
         self.lost = False
+        self._lost_how = "was taken over"
+        self._lost_cause: BaseException | None = None
         self.failed: BaseException | None = None
+        self.unanswered: StoreUnavailable | None = None
+        """The last renewal or read the session store did not answer (None once one is answered)."""
         self.commits = 0
         self._pending = SessionBatch()
         self._states: dict[str, dict[str, Any] | None] = {}
@@ -85,7 +91,7 @@ class TurnStore:
         Raises what the store raised; the batch is then dropped and the store turns write-through."""
         async with self._lock:
             if self.lost:
-                raise LeaseLost(f"the lease on session {self.session.id} was taken over")
+                raise self.lost_error()
             if self.failed is not None:
                 if release:
                     await self._release_directly()
@@ -96,8 +102,8 @@ class TurnStore:
             if time.monotonic() >= self.extended_at + granted:
                 # The lease ran out (a stall longer than it): another may hold the session now, or its
                 # deletion may have taken it; a turn never writes past its lease.
-                self.mark_lost()
-                raise LeaseLost(f"the lease on session {self.session.id} ran out")
+                self.mark_lost("ran out", self.unanswered)
+                raise self.lost_error()
             batch, self._pending = self._pending, SessionBatch()
             ttl = max(1, self._lease_ttl())
             batch.lease = LeaseClaim(self.holder, ttl, release=release)
@@ -119,9 +125,19 @@ class TurnStore:
             if batch.events:
                 self.durable_seq = max(self.durable_seq, batch.events[-1].sequence_number)
 
-    def mark_lost(self) -> None:
-        self.lost = True
-        self.failed = self.failed or LeaseLost(f"the lease on session {self.session.id} was taken over")
+    def mark_lost(self, how: str = "was taken over", cause: BaseException | None = None) -> None:
+        """The session is no longer this turn's: another took it over, or the lease ran out (`cause`: the
+        store's silence that kept it from being renewed, when that is why)."""
+        if not self.lost:
+            self.lost = True
+            self._lost_how, self._lost_cause = how, cause
+        self.failed = self.failed or self.lost_error()
+
+    def lost_error(self) -> LeaseLost:
+        """What a write after the lease was lost raises, with its cause."""
+        error = LeaseLost(f"the lease on session {self.session.id} {self._lost_how}")
+        error.__cause__ = self._lost_cause
+        return error
 
     def raise_if_failed(self) -> None:
         """Raises what made a flush fail (LeaseLost once the session was taken over), if one did."""
@@ -133,7 +149,7 @@ class TurnStore:
         if not self._own(session_id):
             return False
         if self.lost:
-            raise LeaseLost(f"the lease on session {self.session.id} was taken over")
+            raise self.lost_error()
         return self.failed is None
 
     def flush_soon(self) -> None:
@@ -159,7 +175,7 @@ class TurnStore:
         """The turn's last commit: session fields set, the lease released."""
         await asyncio.gather(self.settle(), return_exceptions=True)
         if self.lost:
-            raise LeaseLost(f"the lease on session {self.session.id} was taken over")
+            raise self.lost_error()
         if self.failed is not None:
             self.session = await self.inner.update_session(self.session.id, **fields)
             await self._release_directly()
@@ -168,6 +184,16 @@ class TurnStore:
         await self.flush(release=True)
         self.session = self.session.model_copy(update={**fields, "last_seq": self.durable_seq})
         return self.session
+
+    async def _answered[T](self, call: Awaitable[T]) -> T:
+        """Awaits a call to the session store, noting whether the store answered it."""
+        try:
+            result = await call
+        except StoreUnavailable as exc:
+            self.unanswered = exc
+            raise
+        self.unanswered = None
+        return result
 
     async def _release_directly(self) -> None:
         if not self.released:
@@ -201,7 +227,7 @@ class TurnStore:
         if not self._own(session_id) or self.failed is not None:
             return await self.inner.get_state(session_id, key)
         if key not in self._states:
-            self._states[key] = await self.inner.get_state(session_id, key)
+            self._states[key] = await self._answered(self.inner.get_state(session_id, key))
         value = self._states[key]
         return copy.deepcopy(value) if value is not None else None
 
@@ -286,7 +312,7 @@ class TurnStore:
 
     async def renew_lease(self, session_id: str, holder: str, ttl_seconds: int) -> None:
         asked_at = time.monotonic()
-        await self.inner.renew_lease(session_id, holder, ttl_seconds)
+        await self._answered(self.inner.renew_lease(session_id, holder, ttl_seconds))
         if self._own(session_id) and holder == self.holder:
             self.extended_at, self.lease_seconds = asked_at, ttl_seconds
 
