@@ -247,5 +247,8 @@ def test_a_new_users_bodyweight_reps_stay_in_the_goals_range() -> None:
     assert review_workout(push_ups(10), new).problems == []
     endurance = UserTrainingContext(weight_unit="kg", goal_style="endurance")
     assert review_workout(push_ups(18), endurance).problems == []
+    strength = UserTrainingContext(weight_unit="kg", goal_style="strength")
+    assert review_workout(push_ups(10), strength).problems == []
+    assert review_workout(push_ups(20), strength).problems != []
     trained = UserTrainingContext(weight_unit="kg", exercise_history=_history(("Bench Press", 60, [8, 8], 3)))
     assert review_workout(push_ups(48), trained).problems == []

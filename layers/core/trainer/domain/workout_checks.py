@@ -362,16 +362,21 @@ def check_workout(
     return problems
 
 
+FIRST_BODYWEIGHT_REPS_FLOOR = 12
+"""A new user's bodyweight set may always reach 12 reps, the top of the 8-12 range (a strength goal's
+fixed fives are for loaded lifts; the composer gives a plyometric drill 8)."""
+
+
 def first_bodyweight_reps(ex: Exercise, goal_style: str | None) -> str | None:
     """Why a new user's bodyweight set has too many reps, or None: without any logged history the
-    prescription stays within the goal's range for the exercise (8-12 on a compound, 12-15 on isolation
-    work, 15-20 for endurance: trainer.domain.prescriptions); a set of 40 push-ups is a test, not a
-    beginner's first workout."""
+    prescription stays within the top of the goal's range for the exercise (12 on a compound, 15 on
+    isolation work, 20 for endurance: trainer.domain.prescriptions), and never under 12; a set of 40
+    push-ups is a test, not a beginner's first workout."""
     if ex.exercise_type != "reps" or not ex.reps or any(load > 0 for load in ex.load_each or []):
         return None
     entry = load_catalog().get(ex.exercise_name)
     compound = entry.mechanic == "compound" if entry is not None else True
-    top = prescribed_range(goal_style, compound=compound)[1]
+    top = max(prescribed_range(goal_style, compound=compound)[1], FIRST_BODYWEIGHT_REPS_FLOOR)
     if max(ex.reps) <= top:
         return None
     return (
