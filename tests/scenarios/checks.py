@@ -515,6 +515,14 @@ def workout_expectations(outcome: TurnOutcome, expect: WorkoutExpect) -> list[st
         ]
         if over:
             failures.append(f"{over} have more than {expect.max_sets} sets")
+    if expect.max_reps is not None:
+        many = [
+            f"{n} {e.get('sets')}x{max(e.get('reps') or [0])}"
+            for n, e in zip(names, shown, strict=True)
+            if max(int(r) for r in e.get("reps") or [0]) > expect.max_reps
+        ]
+        if many:
+            failures.append(f"{many} prescribe more than {expect.max_reps} reps a set")
     for n, e in zip(names, shown, strict=True):
         worked = sorted(
             m for m, s in muscle_shares(e).items() if s >= WORKED_SHARE_THRESHOLD and m in expect.spares

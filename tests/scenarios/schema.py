@@ -255,6 +255,8 @@ class WorkoutExpect(Strict):
     has_type: Literal["reps", "hold", "duration", "intervals"] | None = None
     max_sets: int | None = None
     """No exercise has more sets (or rounds) than this."""
+    max_reps: int | None = None
+    """No set of any exercise is prescribed more reps than this (a beginner's first bodyweight sets)."""
     title_has: str | None = None
     spares: list[str] = Field(default_factory=list)
     """Muscles no exercise works (a share of 0.2 or more): sore ones a check-in named."""

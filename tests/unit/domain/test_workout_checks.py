@@ -231,3 +231,24 @@ def test_a_composed_prescription_is_read_in_the_goals_range() -> None:
     endurance = UserTrainingContext(weight_unit="kg", exercise_history=history, goal_style="endurance")
     [problem] = review_workout(eights, endurance).problems
     assert problem.startswith("#1 Romanian Deadlift jumps to 110 kg")
+
+
+def test_a_new_users_bodyweight_reps_stay_in_the_goals_range() -> None:
+    """Push-ups 4x48 for a user with no logged history is flagged; 4x10 is not, nor 4x48 once the user
+    has history to progress from."""
+
+    def push_ups(reps: int) -> Workout:
+        ex = _ex(1, "Pushups", {"Chest": 0.7, "Triceps": 0.3}, [], sets=4, reps=[reps] * 4)
+        return Workout.model_validate({"exercises": [ex]})
+
+    new = UserTrainingContext(weight_unit="kg")
+    [problem] = review_workout(push_ups(48), new).problems
+    assert problem.startswith("#1 Pushups asks 48 reps") and problem.endswith("at most 12 reps a set")
+    assert review_workout(push_ups(10), new).problems == []
+    endurance = UserTrainingContext(weight_unit="kg", goal_style="endurance")
+    assert review_workout(push_ups(18), endurance).problems == []
+    strength = UserTrainingContext(weight_unit="kg", goal_style="strength")
+    assert review_workout(push_ups(10), strength).problems == []
+    assert review_workout(push_ups(20), strength).problems != []
+    trained = UserTrainingContext(weight_unit="kg", exercise_history=_history(("Bench Press", 60, [8, 8], 3)))
+    assert review_workout(push_ups(48), trained).problems == []

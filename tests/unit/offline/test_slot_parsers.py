@@ -9,7 +9,7 @@ import pytest
 from trainer.offline.checkins import parse_new_location
 from trainer.offline.goal_parsing import goal_weights, time_limit
 from trainer.offline.references import ordinal_position
-from trainer.offline.requests import units_named
+from trainer.offline.requests import painful_movement, units_named
 from trainer.offline.set_parsing import parse_logged_exercise, with_digits
 
 
@@ -56,6 +56,8 @@ def test_a_log_said_in_other_words_gives_the_same_sets(
         ("swtich to lbs pls", ("lbs", None)),
         ("metric please", ("kg", "km")),
         ("kilos please, not pounds", ("kg", None)),
+        ("metric please, i don't think in pounds", ("kg", "km")),
+        ("I hate kg, use lbs", ("lbs", None)),
         ("switch from pounds to kilos", ("kg", None)),
         ("my runs in miles", (None, "mi")),
         ("how much is 100 kg in pounds", ("lbs", None)),
@@ -88,6 +90,18 @@ def test_a_time_limit_for_today(message: str, minutes: int | None) -> None:
 def test_a_place_described_with_words_between_i_am_and_where() -> None:
     parsed = parse_new_location("just for today i'm stuck in a hotel gym, there's a rowing machine", "kg")
     assert parsed is not None and parsed.name == "Hotel Gym"
+
+
+def test_a_travel_gym_named_by_what_it_has() -> None:
+    parsed = parse_new_location("on a business trip, the hotel gym only has dumbbells and a bike", "kg")
+    assert parsed is not None and parsed.name == "Hotel Gym"
+    assert parsed.equipment == ["bicycle"] and parsed.dumbbells_up_to == 25.0
+    assert parse_new_location("the gym has a new rower", "kg") is None
+
+
+def test_a_pressing_movement_that_hurts_is_named() -> None:
+    said = "overhead pressing hurts my shoulder, what shoulder exercises are ok?"
+    assert painful_movement(said) == ("overhead press", "shoulder")
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,10 @@ RESTRICTED_PHRASES: dict[str, tuple[str, ...]] = {
 together, is out: so no phrase may hide inside an unrelated name, such as 'hop' in 'Wood Chop' or 'run'
 in 'Crunch')."""
 
-_NO = r"(?:no|nothing|not|never|without|avoid(?:ing)?|stay away from|can'?t do|cannot do|don'?t do|skip)"
+_NO = (
+    r"(?:no|nothing|not|never|without|avoid(?:ing)?|stay away from|can'?t do|cannot do|don'?t do|skip|"
+    r"cut(?: out)?|drop|ditch|leave out|take out|get rid of)"
+)
 _STATED = {
     "jumping": re.compile(
         rf"\b{_NO}\b[^.?!]{{0,20}}\b(?:jump\w*|hops?|hopping|plyo\w*|impact|bounding)\b"

@@ -112,7 +112,13 @@ STATS_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("trend", _rx(r"\b(stronger|trends?|getting better|progress(ing)? on|improv\w* (on|at) )\b")),
-    ("progress", _rx(r"\b(progress(ing|ed)?|moved|moving|improv\w*|come along|coming along|gains)\b")),
+    (
+        "progress",
+        _rx(
+            r"\b(progress(ing|ed)?|moved|moving|improv\w*|come along|coming along|gains|"
+            r"(went|gone) up|increased)\b"
+        ),
+    ),
     ("top_muscle", _rx(r"\bmuscles?\b.*\b(most|least)\b|\b(most|least)\b.*\bmuscles?\b")),
     ("distance", _rx(r"\b(how far|distance|how many (km|kilomet\w+|miles))\b")),
     ("breakdown", _rx(r"\b(breakdown|distribution|split|by muscle|by category)\b")),

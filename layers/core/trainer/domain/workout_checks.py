@@ -320,7 +320,7 @@ def check_workout(
     workout: Workout, user: UserTrainingContext, *, targets: list[ProgressionTarget | None] | None = None
 ) -> list[str]:
     """Human-readable problems: missing equipment, recovering muscles, preference conflicts, load jumps
-    beyond the progression rule, units."""
+    beyond the progression rule, a new user's bodyweight reps beyond the goal's range, units."""
     problems: list[str] = []
     if targets is None:
         targets = workout_targets(workout, user)
@@ -354,8 +354,35 @@ def check_workout(
         jump = load_jump(ex, target) if target is not None else None
         if jump:
             problems.append(jump)
+    if not user.exercise_history:
+        problems.extend(
+            filter(None, (first_bodyweight_reps(ex, user.goal_style) for ex in _ordered(workout)))
+        )
     problems.extend(_unit_problems(workout, user))
     return problems
+
+
+FIRST_BODYWEIGHT_REPS_FLOOR = 12
+"""A new user's bodyweight set may always reach 12 reps, the top of the 8-12 range (a strength goal's
+fixed fives are for loaded lifts; the composer gives a plyometric drill 8)."""
+
+
+def first_bodyweight_reps(ex: Exercise, goal_style: str | None) -> str | None:
+    """Why a new user's bodyweight set has too many reps, or None: without any logged history the
+    prescription stays within the top of the goal's range for the exercise (12 on a compound, 15 on
+    isolation work, 20 for endurance: trainer.domain.prescriptions), and never under 12; a set of 40
+    push-ups is a test, not a beginner's first workout."""
+    if ex.exercise_type != "reps" or not ex.reps or any(load > 0 for load in ex.load_each or []):
+        return None
+    entry = load_catalog().get(ex.exercise_name)
+    compound = entry.mechanic == "compound" if entry is not None else True
+    top = max(prescribed_range(goal_style, compound=compound)[1], FIRST_BODYWEIGHT_REPS_FLOOR)
+    if max(ex.reps) <= top:
+        return None
+    return (
+        f"{_label(ex)} asks {max(ex.reps)} reps a set of a user with no logged history: "
+        f"prescribe at most {top} reps a set"
+    )
 
 
 def _unit_problems(workout: Workout, user: UserTrainingContext) -> list[str]:

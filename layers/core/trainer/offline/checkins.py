@@ -179,7 +179,9 @@ NEW_PLACE = rx(
     r"(?=\s+with\b|[.,:;!?]|$)|"
     r"\b(?:add|create|save|set up)\s+(?:a\s+)?(?:new\s+)?location\s+(?:called\s+|named\s+)?"
     r"(?P<c>[a-z0-9' -]{2,30}?)"
-    r"(?=\s+with\b|[.,:;!?]|$)"
+    r"(?=\s+with\b|[.,:;!?]|$)|"
+    r"\b(?:the|this|a|an|my)\s+(?P<d>(?:hotel|apartment|airbnb|hostel|resort|condo|rental)\s+gym)\s+"
+    r"(?:here\s+)?(?:only\s+|just\s+)?(?:has|have|with|got)\b"
 )
 DUMBBELLS_UP_TO = rx(
     r"\bdumbbells?\s+(?:up\s+to|to|until|max(?:imum)?(?:\s+of)?|of up to)\s+(\d+(?:\.\d+)?)\s*"
@@ -217,7 +219,7 @@ def parse_new_location(text: str, user_unit: str) -> CreateLocationArgs | None:
     m = NEW_PLACE.search(text)
     if m is None:
         return None
-    raw = (m.group("a") or m.group("b") or m.group("c") or "").strip(" '-")
+    raw = (m.group("a") or m.group("b") or m.group("c") or m.group("d") or "").strip(" '-")
     name = " ".join(w.capitalize() for w in raw.split())
     rest = text[m.end() :]
     equipment: list[str] = []

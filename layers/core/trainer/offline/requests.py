@@ -54,7 +54,7 @@ ASKS_ALTERNATIVE = re.compile(
 )
 MOVEMENT_WORDS = re.compile(
     r"\b(squats?|squatting|lunges?|lunging|deadlifts?|deadlifting|rdls?|bench(?:ing| press(?:es)?)?|"
-    r"overhead press(?:es)?|shoulder press(?:es)?|push[\s-]?ups?|pull[\s-]?ups?|chin[\s-]?ups?|"
+    r"overhead press(?:es|ing)?|shoulder press(?:es|ing)?|push[\s-]?ups?|pull[\s-]?ups?|chin[\s-]?ups?|"
     r"rows?|rowing|dips?|"
     r"curls?|step[\s-]?ups?|leg press|leg extensions?|hip thrusts?|planks?|burpees?|running)\b",
     _I,
@@ -62,7 +62,8 @@ MOVEMENT_WORDS = re.compile(
 _MOVEMENT_NAMES = {"squatting": "squat", "lunging": "lunge", "deadlifting": "deadlift",
                    "benching": "bench press", "bench": "bench press", "rowing": "row", "running": "running",
                    "rdl": "romanian deadlift",
-                   "rdls": "romanian deadlift"}  # fmt: skip
+                   "rdls": "romanian deadlift", "overhead pressing": "overhead press",
+                   "shoulder pressing": "shoulder press"}  # fmt: skip
 
 
 # --- which messages ask for these --------------------------------------------------------------------
@@ -212,7 +213,11 @@ UNIT_WORD = re.compile(
     _I,
 )
 """A unit named on its own (not a number's: '100 kg' is a load, not a setting)."""
-REPLACED_UNIT = re.compile(r"\b(?:not|no more|instead of|rather than|away from|from)\s+(?:in\s+)?$", _I)
+REPLACED_UNIT = re.compile(
+    r"\b(?:not|no more|instead of|rather than|away from|from)\s+(?:in\s+)?$"
+    r"|\b(?:don'?t|do not|never|hate)(?:\s+[\w']+){0,2}\s+$",
+    _I,
+)
 ABOUT_WEIGHTS = re.compile(r"\b(?:weights?|loads?|lifts?|lifting|dumbbells?|barbell|plates?)\b", _I)
 ABOUT_DISTANCES = re.compile(r"\b(?:distances?|runs?|running|rides?|cycling|pace)\b", _I)
 
