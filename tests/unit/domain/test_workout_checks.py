@@ -234,7 +234,8 @@ def test_a_composed_prescription_is_read_in_the_goals_range() -> None:
 
 
 def test_a_new_users_bodyweight_reps_stay_in_the_goals_range() -> None:
-    """Push-ups 4x48 for a user with no logged history is flagged; 4x10 is not, nor 4x48 once the user
+    """Push-ups 4x48 for a user with no logged history is flagged; 4x10 or 4x20 is not (ACSM 2009: local
+    muscular endurance is trained with light loads for more than 15 repetitions), nor 4x48 once the user
     has history to progress from."""
 
     def push_ups(reps: int) -> Workout:
@@ -243,12 +244,13 @@ def test_a_new_users_bodyweight_reps_stay_in_the_goals_range() -> None:
 
     new = UserTrainingContext(weight_unit="kg")
     [problem] = review_workout(push_ups(48), new).problems
-    assert problem.startswith("#1 Pushups asks 48 reps") and problem.endswith("at most 12 reps a set")
+    assert problem.startswith("#1 Pushups asks 48 reps") and problem.endswith("at most 20 reps a set")
     assert review_workout(push_ups(10), new).problems == []
     endurance = UserTrainingContext(weight_unit="kg", goal_style="endurance")
     assert review_workout(push_ups(18), endurance).problems == []
     strength = UserTrainingContext(weight_unit="kg", goal_style="strength")
     assert review_workout(push_ups(10), strength).problems == []
-    assert review_workout(push_ups(20), strength).problems != []
+    assert review_workout(push_ups(20), strength).problems == []
+    assert review_workout(push_ups(21), strength).problems != []
     trained = UserTrainingContext(weight_unit="kg", exercise_history=_history(("Bench Press", 60, [8, 8], 3)))
     assert review_workout(push_ups(48), trained).problems == []

@@ -362,16 +362,18 @@ def check_workout(
     return problems
 
 
-FIRST_BODYWEIGHT_REPS_FLOOR = 12
-"""A new user's bodyweight set may always reach 12 reps, the top of the 8-12 range (a strength goal's
-fixed fives are for loaded lifts; the composer gives a plyometric drill 8)."""
+FIRST_BODYWEIGHT_REPS_FLOOR = 20
+"""A new user's bodyweight set may always reach 20 reps: the high-repetition end of local muscular
+endurance work (ACSM 2009 position stand, progression models in resistance training: light loads for
+high repetitions, more than 15), where the system's own first workouts and plan weeks put squats,
+push-ups and bodyweight drills (13-15). A set of 40 or more is a test, not a first workout."""
 
 
 def first_bodyweight_reps(ex: Exercise, goal_style: str | None) -> str | None:
     """Why a new user's bodyweight set has too many reps, or None: without any logged history the
-    prescription stays within the top of the goal's range for the exercise (12 on a compound, 15 on
-    isolation work, 20 for endurance: trainer.domain.prescriptions), and never under 12; a set of 40
-    push-ups is a test, not a beginner's first workout."""
+    prescription stays within the top of the goal's range for the exercise (trainer.domain.prescriptions)
+    or FIRST_BODYWEIGHT_REPS_FLOOR, whichever is higher; a set of 40 push-ups is a test, not a beginner's
+    first workout."""
     if ex.exercise_type != "reps" or not ex.reps or any(load > 0 for load in ex.load_each or []):
         return None
     entry = load_catalog().get(ex.exercise_name)
