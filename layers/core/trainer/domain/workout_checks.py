@@ -355,35 +355,29 @@ def check_workout(
         if jump:
             problems.append(jump)
     if not user.exercise_history:
-        problems.extend(
-            filter(None, (first_bodyweight_reps(ex, user.goal_style) for ex in _ordered(workout)))
-        )
+        problems.extend(filter(None, (first_bodyweight_reps(ex) for ex in _ordered(workout))))
     problems.extend(_unit_problems(workout, user))
     return problems
 
 
-FIRST_BODYWEIGHT_REPS_FLOOR = 20
-"""A new user's bodyweight set may always reach 20 reps: the high-repetition end of local muscular
+FIRST_BODYWEIGHT_REPS_MAX = 20
+"""The most reps a new user's bodyweight set may ask: the high-repetition end of local muscular
 endurance work (ACSM 2009 position stand, progression models in resistance training: light loads for
-high repetitions, more than 15), where the system's own first workouts and plan weeks put squats,
-push-ups and bodyweight drills (13-15). A set of 40 or more is a test, not a first workout."""
+high repetitions, more than 15), at or above the top of every goal's range (trainer.domain.prescriptions:
+endurance's 15-20 is the highest) and of what the system's own first workouts and plan weeks give
+squats, push-ups and bodyweight drills (13-15). A set of 40 or more is a test, not a first workout."""
 
 
-def first_bodyweight_reps(ex: Exercise, goal_style: str | None) -> str | None:
-    """Why a new user's bodyweight set has too many reps, or None: without any logged history the
-    prescription stays within the top of the goal's range for the exercise (trainer.domain.prescriptions)
-    or FIRST_BODYWEIGHT_REPS_FLOOR, whichever is higher; a set of 40 push-ups is a test, not a beginner's
-    first workout."""
+def first_bodyweight_reps(ex: Exercise) -> str | None:
+    """Why a new user's bodyweight set has too many reps, or None: without any logged history a
+    bodyweight prescription stays within FIRST_BODYWEIGHT_REPS_MAX."""
     if ex.exercise_type != "reps" or not ex.reps or any(load > 0 for load in ex.load_each or []):
         return None
-    entry = load_catalog().get(ex.exercise_name)
-    compound = entry.mechanic == "compound" if entry is not None else True
-    top = max(prescribed_range(goal_style, compound=compound)[1], FIRST_BODYWEIGHT_REPS_FLOOR)
-    if max(ex.reps) <= top:
+    if max(ex.reps) <= FIRST_BODYWEIGHT_REPS_MAX:
         return None
     return (
         f"{_label(ex)} asks {max(ex.reps)} reps a set of a user with no logged history: "
-        f"prescribe at most {top} reps a set"
+        f"prescribe at most {FIRST_BODYWEIGHT_REPS_MAX} reps a set"
     )
 
 
