@@ -228,12 +228,11 @@ class ChatRunner:
         except TurnFailed:
             raise
         except LeaseLost as exc:
+            logger.error("turn in session %s stopped: %s", session.id, exc)
             if isinstance(exc.__cause__, StoreUnavailable):
                 # the lease ran out because the session store stopped answering: the store's outage
-                logger.error("turn in session %s stopped: %s", session.id, exc)
                 await recorder.fail(exc.__cause__, "agent_loop")
                 raise exc.__cause__ from exc
-            logger.error("turn in session %s stopped: %s", session.id, exc)
             await recorder.emit(error_frame(TURN_BROKE, error_code_for(exc)))
             raise TurnFailed(TURN_BROKE, session_id=session.id) from exc
         except (StoreUnavailable, DatabaseUnavailable) as exc:
