@@ -12,7 +12,6 @@ but runs the deletion's DELETE_WORKERS at once, so the DynamoDB part is faster t
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import time
 import tracemalloc
 import uuid
@@ -27,20 +26,12 @@ from trainer.store.db import Database
 from trainer.store.sessions import DynamoSessionTable
 from trainer_dev.testing.account_world import populate_dynamodb, populate_postgres
 
+from bench.moto import moto_in_a_process
 from bench.postgres import on_fresh_postgres
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
 HEAVY = {"history_days": 730, "sessions": 200, "turns_per_session": 5}
 HALF = {"history_days": 365, "sessions": 100, "turns_per_session": 5}
-
-
-def _serve_moto(endpoint: Any) -> None:
-    from trainer_dev.local.moto_server import start_moto
-
-    handle = start_moto(0)
-    endpoint.put(handle.endpoint_url)
-    while True:
-        time.sleep(3600)
 
 
 async def _user(
@@ -144,24 +135,9 @@ def _measure(database_url: str, settings: Settings) -> Any:
 
 
 def run() -> list[str]:
-    context = multiprocessing.get_context("spawn")
-    endpoint = context.Queue()
-    server = context.Process(target=_serve_moto, args=(endpoint,), daemon=True)
-    server.start()
-    try:
-        suffix = uuid.uuid4().hex[:10]
-        settings = Settings(
-            AWS_ENDPOINT_URL=endpoint.get(timeout=60),
-            AWS_REGION="us-east-1",
-            TRAINER_TABLE_NAME=f"bench-sessions-{suffix}",
-            TRAINER_IDEMPOTENCY_TABLE_NAME=f"bench-idem-{suffix}",
-            TRAINER_EVENT_BUS_NAME=f"bench-bus-{suffix}",
-        )
+    with moto_in_a_process() as settings:
 
         def with_url(url: str) -> Any:
             return _measure(url, settings)(url)
 
         return on_fresh_postgres(with_url)
-    finally:
-        server.terminate()
-        server.join(10)

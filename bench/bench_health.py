@@ -14,7 +14,6 @@ largest single request (bounded: the same), the table's bytes per sample stored;
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import statistics
 import time
 import tracemalloc
@@ -35,6 +34,7 @@ from trainer.store.request_counts import counting
 from trainer_dev.testing.agent_harness import RecordingPublisher
 from trainer_dev.testing.health_series import PhoneHealthData
 
+from bench.moto import moto_in_a_process
 from bench.postgres import on_fresh_postgres
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "template.yaml"
@@ -56,15 +56,6 @@ PRICES = {
 DynamoDB writes (the figures scripts/capacity_model.py prices the rest with)."""
 LAMBDA_MEMORY_GB = 1.0
 DAYS_PER_MONTH = 30
-
-
-def _serve_moto(endpoint: Any) -> None:
-    from trainer_dev.local.moto_server import start_moto
-
-    handle = start_moto(0)
-    endpoint.put(handle.endpoint_url)
-    while True:
-        time.sleep(3600)
 
 
 async def _wal(db: Database) -> int:
@@ -244,21 +235,5 @@ def _cost(label: str, per_sample: float, day_samples: int, sync_seconds: float) 
 
 
 def run() -> list[str]:
-    context = multiprocessing.get_context("spawn")
-    endpoint = context.Queue()
-    server = context.Process(target=_serve_moto, args=(endpoint,), daemon=True)
-    server.start()
-    try:
-        suffix = uuid.uuid4().hex[:10]
-        settings = Settings(
-            AWS_ENDPOINT_URL=endpoint.get(timeout=60),
-            AWS_REGION="us-east-1",
-            TRAINER_TABLE_NAME=f"bench-sessions-{suffix}",
-            TRAINER_IDEMPOTENCY_TABLE_NAME=f"bench-idem-{suffix}",
-            TRAINER_EVENT_BUS_NAME=f"bench-bus-{suffix}",
-            TRAINER_AGENT_PROVIDER="offline",
-        )
+    with moto_in_a_process(TRAINER_AGENT_PROVIDER="offline") as settings:
         return on_fresh_postgres(_measure(settings))
-    finally:
-        server.terminate()
-        server.join(10)
