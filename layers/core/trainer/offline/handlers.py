@@ -5,6 +5,7 @@ built from the tool's own argument model (so a renamed field breaks here, at onc
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime, time
 from typing import Any, Literal
 
@@ -171,14 +172,16 @@ async def location_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
 
 
 async def workout(turn: Turn, step: Step) -> ToolInvocation:
-    generated = await turn.planner.compose_workout(turn.user_id, turn.text)
+    """The composed workout, with what it relaxed to exist as its note (the reply then says it)."""
+    composed = await turn.planner.compose_workout(turn.user_id, turn.text)
+    generated = composed.workout
     sent = WorkoutInput.model_validate(
         {
             **generated.model_dump(mode="json", exclude_none=True, exclude={"exercises"}),
             "exercises": [catalogue_shares_left_out(e) for e in generated.exercises],
         }
     )
-    return GenerateWorkout().call(GenerateArgs(workout=sent))
+    return replace(GenerateWorkout().call(GenerateArgs(workout=sent)), note=composed.relaxed_words())
 
 
 def catalogue_shares_left_out(exercise: Exercise) -> dict[str, Any]:

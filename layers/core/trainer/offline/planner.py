@@ -8,7 +8,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from trainer.domain.composer import ComposerError, compose_replacement, compose_workout, prescribe_exercise
+from trainer.domain.composer import (
+    ComposedWorkout,
+    ComposerError,
+    compose_replacement,
+    compose_session,
+    prescribe_exercise,
+)
 from trainer.domain.exercise_search import search_exercises
 from trainer.domain.loading import LoadSteps
 from trainer.domain.onboarding import missing_fields
@@ -19,7 +25,7 @@ from trainer.domain.progression import (
     exercise_histories,
     progression_targets,
 )
-from trainer.domain.workout import Exercise, Workout
+from trainer.domain.workout import Exercise
 from trainer.domain.workout_grouping import zone
 from trainer.offline.records import LocationBrief, UserRecords
 from trainer.services.models import Preference
@@ -51,9 +57,9 @@ class OfflineCoach:
         self._store = store
         self._now = clock
 
-    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
+    async def compose_workout(self, user_id: str, request_text: str) -> ComposedWorkout:
         facts = await load_training_facts(self._records_db, user_id, self._now())
-        return compose_workout(facts.composer_request(request_text))
+        return compose_session(facts.composer_request(request_text))
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None:
         return await self._store.get_state(session_id, CURRENT_WORKOUT_KEY)
