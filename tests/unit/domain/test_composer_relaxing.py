@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from trainer.domain.catalog import load_catalog
 from trainer.domain.composer import ComposedWorkout, ComposerError, ComposerRequest, compose_session
+from trainer.domain.composer.session_plan import allowed, broken_rules, resolve_plan
 from trainer.domain.muscles import MUSCLES
 from trainer.domain.workout import Workout
 from trainer.domain.workout_checks import muscles_in_text
@@ -126,3 +127,21 @@ def test_the_hard_rules_never_give_way() -> None:
     assert (shoulder.relaxed_words() or "").startswith(
         "Nothing for your chest fits with just your bodyweight and without working your shoulders"
     )
+
+
+@pytest.mark.parametrize(
+    "text, kwargs",
+    [
+        ("leg workout", {"preferences": [KNEES]}),
+        ("chest day, no push-ups, nothing overhead", {"available_equipment": {"dumbbell", "bench"}}),
+        ("a beginner's back workout", {"experience_level": "beginner", "available_equipment": {"cable"}}),
+    ],
+)
+def test_the_rules_said_are_the_rules_applied(text: str, kwargs: dict[str, Any]) -> None:
+    """`allowed` (the hot path, stopping at the first broken rule) and `broken_rules` (what the
+    sentences name) agree on every catalog exercise."""
+    plan = resolve_plan(ComposerRequest(request_text=text, now=NOW, **kwargs))
+    entries = load_catalog().entries
+    assert any(broken_rules(e, plan) for e in entries) and any(allowed(e, plan) for e in entries)
+    for entry in entries:
+        assert allowed(entry, plan) == (not broken_rules(entry, plan)), entry.name

@@ -136,8 +136,10 @@ def compose_session(req: ComposerRequest, catalog: Catalog | None = None) -> Com
         workout = widened_workout(plan, cat)
         asked = replace(plan, focus=set(plan.asked_muscles or plan.focus))
         relaxed = (focus_relaxed(plan, main_pool(cat.entries, asked), workout),)
-    pool = main_pool(cat.entries, replace(plan, restrict_to_focus=False))
-    return ComposedWorkout(workout, relaxed + movements_left_out(plan, pool, workout))
+    if plan.movements:
+        pool = main_pool(cat.entries, replace(plan, restrict_to_focus=False))
+        relaxed += movements_left_out(plan, pool, workout)
+    return ComposedWorkout(workout, relaxed)
 
 
 def compose_workout(req: ComposerRequest, catalog: Catalog | None = None) -> Workout:

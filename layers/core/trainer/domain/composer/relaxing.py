@@ -18,15 +18,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import get_args
 
 from trainer.domain.catalog import CatalogEntry
 from trainer.domain.composer.session_plan import (
     CORE,
+    HARD_RULES,
     LOWER_BODY,
     UPPER_BODY,
     HardRule,
     SessionPlan,
+    allowed,
     broken_rules,
     region_of,
 )
@@ -98,7 +99,7 @@ def movements_left_out(
         versions = [e for e in pool if named.search(name_key(e.name))]
         if not versions:
             reason = ("I left out", ", which this kind of session doesn't use")
-        elif any(next(broken_rules(e, plan), None) is None for e in versions):
+        elif any(allowed(e, plan) for e in versions):
             reason = ("I couldn't fit", " in the time you have")
         else:
             reason = ("I couldn't include", " " + reasons(versions, plan, leaving_out=LEFT_OUT_MOVEMENT))
@@ -124,8 +125,7 @@ def reasons(entries: Sequence[CatalogEntry], plan: SessionPlan, *, leaving_out: 
         rule = max(sorted(counts), key=lambda r: counts[r])
         chosen.append(rule)
         unexplained = {name for name in unexplained if rule not in broken[name]}
-    order = get_args(HardRule)
-    said = [rule_words(rule, plan, entries, leaving_out) for rule in sorted(chosen, key=order.index)]
+    said = [rule_words(rule, plan, entries, leaving_out) for rule in sorted(chosen, key=HARD_RULES.index)]
     return " and ".join(said)
 
 

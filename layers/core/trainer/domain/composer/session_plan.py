@@ -11,11 +11,10 @@ the user's usual session length, else DEFAULT_TIME_BUDGET_MIN."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 from trainer.domain.catalog import LEVELS, CatalogEntry
 from trainer.domain.composer.request import (
@@ -199,25 +198,39 @@ def on_focus(entry: CatalogEntry, plan: SessionPlan) -> bool:
 HardRule = Literal["equipment", "level", "avoided", "recovering", "left_out"]
 """The hard rules, in the order `broken_rules` checks them: the location's equipment, the user's level,
 an injury or avoided area, a muscle still recovering, an exercise or movement the user left out."""
+HARD_RULES: tuple[HardRule, ...] = get_args(HardRule)
 
 
-def broken_rules(entry: CatalogEntry, plan: SessionPlan) -> Iterator[HardRule]:
-    """The hard rules the exercise breaks, in HardRule order (lazily: `allowed` stops at the first)."""
+def broken_rules(entry: CatalogEntry, plan: SessionPlan) -> list[HardRule]:
+    """Every hard rule the exercise breaks, in HardRule order (none: `allowed`, which stops at the
+    first and is the hot path; tests/unit/domain/test_composer_relaxing.py holds them equal)."""
+    broken: list[HardRule] = []
     if not plan.equipment.issuperset(entry.equipment):
-        yield "equipment"
+        broken.append("equipment")
     if LEVELS.index(entry.level) > LEVELS.index(plan.level):
-        yield "level"
+        broken.append("level")
     if any(m in plan.avoided for m, s in entry.muscles if s > 0):
-        yield "avoided"
+        broken.append("avoided")
     if entry.worked_muscles(WORKED_SHARE_THRESHOLD) & plan.blocked.keys():
-        yield "recovering"
+        broken.append("recovering")
     if (plan.avoid_patterns and pattern_of(entry.name) in plan.avoid_patterns) or any(
         name_excluded(entry.name, phrase) for phrase in plan.excluded
     ):
-        yield "left_out"
+        broken.append("left_out")
+    return broken
 
 
 def allowed(entry: CatalogEntry, plan: SessionPlan) -> bool:
     """The hard rules: equipment, level, injuries/avoidances, recovery, excluded exercises (and, for a
     swap away from a disliked movement, its pattern)."""
-    return next(broken_rules(entry, plan), None) is None
+    if not plan.equipment.issuperset(entry.equipment):
+        return False
+    if LEVELS.index(entry.level) > LEVELS.index(plan.level):
+        return False
+    if any(m in plan.avoided for m, s in entry.muscles if s > 0):
+        return False
+    if entry.worked_muscles(WORKED_SHARE_THRESHOLD) & plan.blocked.keys():
+        return False
+    if plan.avoid_patterns and pattern_of(entry.name) in plan.avoid_patterns:
+        return False
+    return not any(name_excluded(entry.name, phrase) for phrase in plan.excluded)
