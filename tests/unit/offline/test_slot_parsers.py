@@ -34,6 +34,8 @@ def test_numbers_in_words_become_digits(said: str, written: str) -> None:
         ("Goblet squat this morning: 3 sets x 10 with 24 kg at RPE 7", "Goblet Squat", 3, 10, 24.0, 7.0),
         ("i just did three sets of eight dumbbell rows with twenty kilos", "Dumbbell Rows", 3, 8, 20.0, None),
         ("deadlift 3 by 5 at 140 kg", "Deadlift", 3, 5, 140.0, None),
+        ("Goblet squats just now - 3 sets of 12 with 20kg, RPE 9", "Goblet Squats", 3, 12, 20.0, 9.0),
+        ("pull ups at the gym 3x8", "Pull Ups", 3, 8, None, None),
         ("log 20 pushups I did this morning", "Pushups", 1, 20, None, None),
         ("did twenty push ups", "Push Ups", 1, 20, None, None),
         ("12 reps of pull-ups", "Pull Ups", 1, 12, None, None),

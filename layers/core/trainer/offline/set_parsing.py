@@ -178,8 +178,10 @@ CARDIO_NAMES = {
 NOT_EXERCISE_WORDS = frozenset(
     {"times", "rounds", "held", "hold", "holding", "seconds", "sec", "did", "done"}
     | {"as", "exactly", "written", "prescribed", "planned", "programmed", "plan", "by"}
+    | {"now", "ago", "minute", "hour", "gym", "rpe", "rir"}
 )
-"""Words of a logging message that name no exercise ('done exactly as written')."""
+"""Words of a logging message that name no exercise ('done exactly as written', 'goblet squats just
+now', 'at the gym', 'RPE 9')."""
 
 SETS_BY_REPS = r"(\d{1,2})\s*(?:sets?\s*(?:x|×|of|by)|x|×|\*|by)\s*(\d{1,3})\b"
 """'3x10', '3 x 10', '3 sets of 10', '3 sets x 10', '3 by 10': (sets, reps)."""
