@@ -37,6 +37,20 @@ def test_pain_free_alternatives_avoid_the_joints_painful_patterns(movement: str,
         assert not set(alternative.entry.equipment) - HOME
 
 
+def test_pain_free_alternatives_for_the_muscle_asked_about() -> None:
+    """'My lower back aches when I deadlift, what else works my hamstrings?': hamstring work that does
+    not load the lower back (the catalog's deadlift is a lower-back exercise: its own region is the
+    core), and no Olympic-lift derivative around a painful joint."""
+    reference = find_exercise("deadlift")
+    assert reference is not None and reference.primary_muscle == "Lower Back"
+    found = pain_free_alternatives(reference, "lower back", available=HOME, muscle="Hamstrings")
+    assert found
+    for alternative in found:
+        entry = alternative.entry
+        assert entry.share_of("Hamstrings") > 0 and entry.share_of("Lower Back") == 0, entry.name
+        assert "clean" not in entry.name.lower()
+
+
 def test_a_painful_movement_question_names_movement_and_joint() -> None:
     assert painful_movement("My knee hurts when I squat, what can I do instead?") == ("squat", "knee")
     assert painful_movement("Overhead press hurts my shoulder, what else can I do?") == (

@@ -58,6 +58,8 @@ ALIASES: dict[str, str] = {
 """Common names (as `normalise_name` spells them) for the catalog exercise people usually mean."""
 
 STRENGTH_CATEGORIES = frozenset({"strength", "powerlifting", "olympic weightlifting", "strongman"})
+OLYMPIC_LIFT = re.compile(r"\b(?:snatch|clean|jerk)\b", re.I)
+"""Olympic-lift derivatives: fast, technical, loading every joint; never an option around a painful one."""
 
 
 def _singular(word: str) -> str:
@@ -356,10 +358,13 @@ def pain_free_alternatives(
     max_level: str | None = None,
     limit: int = 5,
     catalog: Catalog | None = None,
+    muscle: str | None = None,
 ) -> list[Alternative]:
     """Exercises for `reference`'s muscles that do not load `joint` the way it does: none of the joint's
     painful movement patterns (PAINFUL_PATTERNS) nor impact moves, strength work the equipment allows,
-    easiest first among equals (a sore joint is no time for a new, technical lift)."""
+    easiest first among equals (a sore joint is no time for a new, technical lift). `muscle`: the one
+    the user wants worked instead of the reference's ('my lower back aches when I deadlift, what else
+    works my hamstrings?'): its part of the body, that muscle first."""
     from trainer.domain.composer.staples import STAPLE_EXERCISES  # the composer's well-known lifts
 
     cat = catalog or load_catalog()
@@ -368,8 +373,9 @@ def pain_free_alternatives(
         {p} if (p := movement_pattern(reference.name)) and joint not in PAINFUL_PATTERNS else set()
     )
     rank = LEVELS.index(max_level) if max_level else len(LEVELS) - 1
-    worked = {m for m, s in reference.muscles if s >= 0.2}
-    region = next((r for r in _REGIONS if reference.primary_muscle in r), frozenset(worked))
+    worked = {m for m, s in reference.muscles if s >= 0.2} if muscle is None else {muscle}
+    primary = reference.primary_muscle if muscle is None else muscle
+    region = next((r for r in _REGIONS if primary in r), frozenset(worked))
     found: list[Alternative] = []
     for entry in cat.entries:
         if entry.id == reference.id or entry.category not in STRENGTH_CATEGORIES:
@@ -381,11 +387,14 @@ def pain_free_alternatives(
             continue
         if named is not None and named.search(entry.name):
             continue
+        if OLYMPIC_LIFT.search(entry.name) or (joint == "lower back" and entry.share_of("Lower Back") > 0):
+            continue
         if entry.primary_muscle not in region:
             continue
         score = (
             muscle_similarity(reference, entry)
-            + 0.3 * (entry.primary_muscle == reference.primary_muscle)
+            + 0.3 * (entry.primary_muscle == primary)
+            + (entry.share_of(muscle) if muscle is not None else 0.0)
             - 0.1 * LEVELS.index(entry.level)
             + 0.1 * (entry.mechanic == "compound")
             + 0.6 * (entry.name in STAPLE_EXERCISES)

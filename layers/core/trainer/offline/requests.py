@@ -14,6 +14,7 @@ from trainer.domain.catalog import instructions, load_catalog
 from trainer.domain.difficulty import Direction, step_changes
 from trainer.domain.exercise_search import find_exercise, form_cues, joint_of, shares_text
 from trainer.domain.message_words import NUMBER_WORDS
+from trainer.domain.workout_checks import muscles_in_text
 from trainer.offline.patterns import GOALS, SWAP, wants_workout
 from trainer.offline.references import identify_exercise
 from trainer.offline.turn import Step, Turn, ask, notify, referent_name
@@ -252,8 +253,10 @@ async def units(turn: Turn, step: Step) -> ToolInvocation:
 
 async def pain_alternatives(turn: Turn, step: Step) -> ToolInvocation:
     movement, joint = painful_movement(turn.text) or ("", "")
+    wanted = muscles_in_text(turn.text) - muscles_in_text(joint, include_joints=True)
+    muscle = {"muscle": next(iter(wanted))} if len(wanted) == 1 else {}
     return SearchExercises().call(
-        SearchExercisesArgs.model_validate({"alternatives_to": movement, "painful_joint": joint})
+        SearchExercisesArgs.model_validate({"alternatives_to": movement, "painful_joint": joint, **muscle})
     )
 
 

@@ -242,6 +242,7 @@ class SearchExercises(Tool[SearchExercisesArgs, SearchExercisesResult]):
                     available=limit_to,
                     max_level=args.level,
                     limit=len(load_catalog()),
+                    muscle=args.muscle,
                 )
                 if args.painful_joint
                 else alternatives(
