@@ -105,6 +105,11 @@ def test_the_tool_needs_a_fact_and_no_contradiction() -> None:
         ("About 70 kg", {"body_weight": 70.0, "body_weight_unit": "kg"}),
         ("Knee", {"injuries": ["knee"]}),
         ("Intermediate (1-3 years)", {"experience": "intermediate"}),
+        ("I'm a 52 year old guy, 95kg, been lifting on and off for years, want to build muscle",
+         {"age": 52, "sex": "male", "experience": "intermediate", "body_weight": 95.0,
+          "body_weight_unit": "kg", "goals": "build muscle"}),
+        ("30 y/o male, 80kg, main goal is strength",
+         {"age": 30, "sex": "male", "body_weight": 80.0, "body_weight_unit": "kg", "goals": "strength"}),
     ],
 )  # fmt: skip
 def test_profile_facts_from_a_sentence(text: str, expected: dict[str, Any]) -> None:

@@ -88,8 +88,8 @@ SESSION_CUE = rx(
 )
 NOW = rx(r"\b(today|tonight|this (?:morning|evening|afternoon)|right now)\b")
 GOAL = rx(
-    r"\b(?:my (?:main |big |biggest |only |primary )?goals? (?:is|are|would be|:)\s*(?:to\s+)?|"
-    r"i (?:really )?want to|i'?d (?:really )?like to|i would like to|"
+    r"\b(?:(?:my|the|main) (?:main |big |biggest |only |primary )?goals? (?:is|are|would be|:)\s*(?:to\s+)?|"
+    r"(?:^|[,;]\s*|\band\s+|\bi (?:really )?)(?:want|wanna) to|i'?d (?:really )?like to|i would like to|"
     r"i'?m (?:trying|looking|hoping|aiming) to|i (?:hope|aim|need) to|(?:i'?m )?training (?:for|to)\s)"
     r"\s*(?P<goal>[^.!?\n]+)"
 )
@@ -141,6 +141,13 @@ def _count(word: str) -> int:
     return int(word) if word.isdigit() else _COUNTS.get(word.lower(), 0)
 
 
+TRAINING_FOR_YEARS = rx(
+    r"\b(?:lifting|training|working out|going to the gym|lifted|trained)\b[^.!?]{0,20}?"
+    r"\bfor (?:many |several |a few |some |a couple of )?years\b"
+)
+"""Training 'for years', however many ('on and off for years'): at least intermediate."""
+
+
 def _experience(text: str) -> str | None:
     if INTERMEDIATE.search(text):
         return "intermediate"
@@ -152,6 +159,8 @@ def _experience(text: str) -> str | None:
         amount, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         years = _count(amount) / (12 if unit.lower().startswith("month") else 1)
         return "beginner" if years < 1 else "intermediate" if years < 3 else "advanced"
+    if TRAINING_FOR_YEARS.search(text):
+        return "intermediate"
     return None
 
 
