@@ -195,11 +195,8 @@ def parse_preference(text: str, now: datetime) -> StatedPreference:
         kind = "workout"
         description = f"Prefers {m.group(1).strip()}"
         guidance = f"Favour {m.group(1).strip()} when planning workouts"
-    elif restricted := restrictions_in(text):
-        kind = "exercise"
-        movements = " or ".join(restricted)
-        description = f"No {movements} movements"
-        guidance = f"Never include {movements} exercises ({', '.join(restricted_phrases(text))})"
+    elif restriction := restriction_preference(text):
+        return restriction
     else:
         kind = "other"
         description = text.strip()[:120]
@@ -212,8 +209,23 @@ def parse_preference(text: str, now: datetime) -> StatedPreference:
     return preference
 
 
+def restriction_preference(text: str) -> SetPreferenceArgs | None:
+    """The movement restrictions a text states ('nothing above my head'), as one lasting preference."""
+    restricted = restrictions_in(text)
+    if not restricted:
+        return None
+    movements = " or ".join(restricted)
+    return SetPreferenceArgs(
+        type="exercise",
+        description=f"No {movements} movements",
+        guidance=f"Never include {movements} exercises ({', '.join(restricted_phrases(text))})",
+    )
+
+
 def parse_preferences(text: str, now: datetime) -> list[StatedPreference]:
-    """Every preference a message states: an injury, then each disliked exercise, else one preference."""
+    """Every preference a message states: an injury (which keeps the joint's movements out on its own:
+    an injury is recorded once, whatever else is said with it), then each disliked exercise, else one
+    preference."""
     lowered = text.lower()
     found: list[StatedPreference] = []
     if INJURY.search(text) and any(re.search(rf"\b{p}s?\b", lowered) for p in BODY_PARTS):

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from trainer.domain.exercise_search import exercise_question
+from trainer.domain.restrictions import restrictions_in
 from trainer.offline import calendar_turns, checkins, handlers, location_edits, onboarding, requests, safety
 from trainer.offline.classifier import predict
 from trainer.offline.health_questions import HEALTH_NEED, answer_health, asks_health, days_asked
@@ -262,7 +263,7 @@ def _goals(m: Message) -> bool:
 
 def _states_preference(m: Message) -> bool:
     said = checkins.without_soreness(onboarding.without_no_injury(m.text))
-    return bool(INJURY.search(said) or PREFERENCE.search(m.text))
+    return bool(INJURY.search(said) or PREFERENCE.search(m.text) or restrictions_in(m.text))
 
 
 def _swap_first(m: Message) -> tuple[IntentName, ...]:
