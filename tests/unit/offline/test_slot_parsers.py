@@ -11,7 +11,7 @@ from trainer.offline.checkins import parse_new_location
 from trainer.offline.goal_parsing import goal_weights, time_limit
 from trainer.offline.references import ordinal_position
 from trainer.offline.requests import painful_movement, units_named
-from trainer.offline.set_parsing import logged_clause, parse_logged_exercise, with_digits
+from trainer.offline.set_parsing import done_as_planned, logged_clause, parse_logged_exercise, with_digits
 
 
 @pytest.mark.parametrize(
@@ -145,3 +145,17 @@ def test_the_clause_that_logs_is_read_apart_from_the_request() -> None:
     asked = parse_request(message)
     assert asked.movements == () and {"Biceps", "Triceps"} <= asked.focus
     assert logged_clause("give me an arms workout") is None
+
+
+@pytest.mark.parametrize(
+    ("message", "reps"),
+    [
+        ("bench felt heavy, only got 8 8 7 on it", [8, 8, 7]),
+        ("got 8, 8 and 7 on the bench", [8, 8, 7]),
+        ("rows: 10/9/8", [10, 9, 8]),
+        ("20 25 kg on the second set", None),
+        ("3x10 at 20 kg", [10, 10, 10]),
+    ],
+)
+def test_reps_said_set_by_set(message: str, reps: list[int] | None) -> None:
+    assert done_as_planned(message)[1] == reps

@@ -47,6 +47,7 @@ from trainer.offline.set_parsing import (
     parse_conversion,
     parse_correction,
     parse_logged_exercise,
+    reps_list,
     split_effort,
     timer_exercise,
     with_digits,
@@ -230,6 +231,8 @@ async def change_workout(turn: Turn, step: Step) -> ToolInvocation:
         )
     if intent == "remove":
         return RemoveExercise().call(RemoveArgs(exercise_id=exercise_id, reason=text[:200]))
+    if PERFORMED.search(text) and reps_list(with_digits(text)):
+        return await _mark_done(turn, exercise)  # 'only got 8 8 7 on the bench': what was done, not a change
     steps = (await turn.records()).load_steps()
     changes = adjustments_for(text, exercise, steps)
     if not changes:
@@ -334,6 +337,10 @@ async def log(turn: Turn, step: Step) -> ToolInvocation:
     if named is not None:
         return ask(f"How many sets and reps of {named.name} did you do? For example '3x10 at 12 kg'.")
     return ask("What did you do? For example '3x10 bench press at 60kg' or 'ran 5 km in 28 minutes'.")
+
+
+PERFORMED = re.compile(r"\b(?:got|did|managed|hit|made|completed|finished)\b", re.I)
+"""Words saying what was done with an exercise ('only got 8 8 7 on it')."""
 
 
 def names_other_work(text: str) -> bool:

@@ -395,7 +395,24 @@ def done_as_planned(text: str) -> tuple[int | None, list[int] | None, float | No
     load = one_load(text)
     sets = int(sets_reps.group(1)) if sets_reps else None
     reps = [int(sets_reps.group(2))] * int(sets_reps.group(1)) if sets_reps else None
+    if reps is None and (listed := reps_list(lowered)):
+        sets, reps = len(listed), listed
     return sets, reps, (load[0] if load else None), (load[1] if load else None)
+
+
+REPS_RUN = re.compile(
+    r"(?<![\d.])\d{1,2}(?:\s*(?:,|/|\band\b|\s)\s*\d{1,2}){1,9}(?![\d.])(?!\s*(?:kg|kgs|kilos?|lbs?|pounds|%))"
+)
+"""Reps set by set, said as a run of small numbers ('8 8 7', '10, 9 and 8', '8/8/7'), not loads."""
+
+
+def reps_list(text: str) -> list[int] | None:
+    """The reps per set a run of small numbers gives ('only got 8 8 7' -> [8, 8, 7]); None: none."""
+    run = REPS_RUN.search(text)
+    if run is None:
+        return None
+    reps = [int(n) for n in re.findall(r"\d{1,2}", run.group(0))]
+    return reps if all(1 <= r <= 50 for r in reps) else None
 
 
 SET_INDEX = re.compile(r"\bthe\s+(first|second|third|fourth|fifth|sixth|last|final)\s+set\b", re.I)
