@@ -39,6 +39,8 @@ from trainer.domain.workout_checks import (
     preference_constraints,
 )
 
+from tests.unit.domain.composer_fixtures import heavy_bench
+
 NOW = datetime(2025, 3, 10, 12, tzinfo=UTC)
 HOME_GYM: list[Any] = [
     {"name": "Dumbbells", "weights": [5, 7.5, 10, 12.5, 15, 17.5, 20, 22.5, 25], "unit": "kg"},
@@ -326,17 +328,7 @@ def test_temporary_preference_overrides_the_request() -> None:
 
 
 def test_recovering_muscle_is_skipped_unless_requested() -> None:
-    history = [
-        {
-            "exercise_name": "Barbell Bench Press - Medium Grip",
-            "performed_at": NOW - timedelta(hours=20),
-            "muscles": [{"muscle": "Chest", "share": 1.0}],
-            "load_each": [80, 80],
-            "load_unit": "kg",
-            "reps": [5, 5],
-            "rpe": 8,
-        }
-    ]
+    history = heavy_bench(NOW)
     default = compose_workout(_request(history=history))
     assert all(m.muscle != "Chest" or m.share < 0.2 for e in default.exercises for m in e.muscles_utilized)
     asked = compose_workout(_request(history=history, request_text="bench press and chest please"))

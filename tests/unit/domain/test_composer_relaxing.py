@@ -3,7 +3,7 @@ rules allow, and saying which: the muscle focus widens (to the body part, then t
 exercise asked for by name is left out; equipment, injuries, avoided areas, recovery and what the user
 ruled out never give way."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,6 +13,8 @@ from trainer.domain.composer.session_plan import allowed, broken_rules, resolve_
 from trainer.domain.muscles import MUSCLES
 from trainer.domain.workout import Workout
 from trainer.domain.workout_checks import muscles_in_text
+
+from tests.unit.domain.composer_fixtures import heavy_bench
 
 NOW = datetime(2025, 3, 10, 12, tzinfo=UTC)
 KNEES = {"type": "injury", "description": "bad knees, no jumping", "guidance": ""}
@@ -85,16 +87,7 @@ def test_an_exercise_asked_for_by_name_that_no_rule_allows_is_left_out_and_said(
 
 
 def test_a_recovering_muscle_is_named_when_it_keeps_an_exercise_out() -> None:
-    history = [
-        {
-            "exercise_name": "Barbell Bench Press - Medium Grip",
-            "performed_at": NOW - timedelta(hours=20),
-            "muscles": [{"muscle": "Chest", "share": 1.0}],
-            "load_each": [80, 80],
-            "load_unit": "kg",
-            "reps": [5, 5],
-        }
-    ]
+    history = heavy_bench(NOW)
     composed = _composed(
         "leg day with bench press", history=history, available_equipment={"bench", "dumbbell"}
     )
