@@ -127,10 +127,11 @@ async def within_one_local_day(zone: str, now: datetime | None = None) -> float:
 class ScenarioResult:
     scenario_id: str
     mode: str
-    user_id: str | None = None
     failures: list[str] = field(default_factory=list)
     turns: list[TurnRecord] = field(default_factory=list)
     seconds: float = 0.0
+    user_id: str | None = None
+    """The user the scenario seeded (its sessions and stored state are theirs)."""
 
     @property
     def passed(self) -> bool:
