@@ -46,6 +46,7 @@ from trainer.agents.registry import AgentRegistry
 from trainer.agents.tools import ToolOutcome
 from trainer.agents.wire import CONTEXT_OPEN, FEEDBACK_PREFIX, INPUT_CLOSE, INPUT_OPEN, parse_input
 from trainer.chat.hooks import TurnHooks
+from trainer.domain.composer import ComposedWorkout
 from trainer.domain.workout import Exercise, Workout
 from trainer.offline import OfflineAgentModel
 from trainer.offline.records import UserRecords
@@ -337,7 +338,7 @@ class PromptCache:
 class DemoPlanner:
     """A stand-in planner for a server started without a policy: a fixed bodyweight workout."""
 
-    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
+    async def compose_workout(self, user_id: str, request_text: str) -> ComposedWorkout:
         def ex(order: int, name: str, muscle: str, reps: int) -> dict[str, Any]:
             return {
                 "exercise_name": name,
@@ -352,12 +353,13 @@ class DemoPlanner:
                 "rest_sec": 60,
             }
 
-        return Workout.model_validate(
+        workout = Workout.model_validate(
             {
                 "title": "Bodyweight Basics",
                 "exercises": [ex(1, "Push-up", "Chest", 12), ex(2, "Air Squat", "Quadriceps", 15)],
             }
         )
+        return ComposedWorkout(workout)
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None:
         return None
@@ -365,7 +367,7 @@ class DemoPlanner:
     async def compose_replacement(
         self, user_id: str, session_id: str, exercise: dict[str, Any], request_text: str
     ) -> Exercise:
-        workout = await self.compose_workout(user_id, request_text)
+        workout = (await self.compose_workout(user_id, request_text)).workout
         current = str(exercise.get("exercise_name", ""))
         name = "Knee Push-up" if current == "Incline Push-up" else "Incline Push-up"
         return workout.exercises[0].model_copy(
@@ -373,7 +375,7 @@ class DemoPlanner:
         )
 
     async def compose_exercise(self, user_id: str, name: str) -> Exercise:
-        workout = await self.compose_workout(user_id, name)
+        workout = (await self.compose_workout(user_id, name)).workout
         return workout.exercises[0].model_copy(update={"exercise_name": name.title()})
 
     async def user_records(self, user_id: str) -> UserRecords:

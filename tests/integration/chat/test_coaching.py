@@ -10,7 +10,6 @@ from typing import Any
 from trainer.agents.tools import ToolSet
 from trainer.chat.coaching import CoachServices
 from trainer.domain.equipment import available_equipment, missing_equipment
-from trainer.domain.workout import Workout
 from trainer.offline.planner import OfflineCoach
 from trainer.store.db import Database
 from trainer.store.repositories import locations, preferences
@@ -144,7 +143,7 @@ async def test_offline_planner_composes_with_the_users_equipment_and_units(
     store = InMemorySessionStore()
     planner = OfflineCoach(db, store, clock=lambda: NOW)
 
-    workout = Workout.model_validate(await planner.compose_workout(user, "Give me a quick chest workout"))
+    workout = (await planner.compose_workout(user, "Give me a quick chest workout")).workout
 
     available = available_equipment(DUMBBELL_ROOM)
     for exercise in workout.exercises:
@@ -171,9 +170,7 @@ async def test_an_arms_workout_with_no_equipment_asks_for_arms_and_uses_none(
         )
     planner = OfflineCoach(db, InMemorySessionStore(), clock=lambda: NOW)
 
-    workout = Workout.model_validate(
-        await planner.compose_workout(user, "chest and arms workout with no equipment please")
-    )
+    workout = (await planner.compose_workout(user, "chest and arms workout with no equipment please")).workout
 
     assert workout.exercises
     for exercise in workout.exercises:

@@ -10,7 +10,6 @@ from typing import Any
 
 from trainer.agents.tools import ToolSet
 from trainer.chat.coaching import CoachServices
-from trainer.domain.workout import Workout
 from trainer.offline.planner import OfflineCoach
 from trainer.sources.registry import fetch_sources
 from trainer.store.db import Database
@@ -173,7 +172,7 @@ async def test_the_offline_planner_loads_a_new_exercise_from_related_history(
 ) -> None:
     user = await trainee(db, make_user, [done("Romanian Deadlift", 22.5, [10, 10, 10], 5, HINGE)])
     planner = OfflineCoach(db, InMemorySessionStore(), clock=lambda: NOW)
-    workout = Workout.model_validate(await planner.compose_workout(user, "hamstrings today"))
+    workout = (await planner.compose_workout(user, "hamstrings today")).workout
     stiff = next(e for e in workout.exercises if e.exercise_name == "Stiff-Legged Dumbbell Deadlift")
     assert stiff.load_each and stiff.reps
     reps, load = stiff.reps[0], stiff.load_each[0]

@@ -7,10 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from trainer.domain.catalog import LEVELS, load_catalog
-from trainer.domain.composer import ComposerError, ComposerRequest, compose_replacement, compose_workout
+from trainer.domain.composer import (
+    ComposerError,
+    ComposerRequest,
+    compose_replacement,
+    compose_session,
+    compose_workout,
+)
+from trainer.domain.composer.compose import workout_for
+from trainer.domain.composer.session_plan import resolve_plan
 from trainer.domain.difficulty import step_changes, work
 from trainer.domain.equipment import FULL_GYM
 from trainer.domain.loading import LoadSteps
@@ -79,18 +88,24 @@ def _exercise(name: str, loads: list[float] | None = None, reps: int = 10, sets:
 def test_a_body_part_request_keeps_every_lift_on_it(
     region: str, equipment: set[str], level: str, minutes: int
 ) -> None:
+    """Every lift is on the body part asked for, unless nothing on it fits: then the focus widens
+    and the workout says so (it never widens while a session on the body part can be built)."""
     asked = muscles_in_text(region)
+    req = ComposerRequest(
+        request_text=f"Give me a {minutes} minute {region} workout",
+        available_equipment=equipment,
+        experience_level=level,
+    )
     try:
-        workout = compose_workout(
-            ComposerRequest(
-                request_text=f"Give me a {minutes} minute {region} workout",
-                available_equipment=equipment,
-                experience_level=level,
-            )
-        )
+        composed = compose_session(req)
     except ComposerError:
         return
-    for ex in workout.exercises:
+    if any(r.kind == "focus" for r in composed.relaxed):
+        with pytest.raises(ComposerError):
+            workout_for(resolve_plan(req), load_catalog())
+        assert "Nothing for your" in (composed.relaxed_words() or "")
+        return
+    for ex in composed.workout.exercises:
         entry = load_catalog().get(ex.exercise_name)
         assert entry is not None and entry.primary_muscle in asked, (region, ex.exercise_name)
 

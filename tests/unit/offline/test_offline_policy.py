@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from trainer.domain.composer import ComposedWorkout
 from trainer.domain.workout import Exercise, Workout
 from trainer.offline import OfflineAgentModel, UserRecords, classify, read_conversation
 from trainer.providers.ports import ModelRequest
@@ -51,10 +52,12 @@ class FakePlanner:
         self.replaced: list[dict[str, Any]] = []
         self.added: list[str] = []
 
-    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
+    async def compose_workout(self, user_id: str, request_text: str) -> ComposedWorkout:
         self.composed.append(request_text)
-        return Workout.model_validate(
-            {"title": "Push Day", "exercises": [_exercise(1, "Bench Press"), _exercise(2, "Push-up")]}
+        return ComposedWorkout(
+            Workout.model_validate(
+                {"title": "Push Day", "exercises": [_exercise(1, "Bench Press"), _exercise(2, "Push-up")]}
+            )
         )
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None:

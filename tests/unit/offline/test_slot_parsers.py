@@ -33,6 +33,10 @@ def test_numbers_in_words_become_digits(said: str, written: str) -> None:
         ("Goblet squat this morning: 3 sets x 10 with 24 kg at RPE 7", "Goblet Squat", 3, 10, 24.0, 7.0),
         ("i just did three sets of eight dumbbell rows with twenty kilos", "Dumbbell Rows", 3, 8, 20.0, None),
         ("deadlift 3 by 5 at 140 kg", "Deadlift", 3, 5, 140.0, None),
+        ("log 20 pushups I did this morning", "Pushups", 1, 20, None, None),
+        ("did twenty push ups", "Push Ups", 1, 20, None, None),
+        ("12 reps of pull-ups", "Pull Ups", 1, 12, None, None),
+        ("20 squats at 60kg", "Squats", 1, 20, 60.0, None),
     ],
 )
 def test_a_log_said_in_other_words_gives_the_same_sets(
@@ -122,3 +126,11 @@ def test_a_goal_in_words_gives_goal_weights_that_sum_to_100(
     found = goal_weights(goal)
     got = {g.category: g.percentage for g in found.category_goals or []} if found else None
     assert got == weights
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["done the first 2 exercises", "did 2 rounds of the circuit", "my 2 year old and I did squats", "done"],
+)
+def test_a_count_of_something_else_is_not_a_set(message: str) -> None:
+    assert parse_logged_exercise(message) is None

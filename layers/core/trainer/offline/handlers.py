@@ -5,6 +5,7 @@ built from the tool's own argument model (so a renamed field breaks here, at onc
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime, time
 from typing import Any, Literal
 
@@ -40,12 +41,14 @@ from trainer.offline.replies import CAN_DO, CLARIFY_OPTIONS, answer_question, un
 from trainer.offline.set_parsing import (
     adjustments_for,
     done_as_planned,
+    exercise_phrase,
     one_load,
     parse_conversion,
     parse_correction,
     parse_logged_exercise,
     split_effort,
     timer_exercise,
+    with_digits,
 )
 from trainer.offline.turn import (
     WHOLE_WORKOUT,
@@ -171,14 +174,16 @@ async def location_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
 
 
 async def workout(turn: Turn, step: Step) -> ToolInvocation:
-    generated = await turn.planner.compose_workout(turn.user_id, turn.text)
+    """The composed workout, with what it relaxed to exist as its note (the reply then says it)."""
+    composed = await turn.planner.compose_workout(turn.user_id, turn.text)
+    generated = composed.workout
     sent = WorkoutInput.model_validate(
         {
             **generated.model_dump(mode="json", exclude_none=True, exclude={"exercises"}),
             "exercises": [catalogue_shares_left_out(e) for e in generated.exercises],
         }
     )
-    return GenerateWorkout().call(GenerateArgs(workout=sent))
+    return replace(GenerateWorkout().call(GenerateArgs(workout=sent)), note=composed.relaxed_words())
 
 
 def catalogue_shares_left_out(exercise: Exercise) -> dict[str, Any]:
@@ -307,13 +312,23 @@ async def log(turn: Turn, step: Step) -> ToolInvocation:
     parsed = parse_logged_exercise(text)
     if parsed is not None and not (open_exercises and whole):
         return LogCompletedExercise().call(parsed)
-    if open_exercises:
+    if open_exercises and (whole or not names_other_work(text)):
         completed = [
             CompletedExerciseIn(exercise_id=ex.get("id"), exercise_name=ex.get("exercise_name"))
             for ex in sorted(open_exercises, key=lambda e: int(e.get("order") or 0))
         ]
         return LogWorkout().call(LogWorkoutArgs(completed_exercises=completed))
+    named = catalog_entry(exercise_phrase(text) or "-")
+    if named is not None:
+        return ask(f"How many sets and reps of {named.name} did you do? For example '3x10 at 12 kg'.")
     return ask("What did you do? For example '3x10 bench press at 60kg' or 'ran 5 km in 28 minutes'.")
+
+
+def names_other_work(text: str) -> bool:
+    """The message gives numbers or names an exercise (one the open workout does not hold, by now):
+    it is not 'done, log it', so the open workout is not logged in its place."""
+    phrase = exercise_phrase(text)
+    return any(c.isdigit() for c in with_digits(text)) or (bool(phrase) and catalog_entry(phrase) is not None)
 
 
 async def _mark_done(turn: Turn, exercise: dict[str, Any]) -> ToolInvocation:

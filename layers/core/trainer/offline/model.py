@@ -77,11 +77,13 @@ def finishing(action: ToolInvocation, request: ModelRequest, calls: list[PastCal
     """The turn's last planned call, marked final when it and every call before it in the turn can
     finish: the code's closing reply then says what the offline coach's own last message would have
     (trainer.agents.closing.closing_text over the same results), one model call sooner, with the
-    coach's note on the tools it has one for (COACHING_NOTES)."""
+    coach's note on the tools it has one for (COACHING_NOTES), after the step's own (what a composed
+    workout relaxed: the closing reply keeps the note's first sentences when it runs long)."""
     finishable = finishable_tools(request)
     if action.name in finishable and all(call.name in finishable for call in calls):
         takes_note = action.name in finishable_tools(request, NOTE_ARGUMENT)
-        return replace(action, final=True, note=COACHING_NOTES.get(action.name) if takes_note else None)
+        said = " ".join(filter(None, (action.note, COACHING_NOTES.get(action.name))))
+        return replace(action, final=True, note=said if takes_note and said else None)
     return action
 
 

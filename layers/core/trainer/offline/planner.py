@@ -8,7 +8,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from trainer.domain.composer import ComposerError, compose_replacement, compose_workout, prescribe_exercise
+from trainer.domain.composer import (
+    ComposedWorkout,
+    ComposerError,
+    compose_replacement,
+    compose_session,
+    prescribe_exercise,
+)
 from trainer.domain.equipment import NO_EQUIPMENT
 from trainer.domain.exercise_search import search_exercises
 from trainer.domain.loading import LoadSteps
@@ -20,7 +26,7 @@ from trainer.domain.progression import (
     exercise_histories,
     progression_targets,
 )
-from trainer.domain.workout import Exercise, Workout
+from trainer.domain.workout import Exercise
 from trainer.domain.workout_grouping import zone
 from trainer.offline.records import LocationBrief, UserRecords
 from trainer.services.models import Preference
@@ -52,12 +58,12 @@ class OfflineCoach:
         self._store = store
         self._now = clock
 
-    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
+    async def compose_workout(self, user_id: str, request_text: str) -> ComposedWorkout:
         """The workout a request asks for. 'No equipment' in it is the preference step's part of the
         message (saved, and applied from the preferences): the composer reads the muscles, time and
         dislikes from the rest, so 'arms workout with no equipment' asks for arms and rules none out."""
         facts = await load_training_facts(self._records_db, user_id, self._now())
-        return compose_workout(facts.composer_request(NO_EQUIPMENT.sub(" ", request_text)))
+        return compose_session(facts.composer_request(NO_EQUIPMENT.sub(" ", request_text)))
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None:
         return await self._store.get_state(session_id, CURRENT_WORKOUT_KEY)

@@ -285,9 +285,9 @@ def exercise_phrase(text: str) -> str:
 
 
 def parse_logged_exercise(text: str) -> LogCompletedExerciseArgs | None:
-    """'3x10 bench press at 60kg', 'I did 3 sets of 12 squats', 'ran 5 km in 28 minutes',
-    'held a plank for 60 seconds 3 times', 'bench press: 60 kg for 8, 60 kg for 8, 65 kg for 6', each
-    with an optional effort ('..., RPE 8', '2 reps in reserve')."""
+    """'3x10 bench press at 60kg', 'I did 3 sets of 12 squats', 'did 20 push-ups', 'ran 5 km in 28
+    minutes', 'held a plank for 60 seconds 3 times', 'bench press: 60 kg for 8, 60 kg for 8, 65 kg for
+    6', each with an optional effort ('..., RPE 8', '2 reps in reserve')."""
     effort, text = split_effort(with_digits(text))
     parsed = _parse_logged(text)
     if parsed is None or not effort:
@@ -351,7 +351,26 @@ def _parse_logged(text: str) -> LogCompletedExerciseArgs | None:
             load=load[0] if load else None,
             load_unit=load[1] if load else None,
         )
+    count = BARE_COUNT.search(lowered)
+    if count and count.group(2) == name.split()[0].lower() and count.group(2) not in NOT_A_COUNT_OF:
+        return LogCompletedExerciseArgs(
+            exercise_name=name,
+            exercise_type="reps",
+            sets=1,
+            reps=[int(count.group(1))],
+            load=load[0] if load else None,
+            load_unit=load[1] if load else None,
+        )
     return None
+
+
+BARE_COUNT = re.compile(r"(?<![\d.])(\d{1,3})\s+(?:reps?\s+(?:of\s+)?)?([a-z]+)", re.I)
+"""A count right before the exercise's first word, without sets: one set of that many ('did 20
+push-ups', 'log 15 squats from earlier', '12 reps of pull-ups')."""
+NOT_A_COUNT_OF = frozenset(
+    {"year", "years", "exercises", "exercise", "rounds", "round", "times", "minutes", "min", "hours", "days"}
+)
+"""Words a count before them does not make a set of ('my 2 year old', 'the first 2 exercises')."""
 
 
 def done_as_planned(text: str) -> tuple[int | None, list[int] | None, float | None, LoadUnit | None]:

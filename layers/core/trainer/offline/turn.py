@@ -10,8 +10,9 @@ from datetime import date, datetime, timedelta
 from typing import Any, Literal, Protocol
 
 from trainer.agents.closing import FinishedCall, closing_text, delivered_artifact_id, needs_user_records
+from trainer.domain.composer import ComposedWorkout
 from trainer.domain.message_words import best_name, name_words
-from trainer.domain.workout import Exercise, Workout
+from trainer.domain.workout import Exercise
 from trainer.offline.conversation import Conversation, PastCall
 from trainer.offline.records import UserRecords
 from trainer.offline.references import REFERENCE, identify_exercise, named_location, ordinal_position
@@ -46,7 +47,9 @@ WHOLE_WORKOUT = re.compile(r"\b(workout|session|everything|all of it|whole|the l
 class OfflinePlanner(Protocol):
     """Domain services the offline coach needs to produce real tool arguments."""
 
-    async def compose_workout(self, user_id: str, request_text: str) -> Workout: ...
+    async def compose_workout(self, user_id: str, request_text: str) -> ComposedWorkout:
+        """A workout for the request, and what it relaxed to exist (ComposerError: none fits)."""
+        ...
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None: ...
 

@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError
 
-from trainer.domain.composer import ComposerError
+from trainer.domain.composer import ComposedWorkout, ComposerError
 from trainer.domain.delivery_window import instant
 from trainer.domain.readiness import Level
 from trainer.domain.workout import Workout
@@ -44,8 +44,8 @@ GENERATED_REQUEST = ""
 
 
 class WorkoutComposer(Protocol):
-    async def compose_workout(self, user_id: str, request_text: str) -> Workout:
-        """A workout for the user now; ComposerError when none fits their constraints."""
+    async def compose_workout(self, user_id: str, request_text: str) -> ComposedWorkout:
+        """A workout for the user now, and what it relaxed; ComposerError when none fits."""
         ...
 
 
@@ -190,10 +190,11 @@ class TodayService:
 
     async def _generate(self, day: date) -> Row:
         try:
-            workout = await self._composer.compose_workout(str(self._scope.user), GENERATED_REQUEST)
+            composed = await self._composer.compose_workout(str(self._scope.user), GENERATED_REQUEST)
         except ComposerError as exc:
             raise UserDataError(str(exc)) from None
-        message = self._messages.workout_text(workout)
+        workout = composed.workout
+        message = " ".join(filter(None, (composed.relaxed_words(), self._messages.workout_text(workout))))
         async with self._scope.use(write=True) as conn:
             return await repo.keep_daily_workout(
                 conn,

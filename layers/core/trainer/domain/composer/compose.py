@@ -29,6 +29,13 @@ from trainer.domain.composer.fitting import (
 from trainer.domain.composer.goals import goal_kind
 from trainer.domain.composer.prescription import BeyondRule, prescribed
 from trainer.domain.composer.ranking import Picker, rank
+from trainer.domain.composer.relaxing import (
+    ComposedWorkout,
+    Relaxation,
+    focus_relaxed,
+    movements_left_out,
+    widened_plans,
+)
 from trainer.domain.composer.request import ComposerError, ComposerRequest
 from trainer.domain.composer.session_plan import CORE, SessionPlan, allowed, on_focus, region_of, resolve_plan
 from trainer.domain.composer.staples import CONDITIONING_EXERCISES, STAPLE_EXERCISES
@@ -113,13 +120,47 @@ def conditioning_slots(
     return slots
 
 
-def compose_workout(req: ComposerRequest, catalog: Catalog | None = None) -> Workout:
-    """A complete, valid workout for the request, fitted to its time (raises ComposerError when
-    nothing fits). A cardio request is steady cardio and intervals (topped up with endurance-style
-    strength work when too few moves are allowed); a muscle focus with cardio ends on a conditioning
-    finisher; cardio under its goal share adds a steady block to a full-body session."""
+def compose_session(req: ComposerRequest, catalog: Catalog | None = None) -> ComposedWorkout:
+    """A complete, valid workout for the request and what it relaxed to exist: when nothing fits the
+    muscles asked for, the focus widens (relaxing.widened_plans) and the workout says so; an exercise
+    asked for by name that it could not hold is said too. Raises ComposerError when nothing fits even
+    the whole body (the hard rules are never relaxed)."""
     plan = resolve_plan(req)
     cat = catalog or load_catalog()
+    relaxed: tuple[Relaxation, ...] = ()
+    try:
+        workout = workout_for(plan, cat)
+    except ComposerError:
+        if not plan.restrict_to_focus:
+            raise
+        workout = widened_workout(plan, cat)
+        asked = replace(plan, focus=set(plan.asked_muscles or plan.focus))
+        relaxed = (focus_relaxed(plan, main_pool(cat.entries, asked), workout),)
+    if plan.movements:
+        pool = main_pool(cat.entries, replace(plan, restrict_to_focus=False))
+        relaxed += movements_left_out(plan, pool, workout)
+    return ComposedWorkout(workout, relaxed)
+
+
+def compose_workout(req: ComposerRequest, catalog: Catalog | None = None) -> Workout:
+    """The workout of `compose_session`, without what it relaxed."""
+    return compose_session(req, catalog).workout
+
+
+def widened_workout(plan: SessionPlan, cat: Catalog) -> Workout:
+    """The workout of the first widened focus that has one (ComposerError naming the original
+    constraints when none has)."""
+    for wider in widened_plans(plan):
+        with suppress(ComposerError):
+            return workout_for(wider, cat)
+    raise ComposerError(why_nothing(plan))
+
+
+def workout_for(plan: SessionPlan, cat: Catalog) -> Workout:
+    """The workout for a resolved plan, fitted to its time (raises ComposerError when nothing fits).
+    A cardio request is steady cardio and intervals (topped up with endurance-style strength work when
+    too few moves are allowed); a muscle focus with cardio ends on a conditioning finisher; cardio
+    under its goal share adds a steady block to a full-body session."""
     candidates = [e for e in cat.entries if allowed(e, plan)]
     if not candidates:
         raise ComposerError(why_nothing(plan))

@@ -20,7 +20,7 @@ QUICK_MINUTES = 20
 
 _NEGATIVE_CLAUSE = re.compile(
     r"\b(avoid\w*|no|not|nothing|never|skip\w*|without|exclud\w*|spar(?:e|ing)|easy on|hurt\w*|injur\w*"
-    r"|pain\w*|sore\w*|ach(?:e|es|ing|y)|tweak\w*|strain\w*|sprain\w*|don'?t|doesn'?t|can'?t|cannot|except)\b",
+    r"|pain\w*|sore\w*|ach(?:e|es|ing|y)|tweak\w*|strain\w*|sprain\w*|bad|dodgy|cranky|wonky|niggl\w*|don'?t|doesn'?t|can'?t|cannot|except)\b",
     re.I,
 )
 _CLAUSES = re.compile(r"[.,;!?]|\bbut\b|\band\b|\bexcept\b", re.I)
@@ -125,7 +125,9 @@ class ParsedRequest:
     """What a request asks for, read clause by clause ('legs today but nothing for my knee')."""
 
     focus: frozenset[str]
-    """Muscles asked for ('full body': none)."""
+    """Muscles asked for ('full body': none), less the avoided ones."""
+    asked: frozenset[str]
+    """Muscles asked for, the avoided ones included ('legs' of 'legs, but my knees are bad')."""
     avoid: frozenset[str]
     """Muscles a negative or painful clause names, joints included ('my knee hurts')."""
     minutes: int | None
@@ -133,6 +135,8 @@ class ParsedRequest:
     mobility: bool
     movements: tuple[re.Pattern[str], ...]
     """Exercises asked for by name ('with squats'), as patterns over catalog name keys."""
+    movement_words: tuple[str, ...]
+    """How the request named each of `movements` ('pull-ups'), in the same order."""
     dislikes: tuple[str, ...]
     """Exercise name phrases the request rules out ('no lunges', 'I don't like rows')."""
 
@@ -158,6 +162,7 @@ def parse_request(text: str) -> ParsedRequest:
     avoid: set[str] = set()
     cardio = mobility = False
     movements: list[re.Pattern[str]] = []
+    movement_words: list[str] = []
     for clause in _CLAUSES.split(text):
         if not clause.strip():
             continue
@@ -168,8 +173,10 @@ def parse_request(text: str) -> ParsedRequest:
         cardio = cardio or bool(_CARDIO.search(clause))
         mobility = mobility or bool(_MOBILITY.search(clause))
         for asked, named in MOVEMENTS:
-            if asked.search(clause) and named not in movements:
+            said = asked.search(clause)
+            if said and named not in movements:
                 movements.append(named)
+                movement_words.append(said.group(0).lower())
     if re.search(r"\bexcept\b", text, re.I):
         avoid |= muscles_in_text(
             re.split(r"\bexcept\b", text, maxsplit=1, flags=re.I)[1], include_joints=True
@@ -178,11 +185,13 @@ def parse_request(text: str) -> ParsedRequest:
         focus = set()
     return ParsedRequest(
         focus=frozenset(focus - avoid),
+        asked=frozenset(focus),
         avoid=frozenset(avoid),
         minutes=request_minutes(text),
         cardio=cardio,
         mobility=mobility,
         movements=tuple(movements),
+        movement_words=tuple(movement_words),
         dislikes=_dislikes(text),
     )
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import Literal, get_args
 
 from trainer.domain.catalog import LEVELS, CatalogEntry
 from trainer.domain.composer.request import (
@@ -96,6 +97,10 @@ class SessionPlan:
     exercise_history: dict[str, ExerciseHistory]
     load_steps: LoadSteps
     movements: tuple[re.Pattern[str], ...] = ()
+    movement_words: tuple[str, ...] = ()
+    """How the request named each of `movements` ('pull-ups')."""
+    asked_muscles: frozenset[str] = frozenset()
+    """The muscles the request named, before the avoided ones left `focus` ('legs' with bad knees)."""
     avoid_patterns: frozenset[str] = frozenset()
     style: str | None = None
     """Overrides the goal's set-and-rep style ('endurance' for a cardio request built from strength work)."""
@@ -117,6 +122,7 @@ def resolve_plan(req: ComposerRequest) -> SessionPlan:
                          preference_constraints(req.preferences))  # fmt: skip
     parsed = parse_request(req.request_text or "")
     focus = set(req.focus_muscles) if req.focus_muscles is not None else set(parsed.focus)
+    asked_muscles = frozenset(req.focus_muscles if req.focus_muscles is not None else parsed.asked)
     text = req.request_text or ""
     quick = QUICK_MINUTES if QUICK.search(text) else None
     asked = req.time_budget_min or parse_time_budget(text) or temp.time_budget_min or quick
@@ -178,6 +184,8 @@ def resolve_plan(req: ComposerRequest) -> SessionPlan:
         exercise_history=exercise_histories(sessions, unit, zone(req.timezone)),
         load_steps=req.load_steps or LoadSteps.for_unit(unit),
         movements=parsed.movements,
+        movement_words=parsed.movement_words,
+        asked_muscles=asked_muscles,
         restrict_to_focus=bool(focus) and not parsed.mobility,
     )
 
@@ -185,6 +193,31 @@ def resolve_plan(req: ComposerRequest) -> SessionPlan:
 def on_focus(entry: CatalogEntry, plan: SessionPlan) -> bool:
     """An exercise a muscle or body-part request allows: its primary muscle is one asked for."""
     return not plan.restrict_to_focus or entry.primary_muscle in plan.focus
+
+
+HardRule = Literal["equipment", "level", "avoided", "recovering", "left_out"]
+"""The hard rules, in the order `broken_rules` checks them: the location's equipment, the user's level,
+an injury or avoided area, a muscle still recovering, an exercise or movement the user left out."""
+HARD_RULES: tuple[HardRule, ...] = get_args(HardRule)
+
+
+def broken_rules(entry: CatalogEntry, plan: SessionPlan) -> list[HardRule]:
+    """Every hard rule the exercise breaks, in HardRule order (none: `allowed`, which stops at the
+    first and is the hot path; tests/unit/domain/test_composer_relaxing.py holds them equal)."""
+    broken: list[HardRule] = []
+    if not plan.equipment.issuperset(entry.equipment):
+        broken.append("equipment")
+    if LEVELS.index(entry.level) > LEVELS.index(plan.level):
+        broken.append("level")
+    if any(m in plan.avoided for m, s in entry.muscles if s > 0):
+        broken.append("avoided")
+    if entry.worked_muscles(WORKED_SHARE_THRESHOLD) & plan.blocked.keys():
+        broken.append("recovering")
+    if (plan.avoid_patterns and pattern_of(entry.name) in plan.avoid_patterns) or any(
+        name_excluded(entry.name, phrase) for phrase in plan.excluded
+    ):
+        broken.append("left_out")
+    return broken
 
 
 def allowed(entry: CatalogEntry, plan: SessionPlan) -> bool:
