@@ -236,6 +236,29 @@ def test_sore_muscles_exercises_are_swapped_for_ones_that_spare_them() -> None:
     assert any("Quadriceps" in change for change in adjusted.changes)
 
 
+def test_a_sore_muscles_swap_keeps_what_else_the_exercise_trains_and_the_title_follows() -> None:
+    """Training effects are specific to the muscles worked (ACSM position stand, progression models in
+    resistance training, 2009: exercise selection by the muscle groups to be trained): a shoulder press
+    swapped to spare sore shoulders keeps its triceps work, in the upper body, rather than becoming the
+    catalog's first sit-up, and a title naming the sore muscle no longer does."""
+    workout = compose_workout(
+        ComposerRequest(request_text="give me a shoulder workout", available_equipment={"dumbbell", "bench"})
+    )
+    assert workout.title == "Shoulder Workout (45 min)"
+    found = assess(CheckIn(soreness={"shoulders": 4}))
+    adjusted = adjust_workout(workout, found, catalog=CATALOG, available={"dumbbell", "bench", "bodyweight"})
+    press = next(ex for ex in workout.exercises if ex.exercise_name == "Dumbbell Shoulder Press")
+    swapped = adjusted.workout.exercises[press.order - 1]
+    assert swapped.exercise_name != press.exercise_name
+    assert any(m.muscle == "Triceps" for m in swapped.muscles_utilized)
+    for ex in adjusted.workout.exercises:
+        entry = CATALOG.get(ex.exercise_name)
+        assert entry is not None and entry.primary_muscle not in ("Abs", "Quadriceps", "Glutes"), (
+            ex.exercise_name
+        )
+    assert adjusted.workout.title == "Arm Workout (45 min)"
+
+
 @pytest.mark.parametrize(
     ("text", "wanted"),
     [

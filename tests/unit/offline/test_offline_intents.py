@@ -43,3 +43,17 @@ def test_one_message_read_both_ways(message: str, intents: list[str], tasks: set
     assert {topic.task for topic in topics_of(message)} == tasks
     reasoning = decide(message, []).reasoning
     assert all(task in reasoning for task in tasks)
+
+
+@pytest.mark.parametrize(
+    ("message", "intents"),
+    [
+        ("give me an arms workout and log 15 squats from earlier", ["log", "workout"]),
+        ("legs today please, I did upper yesterday", ["workout"]),
+        ("log 20 pushups I did this morning", ["log"]),
+    ],
+)
+def test_a_log_said_alongside_a_request_is_done_first(message: str, intents: list[str]) -> None:
+    """A log with its sets joins a combined request (before the workout is built, so it cannot mark
+    the new workout's exercise done); a past session named without sets does not."""
+    assert classify(message) == intents

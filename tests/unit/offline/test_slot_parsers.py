@@ -6,11 +6,12 @@ place with words between 'I'm' and where."""
 from __future__ import annotations
 
 import pytest
+from trainer.domain.composer.request import parse_request
 from trainer.offline.checkins import parse_new_location
 from trainer.offline.goal_parsing import goal_weights, time_limit
 from trainer.offline.references import ordinal_position
 from trainer.offline.requests import painful_movement, units_named
-from trainer.offline.set_parsing import parse_logged_exercise, with_digits
+from trainer.offline.set_parsing import logged_clause, parse_logged_exercise, with_digits
 
 
 @pytest.mark.parametrize(
@@ -134,3 +135,11 @@ def test_a_goal_in_words_gives_goal_weights_that_sum_to_100(
 )
 def test_a_count_of_something_else_is_not_a_set(message: str) -> None:
     assert parse_logged_exercise(message) is None
+
+
+def test_the_clause_that_logs_is_read_apart_from_the_request() -> None:
+    message = "give me an arms workout and log 15 squats from earlier"
+    assert logged_clause(message) == "log 15 squats from earlier"
+    asked = parse_request(message)
+    assert asked.movements == () and {"Biceps", "Triceps"} <= asked.focus
+    assert logged_clause("give me an arms workout") is None

@@ -14,20 +14,26 @@ An adjusted workout never has more volume (working sets, tonnage, minutes) than 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainer.domain.catalog import Catalog, CatalogEntry
+from trainer.domain.composer.compose import workout_name
 from trainer.domain.equipment import missing_equipment
 from trainer.domain.muscles import canonical_muscle
 from trainer.domain.workout import Exercise, Workout
+from trainer.domain.workout_checks import muscles_in_text
 
 Level = Literal["ready", "reduce", "recover", "rest"]
 
 SORE_AT = 3
 """Soreness on a 0-5 scale (0 none, 5 very sore) from which a muscle counts as sore."""
 SORE_SHARE = 0.2
+TITLE_MINUTES = re.compile(r"\s*\(\d+ min\)$")
+UPPER_BODY = frozenset({"Chest", "Back", "Shoulders", "Biceps", "Triceps", "Trapezius", "Forearms", "Neck"})
+LOWER_BODY = frozenset({"Quadriceps", "Hamstrings", "Glutes", "Calves", "Abductors", "Adductors"})
 """An exercise spares a sore muscle when that muscle takes less than this share of it."""
 REDUCED_SETS = 2 / 3
 REDUCED_LOAD = 0.9
@@ -224,7 +230,25 @@ def adjust_workout(
         exercises = [_reduced(ex, lighter) for ex in exercises]
         changes.append(f"fewer sets and about 10% lighter loads because of {', '.join(assessment.reasons)}")
     exercises = [ex.model_copy(update={"order": i}) for i, ex in enumerate(exercises, 1)]
-    return Adjusted(workout.model_copy(update={"exercises": exercises}), changes)
+    title = _retitled(workout.title, exercises, assessment.sore_muscles, catalog) if exercises else None
+    return Adjusted(
+        workout.model_copy(update={"exercises": exercises, "title": title or workout.title}), changes
+    )
+
+
+def _retitled(
+    title: str | None, exercises: list[Exercise], sore: tuple[str, ...], catalog: Catalog
+) -> str | None:
+    """A title naming a sore muscle, renamed for what the workout trains once they are spared ('Shoulder
+    Workout (45 min)' -> 'Triceps & Biceps Workout (45 min)'); None: the title still holds."""
+    if not title or not sore or not muscles_in_text(title) & set(sore):
+        return None
+    entries = [catalog.get(ex.exercise_name) for ex in exercises]
+    if any(entry is None for entry in entries):
+        return None
+    named = workout_name([(entry, ex) for entry, ex in zip(entries, exercises, strict=True) if entry])
+    minutes = TITLE_MINUTES.search(title)
+    return named + (minutes.group(0) if minutes else "")
 
 
 def _reduced(ex: Exercise, lighter: Any) -> Exercise:
@@ -288,24 +312,38 @@ def _spare_sore(
 def _replacement(
     ex: Exercise, sore: tuple[str, ...], catalog: Catalog, have: set[str] | None, taken: set[str]
 ) -> CatalogEntry | None:
-    """A catalog exercise that spares the sore muscles, fits the equipment, and can carry the same
-    prescription without more load: a bodyweight one when the original had no load."""
+    """The catalog exercise closest to the original that spares the sore muscles, fits the equipment,
+    and can carry the same prescription without more load (a bodyweight one when the original had no
+    load): the most of the original's other muscles, then the same part of the body, then the same
+    kind of lift (compound or isolation). A shoulder press becomes a triceps press, not a sit-up."""
     original = catalog.get(ex.exercise_name)
     category = original.category if original else ("cardio" if ex.exercise_type == "duration" else "strength")
     loaded = bool(ex.load_each)
-    for entry in catalog.entries:
-        if entry.name.lower() in taken or entry.category != category:
-            continue
-        if have is not None and missing_equipment(entry.equipment, have):
-            continue
-        if any(entry.share_of(m) >= SORE_SHARE for m in sore):
-            continue
-        if not loaded and entry.equipment:
-            continue
-        if entry.level == "expert":
-            continue
-        return entry
-    return None
+    other = {m.muscle: m.share for m in ex.muscles_utilized if m.muscle not in sore}
+    region = _region(ex.muscles_utilized[0].muscle if ex.muscles_utilized else "")
+    if original is not None:
+        region = _region(original.primary_muscle)
+
+    def closeness(entry: CatalogEntry) -> tuple[float, bool, bool, str]:
+        shared = sum(min(share, entry.share_of(m)) for m, share in other.items())
+        same_kind = original is not None and entry.mechanic == original.mechanic
+        return -shared, _region(entry.primary_muscle) != region, not same_kind, entry.name
+
+    fitting = [
+        entry
+        for entry in catalog.entries
+        if entry.name.lower() not in taken
+        and entry.category == category
+        and not (have is not None and missing_equipment(entry.equipment, have))
+        and not any(entry.share_of(m) >= SORE_SHARE for m in sore)
+        and not (not loaded and entry.equipment)
+        and entry.level != "expert"
+    ]
+    return min(fitting, key=closeness, default=None)
+
+
+def _region(muscle: str) -> str:
+    return "upper" if muscle in UPPER_BODY else "lower" if muscle in LOWER_BODY else "core"
 
 
 def _swapped(ex: Exercise, entry: CatalogEntry, lighter: Any) -> Exercise | None:

@@ -42,6 +42,7 @@ from trainer.offline.set_parsing import (
     adjustments_for,
     done_as_planned,
     exercise_phrase,
+    logged_clause,
     one_load,
     parse_conversion,
     parse_correction,
@@ -300,7 +301,18 @@ async def unprefer(turn: Turn, step: Step) -> ToolInvocation:
     return DeletePreference().call(DeletePreferenceArgs(preference_id=found.id))
 
 
+async def log_steps(turn: Turn, intents: list[IntentName]) -> list[Step]:
+    """A log said alongside another request logs its own clause ('... and log 15 squats from
+    earlier'); said alone, the whole message."""
+    clause = logged_clause(turn.text) if len(intents) > 1 else None
+    return [Step("log", clause)]
+
+
 async def log(turn: Turn, step: Step) -> ToolInvocation:
+    if isinstance(step.payload, str):
+        said = parse_logged_exercise(step.payload)
+        if said is not None:
+            return LogCompletedExercise().call(said)
     text = turn.text
     current = await turn.current()
     open_exercises = [e for e in (current or {}).get("exercises") or [] if not e.get("completed")]

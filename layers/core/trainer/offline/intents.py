@@ -50,6 +50,7 @@ from trainer.offline.patterns import (
     stats_days_back,
     wants_workout,
 )
+from trainer.offline.set_parsing import logged_clause
 from trainer.offline.turn import IntentName, Step, Turn
 from trainer.tools.base import ToolInvocation
 
@@ -110,6 +111,9 @@ class Intent:
     """Intents that come before this one in the same message (a preference stated with a swap)."""
     expand: Expand | None = None
     """The steps of this intent when the message holds several (one per stated preference); default one."""
+    joins: Callable[[Message], bool] | None = None
+    """For an intent that is not combined: whether it is said alongside a combined request, and acted on
+    with it, in the table's order ('give me an arms workout and log 15 squats from earlier')."""
 
     @property
     def combined(self) -> bool:
@@ -279,7 +283,8 @@ INTENTS: tuple[Intent, ...] = (
     Intent("red_flag", safety.safety_reply, PREFERENCE_TOPICS, expand=safety.red_flag_steps),
     Intent("injury", safety.record_injury, PREFERENCE_TOPICS, label="note that injury"),
     # the workout in progress
-    Intent("log", handlers.log, CHANGE_TOPICS, label="log that"),
+    Intent("log", handlers.log, CHANGE_TOPICS, label="log that", joins=lambda m: bool(logged_clause(m.text)),
+           expand=handlers.log_steps),
     Intent("correct", handlers.correct, CHANGE_TOPICS, label="correct that entry"),
     Intent("undo", handlers.undo, CHANGE_TOPICS, expand=handlers.undo_steps),
     Intent("swap", handlers.change_workout, CHANGE_TOPICS, label="swap that exercise", first=_swap_first),
@@ -368,7 +373,13 @@ def main_intent(text: str) -> IntentName | None:
 def _combined_rows(message: Message, main: Intent | None) -> list[Intent]:
     """The combined rows a message holds (`main` and every one whose words are present), in the order
     they are acted on; the next missing profile fact is asked last when a profile fact was given."""
-    rows = [row for row in COMBINED if row is main or (row.said_too is not None and row.said_too(message))]
+    rows = [
+        row
+        for row in INTENTS
+        if row is main
+        or (row.said_too is not None and row.said_too(message))
+        or (row.joins is not None and row.joins(message))
+    ]
     if BY_NAME["profile"] in rows:
         rows = [row for row in rows if row.name != "profile_next"] + [BY_NAME["profile_next"]]
     return rows

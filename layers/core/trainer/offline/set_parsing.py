@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from trainer.domain.composer.request import LOGGED_WORK
 from trainer.domain.loading import LoadSteps
 from trainer.domain.message_words import NUMBER_WORDS, STOPWORDS, number, words
 from trainer.domain.movements import equipment_class
@@ -364,6 +365,16 @@ def _parse_logged(text: str) -> LogCompletedExerciseArgs | None:
     return None
 
 
+def logged_clause(text: str) -> str | None:
+    """The part of a message that logs work done, when it gives the sets ('give me an arms workout and
+    log 15 squats from earlier' -> 'log 15 squats from earlier'); None when no part does."""
+    for part in LOG_CLAUSE_BREAK.split(text):
+        if LOGGED_WORK.search(part) and parse_logged_exercise(part) is not None:
+            return part.strip()
+    return None
+
+
+LOG_CLAUSE_BREAK = re.compile(r"[.;!?,]|\band\b|\bthen\b", re.I)
 BARE_COUNT = re.compile(r"(?<![\d.])(\d{1,3})\s+(?:reps?\s+(?:of\s+)?)?([a-z]+)", re.I)
 """A count right before the exercise's first word, without sets: one set of that many ('did 20
 push-ups', 'log 15 squats from earlier', '12 reps of pull-ups')."""

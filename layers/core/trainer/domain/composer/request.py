@@ -29,6 +29,11 @@ _CARDIO = re.compile(
 )
 _MOBILITY = re.compile(r"\b(stretch\w*|mobility|flexibility|yoga|cool ?down|limber)\b", re.I)
 _FULL_BODY = re.compile(r"\bfull[\s-]?body\b", re.I)
+LOGGED_WORK = re.compile(
+    r"\blog(?:ged)?\b|\b(?:i|we)(?:'ve| have)?\s+(?:also\s+|just\s+|already\s+)?(?:did|done)\b", re.I
+)
+"""A clause telling what was done rather than asking for it ('and log 15 squats from earlier', 'I
+did 20 push-ups this morning'): the exercises it names are not asked for."""
 QUICK = re.compile(r"\bquick(?:ie)?\b|\bshort (?:workout|session|one)\b", re.I)
 
 _ARTICLE = re.compile(r"^(?:a|an|the|my|any|some)\s+")
@@ -164,7 +169,7 @@ def parse_request(text: str) -> ParsedRequest:
     movements: list[re.Pattern[str]] = []
     movement_words: list[str] = []
     for clause in _CLAUSES.split(text):
-        if not clause.strip():
+        if not clause.strip() or LOGGED_WORK.search(clause):
             continue
         if _NEGATIVE_CLAUSE.search(clause):
             avoid |= muscles_in_text(clause, include_joints=True)
