@@ -35,7 +35,15 @@ CORPUS = REPO / "scripts" / "intent_corpus"
 TRAINING = CORPUS / "training.txt"
 HELD_OUT = CORPUS / "held_out.txt"
 MODEL = REPO / "layers" / "core" / "trainer" / "offline" / "data" / "intent_model.json"
-EPOCHS = 12
+EPOCHS = 16
+"""Passes over the training phrasings: with the margin, 12 left the averaged weights misreading four of
+them, among them "my knee hurts" (a preference, read by a hair as a question for pain-free options);
+16 leave three (a bare '?' and 'what', and a goals question). Cross-validation is the same for both."""
+MARGIN = 2
+"""An example updates the weights until its intent beats the runner-up by MARGIN per feature, not merely
+wins: a plain perceptron stops at the first separating weights, so a handful of new phrasings moved
+dozens of held-out ones across a boundary; with the margin the weights leave room on both sides (5-fold
+cross-validation on the training phrasings: 1,176 of 1,527 right without, 1,265 with MARGIN 2)."""
 SCALE = 10
 """Shipped weights are the averaged weights times SCALE, rounded to integers."""
 
@@ -85,7 +93,7 @@ def train(examples: Sequence[Example], epochs: int = EPOCHS) -> dict[str, Any]:
                 for intent, weight in weights.get(feature, {}).items():
                     scores[intent] += weight
             rival = max((c for c in range(len(intents)) if c != gold), key=lambda c: (scores[c], -c))
-            if scores[gold] <= scores[rival]:
+            if scores[gold] - scores[rival] <= MARGIN * len(feats):
                 for feature in feats:
                     row = weights.setdefault(feature, {})
                     acc = totals.setdefault(feature, {})

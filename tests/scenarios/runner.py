@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from datetime import time as dt_time
 from pathlib import Path
@@ -103,6 +103,8 @@ class TurnRecord:
     cost_cents: float
     usage: dict[str, int]
     failures: list[str]
+    session_id: str | None = None
+    """The session the turn was played on (None when the API answered without one)."""
 
 
 LOCAL_DAY_MARGIN = timedelta(minutes=3)
@@ -128,6 +130,8 @@ class ScenarioResult:
     failures: list[str] = field(default_factory=list)
     turns: list[TurnRecord] = field(default_factory=list)
     seconds: float = 0.0
+    user_id: str | None = None
+    """The user the scenario seeded (its sessions and stored state are theirs)."""
 
     @property
     def passed(self) -> bool:
@@ -149,9 +153,12 @@ class ScenarioResult:
         lines = [f"{self.scenario_id} [{self.mode}]: {self.first_failure}"]
         if len(self.failures) > 1:
             lines.append(f"  (+{len(self.failures) - 1} more: " + " | ".join(self.failures[1:4]) + ")")
+        previous: str | None = None
         for number, turn in enumerate(self.turns, start=1):
             tools = ", ".join(f"{name}{'' if ok else ' (failed)'}" for name, ok in turn.tools) or "no tools"
-            lines.append(f"  turn {number} user: {turn.say}")
+            opened = " (in a new session)" if number > 1 and turn.session_id != previous else ""
+            previous = turn.session_id
+            lines.append(f"  turn {number} user{opened}: {turn.say}")
             lines.append(f"         tools: {tools}")
             lines.append("         reply: " + turn.reply.replace("\n", " / ")[:400])
         return "\n".join(lines)
@@ -270,6 +277,20 @@ class ScenarioRunner:
         response.raise_for_status()
         return dict(response.json()["profile"])
 
+    async def session_events(self, user_id: str, session_id: str) -> list[dict[str, Any]]:
+        """A session's timeline (user messages, tool calls and results) through the route the app uses."""
+        events: list[dict[str, Any]] = []
+        after: int | None = 0
+        while after is not None:
+            response = await self.client.get(
+                f"/agent/sessions/{session_id}/events?after={after}&limit=500", headers=self._headers(user_id)
+            )
+            response.raise_for_status()
+            page = response.json()
+            events.extend(page["events"])
+            after = page["nextAfter"]
+        return events
+
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario.id, self.mode)
         started = time.perf_counter()
@@ -283,6 +304,7 @@ class ScenarioRunner:
     async def _play(self, scenario: Scenario, result: ScenarioResult) -> None:
         await within_one_local_day(scenario.user.timezone)
         user_id = await seed_user(self.db, scenario.user, datetime.now(UTC))
+        result.user_id = user_id
         if scenario.user.training_plan is not None:
             await seed_training_plan(self.seed_programs, user_id, scenario.user, datetime.now(UTC))
         session_id: str | None = None
@@ -302,6 +324,12 @@ class ScenarioRunner:
             if turn.adds_rules is not None:
                 rules.avoid_muscles |= set(turn.adds_rules.avoid_muscles)
                 rules.avoid_exercises |= set(turn.adds_rules.avoid_exercises)
+            earlier_session = session_id
+            if turn.new_session:
+                # a later conversation: no session id, so the API opens a session with an empty history
+                # and no workout on the phone; the before-state is that new session's (nothing open)
+                session_id, shown = None, None
+                before = replace(before, current_workout=None)
             payload: dict[str, Any] = {"message": turn.say}
             if session_id:
                 payload["sessionId"] = session_id
@@ -327,11 +355,20 @@ class ScenarioRunner:
                 usage=dict(summary.usage) if summary else {},
                 cost_cents=float(summary.cost_cents) if summary else 0.0,
             )
-            failures = [f"turn {number} ({turn.say!r}): {f}" for f in check_turn(turn.expect, outcome, rules)]
+            checked = check_turn(turn.expect, outcome, rules)
+            if turn.new_session and response.status_code == 200 and session_id in (None, earlier_session):
+                checked.insert(0, "a new session was asked for, but the turn ran on the earlier one")
+            failures = [f"turn {number} ({turn.say!r}): {f}" for f in checked]
             result.failures.extend(failures)
             result.turns.append(
                 TurnRecord(
-                    turn.say, outcome.reply_text, outcome.tools, outcome.cost_cents, outcome.usage, failures
+                    turn.say,
+                    outcome.reply_text,
+                    outcome.tools,
+                    outcome.cost_cents,
+                    outcome.usage,
+                    failures,
+                    session_id,
                 )
             )
             all_tools.extend(outcome.body.get("actions") or [])

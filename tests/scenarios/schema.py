@@ -479,6 +479,10 @@ class Turn(Strict):
     say: str
     current_workout: Literal["shown", "none"] = "shown"
     """Send the workout the phone shows (the last one a reply gave it), or nothing."""
+    new_session: bool = False
+    """Start a new conversation: the turn is sent without the session id, so it opens a session whose
+    history is empty and that shows no workout yet; everything stored for the user stays (a later
+    conversation, recalling what an earlier one saved)."""
     adds_rules: Rules | None = None
     expect: Expect = Field(default_factory=Expect)
 
@@ -501,6 +505,12 @@ class Scenario(Strict):
     final: Expect | None = None
     """Checked after the last turn against the state before the first."""
     source: str = ""
+
+    @model_validator(mode="after")
+    def _new_session_after_the_first_turn(self) -> Self:
+        if self.turns[0].new_session:
+            raise ValueError("the first turn opens a session of its own: new_session is for a later turn")
+        return self
 
 
 def load_scenarios(directory: Path = DATA_DIR) -> list[Scenario]:

@@ -150,3 +150,30 @@ async def test_offline_planner_composes_with_the_users_equipment_and_units(
         assert not missing_equipment(exercise.equipment, available), exercise
         assert exercise.load_unit in (None, "kg")
     assert any(m.muscle == "Chest" for e in workout.exercises for m in e.muscles_utilized)
+
+
+async def test_an_arms_workout_with_no_equipment_asks_for_arms_and_uses_none(
+    db: Database, make_user: Any
+) -> None:
+    """'no equipment' in the request is the one-shot preference saved beside it: the composer leaves every
+    item out, and still reads 'chest and arms' as the muscles asked for (none ruled out)."""
+    user = await home_gym_user(db, make_user)
+    async with db.transaction() as conn:
+        await preferences.create_preference(
+            conn,
+            user,
+            type="equipment",
+            description="No equipment available",
+            guidance="Bodyweight exercises only",
+            delete_after_use=True,
+            now=NOW,
+        )
+    planner = OfflineCoach(db, InMemorySessionStore(), clock=lambda: NOW)
+
+    workout = (await planner.compose_workout(user, "chest and arms workout with no equipment please")).workout
+
+    assert workout.exercises
+    for exercise in workout.exercises:
+        assert not missing_equipment(exercise.equipment, {"bodyweight"}), exercise
+    main = {max(e.muscles_utilized, key=lambda m: m.share).muscle for e in workout.exercises}
+    assert main & {"Biceps", "Triceps", "Forearms"}, main

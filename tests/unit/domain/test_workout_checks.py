@@ -133,6 +133,26 @@ def test_preference_reading() -> None:
     assert prefs.temporary_muscles == {"Glutes"}
 
 
+def test_no_equipment_at_all_leaves_only_bodyweight_wherever_the_user_is() -> None:
+    said = {
+        "type": "equipment",
+        "description": "No equipment available",
+        "guidance": "Bodyweight exercises only",
+    }
+    user = UserTrainingContext(
+        available_equipment=available_equipment(["Dumbbells", "Bench"]), preferences=[said]
+    )
+    problems = check_workout(WORKOUT, user)
+    assert any("Dumbbell Shoulder Press" in p and "dumbbell" in p for p in problems), problems
+    assert not any("Burpees" in p for p in problems), problems
+    assert preference_constraints([said]).unavailable_equipment >= {
+        "dumbbell",
+        "bench",
+        "kettlebell",
+        "other",
+    }
+
+
 def test_parse_time_budget() -> None:
     assert parse_time_budget("I have 30 minutes") == 30
     assert parse_time_budget("half an hour") == 30

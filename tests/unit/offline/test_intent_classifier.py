@@ -12,10 +12,10 @@ import pytest
 from trainer.offline.classifier import IntentModel, features, normalise, shipped_model
 from trainer.offline.intents import BY_NAME, main_action
 
-from scripts.train_intents import HELD_OUT, TRAINING, dumps, evaluate, load_examples, train
+from scripts.train_intents import HELD_OUT, TRAINING, Example, dumps, evaluate, load_examples, train
 
 OVERALL_FLOOR = 0.85
-"""Held-out accuracy is 91.1% (the model alone) and 90.9% (the coach's reading) with the corpus of this
+"""Held-out accuracy is 91.3% (the model alone) and 91.3% (the coach's reading) with the corpus of this
 commit; a retrain after adding phrasings moves each by a point or two, so the floor leaves room."""
 PER_INTENT_FLOOR = 0.4
 """Of the coach's reading. The weakest is 'answer' (open questions about training in general, which
@@ -28,6 +28,21 @@ def test_the_shipped_model_is_a_retrain_of_the_corpus() -> None:
         resources.files("trainer.offline").joinpath("data", "intent_model.json").read_text(encoding="utf-8")
     )
     assert dumps(train(load_examples(TRAINING))) == shipped
+
+
+def test_two_more_training_phrasings_move_few_held_out_readings() -> None:
+    """Training to a margin (scripts/train_intents.py MARGIN) leaves room on both sides of each boundary:
+    two phrasings more moved 47 of the 461 held-out readings without it, 18 with it."""
+    more = [
+        Example("wrapped up the squats, every set as written", "log"),
+        Example("hit every set on the rows just like it said", "log"),
+    ]
+    retrained = IntentModel(train(load_examples(TRAINING) + more))
+    held_out = load_examples(HELD_OUT)
+    moved = [
+        e.text for e in held_out if retrained.predict(e.text).intent != shipped_model().predict(e.text).intent
+    ]
+    assert len(moved) <= len(held_out) // 20, moved
 
 
 def test_training_twice_gives_the_same_weights() -> None:

@@ -56,6 +56,14 @@ FULL_GYM: frozenset[str] = frozenset({
     "stationary bike", "rowing machine", "elliptical", "stair climber", "box", "jump rope",
 })  # fmt: skip
 _FULL_GYM_NAMES = frozenset({"full gym", "gym", "commercial gym", "full commercial gym"})
+EVERY_ITEM: frozenset[str] = (FULL_GYM | frozenset(_ALIASES.values()) | {"other"}) - {BODYWEIGHT}
+"""Every item an exercise of the catalog can need: what 'no equipment' rules out."""
+NO_EQUIPMENT = re.compile(
+    r"\b(?:with |using )?(?:no|without(?: any)?|zero) equipment\b"
+    r"|\bbody ?weight only\b|\bnothing but my body\b",
+    re.IGNORECASE,
+)
+"""Words that say there is no equipment at all (the session is bodyweight only)."""
 
 
 @lru_cache(maxsize=4096)

@@ -6,9 +6,28 @@ from __future__ import annotations
 
 import re
 
+_SHOULDER_PRESSES = (
+    "arnold", "kettlebell press", "seated press", "seesaw press", "see saw press", "para press", "bradford",
+    "cuban press", "clean and press", "anti gravity press", "behind neck", "seated dumbbell press",
+    "standing dumbbell press", "alternating dumbbell press", "palm in one arm dumbbell press",
+    "palms in dumbbell press", "standing barbell press",
+)  # fmt: skip
+"""The catalog's overhead presses named without 'overhead' or 'shoulder press' ('Arnold Dumbbell Press',
+'Seated Dumbbell Press', 'Kettlebell Seesaw Press'), each by its own phrase: a bare 'dumbbell press'
+would take the bench and incline presses too."""
+
 RESTRICTED_PHRASES: dict[str, tuple[str, ...]] = {
     "jumping": ("jump", "plyo", "burpee", "bounding", "skater", "tuck jump", "box jump", "jumping jack"),
-    "overhead": ("overhead", "military press", "shoulder press", "push press", "snatch", "jerk", "handstand"),
+    "overhead": (
+        "overhead",
+        "military press",
+        "shoulder press",
+        "push press",
+        "snatch",
+        "jerk",
+        "handstand",
+        *_SHOULDER_PRESSES,
+    ),
     "running": ("running", "sprint", "jogging", "treadmill run"),
 }
 """A restriction -> the phrases of the exercise names it rules out (a name holding one, as words or run

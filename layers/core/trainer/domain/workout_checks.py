@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from trainer.domain.catalog import load_catalog
-from trainer.domain.equipment import _ALIASES, BODYWEIGHT, missing_equipment
+from trainer.domain.equipment import _ALIASES, BODYWEIGHT, EVERY_ITEM, NO_EQUIPMENT, missing_equipment
 from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import name_key
 from trainer.domain.one_rep_max import implied_1rm
@@ -192,6 +192,9 @@ def preference_constraints(preferences: Iterable[Mapping[str, Any]]) -> Preferen
             result.excluded_exercises.setdefault(phrase, label)
         if kind == "equipment" and negative:
             result.unavailable_equipment |= _equipment_in_text(text)
+        if kind == "equipment" and NO_EQUIPMENT.search(text):
+            # 'No equipment available': bodyweight only, whatever the current location offers
+            result.unavailable_equipment |= EVERY_ITEM
         if kind == "time" and (minutes := parse_time_budget(text)):
             result.time_budget_min = minutes
         if kind in ("intensity", "recovery", "workout"):

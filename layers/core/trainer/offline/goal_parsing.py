@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 
+from trainer.domain.equipment import NO_EQUIPMENT
 from trainer.domain.message_words import stem
 from trainer.domain.restrictions import restricted_phrases, restrictions_in
 from trainer.offline.dates import expiry, resolve_deadline
@@ -135,7 +136,7 @@ def equipment_statement(text: str) -> tuple[str, str] | None:
     """(description, guidance) of a statement about the equipment at hand ('no equipment',
     "I don't have a barbell here", 'only have dumbbells')."""
     lowered = text.lower()
-    if re.search(r"\bno equipment\b|\bbodyweight only\b|\bnothing but my body\b", lowered):
+    if NO_EQUIPMENT.search(lowered):
         return "No equipment available", "Bodyweight exercises only"
     if m := re.search(
         r"\b(?:i )?don'?t have (?:a |an |any )?([a-z -]{3,40}?)(?=\s+(?:here|today|with me)\b|[.,!?;]|$)",
