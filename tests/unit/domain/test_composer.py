@@ -651,3 +651,20 @@ def test_the_time_asked_now_wins_over_a_time_preference_for_today_and_quick_does
     for text, minutes in (("Give me a workout", 25), ("a quick one", 25), ("an hour today after all", 60)):
         workout = compose_workout(_request(request_text=text, preferences=today))
         assert 0.8 * minutes <= workout_seconds(workout.exercises) / 60 <= 1.2 * minutes, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["legs with no weights", "chest and arms workout with no equipment please", "legs, bodyweight only"],
+)
+def test_no_equipment_in_the_request_is_a_bodyweight_session_not_a_muscle_to_avoid(text: str) -> None:
+    workout = compose_workout(_request(request_text=text))
+    asked = parse_request_muscles(text)
+    assert asked[0] and not asked[1], asked
+    assert all(not ex.equipment for ex in workout.exercises), [ex.exercise_name for ex in workout.exercises]
+
+
+def test_a_swap_for_something_without_weights_is_bodyweight() -> None:
+    squat = prescribe_exercise(_request(request_text="goblet squat"), load_catalog().get("Goblet Squat"))
+    new = compose_replacement(_request(request_text="swap the squats for something without weights"), squat)
+    assert not new.equipment and not new.load_each, new.exercise_name

@@ -15,7 +15,6 @@ from trainer.domain.composer import (
     compose_session,
     prescribe_exercise,
 )
-from trainer.domain.equipment import NO_EQUIPMENT
 from trainer.domain.exercise_search import search_exercises
 from trainer.domain.loading import LoadSteps
 from trainer.domain.onboarding import missing_fields
@@ -59,11 +58,8 @@ class OfflineCoach:
         self._now = clock
 
     async def compose_workout(self, user_id: str, request_text: str) -> ComposedWorkout:
-        """The workout a request asks for. 'No equipment' in it is the preference step's part of the
-        message (saved, and applied from the preferences): the composer reads the muscles, time and
-        dislikes from the rest, so 'arms workout with no equipment' asks for arms and rules none out."""
         facts = await load_training_facts(self._records_db, user_id, self._now())
-        return compose_session(facts.composer_request(NO_EQUIPMENT.sub(" ", request_text)))
+        return compose_session(facts.composer_request(request_text))
 
     async def current_workout(self, session_id: str) -> dict[str, Any] | None:
         return await self._store.get_state(session_id, CURRENT_WORKOUT_KEY)

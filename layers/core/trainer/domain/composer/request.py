@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from trainer.domain.distribution import DistributionRow
-from trainer.domain.equipment import BODYWEIGHT
+from trainer.domain.equipment import BODYWEIGHT, NO_EQUIPMENT
 from trainer.domain.loading import LoadSteps
 from trainer.domain.workout_checks import muscles_in_text, parse_time_budget, preference_constraints
 
@@ -34,6 +34,11 @@ LOGGED_WORK = re.compile(
 )
 """A clause telling what was done rather than asking for it ('and log 15 squats from earlier', 'I
 did 20 push-ups this morning'): the exercises it names are not asked for."""
+NO_WEIGHTS = re.compile(
+    r"\b(?:with |using )?(?:no|without(?: any)?|zero)\s+(?:equipment|weights?|gear|kit)\b", re.I
+)
+"""'No equipment', 'without weights': a bodyweight session, not a muscle or an exercise to avoid ('arms
+with no equipment' asks for arms)."""
 QUICK = re.compile(r"\bquick(?:ie)?\b|\bshort (?:workout|session|one)\b", re.I)
 
 _ARTICLE = re.compile(r"^(?:a|an|the|my|any|some)\s+")
@@ -144,6 +149,8 @@ class ParsedRequest:
     """How the request named each of `movements` ('pull-ups'), in the same order."""
     dislikes: tuple[str, ...]
     """Exercise name phrases the request rules out ('no lunges', 'I don't like rows')."""
+    bodyweight_only: bool = False
+    """The request says there is no equipment ('no weights', 'bodyweight only')."""
 
 
 def request_minutes(text: str) -> int | None:
@@ -169,6 +176,7 @@ def parse_request(text: str) -> ParsedRequest:
     movements: list[re.Pattern[str]] = []
     movement_words: list[str] = []
     for clause in _CLAUSES.split(text):
+        clause = NO_WEIGHTS.sub(" ", NO_EQUIPMENT.sub(" ", clause))
         if not clause.strip() or LOGGED_WORK.search(clause):
             continue
         if _NEGATIVE_CLAUSE.search(clause):
@@ -197,7 +205,8 @@ def parse_request(text: str) -> ParsedRequest:
         mobility=mobility,
         movements=tuple(movements),
         movement_words=tuple(movement_words),
-        dislikes=_dislikes(text),
+        dislikes=_dislikes(NO_WEIGHTS.sub(" ", NO_EQUIPMENT.sub(" ", text))),
+        bodyweight_only=bool(NO_EQUIPMENT.search(text) or NO_WEIGHTS.search(text)),
     )
 
 

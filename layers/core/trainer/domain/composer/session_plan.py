@@ -145,7 +145,7 @@ def resolve_plan(req: ComposerRequest) -> SessionPlan:
     recovering = req.recovering if req.recovering is not None else (
         recovering_muscles(req.history, now) if now else {})  # fmt: skip
     blocked = {m: t for m, t in recovering.items() if m not in focus}
-    equipment = available_equipment(req.available_equipment)
+    equipment = available_equipment(set() if parsed.bodyweight_only else req.available_equipment)
     equipment -= every.unavailable_equipment
     recent_cutoff = now - timedelta(hours=72) if now else None
     recent = {
