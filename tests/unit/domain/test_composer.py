@@ -22,7 +22,7 @@ from trainer.domain.composer.prescription import CHANGEOVER_SEC, scheme
 from trainer.domain.composer.request import parse_focus, parse_request_muscles, request_minutes
 from trainer.domain.composer.session_plan import DEFAULT_TIME_BUDGET_MIN, resolve_plan
 from trainer.domain.distribution import DistributionRow
-from trainer.domain.equipment import available_equipment, missing_equipment
+from trainer.domain.equipment import FULL_GYM, available_equipment, missing_equipment
 from trainer.domain.loading import LoadSteps
 from trainer.domain.movements import movement_pattern, name_key
 from trainer.domain.muscles import MUSCLES
@@ -668,3 +668,20 @@ def test_a_swap_for_something_without_weights_is_bodyweight() -> None:
     squat = prescribe_exercise(_request(request_text="goblet squat"), load_catalog().get("Goblet Squat"))
     new = compose_replacement(_request(request_text="swap the squats for something without weights"), squat)
     assert not new.equipment and not new.load_each, new.exercise_name
+
+
+@pytest.mark.parametrize(
+    ("text", "left_out"),
+    [
+        ("arms, no dumbbells", {"dumbbell"}),
+        ("a back workout, not using machines or cables", {"machine", "cable"}),
+        ("legs without the barbell", {"barbell"}),
+    ],
+)
+def test_an_implement_the_request_leaves_out_is_not_used(text: str, left_out: set[str]) -> None:
+    """Whatever the exercise is called: 'arms, no dumbbells' used to keep Hammer Curls (a dumbbell
+    curl without the word in its name)."""
+    workout = compose_workout(_request(request_text=text, available_equipment=set(FULL_GYM)))
+    used = {item for ex in workout.exercises for item in ex.equipment}
+    assert used and not used & left_out, sorted(used)
+    assert parse_request_muscles(text)[0], "the body part is still asked for"

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from trainer.domain.distribution import DistributionRow
-from trainer.domain.equipment import BODYWEIGHT, NO_EQUIPMENT
+from trainer.domain.equipment import BODYWEIGHT, NO_EQUIPMENT, normalise_equipment
 from trainer.domain.loading import LoadSteps
 from trainer.domain.workout_checks import muscles_in_text, parse_time_budget, preference_constraints
 
@@ -39,6 +39,17 @@ NO_WEIGHTS = re.compile(
 )
 """'No equipment', 'without weights': a bodyweight session, not a muscle or an exercise to avoid ('arms
 with no equipment' asks for arms)."""
+_IMPLEMENT = (
+    r"(?:the\s+|my\s+)?(?:dumbbells?|barbells?|kettlebells?|machines?|cables?|(?:resistance )?bands?)"
+)
+IMPLEMENT = re.compile(r"dumbbells?|barbells?|kettlebells?|machines?|cables?|bands?", re.I)
+NO_IMPLEMENT = re.compile(
+    rf"\b(?:no|without(?: any)?|not? using)\s+{_IMPLEMENT}"
+    rf"(?:\s*(?:,|\bor\b|\band\b|\bnor\b)\s*{_IMPLEMENT})*\b",
+    re.I,
+)
+"""An implement the request leaves out ('arms, no dumbbells'): the session does without it, whatever
+the exercise's name says."""
 QUICK = re.compile(r"\bquick(?:ie)?\b|\bshort (?:workout|session|one)\b", re.I)
 
 _ARTICLE = re.compile(r"^(?:a|an|the|my|any|some)\s+")
@@ -151,6 +162,8 @@ class ParsedRequest:
     """Exercise name phrases the request rules out ('no lunges', 'I don't like rows')."""
     bodyweight_only: bool = False
     """The request says there is no equipment ('no weights', 'bodyweight only')."""
+    without: frozenset[str] = frozenset()
+    """Implements the request leaves out ('no dumbbells'), canonical names."""
 
 
 def request_minutes(text: str) -> int | None:
@@ -168,6 +181,12 @@ def _dislikes(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p for p in cleaned if len(p) >= 3))
 
 
+def without_equipment_words(text: str) -> str:
+    """The text without what it says about equipment ('no equipment', 'no dumbbells'): those words
+    name no muscle to avoid and no exercise to rule out."""
+    return NO_IMPLEMENT.sub(" ", NO_WEIGHTS.sub(" ", NO_EQUIPMENT.sub(" ", text)))
+
+
 def parse_request(text: str) -> ParsedRequest:
     """The muscles, time, kind of session and exercises a request asks for and rules out."""
     focus: set[str] = set()
@@ -176,7 +195,7 @@ def parse_request(text: str) -> ParsedRequest:
     movements: list[re.Pattern[str]] = []
     movement_words: list[str] = []
     for clause in _CLAUSES.split(text):
-        clause = NO_WEIGHTS.sub(" ", NO_EQUIPMENT.sub(" ", clause))
+        clause = without_equipment_words(clause)
         if not clause.strip() or LOGGED_WORK.search(clause):
             continue
         if _NEGATIVE_CLAUSE.search(clause):
@@ -205,8 +224,13 @@ def parse_request(text: str) -> ParsedRequest:
         mobility=mobility,
         movements=tuple(movements),
         movement_words=tuple(movement_words),
-        dislikes=_dislikes(NO_WEIGHTS.sub(" ", NO_EQUIPMENT.sub(" ", text))),
+        dislikes=_dislikes(without_equipment_words(text)),
         bodyweight_only=bool(NO_EQUIPMENT.search(text) or NO_WEIGHTS.search(text)),
+        without=frozenset(
+            normalise_equipment(word)
+            for said in NO_IMPLEMENT.finditer(text)
+            for word in IMPLEMENT.findall(said[0])
+        ),
     )
 
 

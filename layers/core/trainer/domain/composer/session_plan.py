@@ -146,7 +146,7 @@ def resolve_plan(req: ComposerRequest) -> SessionPlan:
         recovering_muscles(req.history, now) if now else {})  # fmt: skip
     blocked = {m: t for m, t in recovering.items() if m not in focus}
     equipment = available_equipment(set() if parsed.bodyweight_only else req.available_equipment)
-    equipment -= every.unavailable_equipment
+    equipment -= every.unavailable_equipment | parsed.without
     recent_cutoff = now - timedelta(hours=72) if now else None
     recent = {
         name_key(str(r.get("exercise_name", "")))
