@@ -16,8 +16,8 @@ from typing import Any
 
 from trainer.domain.catalog import LEVELS, Catalog, CatalogEntry, instructions, load_catalog
 from trainer.domain.equipment import missing_equipment
-from trainer.domain.movements import movement_pattern
-from trainer.domain.muscles import canonical_muscle
+from trainer.domain.movements import OLYMPIC_LIFT, movement_pattern
+from trainer.domain.muscles import CORE, LOWER_BODY, UPPER_BODY, canonical_muscle
 
 MATCH_THRESHOLD = 0.75
 """Share of the query's words an exercise name must match (typos and prefixes count partly)."""
@@ -58,8 +58,6 @@ ALIASES: dict[str, str] = {
 """Common names (as `normalise_name` spells them) for the catalog exercise people usually mean."""
 
 STRENGTH_CATEGORIES = frozenset({"strength", "powerlifting", "olympic weightlifting", "strongman"})
-OLYMPIC_LIFT = re.compile(r"\b(?:snatch|clean|jerk)\b", re.I)
-"""Olympic-lift derivatives: fast, technical, loading every joint; never an option around a painful one."""
 
 
 def _singular(word: str) -> str:
@@ -326,11 +324,7 @@ PAINFUL_PATTERNS: dict[str, frozenset[str]] = {
     "ankle": frozenset({"squat", "lunge", "calf raise"}),
 }
 """The movement patterns that load a sore joint: alternatives for a movement that hurts come from others."""
-_REGIONS: tuple[frozenset[str], ...] = (
-    frozenset({"Chest", "Back", "Shoulders", "Biceps", "Triceps", "Trapezius", "Forearms", "Neck"}),
-    frozenset({"Quadriceps", "Hamstrings", "Glutes", "Calves", "Abductors", "Adductors"}),
-    frozenset({"Abs", "Lower Back"}),
-)
+_REGIONS: tuple[frozenset[str], ...] = (UPPER_BODY, LOWER_BODY, CORE)
 _JOINT_LOADING_NAMES = re.compile(r"jump|hop|bound|sprint|plyo|pistol|sissy|skater|burpee", re.I)
 """Impact and deep single-joint moves left out of pain-free alternatives, whatever their pattern."""
 _JOINT_NAMES: dict[str, re.Pattern[str]] = {

@@ -20,6 +20,10 @@ from trainer.domain.catalog import Catalog, load_catalog
 from trainer.domain.equipment import normalise_equipment
 from trainer.domain.muscles import canonical_muscle
 
+OLYMPIC_LIFT = re.compile(r"\b(?:snatch|clean|jerk)\b", re.I)
+"""Olympic-lift derivatives: fast and technical, for experts only, and never an option around a painful
+joint."""
+
 PATTERNS: tuple[tuple[str, str], ...] = (
     ("knee flexion", r"leg curl|hamstring curl|glute ham raise"),
     ("knee extension", r"leg extension"),

@@ -19,6 +19,15 @@ LARGE_MUSCLES: frozenset[str] = frozenset(
 )
 """Need 48 h between hard sessions; every other muscle is small and needs 24 h."""
 
+UPPER_BODY = frozenset({"Chest", "Back", "Shoulders", "Biceps", "Triceps", "Trapezius", "Forearms", "Neck"})
+LOWER_BODY = frozenset({"Quadriceps", "Hamstrings", "Glutes", "Calves", "Abductors", "Adductors"})
+CORE = frozenset({"Abs", "Lower Back"})
+
+
+def region_of(muscle: str) -> str:
+    """The part of the body a muscle belongs to: 'upper', 'lower' or 'core'."""
+    return "upper" if muscle in UPPER_BODY else "lower" if muscle in LOWER_BODY else "core"
+
 
 def canonical_muscle(name: str) -> str | None:
     """Case- and space-insensitive lookup of a canonical muscle name."""

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from trainer.domain.catalog import Catalog, CatalogEntry
 from trainer.domain.composer.compose import workout_name
 from trainer.domain.equipment import missing_equipment
-from trainer.domain.muscles import canonical_muscle
+from trainer.domain.muscles import canonical_muscle, region_of
 from trainer.domain.workout import Exercise, Workout
 from trainer.domain.workout_checks import muscles_in_text
 
@@ -32,8 +32,6 @@ SORE_AT = 3
 """Soreness on a 0-5 scale (0 none, 5 very sore) from which a muscle counts as sore."""
 SORE_SHARE = 0.2
 TITLE_MINUTES = re.compile(r"\s*\(\d+ min\)$")
-UPPER_BODY = frozenset({"Chest", "Back", "Shoulders", "Biceps", "Triceps", "Trapezius", "Forearms", "Neck"})
-LOWER_BODY = frozenset({"Quadriceps", "Hamstrings", "Glutes", "Calves", "Abductors", "Adductors"})
 """An exercise spares a sore muscle when that muscle takes less than this share of it."""
 REDUCED_SETS = 2 / 3
 REDUCED_LOAD = 0.9
@@ -320,14 +318,13 @@ def _replacement(
     category = original.category if original else ("cardio" if ex.exercise_type == "duration" else "strength")
     loaded = bool(ex.load_each)
     other = {m.muscle: m.share for m in ex.muscles_utilized if m.muscle not in sore}
-    region = _region(ex.muscles_utilized[0].muscle if ex.muscles_utilized else "")
-    if original is not None:
-        region = _region(original.primary_muscle)
+    said = ex.muscles_utilized[0].muscle if ex.muscles_utilized else ""
+    region = region_of(original.primary_muscle if original is not None else said)
 
     def closeness(entry: CatalogEntry) -> tuple[float, bool, bool, str]:
         shared = sum(min(share, entry.share_of(m)) for m, share in other.items())
         same_kind = original is not None and entry.mechanic == original.mechanic
-        return -shared, _region(entry.primary_muscle) != region, not same_kind, entry.name
+        return -shared, region_of(entry.primary_muscle) != region, not same_kind, entry.name
 
     fitting = [
         entry
@@ -340,10 +337,6 @@ def _replacement(
         and entry.level != "expert"
     ]
     return min(fitting, key=closeness, default=None)
-
-
-def _region(muscle: str) -> str:
-    return "upper" if muscle in UPPER_BODY else "lower" if muscle in LOWER_BODY else "core"
 
 
 def _swapped(ex: Exercise, entry: CatalogEntry, lighter: Any) -> Exercise | None:

@@ -6,7 +6,6 @@ trains. Deterministic: the same request always gives the same workout."""
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from contextlib import suppress
@@ -37,14 +36,12 @@ from trainer.domain.composer.relaxing import (
     widened_plans,
 )
 from trainer.domain.composer.request import ComposerError, ComposerRequest
-from trainer.domain.composer.session_plan import CORE, SessionPlan, allowed, on_focus, region_of, resolve_plan
+from trainer.domain.composer.session_plan import SessionPlan, allowed, on_focus, resolve_plan
 from trainer.domain.composer.staples import CONDITIONING_EXERCISES, STAPLE_EXERCISES
-from trainer.domain.movements import equipment_class
+from trainer.domain.movements import OLYMPIC_LIFT, equipment_class
+from trainer.domain.muscles import CORE, region_of
 from trainer.domain.workout import Exercise, Workout, WorkoutSummary
 from trainer.domain.workout_checks import name_key
-
-OLYMPIC = re.compile(r"\b(?:snatch|clean|jerk)\b", re.I)
-"""Olympic-lift derivatives: technical, for experts only."""
 
 
 def requested_entries(ranked: Sequence[tuple[float, CatalogEntry]], plan: SessionPlan) -> list[CatalogEntry]:
@@ -75,7 +72,7 @@ def main_pool(candidates: Sequence[CatalogEntry], plan: SessionPlan) -> list[Cat
     if not (plan.wants_cardio or {goal_kind(g) for g in plan.goals} & {"power", "endurance"}):
         skip.add("plyometrics")
     technical = plan.level != "expert"
-    kept = [e for e in pool if e.category not in skip and not (technical and OLYMPIC.search(e.name))]
+    kept = [e for e in pool if e.category not in skip and not (technical and OLYMPIC_LIFT.search(e.name))]
     return [e for e in kept or pool if on_focus(e, plan)]
 
 

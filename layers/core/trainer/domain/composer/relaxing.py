@@ -20,18 +20,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from trainer.domain.catalog import CatalogEntry
-from trainer.domain.composer.session_plan import (
-    CORE,
-    HARD_RULES,
-    LOWER_BODY,
-    UPPER_BODY,
-    HardRule,
-    SessionPlan,
-    allowed,
-    broken_rules,
-    region_of,
-)
+from trainer.domain.composer.session_plan import HARD_RULES, HardRule, SessionPlan, allowed, broken_rules
 from trainer.domain.equipment import BODYWEIGHT
+from trainer.domain.muscles import CORE, LOWER_BODY, UPPER_BODY, region_of
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD
 from trainer.domain.workout import Workout
 from trainer.domain.workout_checks import muscles_in_text, name_key

@@ -18,8 +18,9 @@ from trainer.domain.composer.prescription import (
 )
 from trainer.domain.composer.ranking import rank
 from trainer.domain.composer.request import ComposerError, ComposerRequest, parse_request
-from trainer.domain.composer.session_plan import allowed, name_excluded, pattern_of, region_of, resolve_plan
+from trainer.domain.composer.session_plan import allowed, name_excluded, pattern_of, resolve_plan
 from trainer.domain.movements import equipment_class
+from trainer.domain.muscles import region_of
 from trainer.domain.recovery import WORKED_SHARE_THRESHOLD
 from trainer.domain.workout import Exercise
 from trainer.domain.workout_checks import name_key

@@ -43,10 +43,6 @@ from trainer.domain.workout_grouping import zone
 
 DEFAULT_TIME_BUDGET_MIN = 45
 
-UPPER_BODY = frozenset({"Chest", "Back", "Shoulders", "Biceps", "Triceps", "Trapezius", "Forearms", "Neck"})
-LOWER_BODY = frozenset({"Quadriceps", "Hamstrings", "Glutes", "Calves", "Abductors", "Adductors"})
-CORE = frozenset({"Abs", "Lower Back"})
-
 
 def compact_name(text: str) -> str:
     """Letters and digits of singular words: 'Push-Ups' -> 'pushup' (what a name contains, spaces aside)."""
@@ -63,10 +59,6 @@ def name_excluded(name: str, phrase: str) -> bool:
 @lru_cache(maxsize=4096)
 def pattern_of(name: str) -> str | None:
     return movement_pattern(name)
-
-
-def region_of(muscle: str) -> str:
-    return "upper" if muscle in UPPER_BODY else "lower" if muscle in LOWER_BODY else "core"
 
 
 @dataclass
