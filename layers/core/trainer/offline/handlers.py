@@ -327,13 +327,16 @@ async def log(turn: Turn, step: Step) -> ToolInvocation:
     parsed = parse_logged_exercise(text)
     if parsed is not None and not (open_exercises and whole):
         return LogCompletedExercise().call(parsed)
-    if open_exercises and (whole or not names_other_work(text)):
+    named = catalog_entry(exercise_phrase(text) or "-")
+    # numbers, or an exercise the open workout does not hold: not 'done, log it', so the open workout
+    # is not logged in the message's place
+    says_other_work = named is not None or any(c.isdigit() for c in with_digits(text))
+    if open_exercises and (whole or not says_other_work):
         completed = [
             CompletedExerciseIn(exercise_id=ex.get("id"), exercise_name=ex.get("exercise_name"))
             for ex in sorted(open_exercises, key=lambda e: int(e.get("order") or 0))
         ]
         return LogWorkout().call(LogWorkoutArgs(completed_exercises=completed))
-    named = catalog_entry(exercise_phrase(text) or "-")
     if named is not None:
         return ask(f"How many sets and reps of {named.name} did you do? For example '3x10 at 12 kg'.")
     return ask("What did you do? For example '3x10 bench press at 60kg' or 'ran 5 km in 28 minutes'.")
@@ -341,13 +344,6 @@ async def log(turn: Turn, step: Step) -> ToolInvocation:
 
 PERFORMED = re.compile(r"\b(?:got|did|managed|hit|made|completed|finished)\b", re.I)
 """Words saying what was done with an exercise ('only got 8 8 7 on it')."""
-
-
-def names_other_work(text: str) -> bool:
-    """The message gives numbers or names an exercise (one the open workout does not hold, by now):
-    it is not 'done, log it', so the open workout is not logged in its place."""
-    phrase = exercise_phrase(text)
-    return any(c.isdigit() for c in with_digits(text)) or (bool(phrase) and catalog_entry(phrase) is not None)
 
 
 async def _mark_done(turn: Turn, exercise: dict[str, Any]) -> ToolInvocation:

@@ -353,7 +353,6 @@ INTENTS: tuple[Intent, ...] = (
 """One row per intent; the combined rows are acted on in this order."""
 
 BY_NAME: dict[IntentName, Intent] = {row.name: row for row in INTENTS}
-COMBINED: tuple[Intent, ...] = tuple(row for row in INTENTS if row.combined)
 
 
 def main_intent(text: str) -> IntentName | None:
