@@ -7,7 +7,6 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-import httpx
 import pytest
 from trainer.settings import Settings
 from trainer.store.dynamo_tables import aws_client
@@ -36,9 +35,15 @@ def credentials(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, "local")
 
 
-def forget_everything(endpoint: str) -> None:
-    """moto keeps its data in this process's memory: wipe it, as a new process would start."""
-    httpx.post(f"{endpoint}/moto-api/reset", timeout=10).raise_for_status()
+def forget_everything(settings: Settings, suffix: str) -> None:
+    """moto keeps its data in this process's memory, shared by every moto server of the process: drop
+    this test's tables, as a new process would start without them. (moto's reset would wipe the
+    tables of every other test of the same worker too, the scenario runs' among them.)"""
+    client = aws_client("dynamodb", settings)
+    for page in client.get_paginator("list_tables").paginate():
+        for name in page["TableNames"]:
+            if name.endswith(f"-{suffix}"):
+                client.delete_table(TableName=name)
 
 
 def run_server(state: Path, suffix: str) -> tuple[object, Settings, int]:
@@ -68,7 +73,7 @@ def test_sessions_and_events_survive_a_restart(tmp_path: Path, clean_stop: bool)
     if clean_stop:
         handle.save_state(settings)  # type: ignore[attr-defined]
         assert not (tmp_path / "dynamodb-journal.jsonl").exists()
-    forget_everything(handle.endpoint_url)  # type: ignore[attr-defined]
+    forget_everything(settings, suffix)
     handle.stop()  # type: ignore[attr-defined]
 
     again, settings, restored = run_server(tmp_path, suffix)
@@ -101,7 +106,7 @@ def test_a_snapshot_table_the_stack_no_longer_creates_is_skipped(tmp_path: Path)
     )
     client.put_item(TableName=f"gone-{suffix}", Item={"pk": {"S": "x"}})
     handle.save_state(settings)  # type: ignore[attr-defined]
-    forget_everything(handle.endpoint_url)  # type: ignore[attr-defined]
+    forget_everything(settings, suffix)
     handle.stop()  # type: ignore[attr-defined]
 
     again, settings, restored = run_server(tmp_path, suffix)
